@@ -1,0 +1,158 @@
+package beet
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Status is where a beet stands (CONTRACT §2).
+type Status string
+
+const (
+	StatusNew       Status = "new"       // no event yet
+	StatusLearning  Status = "learning"  // auto mode, baseline not yet known
+	StatusUp        Status = "up"        // events arrive as expected
+	StatusDown      Status = "down"      // events stopped: silence
+	StatusAnomalous Status = "anomalous" // events arrive, but the rate is far from normal
+	StatusPaused    Status = "paused"    // records events, raises no alerts
+)
+
+// Beet is one monitored event stream. Its token is the only credential of
+// the ingestion endpoint.
+type Beet struct {
+	ID           int64
+	AccountID    int64
+	Name         string
+	Description  string
+	Token        string
+	Status       Status
+	StatusReason string
+	Timezone     string
+	Detection    Detection
+	AllowBots    bool
+	LastEventAt  *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Limits on beet fields; every size has one.
+const (
+	MaxNameLen        = 200
+	MaxDescriptionLen = 2000
+)
+
+// Validate checks the fields a person sets. Detection's cron syntax is
+// checked by the caller, which owns the cron parser.
+func (b *Beet) Validate() error {
+	if err := ValidateName(b.Name); err != nil {
+		return err
+	}
+	if err := ValidateDescription(b.Description); err != nil {
+		return err
+	}
+	if err := ValidateTimezone("timezone", b.Timezone); err != nil {
+		return err
+	}
+	return b.Detection.Validate()
+}
+
+// ValidateName checks a beet name: 1 to MaxNameLen characters, not blank.
+func ValidateName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return FieldError("name", "is required")
+	}
+	if !utf8.ValidString(name) {
+		return FieldError("name", "must be valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(name); n > MaxNameLen {
+		return FieldError("name", "is %d characters long; at most %d are allowed", n, MaxNameLen)
+	}
+	return nil
+}
+
+// ValidateDescription checks a beet description: at most MaxDescriptionLen characters.
+func ValidateDescription(d string) error {
+	if !utf8.ValidString(d) {
+		return FieldError("description", "must be valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(d); n > MaxDescriptionLen {
+		return FieldError("description", "is %d characters long; at most %d are allowed", n, MaxDescriptionLen)
+	}
+	return nil
+}
+
+// ValidateTimezone checks that tz names an IANA time zone ("UTC", "Europe/Riga").
+func ValidateTimezone(field, tz string) error {
+	if tz == "" {
+		return FieldError(field, "is required")
+	}
+	// time.LoadLocation also accepts "Local" and file paths; only IANA names are meant here.
+	if tz == "Local" || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") || len(tz) > 64 {
+		return FieldError(field, "%q is not an IANA time zone name", tz)
+	}
+	if _, err := time.LoadLocation(tz); err != nil {
+		return FieldError(field, "%q is not an IANA time zone name", tz)
+	}
+	return nil
+}
+
+// BeetFilter selects beets. A nil or zero field means "any".
+type BeetFilter struct {
+	AccountID *int64
+	Status    *Status
+	Limit     int // 0 means the store's default
+	Offset    int
+}
+
+// BeetUpdate changes a beet. A nil field means "unchanged".
+type BeetUpdate struct {
+	Name        *string
+	Description *string
+	Timezone    *string
+	Detection   *Detection
+	AllowBots   *bool
+}
+
+// Apply returns b with upd applied, for validation before the store writes it.
+func (upd BeetUpdate) Apply(b Beet) Beet {
+	if upd.Name != nil {
+		b.Name = *upd.Name
+	}
+	if upd.Description != nil {
+		b.Description = *upd.Description
+	}
+	if upd.Timezone != nil {
+		b.Timezone = *upd.Timezone
+	}
+	if upd.Detection != nil {
+		b.Detection = *upd.Detection
+	}
+	if upd.AllowBots != nil {
+		b.AllowBots = *upd.AllowBots
+	}
+	return b
+}
+
+// BeetStore keeps beets. Account scoping is the service's job: the store
+// finds by ID, and the service answers ENOTFOUND for another account's beet.
+type BeetStore interface {
+	// CreateBeet inserts b and sets its ID. A taken token is ECONFLICT.
+	CreateBeet(ctx context.Context, b *Beet) error
+	FindBeetByID(ctx context.Context, id int64) (*Beet, error)
+	FindBeetByToken(ctx context.Context, token string) (*Beet, error)
+	// FindBeets returns one page of matching beets, oldest first, and the
+	// number of matching beets in all.
+	FindBeets(ctx context.Context, f BeetFilter) ([]*Beet, int, error)
+	UpdateBeet(ctx context.Context, id int64, upd BeetUpdate, at time.Time) (*Beet, error)
+	// DeleteBeet removes the beet with its events, problems and flips.
+	DeleteBeet(ctx context.Context, id int64) error
+	// SetBeetToken replaces the token; the old one stops matching at once.
+	SetBeetToken(ctx context.Context, id int64, token string, at time.Time) error
+	// SetBeetStatus moves the beet from f.From to f.To and records f, in one
+	// transaction, only if the beet is still in f.From (compare and set);
+	// status_reason becomes f.Reason and f.ID is set. It returns ECONFLICT
+	// when the status had already changed.
+	SetBeetStatus(ctx context.Context, f *Flip) error
+}

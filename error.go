@@ -1,0 +1,85 @@
+// Package beet holds Beet's domain: accounts and plans, beets and their
+// tokens, events, problems and flips, the rules that validate them, and the
+// store interfaces the adapters implement. It imports only the standard
+// library; HTTP, SQL and the command line live in internal/ at the edges.
+package beet
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes are stable strings: the management API returns them to clients
+// and the CLI prints them, so they are part of the public interface.
+const (
+	ECONFLICT     = "conflict"          // the resource exists, or changed under us
+	EINTERNAL     = "internal"          // a bug or an outage; details go to the log only
+	EINVALID      = "invalid"           // the request is malformed (400)
+	ENOTFOUND     = "not_found"         // missing, or not this account's
+	EUNAUTHORIZED = "unauthorized"      // no or bad credentials
+	EFORBIDDEN    = "forbidden"         // credentials fine, action not allowed
+	EVALIDATION   = "validation_failed" // well-formed but a field is out of bounds (422)
+	ETOOLARGE     = "payload_too_large"
+	EMEDIATYPE    = "unsupported_media_type"
+	ERATELIMITED  = "rate_limited"
+)
+
+// Error is a domain error that is safe to show to the caller. Field names the
+// input field at fault for validation errors.
+type Error struct {
+	Code    string
+	Message string
+	Field   string
+}
+
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %s", e.Code, e.Field, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldError returns a validation error that names the field at fault.
+func FieldError(field, format string, args ...any) *Error {
+	return &Error{Code: EVALIDATION, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the *Error in err's chain, EINTERNAL for any
+// other error, and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the message of the *Error in err's chain, or a generic
+// text for internal errors so that their details never reach a client.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// ErrorField returns the field named by a validation error, or "".
+func ErrorField(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
+}
+
+// IsNotFound reports whether err is a not-found domain error.
+func IsNotFound(err error) bool { return ErrorCode(err) == ENOTFOUND }

@@ -1,0 +1,56 @@
+package beet
+
+import (
+	"context"
+	"time"
+)
+
+// EventID identifies an event. It is assigned when the request arrives,
+// before the event is stored, so a replayed write can be recognised.
+type EventID [16]byte
+
+// Event is one recorded ingestion request.
+type Event struct {
+	ID         EventID
+	BeetID     int64
+	ReceivedAt time.Time // server clock at receipt, UTC, microsecond precision
+	Value      *float64  // from the optional POST body; never used by detection
+	Method     string
+	UserAgent  string // cut to MaxUserAgentLen
+}
+
+// MaxUserAgentLen is how much of a User-Agent an event keeps.
+const MaxUserAgentLen = 200
+
+// Limits on pages of results.
+const (
+	DefaultPageLimit = 100
+	MaxPageLimit     = 1000
+)
+
+// EventFilter selects a beet's events, newest first. Since is inclusive and
+// Until exclusive, so a client pages back by passing the oldest received_at
+// it has seen as the next Until.
+type EventFilter struct {
+	BeetID int64
+	Since  *time.Time
+	Until  *time.Time
+	Limit  int
+}
+
+// EventStore keeps events.
+type EventStore interface {
+	// AddEvents stores events in one transaction and moves each beet's
+	// last_event_at forward. Events whose ID is already stored are skipped,
+	// so replaying a batch is harmless.
+	AddEvents(ctx context.Context, events []Event) error
+	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
+	// BeetsWithEventsBefore returns, in ID order after afterID, up to limit
+	// IDs of beets of accounts on plan p that hold events older than cutoff.
+	BeetsWithEventsBefore(ctx context.Context, p Plan, cutoff time.Time, afterID int64, limit int) ([]int64, error)
+	// DeleteEventsBefore deletes up to limit of the beet's events older than
+	// cutoff in one short transaction and returns how many it deleted.
+	DeleteEventsBefore(ctx context.Context, beetID int64, cutoff time.Time, limit int) (int64, error)
+	// CountEventsBefore counts the beet's events older than cutoff.
+	CountEventsBefore(ctx context.Context, beetID int64, cutoff time.Time) (int64, error)
+}

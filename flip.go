@@ -1,0 +1,56 @@
+package beet
+
+import (
+	"context"
+	"time"
+)
+
+// FlipKind says why a beet changed state.
+type FlipKind string
+
+const (
+	FlipSilence   FlipKind = "silence"    // events stopped
+	FlipDrop      FlipKind = "drop"       // the rate fell far below normal
+	FlipSurge     FlipKind = "surge"      // the rate rose far above normal
+	FlipMissedRun FlipKind = "missed_run" // a scheduled run did not come
+	FlipRecovery  FlipKind = "recovery"   // back to normal
+	FlipFirst     FlipKind = "first_event"
+	FlipLearned   FlipKind = "learned"
+	FlipManual    FlipKind = "manual" // paused or resumed by a person
+)
+
+// Flip is one state change of a beet, with the numbers and a sentence that
+// explain it. Flips are what notifications are sent for.
+type Flip struct {
+	ID       int64
+	BeetID   int64
+	At       time.Time
+	From     Status
+	To       Status
+	Kind     FlipKind
+	Reason   string
+	Observed *float64
+	Expected *float64
+}
+
+// FlipStore reads flips; they are written by BeetStore.SetBeetStatus.
+type FlipStore interface {
+	// FindFlips returns the beet's flips, newest first.
+	FindFlips(ctx context.Context, beetID int64, limit int) ([]*Flip, error)
+}
+
+// Store is every store interface in one, for wiring. Code that needs one
+// aggregate should ask for that interface only.
+type Store interface {
+	AccountStore
+	APIKeyStore
+	BeetStore
+	EventStore
+	ProblemStore
+	FlipStore
+	// Ping checks the database answers.
+	Ping(ctx context.Context) error
+	// SchemaCurrent reports whether every migration has been applied.
+	SchemaCurrent(ctx context.Context) (bool, error)
+	Close() error
+}

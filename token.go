@@ -1,0 +1,114 @@
+package beet
+
+import (
+	"crypto/rand"
+	"hash/crc32"
+	"strings"
+)
+
+// Secrets are prefixed so that secret scanners recognise a leaked one, and
+// end in a checksum so that a mistyped or invented one is refused by its
+// shape alone, before any database work (a flood of random tokens costs no
+// queries).
+const (
+	TokenPrefix  = "bt_" // ingestion tokens
+	APIKeyPrefix = "bk_" // management API keys
+
+	secretRandomLen   = 22 // base62 characters: 22 × log2(62) ≈ 131 bits
+	secretChecksumLen = 6  // base62 CRC-32 of prefix and random part
+	secretBodyLen     = secretRandomLen + secretChecksumLen
+	TokenLen          = len(TokenPrefix) + secretBodyLen
+	APIKeyLen         = len(APIKeyPrefix) + secretBodyLen
+
+	// RedactedLen is how much of a secret may appear in logs and errors.
+	RedactedLen = len(TokenPrefix) + 4
+)
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewToken returns a fresh ingestion token from crypto/rand.
+func NewToken() string { return newSecret(TokenPrefix) }
+
+// NewAPIKey returns a fresh management API key from crypto/rand.
+func NewAPIKey() string { return newSecret(APIKeyPrefix) }
+
+func newSecret(prefix string) string {
+	var b strings.Builder
+	b.Grow(len(prefix) + secretBodyLen)
+	b.WriteString(prefix)
+	// Rejection sampling keeps every character uniform: bytes >= 248 would
+	// favour the first characters of the alphabet.
+	buf := make([]byte, 64)
+	for n := 0; n < secretRandomLen; {
+		rand.Read(buf) // never fails (crypto/rand panics on a broken source)
+		for _, c := range buf {
+			if c >= 248 {
+				continue
+			}
+			b.WriteByte(base62[c%62])
+			if n++; n == secretRandomLen {
+				break
+			}
+		}
+	}
+	s := b.String()
+	return s + checksum(s)
+}
+
+// crc32String is crc32.ChecksumIEEE over a string without converting it to
+// a byte slice, which would allocate on the ingestion hot path.
+func crc32String(s string) uint32 {
+	crc := ^uint32(0)
+	for i := 0; i < len(s); i++ {
+		crc = crc32.IEEETable[byte(crc)^s[i]] ^ (crc >> 8)
+	}
+	return ^crc
+}
+
+func checksum(s string) string {
+	v := crc32String(s)
+	var out [secretChecksumLen]byte
+	for i := secretChecksumLen - 1; i >= 0; i-- {
+		out[i] = base62[v%62]
+		v /= 62
+	}
+	return string(out[:])
+}
+
+// ValidTokenShape reports whether s could be an ingestion token: the right
+// prefix, length, alphabet and checksum. It allocates nothing.
+func ValidTokenShape(s string) bool { return validSecretShape(TokenPrefix, s) }
+
+// ValidAPIKeyShape reports whether s could be an API key.
+func ValidAPIKeyShape(s string) bool { return validSecretShape(APIKeyPrefix, s) }
+
+func validSecretShape(prefix, s string) bool {
+	if len(s) != len(prefix)+secretBodyLen || s[:len(prefix)] != prefix {
+		return false
+	}
+	for i := len(prefix); i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	body := s[:len(s)-secretChecksumLen]
+	v := crc32String(body)
+	for i := len(s) - 1; i >= len(s)-secretChecksumLen; i-- {
+		if s[i] != base62[v%62] {
+			return false
+		}
+		v /= 62
+	}
+	return true
+}
+
+// Redact cuts a secret to a prefix that is safe to log: "bt_AbCd…". A short
+// string keeps at most half of itself, so no input is ever shown whole.
+func Redact(s string) string {
+	keep := RedactedLen
+	if len(s) < 2*keep {
+		keep = len(s) / 2
+	}
+	return s[:keep] + "…"
+}

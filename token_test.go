@@ -1,0 +1,67 @@
+package beet_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/beethq/beet"
+)
+
+func TestNewTokenShape(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		tok := beet.NewToken()
+		if !strings.HasPrefix(tok, beet.TokenPrefix) || len(tok) != beet.TokenLen {
+			t.Fatalf("token %q: want prefix %q and length %d", tok, beet.TokenPrefix, beet.TokenLen)
+		}
+		if !beet.ValidTokenShape(tok) {
+			t.Fatalf("fresh token %q fails its own shape check", tok)
+		}
+		if beet.ValidAPIKeyShape(tok) {
+			t.Fatalf("token %q passes as an API key", tok)
+		}
+		if seen[tok] {
+			t.Fatalf("token %q generated twice", tok)
+		}
+		seen[tok] = true
+	}
+}
+
+func TestValidTokenShapeRejects(t *testing.T) {
+	tok := beet.NewToken()
+	flipped := []byte(tok)
+	// Change one character of the random part: the checksum must catch it.
+	if flipped[5] == 'a' {
+		flipped[5] = 'b'
+	} else {
+		flipped[5] = 'a'
+	}
+	for _, s := range []string{
+		"", "bt_", tok[:len(tok)-1], tok + "x", "xx" + tok[2:], string(flipped),
+		tok[:10] + "-" + tok[11:], tok[:10] + "é" + tok[12:],
+		strings.Repeat("a", beet.TokenLen),
+	} {
+		if beet.ValidTokenShape(s) {
+			t.Errorf("ValidTokenShape(%q) = true, want false", s)
+		}
+	}
+}
+
+func TestValidTokenShapeAllocatesNothing(t *testing.T) {
+	tok := beet.NewToken()
+	if n := testing.AllocsPerRun(100, func() { beet.ValidTokenShape(tok) }); n != 0 {
+		t.Fatalf("ValidTokenShape allocates %v times per call, want 0", n)
+	}
+}
+
+func TestRedactNeverShowsWholeSecret(t *testing.T) {
+	tok := beet.NewToken()
+	if r := beet.Redact(tok); strings.Contains(r, tok[beet.RedactedLen:]) || !strings.HasPrefix(r, "bt_") {
+		t.Fatalf("Redact(%q) = %q", tok, r)
+	}
+	for _, s := range []string{"", "a", "abcdef", "bt_short"} {
+		if r := beet.Redact(s); s != "" && strings.TrimSuffix(r, "…") == s {
+			t.Errorf("Redact(%q) = %q shows it whole", s, r)
+		}
+	}
+}

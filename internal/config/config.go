@@ -1,0 +1,392 @@
+// Package config turns the BEET_* environment and command-line flags into
+// one validated Config value. It is parsed once in cmd/beet and passed down;
+// nothing else in Beet reads the environment.
+//
+// Every setting has an environment variable and a flag; a flag given on the
+// command line wins over the variable, and the variable over the default.
+//
+//	Variable               Flag                 Default                 Meaning
+//	BEET_DATABASE_URL      --database-url       sqlite://beet.db        sqlite:///abs/path.db, sqlite://rel/path.db or postgres://user:pass@host/db
+//	BEET_LISTEN            --listen             :8080                   address the HTTP server binds (host:port; port 0 picks a free one)
+//	BEET_BASE_URL          --base-url           http://localhost:<port> public URL of this service, used in links it hands out
+//	BEET_LOG_LEVEL         --log-level          info                    debug, info, warn or error
+//	BEET_LOG_FORMAT        --log-format         text                    text or json (log/slog handlers, on stderr)
+//	BEET_CLEANUP_INTERVAL  --cleanup-interval   10m                     how often serve runs the retention clean-up (Go duration, at least 1m; 0 turns it off)
+//	BEET_CLEANUP_BATCH     --cleanup-batch      1000                    events deleted per short transaction by the clean-up (1 to 10000)
+//	BEET_SHUTDOWN_TIMEOUT  --shutdown-timeout   15s                     how long serve waits for requests and jobs to finish on SIGTERM/SIGINT
+//
+// Every bad setting gives one error that names its variable and flag; all of
+// them are reported together, on one line, so an operator fixes them in one go.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is Beet's runtime configuration. The zero value is not valid; start
+// from Default or Load.
+type Config struct {
+	// DatabaseURL selects the store: sqlite://… or postgres://….
+	DatabaseURL string
+	// Listen is the HTTP server's bind address.
+	Listen string
+	// BaseURL is the public URL of the service, without a trailing slash.
+	BaseURL string
+	// LogLevel is the minimum level logged.
+	LogLevel slog.Level
+	// LogFormat is "text" or "json".
+	LogFormat string
+	// CleanupInterval is the period of the retention job in serve; 0 turns it off.
+	CleanupInterval time.Duration
+	// CleanupBatch bounds how many events one clean-up transaction deletes.
+	CleanupBatch int
+	// ShutdownTimeout bounds a graceful shutdown.
+	ShutdownTimeout time.Duration
+}
+
+// Limits checked by Validate.
+const (
+	MinCleanupInterval = time.Minute
+	MinCleanupBatch    = 1
+	MaxCleanupBatch    = 10000
+)
+
+// Default returns the configuration used when nothing is set.
+func Default() Config {
+	return Config{
+		DatabaseURL:     "sqlite://beet.db",
+		Listen:          ":8080",
+		BaseURL:         "http://localhost:8080",
+		LogLevel:        slog.LevelInfo,
+		LogFormat:       "text",
+		CleanupInterval: 10 * time.Minute,
+		CleanupBatch:    1000,
+		ShutdownTimeout: 15 * time.Second,
+	}
+}
+
+// setting ties one Config field to its variable and flag. parse reads the
+// text form (syntax only); check tests the parsed value's bounds, so Validate
+// can run the same checks on a Config built in code.
+type setting struct {
+	env, flag, def, usage string
+	secret                bool // never echo the value: it may hold a password
+	parse                 func(c *Config, s string) error
+	check                 func(c Config) error
+}
+
+var settings = []setting{
+	{
+		env: "BEET_DATABASE_URL", flag: "database-url", def: "sqlite://beet.db", secret: true,
+		usage: "database: sqlite:///abs/path.db, sqlite://rel/path.db or postgres://…",
+		parse: func(c *Config, s string) error { c.DatabaseURL = s; return nil },
+		check: func(c Config) error { return checkDatabaseURL(c.DatabaseURL) },
+	},
+	{
+		env: "BEET_LISTEN", flag: "listen", def: ":8080",
+		usage: "HTTP bind address (host:port)",
+		parse: func(c *Config, s string) error { c.Listen = s; return nil },
+		check: func(c Config) error { _, err := listenPort(c.Listen); return err },
+	},
+	{
+		env: "BEET_BASE_URL", flag: "base-url", def: "",
+		usage: "public URL of this service (default http://localhost:<listen port>)",
+		parse: func(c *Config, s string) error { c.BaseURL = strings.TrimRight(s, "/"); return nil },
+		check: func(c Config) error { return checkBaseURL(c.BaseURL) },
+	},
+	{
+		env: "BEET_LOG_LEVEL", flag: "log-level", def: "info",
+		usage: "debug, info, warn or error",
+		parse: func(c *Config, s string) (err error) { c.LogLevel, err = parseLevel(s); return err },
+		check: func(Config) error { return nil }, // every slog.Level is usable
+	},
+	{
+		env: "BEET_LOG_FORMAT", flag: "log-format", def: "text",
+		usage: "text or json",
+		parse: func(c *Config, s string) error { c.LogFormat = strings.ToLower(s); return nil },
+		check: func(c Config) error {
+			if c.LogFormat != "text" && c.LogFormat != "json" {
+				return fmt.Errorf("must be text or json")
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_CLEANUP_INTERVAL", flag: "cleanup-interval", def: "10m",
+		usage: "retention clean-up period in serve (Go duration, >= 1m; 0 turns it off)",
+		parse: func(c *Config, s string) (err error) { c.CleanupInterval, err = parseDuration(s); return err },
+		check: func(c Config) error {
+			if d := c.CleanupInterval; d != 0 && d < MinCleanupInterval {
+				return fmt.Errorf("must be 0 (off) or at least %s", MinCleanupInterval)
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_CLEANUP_BATCH", flag: "cleanup-batch", def: "1000",
+		usage: "events deleted per clean-up transaction (1..10000)",
+		parse: func(c *Config, s string) (err error) {
+			c.CleanupBatch, err = strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return errors.New("is not a whole number")
+			}
+			return nil
+		},
+		check: func(c Config) error {
+			if c.CleanupBatch < MinCleanupBatch || c.CleanupBatch > MaxCleanupBatch {
+				return fmt.Errorf("must be from %d to %d", MinCleanupBatch, MaxCleanupBatch)
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_SHUTDOWN_TIMEOUT", flag: "shutdown-timeout", def: "15s",
+		usage: "graceful shutdown limit (Go duration, > 0)",
+		parse: func(c *Config, s string) (err error) { c.ShutdownTimeout, err = parseDuration(s); return err },
+		check: func(c Config) error {
+			if c.ShutdownTimeout <= 0 {
+				return errors.New("must be greater than 0")
+			}
+			return nil
+		},
+	},
+}
+
+// SettingError is what is wrong with one setting. Value is empty for secret
+// settings so that a password in a URL never reaches a terminal or log.
+type SettingError struct {
+	Env, Flag, Value string
+	Err              error
+}
+
+func (e *SettingError) Error() string {
+	if e.Value != "" {
+		return fmt.Sprintf("%s (--%s) = %q: %v", e.Env, e.Flag, e.Value, e.Err)
+	}
+	return fmt.Sprintf("%s (--%s): %v", e.Env, e.Flag, e.Err)
+}
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Errors holds one SettingError per bad setting. It prints on one line, as
+// the CLI contract wants errors on one line of stderr.
+type Errors []*SettingError
+
+func (es Errors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return "invalid configuration: " + strings.Join(parts, "; ")
+}
+
+// Unwrap lets errors.As find each SettingError.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+func newSettingError(s setting, value string, err error) *SettingError {
+	if s.secret {
+		value = ""
+	}
+	return &SettingError{Env: s.env, Flag: s.flag, Value: value, Err: err}
+}
+
+// Validate checks every setting's bounds and returns Errors, or nil.
+func (c Config) Validate() error {
+	var errs Errors
+	for _, s := range settings {
+		if err := s.check(c); err != nil {
+			errs = append(errs, newSettingError(s, "", err))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// flagValue records a flag's text and whether it was given, so that an
+// unset flag falls back to the environment and -help shows the built-in
+// defaults rather than the environment's (possibly secret) values.
+type flagValue struct {
+	s   string
+	set bool
+}
+
+func (v *flagValue) String() string     { return v.s }
+func (v *flagValue) Set(s string) error { v.s, v.set = s, true; return nil }
+
+// Flags are the configuration flags bound to one FlagSet. Commands add their
+// own flags to the same FlagSet, parse it, then call Config.
+type Flags struct {
+	getenv func(string) string
+	values []*flagValue
+}
+
+// Bind registers a flag for every setting on fs. getenv is os.Getenv in
+// production and a map lookup in tests.
+func Bind(fs *flag.FlagSet, getenv func(string) string) *Flags {
+	f := &Flags{getenv: getenv}
+	for _, s := range settings {
+		v := &flagValue{s: s.def}
+		f.values = append(f.values, v)
+		usage := s.usage + " [$" + s.env + "]"
+		fs.Var(v, s.flag, usage)
+	}
+	return f
+}
+
+// Config resolves each setting (flag, else variable, else default), parses
+// and validates it, and returns the Config or Errors with one entry per bad
+// setting. Call it after fs.Parse.
+func (f *Flags) Config() (Config, error) {
+	var c Config
+	var errs Errors
+	raws := make([]string, len(settings))
+	bad := make([]bool, len(settings))
+	for i, s := range settings {
+		raws[i] = s.def
+		if env := f.getenv(s.env); env != "" {
+			raws[i] = env
+		}
+		if f.values[i].set {
+			raws[i] = f.values[i].s
+		}
+		if err := s.parse(&c, raws[i]); err != nil {
+			errs = append(errs, newSettingError(s, raws[i], err))
+			bad[i] = true
+		}
+	}
+	if c.BaseURL == "" {
+		// The default follows the listen port, so `--listen :9090` alone
+		// gives working links.
+		if port, err := listenPort(c.Listen); err == nil {
+			c.BaseURL = "http://localhost:" + port
+		} else {
+			// Derived from a bad BEET_LISTEN, which is reported already.
+			bad[settingIndex("BEET_BASE_URL")] = true
+		}
+	}
+	for i, s := range settings {
+		if bad[i] {
+			continue
+		}
+		if err := s.check(c); err != nil {
+			errs = append(errs, newSettingError(s, raws[i], err))
+		}
+	}
+	if len(errs) > 0 {
+		return Config{}, errs
+	}
+	return c, nil
+}
+
+func settingIndex(env string) int {
+	for i, s := range settings {
+		if s.env == env {
+			return i
+		}
+	}
+	panic("config: no setting " + env)
+}
+
+// Load parses args (flags only, no positional arguments) over the
+// environment; for a command without flags of its own.
+func Load(args []string, getenv func(string) string) (Config, error) {
+	fs := flag.NewFlagSet("beet", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := Bind(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return f.Config()
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, errors.New("must be debug, info, warn or error")
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errors.New("is not a duration such as 30s, 10m or 1h")
+	}
+	return d, nil
+}
+
+func checkDatabaseURL(s string) error {
+	switch {
+	case strings.HasPrefix(s, "sqlite://"):
+		path := strings.TrimPrefix(s, "sqlite://")
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			path = path[:i]
+		}
+		if path == "" || path == "/" {
+			return errors.New("sqlite URL needs a file path: sqlite:///abs/path.db or sqlite://rel/path.db")
+		}
+		return nil
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		if _, err := url.Parse(s); err != nil {
+			return errors.New("is not a valid postgres:// URL")
+		}
+		return nil
+	case s == "":
+		return errors.New("is required")
+	}
+	return errors.New("must start with sqlite:// or postgres://")
+}
+
+// listenPort returns the port of a host:port address.
+func listenPort(addr string) (string, error) {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", errors.New("must be host:port, such as :8080 or 127.0.0.1:8080")
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return "", errors.New("port must be a number from 0 to 65535")
+	}
+	return port, nil
+}
+
+func checkBaseURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("must be an absolute http:// or https:// URL")
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return errors.New("must not have a query, fragment or user info")
+	}
+	return nil
+}

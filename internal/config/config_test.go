@@ -1,0 +1,204 @@
+package config_test
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet/internal/config"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	c, err := config.Load(nil, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := config.Default(); c != want {
+		t.Fatalf("Load with nothing set = %+v, want %+v", c, want)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("defaults do not validate: %v", err)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		check func(t *testing.T, c config.Config)
+	}{
+		{
+			name: "env sets everything",
+			env: map[string]string{
+				"BEET_DATABASE_URL":     "postgres://u:p@db/beet",
+				"BEET_LISTEN":           "127.0.0.1:9000",
+				"BEET_BASE_URL":         "https://beet.example.com/",
+				"BEET_LOG_LEVEL":        "DEBUG",
+				"BEET_LOG_FORMAT":       "json",
+				"BEET_CLEANUP_INTERVAL": "1h",
+				"BEET_CLEANUP_BATCH":    "10000",
+				"BEET_SHUTDOWN_TIMEOUT": "30s",
+			},
+			check: func(t *testing.T, c config.Config) {
+				want := config.Config{
+					DatabaseURL: "postgres://u:p@db/beet", Listen: "127.0.0.1:9000",
+					BaseURL: "https://beet.example.com", LogLevel: slog.LevelDebug, LogFormat: "json",
+					CleanupInterval: time.Hour, CleanupBatch: 10000, ShutdownTimeout: 30 * time.Second,
+				}
+				if c != want {
+					t.Fatalf("got %+v, want %+v", c, want)
+				}
+			},
+		},
+		{
+			name: "flag overrides env",
+			env:  map[string]string{"BEET_LISTEN": ":7000", "BEET_LOG_LEVEL": "error"},
+			args: []string{"--listen", ":9090", "-log-level=warn"},
+			check: func(t *testing.T, c config.Config) {
+				if c.Listen != ":9090" || c.LogLevel != slog.LevelWarn {
+					t.Fatalf("listen %q level %v; want :9090 warn", c.Listen, c.LogLevel)
+				}
+			},
+		},
+		{
+			name: "base URL follows listen port",
+			args: []string{"--listen", ":9090"},
+			check: func(t *testing.T, c config.Config) {
+				if c.BaseURL != "http://localhost:9090" {
+					t.Fatalf("base URL %q", c.BaseURL)
+				}
+			},
+		},
+		{
+			name: "cleanup interval 0 turns the job off",
+			env:  map[string]string{"BEET_CLEANUP_INTERVAL": "0"},
+			check: func(t *testing.T, c config.Config) {
+				if c.CleanupInterval != 0 {
+					t.Fatalf("interval %v", c.CleanupInterval)
+				}
+			},
+		},
+		{
+			name: "sqlite absolute path",
+			env:  map[string]string{"BEET_DATABASE_URL": "sqlite:///var/lib/beet/beet.db"},
+			check: func(t *testing.T, c config.Config) {
+				if c.DatabaseURL != "sqlite:///var/lib/beet/beet.db" {
+					t.Fatalf("database URL %q", c.DatabaseURL)
+				}
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := config.Load(tc.args, env(tc.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, c)
+		})
+	}
+}
+
+func TestLoadInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string // the variable named in the error
+	}{
+		{env: map[string]string{"BEET_DATABASE_URL": "mysql://x"}, want: "BEET_DATABASE_URL (--database-url)"},
+		{env: map[string]string{"BEET_DATABASE_URL": "sqlite://"}, want: "BEET_DATABASE_URL"},
+		{env: map[string]string{"BEET_LISTEN": "8080"}, want: "BEET_LISTEN (--listen)"},
+		{env: map[string]string{"BEET_LISTEN": ":99999"}, want: "BEET_LISTEN"},
+		{env: map[string]string{"BEET_BASE_URL": "localhost:8080"}, want: "BEET_BASE_URL (--base-url)"},
+		{env: map[string]string{"BEET_BASE_URL": "ftp://x"}, want: "BEET_BASE_URL"},
+		{env: map[string]string{"BEET_LOG_LEVEL": "verbose"}, want: "BEET_LOG_LEVEL (--log-level)"},
+		{env: map[string]string{"BEET_LOG_FORMAT": "xml"}, want: "BEET_LOG_FORMAT (--log-format)"},
+		{env: map[string]string{"BEET_CLEANUP_INTERVAL": "10"}, want: "BEET_CLEANUP_INTERVAL (--cleanup-interval)"},
+		{env: map[string]string{"BEET_CLEANUP_INTERVAL": "30s"}, want: "BEET_CLEANUP_INTERVAL"},
+		{env: map[string]string{"BEET_CLEANUP_INTERVAL": "-5m"}, want: "BEET_CLEANUP_INTERVAL"},
+		{env: map[string]string{"BEET_CLEANUP_BATCH": "0"}, want: "BEET_CLEANUP_BATCH (--cleanup-batch)"},
+		{env: map[string]string{"BEET_CLEANUP_BATCH": "10001"}, want: "BEET_CLEANUP_BATCH"},
+		{env: map[string]string{"BEET_CLEANUP_BATCH": "lots"}, want: "BEET_CLEANUP_BATCH"},
+		{env: map[string]string{"BEET_SHUTDOWN_TIMEOUT": "0"}, want: "BEET_SHUTDOWN_TIMEOUT (--shutdown-timeout)"},
+		{args: []string{"--cleanup-batch", "0"}, want: "BEET_CLEANUP_BATCH (--cleanup-batch)"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			_, err := config.Load(tc.args, env(tc.env))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var errs config.Errors
+			if !errors.As(err, &errs) || len(errs) != 1 {
+				t.Fatalf("want exactly one setting error, got %v", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q does not name %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestLoadReportsEveryBadSettingOnce(t *testing.T) {
+	_, err := config.Load(nil, env(map[string]string{
+		"BEET_LOG_LEVEL":        "loud",
+		"BEET_CLEANUP_INTERVAL": "soon",
+		"BEET_CLEANUP_BATCH":    "0",
+	}))
+	var errs config.Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("got %v", err)
+	}
+	if len(errs) != 3 {
+		t.Fatalf("want 3 errors, got %d: %v", len(errs), err)
+	}
+	var se *config.SettingError
+	if !errors.As(err, &se) || se.Env != "BEET_LOG_LEVEL" {
+		t.Fatalf("errors.As SettingError: %v", se)
+	}
+}
+
+func TestDatabaseURLNeverEchoed(t *testing.T) {
+	_, err := config.Load(nil, env(map[string]string{"BEET_DATABASE_URL": "mysql://root:hunter2@db/x"}))
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("error %v: want an error without the password", err)
+	}
+}
+
+func TestBindSharesFlagSet(t *testing.T) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	email := fs.String("email", "", "")
+	f := config.Bind(fs, env(map[string]string{"BEET_LISTEN": ":1"}))
+	if err := fs.Parse([]string{"--email", "a@b.c", "--log-format", "json"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *email != "a@b.c" || c.LogFormat != "json" || c.Listen != ":1" {
+		t.Fatalf("email %q, config %+v", *email, c)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	c := config.Default()
+	c.CleanupBatch = 0
+	c.ShutdownTimeout = 0
+	err := c.Validate()
+	var errs config.Errors
+	if !errors.As(err, &errs) || len(errs) != 2 {
+		t.Fatalf("Validate = %v, want two errors", err)
+	}
+}

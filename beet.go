@@ -19,6 +19,19 @@ const (
 	StatusPaused    Status = "paused"    // records events, raises no alerts
 )
 
+// Statuses lists every status.
+var Statuses = []Status{StatusNew, StatusLearning, StatusUp, StatusDown, StatusAnomalous, StatusPaused}
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool {
+	for _, t := range Statuses {
+		if s == t {
+			return true
+		}
+	}
+	return false
+}
+
 // Beet is one monitored event stream. Its token is the only credential of
 // the ingestion endpoint.
 type Beet struct {

@@ -9,6 +9,22 @@ import (
 // before the event is stored, so a replayed write can be recognised.
 type EventID [16]byte
 
+// String formats the ID like a UUID.
+func (id EventID) String() string {
+	const hexdigits = "0123456789abcdef"
+	var b [36]byte
+	j := 0
+	for i, c := range id {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b[j] = '-'
+			j++
+		}
+		b[j], b[j+1] = hexdigits[c>>4], hexdigits[c&15]
+		j += 2
+	}
+	return string(b[:])
+}
+
 // Event is one recorded ingestion request.
 type Event struct {
 	ID         EventID

@@ -1,0 +1,128 @@
+// Package api serves Beet's management API (/api/v1/…, CONTRACT §2): JSON
+// in and out, authenticated by account API keys. Handlers are thin: they
+// decode, call the service, and encode.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
+	"github.com/beethq/beet/internal/service"
+)
+
+// Handler serves the management API.
+type Handler struct {
+	svc *service.Service
+	log *slog.Logger
+}
+
+// New returns the management API over svc.
+func New(svc *service.Service, log *slog.Logger) *Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Handler{svc: svc, log: log.With("component", "api")}
+}
+
+// route is one authenticated API call. The table is the single list of
+// calls: it is registered on the mux and checked against the OpenAPI
+// document by a test.
+type route struct {
+	method, pattern string
+	serve           func(w http.ResponseWriter, r *http.Request, accountID int64) error
+}
+
+func (h *Handler) routes() []route {
+	return []route{
+		{"GET", "/api/v1/account", h.getAccount},
+		{"POST", "/api/v1/beets", h.createBeet},
+		{"GET", "/api/v1/beets", h.listBeets},
+		{"GET", "/api/v1/beets/{id}", h.getBeet},
+		{"PATCH", "/api/v1/beets/{id}", h.updateBeet},
+		{"DELETE", "/api/v1/beets/{id}", h.deleteBeet},
+		{"POST", "/api/v1/beets/{id}/rotate-token", h.rotateToken},
+		{"POST", "/api/v1/beets/{id}/pause", h.pause},
+		{"POST", "/api/v1/beets/{id}/resume", h.resume},
+		{"GET", "/api/v1/beets/{id}/events", h.listEvents},
+		{"GET", "/api/v1/beets/{id}/flips", h.listFlips},
+		{"GET", "/api/v1/beets/{id}/problems", h.listProblems},
+	}
+}
+
+// Register mounts the API on mux, with JSON answers for unknown paths and
+// wrong methods under /api/v1/ so clients never get an HTML or text error.
+func (h *Handler) Register(mux *http.ServeMux) {
+	allowed := map[string][]string{}
+	for _, rt := range h.routes() {
+		mux.Handle(rt.method+" "+rt.pattern, h.authenticated(rt.serve))
+		allowed[rt.pattern] = append(allowed[rt.pattern], rt.method)
+	}
+	mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
+	allowed["/api/v1/openapi.json"] = []string{"GET"}
+	for pattern, methods := range allowed {
+		sort.Strings(methods)
+		allow := strings.Join(methods, ", ")
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			httpx.Error(w, r, h.log, &beet.Error{Code: "method_not_allowed", Message: r.Method + " is not allowed here; use " + allow})
+		})
+	}
+	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		httpx.Error(w, r, h.log, beet.Errorf(beet.ENOTFOUND, "no API call at %s %s", r.Method, r.URL.Path))
+	})
+}
+
+// authenticated resolves the bearer API key to an account and runs serve;
+// any error it returns becomes a JSON error response.
+func (h *Handler) authenticated(serve func(http.ResponseWriter, *http.Request, int64) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		accountID, err := h.authenticate(r.Context(), r)
+		if err == nil {
+			err = serve(w, r, accountID)
+		}
+		if err != nil {
+			httpx.Error(w, r, h.log, err)
+		}
+	})
+}
+
+func (h *Handler) authenticate(ctx context.Context, r *http.Request) (int64, error) {
+	auth := r.Header.Get("Authorization")
+	scheme, key, ok := strings.Cut(auth, " ")
+	if auth == "" {
+		return 0, beet.Errorf(beet.EUNAUTHORIZED, "send an API key: Authorization: Bearer bk_…")
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return 0, beet.Errorf(beet.EUNAUTHORIZED, "use the Bearer scheme: Authorization: Bearer bk_…")
+	}
+	return h.svc.AuthenticateAPIKey(ctx, strings.TrimSpace(key))
+}
+
+// pathID reads the {id} path value. IDs that are not numbers name nothing,
+// so they are not found rather than invalid.
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, beet.Errorf(beet.ENOTFOUND, "beet %q not found", r.PathValue("id"))
+	}
+	return id, nil
+}
+
+// queryInt reads an optional integer query parameter.
+func queryInt(r *http.Request, name string) (int, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, beet.FieldError(name, "%q is not a whole number", s)
+	}
+	return n, nil
+}

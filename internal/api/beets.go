@@ -1,0 +1,191 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
+	"github.com/beethq/beet/internal/service"
+)
+
+// beetJSON is a beet as the API shows it (CONTRACT §2).
+type beetJSON struct {
+	ID           int64          `json:"id"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description"`
+	Token        string         `json:"token"`
+	Status       beet.Status    `json:"status"`
+	StatusReason string         `json:"status_reason"`
+	Timezone     string         `json:"timezone"`
+	Detection    beet.Detection `json:"detection"`
+	AllowBots    bool           `json:"allow_bots"`
+	LastEventAt  *time.Time     `json:"last_event_at"`
+	CreatedAt    time.Time      `json:"created_at"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+}
+
+func toBeetJSON(b *beet.Beet) beetJSON {
+	return beetJSON{
+		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token,
+		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
+		Detection: b.Detection, AllowBots: b.AllowBots, LastEventAt: b.LastEventAt,
+		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+	}
+}
+
+type beetCreateRequest struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Timezone    string          `json:"timezone"`
+	Detection   *beet.Detection `json:"detection"`
+	AllowBots   bool            `json:"allow_bots"`
+}
+
+// beetUpdateRequest leaves out what the client leaves out; a null counts as
+// left out.
+type beetUpdateRequest struct {
+	Name        *string         `json:"name"`
+	Description *string         `json:"description"`
+	Timezone    *string         `json:"timezone"`
+	Detection   *beet.Detection `json:"detection"`
+	AllowBots   *bool           `json:"allow_bots"`
+}
+
+type accountJSON struct {
+	ID        int64     `json:"id"`
+	Plan      beet.Plan `json:"plan"`
+	Retention string    `json:"retention"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func (h *Handler) getAccount(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	a, err := h.svc.Account(r.Context(), accountID)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, accountJSON{ID: a.ID, Plan: a.Plan, Retention: a.Plan.RetentionText(), CreatedAt: a.CreatedAt})
+	return nil
+}
+
+func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	var req beetCreateRequest
+	if err := httpx.DecodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	b, err := h.svc.CreateBeet(r.Context(), accountID, service.BeetInput(req))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/api/v1/beets/"+itoa(b.ID))
+	httpx.WriteJSON(w, http.StatusCreated, toBeetJSON(b))
+	return nil
+}
+
+func (h *Handler) listBeets(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	var f beet.BeetFilter
+	var err error
+	if f.Limit, err = queryInt(r, "limit"); err != nil {
+		return err
+	}
+	if f.Offset, err = queryInt(r, "offset"); err != nil {
+		return err
+	}
+	if s := r.URL.Query().Get("status"); s != "" {
+		st := beet.Status(s)
+		if !st.Valid() {
+			return beet.FieldError("status", "unknown status %q", s)
+		}
+		f.Status = &st
+	}
+	beets, total, err := h.svc.Beets(r.Context(), accountID, f)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Beets []beetJSON `json:"beets"`
+		Total int        `json:"total"`
+	}{Beets: make([]beetJSON, 0, len(beets)), Total: total}
+	for _, b := range beets {
+		out.Beets = append(out.Beets, toBeetJSON(b))
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) getBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.Beet(r.Context(), accountID, id)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))
+	return nil
+}
+
+func (h *Handler) updateBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var req beetUpdateRequest
+	if err := httpx.DecodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	b, err := h.svc.UpdateBeet(r.Context(), accountID, id, beet.BeetUpdate(req))
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))
+	return nil
+}
+
+func (h *Handler) deleteBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.DeleteBeet(r.Context(), accountID, id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (h *Handler) rotateToken(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	token, err := h.svc.RotateToken(r.Context(), accountID, id)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"token": token})
+	return nil
+}
+
+func (h *Handler) pause(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	return h.manualFlip(w, r, accountID, h.svc.Pause)
+}
+
+func (h *Handler) resume(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	return h.manualFlip(w, r, accountID, h.svc.Resume)
+}
+
+func (h *Handler) manualFlip(w http.ResponseWriter, r *http.Request, accountID int64, do func(ctx context.Context, accountID, id int64) (*beet.Beet, error)) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	b, err := do(r.Context(), accountID, id)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))
+	return nil
+}

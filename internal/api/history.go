@@ -1,0 +1,127 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
+)
+
+type eventJSON struct {
+	ID         string    `json:"id"`
+	ReceivedAt time.Time `json:"received_at"`
+	Value      *float64  `json:"value,omitempty"`
+	Method     string    `json:"method"`
+	UserAgent  string    `json:"user_agent"`
+}
+
+type flipJSON struct {
+	At       time.Time     `json:"at"`
+	From     beet.Status   `json:"from"`
+	To       beet.Status   `json:"to"`
+	Kind     beet.FlipKind `json:"kind"`
+	Reason   string        `json:"reason"`
+	Observed *float64      `json:"observed,omitempty"`
+	Expected *float64      `json:"expected,omitempty"`
+}
+
+type problemJSON struct {
+	At     time.Time        `json:"at"`
+	Kind   beet.ProblemKind `json:"kind"`
+	Detail string           `json:"detail"`
+}
+
+func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	f := beet.EventFilter{BeetID: id}
+	if f.Limit, err = queryInt(r, "limit"); err != nil {
+		return err
+	}
+	if f.Since, err = queryTime(r, "since"); err != nil {
+		return err
+	}
+	if f.Until, err = queryTime(r, "until"); err != nil {
+		return err
+	}
+	events, err := h.svc.Events(r.Context(), accountID, f)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Events []eventJSON `json:"events"`
+	}{make([]eventJSON, 0, len(events))}
+	for _, e := range events {
+		out.Events = append(out.Events, eventJSON{ID: e.ID.String(), ReceivedAt: e.ReceivedAt, Value: e.Value, Method: e.Method, UserAgent: e.UserAgent})
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) listFlips(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit")
+	if err != nil {
+		return err
+	}
+	flips, err := h.svc.Flips(r.Context(), accountID, id, limit)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Flips []flipJSON `json:"flips"`
+	}{make([]flipJSON, 0, len(flips))}
+	for _, f := range flips {
+		out.Flips = append(out.Flips, flipJSON{At: f.At, From: f.From, To: f.To, Kind: f.Kind, Reason: f.Reason, Observed: f.Observed, Expected: f.Expected})
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) listProblems(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	limit, err := queryInt(r, "limit")
+	if err != nil {
+		return err
+	}
+	problems, err := h.svc.Problems(r.Context(), accountID, id, limit)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Problems []problemJSON `json:"problems"`
+	}{make([]problemJSON, 0, len(problems))}
+	for _, p := range problems {
+		out.Problems = append(out.Problems, problemJSON{At: p.At, Kind: p.Kind, Detail: p.Detail})
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// queryTime reads an optional RFC 3339 time, or Unix seconds.
+func queryTime(r *http.Request, name string) (*time.Time, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return nil, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return &t, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 && n < 1<<40 {
+		t := time.Unix(n, 0).UTC()
+		return &t, nil
+	}
+	return nil, beet.FieldError(name, "%q is not an RFC 3339 time (2026-01-02T15:04:05Z) or Unix seconds", s)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,149 @@
+// Package httpx is the HTTP plumbing shared by Beet's JSON surfaces:
+// decoding strict JSON bodies, writing JSON, and turning domain errors into
+// responses with stable codes.
+package httpx
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/beethq/beet"
+)
+
+// MaxJSONBody bounds a management API request body.
+const MaxJSONBody = 64 << 10
+
+// ErrorBody is the JSON shape of every management API error.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail carries a stable code, a message for people, and the field at
+// fault for validation errors.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+var statusByCode = map[string]int{
+	beet.EINVALID:        http.StatusBadRequest,
+	beet.EUNAUTHORIZED:   http.StatusUnauthorized,
+	beet.EFORBIDDEN:      http.StatusForbidden,
+	beet.ENOTFOUND:       http.StatusNotFound,
+	beet.ECONFLICT:       http.StatusConflict,
+	beet.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+	beet.EMEDIATYPE:      http.StatusUnsupportedMediaType,
+	beet.EVALIDATION:     http.StatusUnprocessableEntity,
+	beet.ERATELIMITED:    http.StatusTooManyRequests,
+	beet.EINTERNAL:       http.StatusInternalServerError,
+	"method_not_allowed": http.StatusMethodNotAllowed,
+}
+
+// StatusOf returns the HTTP status for an error code.
+func StatusOf(code string) int {
+	if s, ok := statusByCode[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// WriteJSON writes v as JSON with the given status. Encoding happens before
+// the header is sent, so a value that cannot be encoded becomes a 500.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":"internal","message":"internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+// Error writes err as a JSON error. Internal errors are logged with the
+// request and answered with a generic message, so details never leak.
+func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	code := beet.ErrorCode(err)
+	if code == beet.EINTERNAL {
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if code == beet.EUNAUTHORIZED {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="beet"`)
+	}
+	WriteJSON(w, StatusOf(code), ErrorBody{ErrorDetail{Code: code, Message: beet.ErrorMessage(err), Field: beet.ErrorField(err)}})
+}
+
+// DecodeJSON reads r's body into dst strictly: JSON content type, at most
+// MaxJSONBody bytes, one object, no unknown fields. Its errors are domain
+// errors that name the problem (and the field, where there is one).
+func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return beet.Errorf(beet.EMEDIATYPE, "send the body as application/json, not %q", ct)
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxJSONBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return beet.Errorf(beet.ETOOLARGE, "the body is larger than %d bytes", MaxJSONBody)
+	} else if err != nil {
+		return beet.Errorf(beet.EINVALID, "could not read the body: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return beet.Errorf(beet.EINVALID, "the body is empty; send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return beet.Errorf(beet.EINVALID, "the body holds more than one JSON value")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return beet.Errorf(beet.EINVALID, "the body is not valid JSON (at byte %d): %v", syntax.Offset, err)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return beet.Errorf(beet.EINVALID, "the body must be a JSON object, not %s", typ.Value)
+		}
+		return &beet.Error{Code: beet.EVALIDATION, Field: field, Message: "must be " + jsonKind(typ.Type.Kind().String()) + ", not " + typ.Value}
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return &beet.Error{Code: beet.EINVALID, Field: field, Message: "unknown field " + field}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return beet.Errorf(beet.EINVALID, "the body ends in the middle of a JSON value")
+	}
+	return beet.Errorf(beet.EINVALID, "the body is not valid JSON: %v", err)
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "struct", "map":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	default:
+		return "a number"
+	}
+}

@@ -1,0 +1,79 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"time"
+	"unicode/utf8"
+
+	"github.com/beethq/beet"
+)
+
+const maxAPIKeyNameLen = 100
+
+// CreateAPIKey makes a new API key for the account and returns it once in
+// plain text; the store keeps only its SHA-256 (the key has 131 random bits,
+// so a fast hash is enough, unlike a password).
+func (s *Service) CreateAPIKey(ctx context.Context, accountID int64, name string) (*beet.APIKey, string, error) {
+	if utf8.RuneCountInString(name) > maxAPIKeyNameLen {
+		return nil, "", beet.FieldError("name", "is longer than %d characters", maxAPIKeyNameLen)
+	}
+	if _, err := s.store.FindAccountByID(ctx, accountID); err != nil {
+		return nil, "", err
+	}
+	key := beet.NewAPIKey()
+	k := &beet.APIKey{AccountID: accountID, Name: name, Prefix: beet.Redact(key), Hash: hashAPIKey(key), CreatedAt: s.Now()}
+	if err := s.store.CreateAPIKey(ctx, k); err != nil {
+		return nil, "", err
+	}
+	return k, key, nil
+}
+
+// RevokeAPIKey revokes a key by ID; calls with it fail from now on.
+func (s *Service) RevokeAPIKey(ctx context.Context, keyID int64) error {
+	if _, err := s.store.FindAPIKeyByID(ctx, keyID); err != nil {
+		return err
+	}
+	return s.store.RevokeAPIKey(ctx, keyID, s.Now())
+}
+
+// RevokeAccountAPIKey revokes one of the account's own keys; another
+// account's key is not found.
+func (s *Service) RevokeAccountAPIKey(ctx context.Context, accountID, keyID int64) error {
+	k, err := s.store.FindAPIKeyByID(ctx, keyID)
+	if err != nil {
+		return err
+	}
+	if k.AccountID != accountID {
+		return beet.Errorf(beet.ENOTFOUND, "api key %d not found", keyID)
+	}
+	return s.store.RevokeAPIKey(ctx, keyID, s.Now())
+}
+
+// APIKeys lists the account's keys, revoked ones included.
+func (s *Service) APIKeys(ctx context.Context, accountID int64) ([]*beet.APIKey, error) {
+	return s.store.FindAPIKeys(ctx, accountID)
+}
+
+// AuthenticateAPIKey returns the account a key belongs to. The error never
+// contains the key.
+func (s *Service) AuthenticateAPIKey(ctx context.Context, key string) (int64, error) {
+	if !beet.ValidAPIKeyShape(key) {
+		return 0, beet.Errorf(beet.EUNAUTHORIZED, "invalid API key")
+	}
+	k, err := s.store.FindAPIKeyByHash(ctx, hashAPIKey(key))
+	if beet.IsNotFound(err) {
+		return 0, beet.Errorf(beet.EUNAUTHORIZED, "invalid API key")
+	} else if err != nil {
+		return 0, err
+	}
+	if k.RevokedAt != nil && !k.RevokedAt.After(s.now()) {
+		return 0, beet.Errorf(beet.EUNAUTHORIZED, "API key %s was revoked at %s", k.Prefix, k.RevokedAt.Format(time.RFC3339))
+	}
+	return k.AccountID, nil
+}
+
+func hashAPIKey(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}

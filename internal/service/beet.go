@@ -1,0 +1,227 @@
+package service
+
+import (
+	"context"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
+)
+
+// BeetInput is what a person gives to create a beet. Zero values take the
+// defaults: time zone UTC, detection auto.
+type BeetInput struct {
+	Name        string
+	Description string
+	Timezone    string
+	Detection   *beet.Detection
+	AllowBots   bool
+}
+
+// CreateBeet creates a beet for the account with a fresh token.
+func (s *Service) CreateBeet(ctx context.Context, accountID int64, in BeetInput) (*beet.Beet, error) {
+	now := s.Now()
+	b := &beet.Beet{
+		AccountID:   accountID,
+		Name:        in.Name,
+		Description: in.Description,
+		Timezone:    in.Timezone,
+		Detection:   beet.Detection{Mode: beet.ModeAuto},
+		AllowBots:   in.AllowBots,
+		Status:      beet.StatusNew,
+		CreatedAt:   now,
+		UpdatedAt:   now,
+	}
+	if b.Timezone == "" {
+		b.Timezone = "UTC"
+	}
+	if in.Detection != nil {
+		b.Detection = *in.Detection
+	}
+	if err := validateBeet(b); err != nil {
+		return nil, err
+	}
+	// A token collision is astronomically unlikely, but a retry costs nothing.
+	for attempt := 0; ; attempt++ {
+		b.Token = beet.NewToken()
+		err := s.store.CreateBeet(ctx, b)
+		if err == nil {
+			break
+		}
+		if beet.ErrorCode(err) != beet.ECONFLICT || attempt == 2 {
+			return nil, err
+		}
+	}
+	s.log.Info("beet created", "account_id", accountID, "beet_id", b.ID)
+	return b, nil
+}
+
+// Beet returns the account's beet; another account's beet is not found.
+func (s *Service) Beet(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
+	b, err := s.store.FindBeetByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if b.AccountID != accountID {
+		return nil, beet.Errorf(beet.ENOTFOUND, "beet %d not found", id)
+	}
+	return b, nil
+}
+
+// Beets lists a page of the account's beets and how many match in all.
+func (s *Service) Beets(ctx context.Context, accountID int64, f beet.BeetFilter) ([]*beet.Beet, int, error) {
+	f.AccountID = &accountID
+	if err := checkPage(f.Limit, f.Offset); err != nil {
+		return nil, 0, err
+	}
+	return s.store.FindBeets(ctx, f)
+}
+
+// UpdateBeet changes the account's beet. The result is validated as a whole
+// before anything is written.
+func (s *Service) UpdateBeet(ctx context.Context, accountID, id int64, upd beet.BeetUpdate) (*beet.Beet, error) {
+	b, err := s.Beet(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	next := upd.Apply(*b)
+	if err := validateBeet(&next); err != nil {
+		return nil, err
+	}
+	return s.store.UpdateBeet(ctx, id, upd, s.Now())
+}
+
+// DeleteBeet deletes the account's beet with its events.
+func (s *Service) DeleteBeet(ctx context.Context, accountID, id int64) error {
+	if _, err := s.Beet(ctx, accountID, id); err != nil {
+		return err
+	}
+	if err := s.store.DeleteBeet(ctx, id); err != nil {
+		return err
+	}
+	s.log.Info("beet deleted", "account_id", accountID, "beet_id", id)
+	return nil
+}
+
+// RotateToken gives the beet a new token; the old one stops working at once.
+func (s *Service) RotateToken(ctx context.Context, accountID, id int64) (string, error) {
+	b, err := s.Beet(ctx, accountID, id)
+	if err != nil {
+		return "", err
+	}
+	token := beet.NewToken()
+	if err := s.store.SetBeetToken(ctx, id, token, s.Now()); err != nil {
+		return "", err
+	}
+	s.log.Info("token rotated", "account_id", accountID, "beet_id", id, "old_token", beet.Redact(b.Token))
+	return token, nil
+}
+
+// Pause stops a beet from raising alerts; it still records events.
+// Pausing a paused beet changes nothing.
+func (s *Service) Pause(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
+	return s.flipManually(ctx, accountID, id, func(b *beet.Beet) (beet.Status, string) {
+		if b.Status == beet.StatusPaused {
+			return "", ""
+		}
+		return beet.StatusPaused, "Paused by a user: events are recorded, no alerts are raised."
+	})
+}
+
+// Resume lets a paused beet raise alerts again. It starts over from what
+// it knows: new without events, learning in auto mode, otherwise up.
+func (s *Service) Resume(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
+	return s.flipManually(ctx, accountID, id, func(b *beet.Beet) (beet.Status, string) {
+		switch {
+		case b.Status != beet.StatusPaused:
+			return "", ""
+		case b.LastEventAt == nil:
+			return beet.StatusNew, "Resumed by a user; waiting for the first event."
+		case b.Detection.Mode == beet.ModeAuto:
+			return beet.StatusLearning, "Resumed by a user; learning the beet's rhythm again."
+		default:
+			return beet.StatusUp, "Resumed by a user."
+		}
+	})
+}
+
+// flipManually applies a person's state change with a compare-and-set, and
+// tries again if the detector changed the state in between.
+func (s *Service) flipManually(ctx context.Context, accountID, id int64, next func(*beet.Beet) (beet.Status, string)) (*beet.Beet, error) {
+	for attempt := 0; ; attempt++ {
+		b, err := s.Beet(ctx, accountID, id)
+		if err != nil {
+			return nil, err
+		}
+		to, reason := next(b)
+		if to == "" {
+			return b, nil
+		}
+		f := &beet.Flip{BeetID: id, At: s.Now(), From: b.Status, To: to, Kind: beet.FlipManual, Reason: reason}
+		err = s.store.SetBeetStatus(ctx, f)
+		if err == nil {
+			b.Status, b.StatusReason = to, reason
+			return b, nil
+		}
+		if beet.ErrorCode(err) != beet.ECONFLICT || attempt == 4 {
+			return nil, err
+		}
+	}
+}
+
+// Events returns a page of the beet's events, newest first.
+func (s *Service) Events(ctx context.Context, accountID int64, f beet.EventFilter) ([]*beet.Event, error) {
+	if _, err := s.Beet(ctx, accountID, f.BeetID); err != nil {
+		return nil, err
+	}
+	if err := checkPage(f.Limit, 0); err != nil {
+		return nil, err
+	}
+	if f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until) {
+		return nil, beet.FieldError("since", "must be before until")
+	}
+	return s.store.FindEvents(ctx, f)
+}
+
+// Flips returns the beet's state changes, newest first.
+func (s *Service) Flips(ctx context.Context, accountID, id int64, limit int) ([]*beet.Flip, error) {
+	if _, err := s.Beet(ctx, accountID, id); err != nil {
+		return nil, err
+	}
+	if err := checkPage(limit, 0); err != nil {
+		return nil, err
+	}
+	return s.store.FindFlips(ctx, id, limit)
+}
+
+// Problems returns the beet's recent ingestion problems, newest first.
+func (s *Service) Problems(ctx context.Context, accountID, id int64, limit int) ([]*beet.Problem, error) {
+	if _, err := s.Beet(ctx, accountID, id); err != nil {
+		return nil, err
+	}
+	if err := checkPage(limit, 0); err != nil {
+		return nil, err
+	}
+	return s.store.FindProblems(ctx, id, limit)
+}
+
+func validateBeet(b *beet.Beet) error {
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	if b.Detection.Mode == beet.ModeCron {
+		if _, err := schedule.ParseCron(b.Detection.Cron); err != nil {
+			return beet.FieldError("detection.cron", "%q is not a valid cron expression: %v", b.Detection.Cron, err)
+		}
+	}
+	return nil
+}
+
+func checkPage(limit, offset int) error {
+	if limit < 0 || limit > beet.MaxPageLimit {
+		return beet.FieldError("limit", "must be from 1 to %d", beet.MaxPageLimit)
+	}
+	if offset < 0 {
+		return beet.FieldError("offset", "must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/beethq/beet/internal/httpx"
+)
+
+// Checker is what readiness asks of the store; beet.Store satisfies it.
+type Checker interface {
+	Ping(ctx context.Context) error
+	SchemaCurrent(ctx context.Context) (bool, error)
+}
+
+// readyTimeout bounds one readiness check, so a hung database makes the
+// probe fail rather than hang.
+const readyTimeout = 3 * time.Second
+
+type healthBody struct {
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// RegisterHealth mounts GET /healthz (the process answers) and GET /readyz
+// (the database answers and its schema is current). Readiness reasons are
+// fixed phrases: the probe may be public, so driver errors go to the log.
+func RegisterHealth(mux *http.ServeMux, c Checker, log *slog.Logger) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		httpx.WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		if reason := notReady(ctx, c, log); reason != "" {
+			httpx.WriteJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unavailable", Reason: reason})
+			return
+		}
+		httpx.WriteJSON(w, http.StatusOK, healthBody{Status: "ready"})
+	})
+}
+
+func notReady(ctx context.Context, c Checker, log *slog.Logger) string {
+	if err := c.Ping(ctx); err != nil {
+		log.WarnContext(ctx, "readiness: database unreachable", "err", err)
+		return "database unreachable"
+	}
+	ok, err := c.SchemaCurrent(ctx)
+	if err != nil {
+		log.WarnContext(ctx, "readiness: schema check failed", "err", err)
+		return "schema check failed"
+	}
+	if !ok {
+		return "database schema is not current; run beet migrate"
+	}
+	return ""
+}

@@ -1,0 +1,143 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
+)
+
+// ingestPrefix is the ingestion endpoint's path (CONTRACT §1); the segment
+// after it is a token, a credential.
+const ingestPrefix = "/api/v1/beet/"
+
+// Logging logs one line per request: method, path, status, duration and
+// bytes written. The path goes through RedactPath, and the query string is
+// never logged, so no log line holds a whole token or API key. Successful
+// ingestion requests are logged at debug level: they are the bulk of the
+// traffic and each one is already recorded as an event.
+func Logging(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		level := slog.LevelInfo
+		switch {
+		case status >= 500:
+			level = slog.LevelError
+		case status < 400 && strings.HasPrefix(r.URL.Path, ingestPrefix):
+			level = slog.LevelDebug
+		}
+		log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method),
+			slog.String("path", RedactPath(r.URL.Path)),
+			slog.Int("status", status),
+			slog.Duration("duration", time.Since(start)),
+			slog.Int64("bytes", rec.bytes),
+		)
+	})
+}
+
+// Recover turns a panic in a handler into a logged error with its stack and
+// a 500 JSON answer (if nothing was written yet), so one bad request does not
+// take the process down. http.ErrAbortHandler keeps its meaning.
+func Recover(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			log.ErrorContext(r.Context(), "handler panicked",
+				"method", r.Method, "path", RedactPath(r.URL.Path),
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if rec, ok := w.(*recorder); ok && rec.status != 0 {
+				return // the header is out; the client sees a cut response
+			}
+			httpx.WriteJSON(w, http.StatusInternalServerError,
+				httpx.ErrorBody{Error: httpx.ErrorDetail{Code: beet.EINTERNAL, Message: "internal error"}})
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RedactPath cuts secrets out of a URL path for logging: the segment after
+// /api/v1/beet/ (whatever its shape, since a mistyped token is still nearly
+// a token) and anything from a "bt_" or "bk_" prefix on in any segment go
+// through beet.Redact.
+func RedactPath(p string) string {
+	if !strings.Contains(p, "bt_") && !strings.Contains(p, "bk_") && !strings.HasPrefix(p, ingestPrefix) {
+		return p // the common case allocates nothing
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if s == "" {
+			continue
+		}
+		if i == 4 && strings.HasPrefix(p, ingestPrefix) {
+			segs[i] = beet.Redact(s)
+			continue
+		}
+		if j := secretStart(s); j >= 0 {
+			segs[i] = s[:j] + beet.Redact(s[j:])
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func secretStart(s string) int {
+	i, j := strings.Index(s, beet.TokenPrefix), strings.Index(s, beet.APIKeyPrefix)
+	switch {
+	case i < 0:
+		return j
+	case j < 0:
+		return i
+	}
+	return min(i, j)
+}
+
+// recorder notes the status and size of a response for the log.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 && code >= 200 { // 1xx are informational, not the answer
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
+}
+
+// Flush passes through, for handlers that stream.
+func (r *recorder) Flush() {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	_ = http.NewResponseController(r.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

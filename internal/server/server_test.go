@@ -1,0 +1,196 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/server"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func bufLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func TestRequestLogNeverHoldsAWholeToken(t *testing.T) {
+	var logs syncBuffer
+	log := bufLogger(&logs)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/v1/beet/{token}", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			panic("boom")
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	mux.HandleFunc("/other/{x}", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+	srv := server.New(mux, log)
+	if err := srv.Open("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+
+	token, key := beet.NewToken(), beet.NewAPIKey()
+	notAToken := "not-a-real-token-but-still-secret"
+	for _, req := range []struct{ method, path string }{
+		{"GET", "/api/v1/beet/" + token},
+		{"POST", "/api/v1/beet/" + token + "?value=1"},
+		{"PUT", "/api/v1/beet/" + token}, // panics
+		{"GET", "/api/v1/beet/" + notAToken},
+		{"GET", "/other/x" + key},
+		{"GET", "/other/" + token},
+	} {
+		r, err := http.NewRequest(req.method, srv.URL()+req.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Shutdown(context.Background())
+
+	out := logs.String()
+	for _, secret := range []string{token, key, notAToken} {
+		if strings.Contains(out, secret) {
+			t.Errorf("log holds a whole secret %q:\n%s", secret, out)
+		}
+	}
+	for _, want := range []string{
+		"path=/api/v1/beet/" + beet.Redact(token),
+		"status=500", "handler panicked", "method=PUT",
+		"path=/other/x" + beet.Redact(key),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "msg=request"); n != 6 {
+		t.Errorf("%d request lines, want 6:\n%s", n, out)
+	}
+}
+
+func TestRedactPath(t *testing.T) {
+	tok := beet.NewToken()
+	for _, tc := range []struct{ in, want string }{
+		{"/healthz", "/healthz"},
+		{"/api/v1/beets/12", "/api/v1/beets/12"},
+		{"/api/v1/beet/" + tok, "/api/v1/beet/" + beet.Redact(tok)},
+		{"/api/v1/beet/abcdefgh", "/api/v1/beet/abcd…"},
+		{"/api/v1/beet/", "/api/v1/beet/"},
+		{"/x/y" + tok + "/z", "/x/y" + beet.Redact(tok) + "/z"},
+	} {
+		if got := server.RedactPath(tc.in); got != tc.want {
+			t.Errorf("RedactPath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+type fakeChecker struct {
+	pingErr error
+	current bool
+	err     error
+}
+
+func (f fakeChecker) Ping(context.Context) error                  { return f.pingErr }
+func (f fakeChecker) SchemaCurrent(context.Context) (bool, error) { return f.current, f.err }
+
+func TestHealth(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		c          fakeChecker
+		path       string
+		status     int
+		wantStatus string
+		wantReason string
+	}{
+		{"healthz", fakeChecker{pingErr: errors.New("down")}, "/healthz", 200, "ok", ""},
+		{"ready", fakeChecker{current: true}, "/readyz", 200, "ready", ""},
+		{"db down", fakeChecker{pingErr: errors.New("dial tcp: refused")}, "/readyz", 503, "unavailable", "database unreachable"},
+		{"old schema", fakeChecker{current: false}, "/readyz", 503, "unavailable", "database schema is not current; run beet migrate"},
+		{"schema error", fakeChecker{err: errors.New("x")}, "/readyz", 503, "unavailable", "schema check failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mux := http.NewServeMux()
+			server.RegisterHealth(mux, tc.c, slog.New(slog.DiscardHandler))
+			w := httptest.NewRecorder()
+			mux.ServeHTTP(w, httptest.NewRequest("GET", tc.path, nil))
+			var body struct{ Status, Reason string }
+			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+				t.Fatal(err)
+			}
+			if w.Code != tc.status || body.Status != tc.wantStatus || body.Reason != tc.wantReason {
+				t.Fatalf("%d %+v; want %d %s %q", w.Code, body, tc.status, tc.wantStatus, tc.wantReason)
+			}
+		})
+	}
+}
+
+func TestShutdownWaitsForRequests(t *testing.T) {
+	started := make(chan struct{})
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-release
+		io.WriteString(w, "done")
+	})
+	srv := server.New(mux, slog.New(slog.DiscardHandler))
+	if err := srv.Open("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Get(srv.URL() + "/slow")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- string(b)
+	}()
+	<-started
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(context.Background()) }()
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if s := <-got; s != "done" {
+		t.Fatalf("in-flight request got %q", s)
+	}
+	if err, ok := <-srv.Err(); ok {
+		t.Fatalf("Err after shutdown: %v", err)
+	}
+}

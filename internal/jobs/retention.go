@@ -1,0 +1,77 @@
+// Package jobs holds Beet's background jobs. Each job has Once, one pass
+// that tests call directly, and Run, a ticker loop around Once that owns
+// nothing and returns when its context ends; the composition root starts
+// and stops the loops.
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/beethq/beet/internal/service"
+)
+
+// Cleaner runs one retention pass; *service.Service satisfies it.
+type Cleaner interface {
+	Cleanup(ctx context.Context, now time.Time, dryRun bool) (*service.CleanupReport, error)
+}
+
+// Retention deletes the events each account's plan no longer keeps, every
+// Every. It reads plans afresh at each pass, so a downgrade takes effect on
+// the next one.
+type Retention struct {
+	Cleaner Cleaner
+	Every   time.Duration
+	Now     func() time.Time // nil means time.Now
+	Log     *slog.Logger     // nil discards
+}
+
+// Run calls Once every r.Every until ctx ends. A failed pass is logged and
+// the loop goes on; the next tick retries.
+func (r *Retention) Run(ctx context.Context) {
+	t := time.NewTicker(r.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.Once(ctx)
+	}
+}
+
+// Once runs one clean-up pass and logs one line with the deleted counts per
+// plan (or the error). It returns the report, which may be partial on error.
+func (r *Retention) Once(ctx context.Context) (*service.CleanupReport, error) {
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	log := r.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	start := time.Now()
+	rep, err := r.Cleaner.Cleanup(ctx, now(), false)
+	attrs := []any{slog.Duration("duration", time.Since(start))}
+	if rep != nil {
+		perPlan := make([]any, 0, len(rep.Plans))
+		for _, p := range rep.Plans {
+			perPlan = append(perPlan, slog.Int64(string(p.Plan), p.Deleted))
+		}
+		attrs = append(attrs, slog.Group("deleted", perPlan...), slog.Int64("total", rep.Total))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped by shutdown mid-pass; the next start carries on.
+			log.InfoContext(ctx, "retention clean-up interrupted", attrs...)
+			return rep, err
+		}
+		log.ErrorContext(ctx, "retention clean-up failed", append(attrs, "err", err)...)
+		return rep, err
+	}
+	log.InfoContext(ctx, "retention clean-up", attrs...)
+	return rep, nil
+}

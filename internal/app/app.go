@@ -1,0 +1,201 @@
+// Package app is Beet's composition root: the one place that imports every
+// adapter and wires them together. New opens the store, applies the
+// migrations, builds the service and the HTTP routes; Start binds the
+// listener and starts the background jobs; Stop tears everything down in the
+// reverse order. The package handles no signals, so tests embed it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/beethq/beet/internal/api"
+	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/jobs"
+	"github.com/beethq/beet/internal/server"
+)
+
+// Options are the parts of the app that are not configuration: what tests
+// swap out.
+type Options struct {
+	// Log receives every log line; nil discards them.
+	Log *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// App is a running Beet: store, service, HTTP server and jobs.
+type App struct {
+	cfg     config.Config
+	log     *slog.Logger
+	now     func() time.Time
+	backend *Backend
+	server  *server.Server
+
+	mu      sync.Mutex
+	stops   []stopFunc // LIFO teardown, drained by Stop
+	stopped bool
+}
+
+type stopFunc struct {
+	name string
+	fn   func(ctx context.Context) error
+}
+
+// onStop pushes a teardown step. Steps run in reverse order of
+// registration, so what started last stops first.
+func (a *App) onStop(name string, fn func(ctx context.Context) error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stops = append(a.stops, stopFunc{name, fn})
+}
+
+// New wires an app from cfg: it opens the store and migrates it, then builds
+// the service and routes. If a step fails, the steps before it are undone.
+func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	a := &App{cfg: cfg, log: opts.Log, now: opts.Now}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	b, err := OpenBackend(ctx, cfg, Options{Log: a.log, Now: a.now})
+	if err != nil {
+		return nil, err
+	}
+	a.backend = b
+	a.onStop("store", func(context.Context) error { return b.Close() })
+
+	mux := http.NewServeMux()
+	api.New(b.Service, a.log.With("component", "api")).Register(mux)
+	server.RegisterHealth(mux, b.Store, a.log.With("component", "health"))
+	a.server = server.New(mux, a.log.With("component", "http"))
+	return a, nil
+}
+
+// Start binds the listener and starts the background jobs. On error, call
+// Stop to release what New opened.
+func (a *App) Start(ctx context.Context) error {
+	if err := a.server.Open(a.cfg.Listen); err != nil {
+		return err
+	}
+	a.onStop("http", a.server.Shutdown)
+	a.log.Info("listening", "addr", a.server.Addr().String(), "url", a.server.URL(),
+		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine())
+
+	if a.cfg.CleanupInterval > 0 {
+		r := &jobs.Retention{
+			Cleaner: a.backend.Service,
+			Every:   a.cfg.CleanupInterval,
+			Now:     a.now,
+			Log:     a.log.With("component", "retention"),
+		}
+		a.goJob("retention", r.Run)
+	} else {
+		a.log.Info("retention clean-up is off (cleanup interval 0)")
+	}
+	return nil
+}
+
+// goJob runs fn in a goroutine with its own context, and registers a stop
+// step that cancels it and waits for it to return (or for the stop deadline).
+// The job's context is not derived from Start's ctx: Stop alone ends jobs,
+// so the order of teardown stays the LIFO order.
+func (a *App) goJob(name string, fn func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(ctx)
+	}()
+	a.onStop(name, func(stopCtx context.Context) error {
+		cancel()
+		select {
+		case <-done:
+			return nil
+		case <-stopCtx.Done():
+			return fmt.Errorf("job %s did not stop: %w", name, stopCtx.Err())
+		}
+	})
+}
+
+// URL is the bound listener's URL, such as http://127.0.0.1:41234; empty
+// before Start.
+func (a *App) URL() string { return a.server.URL() }
+
+// Backend returns the app's store and service, for tests and tools.
+func (a *App) Backend() *Backend { return a.backend }
+
+// Stop runs the teardown steps in reverse order, each with ctx as its
+// deadline, and returns their errors joined. Calling it again does nothing.
+func (a *App) Stop(ctx context.Context) error {
+	a.mu.Lock()
+	if a.stopped {
+		a.mu.Unlock()
+		return nil
+	}
+	a.stopped = true
+	stops := a.stops
+	a.stops = nil
+	a.mu.Unlock()
+
+	var errs []error
+	for i := len(stops) - 1; i >= 0; i-- {
+		s := stops[i]
+		if err := s.fn(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop %s: %w", s.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Run starts an app and serves until ctx ends (SIGINT or SIGTERM in
+// cmd/beet) or the HTTP server fails, then stops it within
+// cfg.ShutdownTimeout.
+func Run(ctx context.Context, cfg config.Config, opts Options) (err error) {
+	a, err := New(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Shutdown has its own deadline: ctx is already done by now.
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+		defer cancel()
+		a.log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+		err = errors.Join(err, a.Stop(stopCtx))
+		if err == nil {
+			a.log.Info("stopped")
+		}
+	}()
+	if err := a.Start(ctx); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-a.server.Err():
+		if err != nil {
+			return fmt.Errorf("http server: %w", err)
+		}
+		return nil
+	}
+}
+
+// NewLogger returns the slog logger cfg asks for, writing to w.
+func NewLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

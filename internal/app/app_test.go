@@ -1,0 +1,161 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/config"
+)
+
+// testConfig is a config for one test: a fresh SQLite file, a free port on
+// loopback, and the retention job off unless the test turns it on.
+func testConfig(t *testing.T) config.Config {
+	t.Helper()
+	cfg := config.Default()
+	cfg.DatabaseURL = "sqlite://" + filepath.Join(t.TempDir(), "beet.db")
+	cfg.Listen = "127.0.0.1:0"
+	cfg.CleanupInterval = 0
+	cfg.ShutdownTimeout = 5 * time.Second
+	return cfg
+}
+
+func getJSON(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(b, &body); err != nil {
+		t.Fatalf("GET %s: %v in %q", url, err, b)
+	}
+	return resp.StatusCode, body
+}
+
+func TestAppStartStop(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t)
+	cfg.CleanupInterval = time.Minute // the job starts and must stop with the app
+	a, err := app.New(ctx, cfg, app.Options{Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(ctx); err != nil {
+		a.Stop(ctx)
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready"} {
+		status, body := getJSON(t, a.URL()+path)
+		if status != http.StatusOK || body["status"] != want {
+			t.Errorf("GET %s = %d %v, want 200 %s", path, status, body, want)
+		}
+	}
+	// The API is mounted: without a key it answers 401, not 404.
+	resp, err := http.Get(a.URL() + "/api/v1/beets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /api/v1/beets without a key = %d, want 401", resp.StatusCode)
+	}
+
+	if err := a.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if err := a.Stop(ctx); err != nil {
+		t.Fatalf("second Stop: %v", err)
+	}
+	if _, err := http.Get(a.URL() + "/healthz"); err == nil {
+		t.Fatal("server still answers after Stop")
+	}
+}
+
+func TestRunShutsDownWhenContextEnds(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.CleanupInterval = time.Minute
+	logs := &lineLog{lines: make(chan map[string]any, 100)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.Run(ctx, cfg, app.Options{Log: slog.New(slog.NewJSONHandler(logs, nil))}) }()
+
+	// Run owns the app; its "listening" log line says where it is.
+	var url string
+	for url == "" {
+		select {
+		case line := <-logs.lines:
+			if line["msg"] == "listening" {
+				url, _ = line["url"].(string)
+			}
+		case err := <-done:
+			t.Fatalf("Run returned early: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no listening line in 10s")
+		}
+	}
+	if status, _ := getJSON(t, url+"/readyz"); status != http.StatusOK {
+		t.Fatalf("readyz = %d", status)
+	}
+	cancel() // what SIGTERM does through signal.NotifyContext in cmd/beet
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run returned %v after cancel", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if _, err := http.Get(url + "/healthz"); err == nil {
+		t.Fatal("server still answers after Run returned")
+	}
+}
+
+// lineLog passes each JSON log line to a channel.
+type lineLog struct{ lines chan map[string]any }
+
+func (l *lineLog) Write(p []byte) (int, error) {
+	var m map[string]any
+	if json.Unmarshal(p, &m) == nil {
+		select {
+		case l.lines <- m:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+func TestStartFailsOnTakenPort(t *testing.T) {
+	ctx := context.Background()
+	first, err := app.New(ctx, testConfig(t), app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Stop(ctx)
+	if err := first.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t)
+	cfg.Listen = first.URL()[len("http://"):]
+	second, err := app.New(ctx, cfg, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Start(ctx); err == nil {
+		t.Fatal("Start on a taken port succeeded")
+	}
+	if err := second.Stop(ctx); err != nil {
+		t.Fatalf("Stop after failed Start: %v", err)
+	}
+}

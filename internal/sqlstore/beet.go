@@ -1,0 +1,278 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+const beetColumns = `id, account_id, name, description, token, status, status_reason, timezone,
+	detection, allow_bots, last_event_at, created_at, updated_at`
+
+// deleteBatch bounds each event-deleting transaction of DeleteBeet, so the
+// SQLite writer is never held for long by one beet's millions of events.
+const deleteBatch = 5000
+
+// CreateBeet inserts b and sets its ID. A taken token is ECONFLICT; an
+// unknown account is ENOTFOUND. A zero CreatedAt becomes now, and a zero
+// UpdatedAt becomes CreatedAt.
+func (db *DB) CreateBeet(ctx context.Context, b *beet.Beet) error {
+	nb := *b
+	nb.CreatedAt = stamp(nb.CreatedAt)
+	if nb.UpdatedAt.IsZero() {
+		nb.UpdatedAt = nb.CreatedAt
+	}
+	nb.UpdatedAt = stamp(nb.UpdatedAt)
+	if nb.LastEventAt != nil {
+		t := stamp(*nb.LastEventAt)
+		nb.LastEventAt = &t
+	}
+	detection, err := json.Marshal(nb.Detection)
+	if err != nil {
+		return fmt.Errorf("create beet: %w", err)
+	}
+	err = db.write.QueryRowContext(ctx, `INSERT INTO beets (account_id, name, description, token, status,
+		status_reason, timezone, detection, allow_bots, last_event_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+		nb.AccountID, nb.Name, nb.Description, nb.Token, string(nb.Status), nb.StatusReason, nb.Timezone,
+		string(detection), nb.AllowBots, nullMicros(nb.LastEventAt), toMicros(nb.CreatedAt), toMicros(nb.UpdatedAt),
+	).Scan(&nb.ID)
+	switch {
+	case db.d.isUnique(err):
+		return fmt.Errorf("create beet: %w", tokenTaken())
+	case db.d.isForeignKey(err):
+		return fmt.Errorf("create beet: %w", beet.Errorf(beet.ENOTFOUND, "account %d not found", nb.AccountID))
+	case err != nil:
+		return fmt.Errorf("create beet: %w", err)
+	}
+	*b = nb
+	return nil
+}
+
+func tokenTaken() error {
+	return &beet.Error{Code: beet.ECONFLICT, Field: "token", Message: "this token is already in use"}
+}
+
+// FindBeetByID returns the beet or an ENOTFOUND error.
+func (db *DB) FindBeetByID(ctx context.Context, id int64) (*beet.Beet, error) {
+	b, err := scanBeet(db.read.QueryRowContext(ctx, `SELECT `+beetColumns+` FROM beets WHERE id = $1`, id))
+	if err != nil {
+		return nil, fmt.Errorf("find beet: %w", notFound(err, "beet %d not found", id))
+	}
+	return b, nil
+}
+
+// FindBeetByToken returns the beet with that ingestion token or an
+// ENOTFOUND error. It is the ingestion hot path: one indexed read.
+func (db *DB) FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error) {
+	b, err := scanBeet(db.read.QueryRowContext(ctx, `SELECT `+beetColumns+` FROM beets WHERE token = $1`, token))
+	if err != nil {
+		// The token itself is a secret: keep it out of the message.
+		return nil, fmt.Errorf("find beet by token: %w", notFound(err, "no beet has this token"))
+	}
+	return b, nil
+}
+
+// FindBeets returns one page of matching beets in creation (ID) order and
+// the number of matching beets in all. Limit 0 means beet.DefaultPageLimit;
+// larger limits are cut to beet.MaxPageLimit.
+func (db *DB) FindBeets(ctx context.Context, f beet.BeetFilter) ([]*beet.Beet, int, error) {
+	var (
+		where []string
+		args  []any
+	)
+	if f.AccountID != nil {
+		args = append(args, *f.AccountID)
+		where = append(where, "account_id = $"+strconv.Itoa(len(args)))
+	}
+	if f.Status != nil {
+		args = append(args, string(*f.Status))
+		where = append(where, "status = $"+strconv.Itoa(len(args)))
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	offset := max(f.Offset, 0)
+	// COUNT(*) OVER () gives the total with the page in one query; the
+	// window is computed before LIMIT applies.
+	query := `SELECT ` + beetColumns + `, COUNT(*) OVER () FROM beets` + cond +
+		` ORDER BY id LIMIT $` + strconv.Itoa(len(args)+1) + ` OFFSET $` + strconv.Itoa(len(args)+2)
+	rows, err := db.read.QueryContext(ctx, query, append(args, pageLimit(f.Limit), offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find beets: %w", err)
+	}
+	defer rows.Close()
+	out := []*beet.Beet{}
+	total := 0
+	for rows.Next() {
+		b, err := scanBeet(rows, &total)
+		if err != nil {
+			return nil, 0, fmt.Errorf("find beets: %w", err)
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("find beets: %w", err)
+	}
+	if len(out) == 0 && offset > 0 {
+		// A page past the end has no rows to carry the total.
+		if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM beets`+cond, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("find beets: count: %w", err)
+		}
+	}
+	return out, total, nil
+}
+
+// UpdateBeet applies the non-nil fields of upd, sets updated_at to at and
+// returns the beet as stored. The caller validates upd.
+func (db *DB) UpdateBeet(ctx context.Context, id int64, upd beet.BeetUpdate, at time.Time) (*beet.Beet, error) {
+	var (
+		sets []string
+		args []any
+	)
+	set := func(col string, v any) {
+		args = append(args, v)
+		sets = append(sets, col+" = $"+strconv.Itoa(len(args)))
+	}
+	if upd.Name != nil {
+		set("name", *upd.Name)
+	}
+	if upd.Description != nil {
+		set("description", *upd.Description)
+	}
+	if upd.Timezone != nil {
+		set("timezone", *upd.Timezone)
+	}
+	if upd.Detection != nil {
+		d, err := json.Marshal(*upd.Detection)
+		if err != nil {
+			return nil, fmt.Errorf("update beet: %w", err)
+		}
+		set("detection", string(d))
+	}
+	if upd.AllowBots != nil {
+		set("allow_bots", *upd.AllowBots)
+	}
+	set("updated_at", toMicros(stamp(at)))
+	args = append(args, id)
+	query := `UPDATE beets SET ` + strings.Join(sets, ", ") + ` WHERE id = $` + strconv.Itoa(len(args)) +
+		` RETURNING ` + beetColumns
+	b, err := scanBeet(db.write.QueryRowContext(ctx, query, args...))
+	if err != nil {
+		return nil, fmt.Errorf("update beet: %w", notFound(err, "beet %d not found", id))
+	}
+	return b, nil
+}
+
+// DeleteBeet removes the beet with its events, problems and flips. Events go
+// first in bounded batches, each its own short transaction, so that other
+// writers get the SQLite writer between batches; the beet row goes last and
+// cascades to whatever arrived meanwhile.
+func (db *DB) DeleteBeet(ctx context.Context, id int64) error {
+	var one int
+	if err := db.read.QueryRowContext(ctx, `SELECT 1 FROM beets WHERE id = $1`, id).Scan(&one); err != nil {
+		return fmt.Errorf("delete beet: %w", notFound(err, "beet %d not found", id))
+	}
+	query := `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE beet_id = $1 LIMIT $2` + db.d.skipLocked() + `)`
+	for {
+		n, err := rowsAffected(db.write.ExecContext(ctx, query, id, deleteBatch))
+		if err != nil {
+			return fmt.Errorf("delete beet: events: %w", err)
+		}
+		if n < deleteBatch {
+			break
+		}
+	}
+	n, err := rowsAffected(db.write.ExecContext(ctx, `DELETE FROM beets WHERE id = $1`, id))
+	if err != nil {
+		return fmt.Errorf("delete beet: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("delete beet: %w", beet.Errorf(beet.ENOTFOUND, "beet %d not found", id))
+	}
+	return nil
+}
+
+// SetBeetToken replaces the token; the old one stops matching at once. A
+// token used by another beet is ECONFLICT.
+func (db *DB) SetBeetToken(ctx context.Context, id int64, token string, at time.Time) error {
+	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET token = $1, updated_at = $2 WHERE id = $3`,
+		token, toMicros(stamp(at)), id))
+	switch {
+	case db.d.isUnique(err):
+		return fmt.Errorf("set beet token: %w", tokenTaken())
+	case err != nil:
+		return fmt.Errorf("set beet token: %w", err)
+	case n == 0:
+		return fmt.Errorf("set beet token: %w", beet.Errorf(beet.ENOTFOUND, "beet %d not found", id))
+	}
+	return nil
+}
+
+// SetBeetStatus moves the beet from f.From to f.To and records f in one
+// transaction, only if the beet is still in f.From (compare and set). It
+// sets f.ID, and returns ECONFLICT if the status had changed meanwhile and
+// ENOTFOUND if the beet is gone. A zero f.At becomes now.
+func (db *DB) SetBeetStatus(ctx context.Context, f *beet.Flip) error {
+	nf := *f
+	nf.At = stamp(nf.At)
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		n, err := rowsAffected(tx.ExecContext(ctx,
+			`UPDATE beets SET status = $1, status_reason = $2 WHERE id = $3 AND status = $4`,
+			string(nf.To), nf.Reason, nf.BeetID, string(nf.From)))
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			var cur string
+			err := tx.QueryRowContext(ctx, `SELECT status FROM beets WHERE id = $1`, nf.BeetID).Scan(&cur)
+			if err != nil {
+				return notFound(err, "beet %d not found", nf.BeetID)
+			}
+			return beet.Errorf(beet.ECONFLICT, "beet %d is %s, not %s", nf.BeetID, cur, nf.From)
+		}
+		return insertFlip(ctx, tx, &nf)
+	})
+	if err != nil {
+		return fmt.Errorf("set beet status: %w", err)
+	}
+	*f = nf
+	return nil
+}
+
+func insertFlip(ctx context.Context, q querier, f *beet.Flip) error {
+	return q.QueryRowContext(ctx, `INSERT INTO flips (beet_id, at, from_status, to_status, kind, reason, observed, expected)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		f.BeetID, toMicros(f.At), string(f.From), string(f.To), string(f.Kind), f.Reason,
+		nullFloat(f.Observed), nullFloat(f.Expected)).Scan(&f.ID)
+}
+
+// scanBeet reads the beetColumns, then any extra columns into extra.
+func scanBeet(s scanner, extra ...any) (*beet.Beet, error) {
+	var (
+		b                beet.Beet
+		status           string
+		detection        string
+		lastEvent        sql.NullInt64
+		created, updated int64
+	)
+	dest := append([]any{&b.ID, &b.AccountID, &b.Name, &b.Description, &b.Token, &status, &b.StatusReason,
+		&b.Timezone, &detection, &b.AllowBots, &lastEvent, &created, &updated}, extra...)
+	if err := s.Scan(dest...); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(detection), &b.Detection); err != nil {
+		return nil, fmt.Errorf("beet %d: detection: %w", b.ID, err)
+	}
+	b.Status = beet.Status(status)
+	b.LastEventAt = fromNullMicros(lastEvent)
+	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return &b, nil
+}

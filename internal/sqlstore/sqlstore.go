@@ -1,0 +1,269 @@
+// Package sqlstore implements the beet store interfaces on SQLite (pure-Go
+// modernc.org/sqlite) and PostgreSQL (pgx through database/sql).
+//
+// Both engines run the same SQL text: modernc binds PostgreSQL-style $1
+// placeholders, timestamps are BIGINT Unix microseconds, and a small dialect
+// covers the rest (DDL lives in per-engine migrations, row locking, error
+// classification). Only exported methods begin, commit or roll back
+// transactions; unexported helpers take (ctx, q) and never do.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+
+	"github.com/beethq/beet"
+)
+
+// DB is a Beet store on SQLite or PostgreSQL. It is safe for concurrent use.
+type DB struct {
+	// write takes every write and write transaction. On SQLite it holds a
+	// single connection, so writers queue in Go instead of spinning on
+	// SQLITE_BUSY; on PostgreSQL it is the only pool and read == write.
+	write *sql.DB
+	read  *sql.DB
+	d     dialect
+	log   *slog.Logger
+}
+
+var _ beet.Store = (*DB)(nil)
+
+// querier is what helpers run SQL through: a pool or a transaction.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Open connects to the database named by databaseURL:
+//
+//	sqlite:///abs/path/beet.db   an absolute path
+//	sqlite://beet.db, sqlite:beet.db   relative to the working directory
+//	postgres://… or postgresql://…   a pgx connection string
+//
+// Open does not migrate; call Migrate. A nil log discards log output.
+func Open(ctx context.Context, databaseURL string, log *slog.Logger) (*DB, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case strings.HasPrefix(databaseURL, "sqlite:"):
+		return openSQLite(ctx, strings.TrimPrefix(databaseURL, "sqlite:"), log)
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		return openPostgres(ctx, databaseURL, log)
+	}
+	// Show only the scheme: the rest of a URL may hold a password.
+	scheme, _, ok := strings.Cut(databaseURL, ":")
+	if !ok || databaseURL == "" {
+		scheme = "(none)"
+	}
+	return nil, fmt.Errorf("open database: unsupported URL scheme %q: want sqlite:///abs/path.db, sqlite:relative.db or postgres://…", scheme)
+}
+
+// sqliteDSN builds a modernc DSN for path. busy_timeout comes first so that
+// the pragmas after it already wait for a lock instead of failing at once.
+func sqliteDSN(path string, writer bool) string {
+	p := []string{"_pragma=busy_timeout(10000)"}
+	if writer {
+		// journal_mode is persistent in the file; only the writer sets it.
+		p = append(p, "_pragma=journal_mode(WAL)")
+	}
+	p = append(p, "_pragma=synchronous(NORMAL)", "_pragma=foreign_keys(1)")
+	if writer {
+		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
+		// never fails half-way when it upgrades from reading to writing.
+		p = append(p, "_txlock=immediate")
+	} else {
+		p = append(p, "_pragma=query_only(1)")
+	}
+	return "file:" + path + "?" + strings.Join(p, "&")
+}
+
+func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
+	// sqlite:///abs → "/abs"; sqlite://rel and sqlite:rel → "rel".
+	path = strings.TrimPrefix(path, "//")
+	switch {
+	case path == "":
+		return nil, errors.New("open sqlite: the URL names no file (want sqlite:///abs/path.db or sqlite:relative.db)")
+	case strings.ContainsAny(path, "?#"):
+		return nil, fmt.Errorf("open sqlite: path %q: query parameters are not supported; the store sets its own pragmas", path)
+	case path == ":memory:" || strings.HasPrefix(path, "file:"):
+		return nil, fmt.Errorf("open sqlite: %q is not a file path (in-memory databases cannot be shared by the read and write pools)", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o750); err != nil {
+		return nil, fmt.Errorf("open sqlite: create directory: %w", err)
+	}
+	write, err := sql.Open("sqlite", sqliteDSN(abs, true))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	// Ping the writer before the reader opens: it creates the file and
+	// switches it to WAL, which the query_only readers cannot do.
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
+	}
+	read, err := sql.Open("sqlite", sqliteDSN(abs, false))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	n := max(4, runtime.NumCPU())
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxIdleTime(5 * time.Minute)
+	if err := read.PingContext(ctx); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
+	}
+	log.Info("database opened", "engine", "sqlite", "path", abs)
+	return &DB{write: write, read: read, d: sqliteDialect{}, log: log}, nil
+}
+
+func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	log.Info("database opened", "engine", "postgres")
+	return &DB{write: db, read: db, d: postgresDialect{}, log: log}, nil
+}
+
+// Engine returns "sqlite" or "postgres".
+func (db *DB) Engine() string { return db.d.name() }
+
+// Close closes the connection pools.
+func (db *DB) Close() error {
+	err := db.write.Close()
+	if db.read != db.write {
+		err = errors.Join(err, db.read.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers, on both pools.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.write.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping: %w", err)
+	}
+	if db.read != db.write {
+		if err := db.read.PingContext(ctx); err != nil {
+			return fmt.Errorf("ping read pool: %w", err)
+		}
+	}
+	return nil
+}
+
+// inTx runs fn in a write transaction and commits it if fn returns nil.
+// It serves the exported methods; helpers never begin transactions.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback() // fn's error is the one worth reporting
+		return err
+	}
+	return tx.Commit()
+}
+
+// toMicros and fromMicros convert between time.Time and the stored Unix
+// microseconds; what comes back is always UTC.
+func toMicros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func fromNullMicros(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: toMicros(*t), Valid: true}
+}
+
+// stamp returns t cut to the stored precision in UTC, or now if t is zero,
+// so that what a caller holds after a write equals what a read returns.
+func stamp(t time.Time) time.Time {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func nullFloat(f *float64) sql.NullFloat64 {
+	if f == nil {
+		return sql.NullFloat64{}
+	}
+	return sql.NullFloat64{Float64: *f, Valid: true}
+}
+
+func fromNullFloat(f sql.NullFloat64) *float64 {
+	if !f.Valid {
+		return nil
+	}
+	v := f.Float64
+	return &v
+}
+
+// pageLimit applies the default and the cap to a requested page size.
+func pageLimit(n int) int {
+	switch {
+	case n <= 0:
+		return beet.DefaultPageLimit
+	case n > beet.MaxPageLimit:
+		return beet.MaxPageLimit
+	}
+	return n
+}
+
+// notFound turns sql.ErrNoRows into an ENOTFOUND error naming what was
+// missing, and passes other errors through.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return beet.Errorf(beet.ENOTFOUND, format, args...)
+	}
+	return err
+}
+
+// rowsAffected returns the row count of res, or an error.
+func rowsAffected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,246 @@
+package sqlstore_test
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/sqlstore"
+	"github.com/beethq/beet/internal/sqlstore/storetest"
+)
+
+// pgEnv names the PostgreSQL server the PostgreSQL tests run against.
+const pgEnv = "BEET_TEST_POSTGRES_URL"
+
+// openSQLite opens an unmigrated store on a fresh file in a temp dir.
+func openSQLite(tb testing.TB) *sqlstore.DB {
+	tb.Helper()
+	db, err := sqlstore.Open(context.Background(), "sqlite://"+filepath.Join(tb.TempDir(), "beet.db"), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// pgSchemaURL creates a schema of its own for one test on the server named
+// by BEET_TEST_POSTGRES_URL, drops it when the test ends, and returns a URL
+// whose search_path points into it, so tests run in parallel and leave
+// nothing behind. It skips the test when the variable is unset.
+func pgSchemaURL(tb testing.TB) string {
+	tb.Helper()
+	base := os.Getenv(pgEnv)
+	if base == "" {
+		tb.Skipf("PostgreSQL conformance tests skipped: %s is unset", pgEnv)
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	schema := "beet_t_" + hex.EncodeToString(randBytes(6))
+	if _, err := admin.ExecContext(context.Background(), `CREATE SCHEMA `+schema); err != nil {
+		admin.Close()
+		tb.Fatalf("create schema: %v", err)
+	}
+	tb.Cleanup(func() {
+		// Cleanups run last-in first-out: the store using the schema is
+		// closed by now.
+		if _, err := admin.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
+			tb.Errorf("drop schema %s: %v", schema, err)
+		}
+		admin.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema) // pgx sends unknown parameters as runtime params
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func randBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+func openPostgres(tb testing.TB) *sqlstore.DB {
+	tb.Helper()
+	db, err := sqlstore.Open(context.Background(), pgSchemaURL(tb), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func migrated(tb testing.TB, db *sqlstore.DB) *sqlstore.DB {
+	tb.Helper()
+	if err := db.Migrate(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// engines lists the engines with an opener of a fresh, unmigrated store.
+var engines = []struct {
+	name string
+	open func(testing.TB) *sqlstore.DB
+}{
+	{"sqlite", openSQLite},
+	{"postgres", openPostgres},
+}
+
+func TestConformance(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			if e.name == "postgres" && os.Getenv(pgEnv) == "" {
+				t.Skipf("PostgreSQL conformance tests skipped: %s is unset", pgEnv)
+			}
+			storetest.Run(t, func(t *testing.T) beet.Store { return migrated(t, e.open(t)) })
+		})
+	}
+}
+
+func TestEngine(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			if got := e.open(t).Engine(); got != e.name {
+				t.Errorf("Engine() = %q, want %q", got, e.name)
+			}
+		})
+	}
+}
+
+func TestMigrate(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			db := e.open(t)
+			if ok, err := db.SchemaCurrent(ctx); err != nil || ok {
+				t.Fatalf("SchemaCurrent before Migrate = %v, %v; want false", ok, err)
+			}
+			// SchemaCurrent must only look: the schema stays unmigrated.
+			if ok, err := db.SchemaCurrent(ctx); err != nil || ok {
+				t.Fatalf("SchemaCurrent, asked twice = %v, %v; want false", ok, err)
+			}
+			migrated(t, db)
+			if ok, err := db.SchemaCurrent(ctx); err != nil || !ok {
+				t.Fatalf("SchemaCurrent after Migrate = %v, %v; want true", ok, err)
+			}
+			// Data survives a second Migrate, which must do nothing.
+			a := &beet.Account{Plan: beet.PlanFree}
+			if err := db.CreateAccount(ctx, a, &beet.User{Email: "m@example.com"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatalf("second Migrate: %v", err)
+			}
+			if _, err := db.FindAccountByID(ctx, a.ID); err != nil {
+				t.Fatalf("after second Migrate: %v", err)
+			}
+		})
+	}
+}
+
+// TestMigrateConcurrent starts four instances on one empty schema at once,
+// as a rolling deploy might; the advisory lock must let exactly one apply
+// each migration and the others find nothing to do.
+func TestMigrateConcurrent(t *testing.T) {
+	u := pgSchemaURL(t)
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		db, err := sqlstore.Open(ctx, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		wg.Go(func() { errs <- db.Migrate(ctx) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("concurrent Migrate: %v", err)
+		}
+	}
+	db := openPostgresAt(t, u)
+	if ok, err := db.SchemaCurrent(ctx); err != nil || !ok {
+		t.Fatalf("SchemaCurrent after concurrent Migrate = %v, %v; want true", ok, err)
+	}
+}
+
+func openPostgresAt(tb testing.TB, u string) *sqlstore.DB {
+	db, err := sqlstore.Open(context.Background(), u, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestOpenBadURL(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"", "unsupported"},
+		{"mysql://root:secret@localhost/beet", "unsupported URL scheme \"mysql\""},
+		{"/var/lib/beet.db", "unsupported"},
+		{"sqlite:", "names no file"},
+		{"sqlite://", "names no file"},
+		{"sqlite::memory:", "not a file path"},
+		{"sqlite:beet.db?_pragma=foo", "query parameters"},
+	} {
+		db, err := sqlstore.Open(t.Context(), tc.url, nil)
+		if err == nil {
+			db.Close()
+			t.Errorf("Open(%q) succeeded, want an error", tc.url)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Open(%q) = %v, want an error containing %q", tc.url, err, tc.want)
+		}
+		if strings.Contains(err.Error(), "secret") {
+			t.Errorf("Open(%q) error shows the password: %v", tc.url, err)
+		}
+	}
+	if _, err := sqlstore.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", nil); err == nil {
+		t.Error("Open on a closed port succeeded, want an error")
+	}
+}
+
+// TestOpenSQLitePaths checks the three spellings of a SQLite URL and that
+// Open creates missing parent directories.
+func TestOpenSQLitePaths(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, tc := range []struct{ url, file string }{
+		{"sqlite://" + filepath.Join(dir, "abs", "a.db"), filepath.Join(dir, "abs", "a.db")},
+		{"sqlite://rel/b.db", filepath.Join(dir, "rel", "b.db")},
+		{"sqlite:c.db", filepath.Join(dir, "c.db")},
+	} {
+		db, err := sqlstore.Open(t.Context(), tc.url, nil)
+		if err != nil {
+			t.Fatalf("Open(%q): %v", tc.url, err)
+		}
+		err = db.Migrate(t.Context())
+		db.Close()
+		if err != nil {
+			t.Fatalf("Migrate(%q): %v", tc.url, err)
+		}
+		if _, err := os.Stat(tc.file); err != nil {
+			t.Errorf("Open(%q) did not create %s: %v", tc.url, tc.file, err)
+		}
+	}
+}

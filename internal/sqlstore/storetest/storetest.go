@@ -1,0 +1,933 @@
+// Package storetest is a conformance suite for beet.Store implementations.
+// It imports only the domain package and the standard library, so any
+// store (SQLite, PostgreSQL, a future one) runs the same checks.
+package storetest
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// Run runs every conformance test as a parallel subtest. open must return a
+// fresh, migrated, empty store for each call and close it in t.Cleanup.
+func Run(t *testing.T, open func(t *testing.T) beet.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s beet.Store)
+	}{
+		{"PingAndSchema", testPingAndSchema},
+		{"CreateAccount", testCreateAccount},
+		{"DuplicateEmail", testDuplicateEmail},
+		{"SetAccountPlan", testSetAccountPlan},
+		{"NotFound", testNotFound},
+		{"APIKeys", testAPIKeys},
+		{"BeetCreateFind", testBeetCreateFind},
+		{"TokenConflict", testTokenConflict},
+		{"TokenRotation", testTokenRotation},
+		{"FindBeets", testFindBeets},
+		{"UpdateBeet", testUpdateBeet},
+		{"DeleteBeetCascades", testDeleteBeetCascades},
+		{"SetBeetStatus", testSetBeetStatus},
+		{"AddEventsIdempotent", testAddEventsIdempotent},
+		{"AddEventsLastEventAt", testAddEventsLastEventAt},
+		{"AddEventsDeletedBeet", testAddEventsDeletedBeet},
+		{"FindEvents", testFindEvents},
+		{"FindEventsLimits", testFindEventsLimits},
+		{"EventFields", testEventFields},
+		{"Problems", testProblems},
+		{"Retention", testRetention},
+		{"DeleteEventsBefore", testDeleteEventsBefore},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, open(t))
+		})
+	}
+}
+
+// t0 is a fixed instant with microseconds, away from any zero value.
+var t0 = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC)
+
+var seq atomic.Int64
+
+// uniq returns a string unique within the test binary.
+func uniq(prefix string) string { return fmt.Sprintf("%s%d", prefix, seq.Add(1)) }
+
+// eventID returns a distinct event ID.
+func eventID() beet.EventID {
+	var id beet.EventID
+	n := seq.Add(1)
+	for i := range 8 {
+		id[15-i] = byte(n >> (8 * i))
+	}
+	id[0] = 0xbe
+	return id
+}
+
+func newAccount(t *testing.T, s beet.Store, plan beet.Plan) *beet.Account {
+	t.Helper()
+	a := &beet.Account{Plan: plan, CreatedAt: t0}
+	u := &beet.User{Email: uniq("user") + "@example.com", PasswordHash: "$argon2id$x", CreatedAt: t0}
+	if err := s.CreateAccount(t.Context(), a, u); err != nil {
+		t.Fatalf("CreateAccount: %v", err)
+	}
+	return a
+}
+
+func newBeet(t *testing.T, s beet.Store, accountID int64) *beet.Beet {
+	t.Helper()
+	b := &beet.Beet{
+		AccountID: accountID,
+		Name:      uniq("beet "),
+		Token:     beet.NewToken(),
+		Status:    beet.StatusNew,
+		Timezone:  "UTC",
+		Detection: beet.Detection{Mode: beet.ModeAuto},
+		CreatedAt: t0,
+		UpdatedAt: t0,
+	}
+	if err := s.CreateBeet(t.Context(), b); err != nil {
+		t.Fatalf("CreateBeet: %v", err)
+	}
+	return b
+}
+
+// events returns n events of the beet, received step apart from start.
+func events(beetID int64, start time.Time, step time.Duration, n int) []beet.Event {
+	out := make([]beet.Event, n)
+	for i := range out {
+		out[i] = beet.Event{ID: eventID(), BeetID: beetID, ReceivedAt: start.Add(time.Duration(i) * step), Method: "GET", UserAgent: "curl/8"}
+	}
+	return out
+}
+
+func addEvents(t *testing.T, s beet.Store, ev []beet.Event) {
+	t.Helper()
+	if err := s.AddEvents(t.Context(), ev); err != nil {
+		t.Fatalf("AddEvents: %v", err)
+	}
+}
+
+func wantCode(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	if got := beet.ErrorCode(err); got != code {
+		t.Fatalf("%s: error %v (code %q), want code %q", what, err, got, code)
+	}
+}
+
+func sameTime(t *testing.T, what string, got, want time.Time) {
+	t.Helper()
+	if !got.Equal(want) || got.Location() != time.UTC {
+		t.Errorf("%s = %v, want %v in UTC", what, got, want)
+	}
+}
+
+func sameTimePtr(t *testing.T, what string, got, want *time.Time) {
+	t.Helper()
+	switch {
+	case got == nil && want == nil:
+	case got == nil || want == nil:
+		t.Errorf("%s = %v, want %v", what, got, want)
+	default:
+		sameTime(t, what, *got, *want)
+	}
+}
+
+func sameBeet(t *testing.T, got, want *beet.Beet) {
+	t.Helper()
+	if got.ID != want.ID || got.AccountID != want.AccountID || got.Name != want.Name ||
+		got.Description != want.Description || got.Token != want.Token || got.Status != want.Status ||
+		got.StatusReason != want.StatusReason || got.Timezone != want.Timezone ||
+		got.Detection != want.Detection || got.AllowBots != want.AllowBots {
+		t.Errorf("beet = %+v\nwant %+v", got, want)
+	}
+	sameTimePtr(t, "LastEventAt", got.LastEventAt, want.LastEventAt)
+	sameTime(t, "CreatedAt", got.CreatedAt, want.CreatedAt)
+	sameTime(t, "UpdatedAt", got.UpdatedAt, want.UpdatedAt)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func testPingAndSchema(t *testing.T, s beet.Store) {
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	ok, err := s.SchemaCurrent(t.Context())
+	if err != nil || !ok {
+		t.Fatalf("SchemaCurrent = %v, %v; want true on a migrated store", ok, err)
+	}
+}
+
+func testCreateAccount(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	created := t0.In(time.FixedZone("EET", 2*3600))
+	a := &beet.Account{Plan: beet.PlanStarter, CreatedAt: created}
+	u := &beet.User{Email: "Alice.Example@Example.COM", PasswordHash: "$argon2id$v=19$abc", CreatedAt: created}
+	if err := s.CreateAccount(ctx, a, u); err != nil {
+		t.Fatal(err)
+	}
+	if a.ID == 0 || u.ID == 0 || u.AccountID != a.ID {
+		t.Fatalf("IDs not set: account %d, user %d of account %d", a.ID, u.ID, u.AccountID)
+	}
+	got, err := s.FindAccountByID(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != a.ID || got.Plan != beet.PlanStarter {
+		t.Errorf("account = %+v, want %+v", got, a)
+	}
+	sameTime(t, "account CreatedAt", got.CreatedAt, created)
+
+	for _, email := range []string{"alice.example@example.com", "ALICE.EXAMPLE@EXAMPLE.COM"} {
+		gu, err := s.FindUserByEmail(ctx, email)
+		if err != nil {
+			t.Fatalf("FindUserByEmail(%q): %v", email, err)
+		}
+		if gu.ID != u.ID || gu.AccountID != a.ID || gu.PasswordHash != u.PasswordHash || gu.Email != "alice.example@example.com" {
+			t.Errorf("FindUserByEmail(%q) = %+v, want user %d with the email lower-cased", email, gu, u.ID)
+		}
+		sameTime(t, "user CreatedAt", gu.CreatedAt, created)
+	}
+	users, err := s.FindUsers(ctx, a.ID)
+	if err != nil || len(users) != 1 || users[0].ID != u.ID {
+		t.Fatalf("FindUsers = %v, %v; want the one user", users, err)
+	}
+	other := newAccount(t, s, beet.PlanFree)
+	accounts, err := s.FindAccounts(ctx)
+	if err != nil || len(accounts) != 2 || accounts[0].ID != a.ID || accounts[1].ID != other.ID {
+		t.Fatalf("FindAccounts = %v, %v; want accounts %d and %d in order", accounts, err, a.ID, other.ID)
+	}
+	if users, err := s.FindUsers(ctx, other.ID); err != nil || len(users) != 1 || users[0].ID == u.ID {
+		t.Fatalf("FindUsers(other) = %v, %v; want only the other account's user", users, err)
+	}
+}
+
+func testDuplicateEmail(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	if err := s.CreateAccount(ctx, &beet.Account{Plan: beet.PlanFree}, &beet.User{Email: "bob@example.com", PasswordHash: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	err := s.CreateAccount(ctx, &beet.Account{Plan: beet.PlanPro}, &beet.User{Email: "BOB@Example.com", PasswordHash: "h"})
+	wantCode(t, "CreateAccount with a taken email in other case", err, beet.ECONFLICT)
+	if !strings.Contains(beet.ErrorField(err)+beet.ErrorMessage(err), "email") {
+		t.Errorf("conflict %v does not name the email", err)
+	}
+	// One transaction: the account of the refused user must not exist.
+	accounts, err := s.FindAccounts(ctx)
+	if err != nil || len(accounts) != 1 {
+		t.Fatalf("FindAccounts = %d accounts, %v; want 1 (the failed CreateAccount must roll back)", len(accounts), err)
+	}
+}
+
+func testSetAccountPlan(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newAccount(t, s, beet.PlanFree)
+	if err := s.SetAccountPlan(ctx, a.ID, beet.PlanEnterprise); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.FindAccountByID(ctx, a.ID); err != nil || got.Plan != beet.PlanEnterprise {
+		t.Fatalf("plan after SetAccountPlan = %v, %v; want enterprise", got, err)
+	}
+	if got, err := s.FindAccountByID(ctx, b.ID); err != nil || got.Plan != beet.PlanFree {
+		t.Fatalf("other account's plan = %v, %v; want free", got, err)
+	}
+}
+
+func testNotFound(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	const missing = 987654321
+	for name, err := range map[string]error{
+		"SetAccountPlan": s.SetAccountPlan(ctx, missing, beet.PlanPro),
+		"RevokeAPIKey":   s.RevokeAPIKey(ctx, missing, t0),
+		"DeleteBeet":     s.DeleteBeet(ctx, missing),
+		"SetBeetToken":   s.SetBeetToken(ctx, missing, beet.NewToken(), t0),
+		"SetBeetStatus":  s.SetBeetStatus(ctx, &beet.Flip{BeetID: missing, At: t0, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst}),
+		"AddProblem":     s.AddProblem(ctx, &beet.Problem{BeetID: missing, At: t0, Kind: beet.ProblemBadBody}),
+		"CreateBeet":     s.CreateBeet(ctx, &beet.Beet{AccountID: missing, Name: "x", Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}),
+		"CreateAPIKey":   s.CreateAPIKey(ctx, &beet.APIKey{AccountID: missing, Name: "k", Prefix: "bk_x", Hash: []byte("h")}),
+	} {
+		wantCode(t, name, err, beet.ENOTFOUND)
+	}
+	check := func(name string, v any, err error) {
+		t.Helper()
+		wantCode(t, name, err, beet.ENOTFOUND)
+		if fmt.Sprint(v) != "<nil>" {
+			t.Errorf("%s returned %v with its error, want nil", name, v)
+		}
+	}
+	a, err := s.FindAccountByID(ctx, missing)
+	check("FindAccountByID", a, err)
+	u, err := s.FindUserByEmail(ctx, "nobody@example.com")
+	check("FindUserByEmail", u, err)
+	k, err := s.FindAPIKeyByHash(ctx, []byte("no such hash"))
+	check("FindAPIKeyByHash", k, err)
+	k, err = s.FindAPIKeyByID(ctx, missing)
+	check("FindAPIKeyByID", k, err)
+	b, err := s.FindBeetByID(ctx, missing)
+	check("FindBeetByID", b, err)
+	b, err = s.FindBeetByToken(ctx, beet.NewToken())
+	check("FindBeetByToken", b, err)
+	b, err = s.UpdateBeet(ctx, missing, beet.BeetUpdate{Name: ptr("x")}, t0)
+	check("UpdateBeet", b, err)
+}
+
+func testAPIKeys(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	other := newAccount(t, s, beet.PlanFree)
+	k1 := &beet.APIKey{AccountID: a.ID, Name: "deploy", Prefix: "bk_AbCd", Hash: []byte{0, 1, 2, 255}, CreatedAt: t0}
+	k2 := &beet.APIKey{AccountID: a.ID, Name: "ci", Prefix: "bk_EfGh", Hash: []byte{9, 9}, CreatedAt: t0.Add(time.Second)}
+	for _, k := range []*beet.APIKey{k1, k2} {
+		if err := s.CreateAPIKey(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		if k.ID == 0 {
+			t.Fatal("CreateAPIKey did not set the ID")
+		}
+	}
+	err := s.CreateAPIKey(ctx, &beet.APIKey{AccountID: other.ID, Name: "dup", Prefix: "bk_x", Hash: []byte{0, 1, 2, 255}})
+	wantCode(t, "CreateAPIKey with a stored hash", err, beet.ECONFLICT)
+
+	got, err := s.FindAPIKeyByHash(ctx, []byte{0, 1, 2, 255})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != k1.ID || got.AccountID != a.ID || got.Name != "deploy" || got.Prefix != "bk_AbCd" ||
+		string(got.Hash) != string(k1.Hash) || got.RevokedAt != nil {
+		t.Errorf("FindAPIKeyByHash = %+v, want %+v", got, k1)
+	}
+	sameTime(t, "key CreatedAt", got.CreatedAt, t0)
+	if got, err := s.FindAPIKeyByID(ctx, k2.ID); err != nil || got.Name != "ci" {
+		t.Fatalf("FindAPIKeyByID = %+v, %v", got, err)
+	}
+	keys, err := s.FindAPIKeys(ctx, a.ID)
+	if err != nil || len(keys) != 2 || keys[0].ID != k1.ID || keys[1].ID != k2.ID {
+		t.Fatalf("FindAPIKeys = %v, %v; want k1, k2", keys, err)
+	}
+	if keys, err := s.FindAPIKeys(ctx, other.ID); err != nil || len(keys) != 0 {
+		t.Fatalf("FindAPIKeys(other account) = %v, %v; want none", keys, err)
+	}
+
+	revoked := t0.Add(time.Hour + 7*time.Microsecond)
+	if err := s.RevokeAPIKey(ctx, k1.ID, revoked); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeAPIKey(ctx, k1.ID, revoked.Add(time.Hour)); err != nil {
+		t.Fatalf("revoking twice: %v", err)
+	}
+	got, err = s.FindAPIKeyByHash(ctx, k1.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTimePtr(t, "RevokedAt after revoking twice", got.RevokedAt, &revoked)
+	if got, _ := s.FindAPIKeyByID(ctx, k2.ID); got == nil || got.RevokedAt != nil {
+		t.Errorf("revoking k1 touched k2: %+v", got)
+	}
+}
+
+func testBeetCreateFind(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := &beet.Beet{
+		AccountID:    a.ID,
+		Name:         "nightly backup ✓",
+		Description:  "pg_dump to S3",
+		Token:        beet.NewToken(),
+		Status:       beet.StatusNew,
+		StatusReason: "waiting for the first event",
+		Timezone:     "Europe/Riga",
+		Detection:    beet.Detection{Mode: beet.ModeCron, Cron: "0 2 * * *", Timezone: "Europe/Riga", GraceSeconds: 600},
+		AllowBots:    true,
+		CreatedAt:    t0,
+		UpdatedAt:    t0.Add(time.Microsecond),
+	}
+	want := *b
+	if err := s.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if b.ID == 0 {
+		t.Fatal("CreateBeet did not set the ID")
+	}
+	want.ID = b.ID
+	got, err := s.FindBeetByID(ctx, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBeet(t, got, &want)
+	got, err = s.FindBeetByToken(ctx, b.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBeet(t, got, &want)
+	// A second beet gets its own ID and defaults (AllowBots false).
+	b2 := newBeet(t, s, a.ID)
+	if b2.ID == b.ID {
+		t.Fatal("two beets share an ID")
+	}
+	if got, err := s.FindBeetByID(ctx, b2.ID); err != nil || got.AllowBots || got.Detection.Mode != beet.ModeAuto {
+		t.Fatalf("second beet = %+v, %v", got, err)
+	}
+}
+
+func testTokenConflict(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b1 := newBeet(t, s, a.ID)
+	b2 := newBeet(t, s, a.ID)
+	dup := *b1
+	dup.ID = 0
+	wantCode(t, "CreateBeet with a taken token", s.CreateBeet(ctx, &dup), beet.ECONFLICT)
+	wantCode(t, "SetBeetToken to another beet's token", s.SetBeetToken(ctx, b2.ID, b1.Token, t0), beet.ECONFLICT)
+	if got, err := s.FindBeetByToken(ctx, b1.Token); err != nil || got.ID != b1.ID {
+		t.Fatalf("token now finds %+v, %v; want beet %d", got, err, b1.ID)
+	}
+}
+
+func testTokenRotation(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newBeet(t, s, a.ID)
+	old, fresh := b.Token, beet.NewToken()
+	at := t0.Add(time.Minute)
+	if err := s.SetBeetToken(ctx, b.ID, fresh, at); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.FindBeetByToken(ctx, old)
+	wantCode(t, "FindBeetByToken(old token)", err, beet.ENOTFOUND)
+	got, err := s.FindBeetByToken(ctx, fresh)
+	if err != nil || got.ID != b.ID {
+		t.Fatalf("FindBeetByToken(new token) = %+v, %v; want beet %d", got, err, b.ID)
+	}
+	sameTime(t, "UpdatedAt after rotation", got.UpdatedAt, at)
+	// The old token is free again and can go to another beet.
+	b2 := newBeet(t, s, a.ID)
+	if err := s.SetBeetToken(ctx, b2.ID, old, at); err != nil {
+		t.Fatalf("reusing a rotated-away token: %v", err)
+	}
+}
+
+func testFindBeets(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	other := newAccount(t, s, beet.PlanFree)
+	var mine []*beet.Beet
+	for i := range 5 {
+		mine = append(mine, newBeet(t, s, a.ID))
+		if i < 2 {
+			newBeet(t, s, other.ID)
+		}
+	}
+	ids := func(bs []*beet.Beet) []int64 {
+		out := make([]int64, len(bs))
+		for i, b := range bs {
+			out[i] = b.ID
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		f     beet.BeetFilter
+		want  []*beet.Beet
+		total int
+	}{
+		{beet.BeetFilter{AccountID: &a.ID}, mine, 5},
+		{beet.BeetFilter{AccountID: &a.ID, Limit: 2}, mine[:2], 5},
+		{beet.BeetFilter{AccountID: &a.ID, Limit: 2, Offset: 2}, mine[2:4], 5},
+		{beet.BeetFilter{AccountID: &a.ID, Limit: 2, Offset: 4}, mine[4:], 5},
+		{beet.BeetFilter{AccountID: &a.ID, Limit: 2, Offset: 10}, nil, 5},
+		{beet.BeetFilter{AccountID: &other.ID}, nil, 2},
+		{beet.BeetFilter{}, nil, 7},
+	} {
+		got, total, err := s.FindBeets(ctx, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != tc.total {
+			t.Errorf("FindBeets(%+v) total = %d, want %d", tc.f, total, tc.total)
+		}
+		if tc.want != nil && fmt.Sprint(ids(got)) != fmt.Sprint(ids(tc.want)) {
+			t.Errorf("FindBeets(%+v) = %v, want %v (oldest first)", tc.f, ids(got), ids(tc.want))
+		}
+		if tc.want == nil && tc.f.Offset == 0 && len(got) != tc.total {
+			t.Errorf("FindBeets(%+v) returned %d beets, want %d", tc.f, len(got), tc.total)
+		}
+		if tc.f.Offset >= tc.total && len(got) != 0 {
+			t.Errorf("FindBeets(%+v) past the end returned %d beets", tc.f, len(got))
+		}
+	}
+	if err := s.SetBeetStatus(ctx, &beet.Flip{BeetID: mine[3].ID, At: t0, From: beet.StatusNew, To: beet.StatusPaused, Kind: beet.FlipManual}); err != nil {
+		t.Fatal(err)
+	}
+	got, total, err := s.FindBeets(ctx, beet.BeetFilter{AccountID: &a.ID, Status: ptr(beet.StatusPaused)})
+	if err != nil || total != 1 || len(got) != 1 || got[0].ID != mine[3].ID {
+		t.Fatalf("FindBeets(paused) = %v, %d, %v; want beet %d only", ids(got), total, err, mine[3].ID)
+	}
+	if _, total, _ := s.FindBeets(ctx, beet.BeetFilter{AccountID: &a.ID, Status: ptr(beet.StatusNew)}); total != 4 {
+		t.Errorf("FindBeets(new) total = %d, want 4", total)
+	}
+	if _, total, _ := s.FindBeets(ctx, beet.BeetFilter{AccountID: &other.ID, Status: ptr(beet.StatusPaused)}); total != 0 {
+		t.Errorf("FindBeets(other, paused) total = %d, want 0", total)
+	}
+}
+
+func testUpdateBeet(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newBeet(t, s, a.ID)
+	other := newBeet(t, s, a.ID)
+	want := *b
+
+	steps := []struct {
+		upd   beet.BeetUpdate
+		apply func(*beet.Beet)
+	}{
+		{beet.BeetUpdate{Name: ptr("renamed")}, func(b *beet.Beet) { b.Name = "renamed" }},
+		{beet.BeetUpdate{Description: ptr("a description")}, func(b *beet.Beet) { b.Description = "a description" }},
+		{beet.BeetUpdate{Description: ptr("")}, func(b *beet.Beet) { b.Description = "" }},
+		{beet.BeetUpdate{Timezone: ptr("America/New_York")}, func(b *beet.Beet) { b.Timezone = "America/New_York" }},
+		{beet.BeetUpdate{AllowBots: ptr(true)}, func(b *beet.Beet) { b.AllowBots = true }},
+		{
+			beet.BeetUpdate{Detection: &beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 60}},
+			func(b *beet.Beet) {
+				b.Detection = beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 60}
+			},
+		},
+		{beet.BeetUpdate{}, func(*beet.Beet) {}},
+	}
+	for i, step := range steps {
+		at := t0.Add(time.Duration(i+1)*time.Minute + time.Microsecond)
+		step.apply(&want)
+		want.UpdatedAt = at
+		got, err := s.UpdateBeet(ctx, b.ID, step.upd, at)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		sameBeet(t, got, &want)
+		stored, err := s.FindBeetByID(ctx, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBeet(t, stored, &want)
+	}
+	if got, _ := s.FindBeetByID(ctx, other.ID); got == nil || got.Name != other.Name || !got.UpdatedAt.Equal(t0) {
+		t.Errorf("UpdateBeet touched another beet: %+v", got)
+	}
+}
+
+func testDeleteBeetCascades(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newBeet(t, s, a.ID)
+	keep := newBeet(t, s, a.ID)
+	// More events than one delete batch is likely to take, so a batched
+	// delete must loop.
+	addEvents(t, s, events(b.ID, t0, time.Millisecond, 12000))
+	addEvents(t, s, events(keep.ID, t0, time.Second, 3))
+	for _, id := range []int64{b.ID, keep.ID} {
+		if err := s.AddProblem(ctx, &beet.Problem{BeetID: id, At: t0, Kind: beet.ProblemBadBody, Detail: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetBeetStatus(ctx, &beet.Flip{BeetID: id, At: t0, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteBeet(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.FindBeetByID(ctx, b.ID)
+	wantCode(t, "FindBeetByID after DeleteBeet", err, beet.ENOTFOUND)
+	_, err = s.FindBeetByToken(ctx, b.Token)
+	wantCode(t, "FindBeetByToken after DeleteBeet", err, beet.ENOTFOUND)
+	wantCode(t, "DeleteBeet twice", s.DeleteBeet(ctx, b.ID), beet.ENOTFOUND)
+	far := t0.Add(1000 * time.Hour)
+	if n, err := s.CountEventsBefore(ctx, b.ID, far); err != nil || n != 0 {
+		t.Errorf("events left after DeleteBeet: %d, %v", n, err)
+	}
+	if p, err := s.FindProblems(ctx, b.ID, 0); err != nil || len(p) != 0 {
+		t.Errorf("problems left after DeleteBeet: %d, %v", len(p), err)
+	}
+	if f, err := s.FindFlips(ctx, b.ID, 0); err != nil || len(f) != 0 {
+		t.Errorf("flips left after DeleteBeet: %d, %v", len(f), err)
+	}
+	// The other beet keeps everything.
+	if n, _ := s.CountEventsBefore(ctx, keep.ID, far); n != 3 {
+		t.Errorf("other beet has %d events, want 3", n)
+	}
+	if p, _ := s.FindProblems(ctx, keep.ID, 0); len(p) != 1 {
+		t.Errorf("other beet has %d problems, want 1", len(p))
+	}
+	if f, _ := s.FindFlips(ctx, keep.ID, 0); len(f) != 1 {
+		t.Errorf("other beet has %d flips, want 1", len(f))
+	}
+}
+
+func testSetBeetStatus(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newBeet(t, s, a.ID)
+	first := &beet.Flip{BeetID: b.ID, At: t0, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst, Reason: "first event"}
+	if err := s.SetBeetStatus(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if first.ID == 0 {
+		t.Fatal("SetBeetStatus did not set the flip ID")
+	}
+	// A second writer that still believes the beet is new loses.
+	stale := &beet.Flip{BeetID: b.ID, At: t0, From: beet.StatusNew, To: beet.StatusDown, Kind: beet.FlipSilence}
+	wantCode(t, "SetBeetStatus from a stale status", s.SetBeetStatus(ctx, stale), beet.ECONFLICT)
+	got, err := s.FindBeetByID(ctx, b.ID)
+	if err != nil || got.Status != beet.StatusUp || got.StatusReason != "first event" {
+		t.Fatalf("beet after CAS = %+v, %v; want up with reason %q", got, err, "first event")
+	}
+	down := &beet.Flip{BeetID: b.ID, At: t0.Add(time.Hour + time.Microsecond), From: beet.StatusUp, To: beet.StatusDown,
+		Kind: beet.FlipSilence, Reason: "no event for 2h", Observed: ptr(0.0), Expected: ptr(12.5)}
+	if err := s.SetBeetStatus(ctx, down); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.FindBeetByID(ctx, b.ID); got.Status != beet.StatusDown || got.StatusReason != "no event for 2h" {
+		t.Errorf("beet after second flip = %s %q", got.Status, got.StatusReason)
+	}
+	flips, err := s.FindFlips(ctx, b.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flips) != 2 || flips[0].ID != down.ID || flips[1].ID != first.ID {
+		t.Fatalf("FindFlips = %+v, want the down flip then the first one", flips)
+	}
+	f := flips[0]
+	if f.BeetID != b.ID || f.From != beet.StatusUp || f.To != beet.StatusDown || f.Kind != beet.FlipSilence ||
+		f.Reason != "no event for 2h" || f.Observed == nil || *f.Observed != 0 || f.Expected == nil || *f.Expected != 12.5 {
+		t.Errorf("flip = %+v, want %+v", f, down)
+	}
+	sameTime(t, "flip At", f.At, down.At)
+	if flips[1].Observed != nil || flips[1].Expected != nil {
+		t.Errorf("flip without numbers came back with %v, %v", flips[1].Observed, flips[1].Expected)
+	}
+	if flips, _ := s.FindFlips(ctx, b.ID, 1); len(flips) != 1 || flips[0].ID != down.ID {
+		t.Errorf("FindFlips(limit 1) = %v, want only the newest", flips)
+	}
+}
+
+func testAddEventsIdempotent(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b1, b2 := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	batch := append(events(b1.ID, t0, time.Second, 3), events(b2.ID, t0, time.Second, 2)...)
+	addEvents(t, s, batch)
+	addEvents(t, s, batch) // a replay, e.g. after a timeout whose commit did land
+	// A batch that overlaps the first one partly.
+	addEvents(t, s, append(batch[:1:1], events(b1.ID, t0.Add(time.Hour), time.Second, 1)...))
+	for id, want := range map[int64]int{b1.ID: 4, b2.ID: 2} {
+		got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: id})
+		if err != nil || len(got) != want {
+			t.Errorf("beet %d has %d events (%v), want %d after replays", id, len(got), err, want)
+		}
+	}
+	if err := s.AddEvents(ctx, nil); err != nil {
+		t.Errorf("AddEvents(nil) = %v", err)
+	}
+}
+
+func testAddEventsLastEventAt(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newBeet(t, s, a.ID)
+	if got, _ := s.FindBeetByID(ctx, b.ID); got.LastEventAt != nil {
+		t.Fatalf("new beet has LastEventAt %v", got.LastEventAt)
+	}
+	last := func() *time.Time {
+		got, err := s.FindBeetByID(ctx, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.LastEventAt
+	}
+	newest := t0.Add(10*time.Second + 3*time.Microsecond)
+	// The newest event is in the middle of the batch, not at its end.
+	addEvents(t, s, []beet.Event{
+		{ID: eventID(), BeetID: b.ID, ReceivedAt: t0, Method: "GET"},
+		{ID: eventID(), BeetID: b.ID, ReceivedAt: newest, Method: "GET"},
+		{ID: eventID(), BeetID: b.ID, ReceivedAt: t0.Add(time.Second), Method: "GET"},
+	})
+	sameTimePtr(t, "LastEventAt", last(), &newest)
+	// A late, older event must not move it back.
+	addEvents(t, s, events(b.ID, t0.Add(-time.Hour), time.Second, 1))
+	sameTimePtr(t, "LastEventAt after an older event", last(), &newest)
+	later := newest.Add(time.Microsecond)
+	addEvents(t, s, events(b.ID, later, time.Second, 1))
+	sameTimePtr(t, "LastEventAt after a newer event", last(), &later)
+}
+
+func testAddEventsDeletedBeet(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	gone, live := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	if err := s.DeleteBeet(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Events buffered before the beet was deleted must not sink the batch.
+	err := s.AddEvents(ctx, append(events(gone.ID, t0, time.Second, 2), events(live.ID, t0, time.Second, 2)...))
+	if err != nil {
+		t.Fatalf("AddEvents with a deleted beet's events: %v", err)
+	}
+	if got, _ := s.FindEvents(ctx, beet.EventFilter{BeetID: live.ID}); len(got) != 2 {
+		t.Errorf("live beet has %d events, want 2", len(got))
+	}
+	if got, _ := s.FindEvents(ctx, beet.EventFilter{BeetID: gone.ID}); len(got) != 0 {
+		t.Errorf("deleted beet has %d events, want 0", len(got))
+	}
+}
+
+func testFindEvents(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b, other := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	ev := events(b.ID, t0, time.Second, 10) // ev[i] at t0 + i s
+	addEvents(t, s, ev)
+	addEvents(t, s, events(other.ID, t0, time.Second, 10))
+	at := func(i int) time.Time { return ev[i].ReceivedAt }
+	for _, tc := range []struct {
+		name  string
+		f     beet.EventFilter
+		first int // index of the newest event expected
+		n     int
+	}{
+		{"all", beet.EventFilter{BeetID: b.ID}, 9, 10},
+		{"limit", beet.EventFilter{BeetID: b.ID, Limit: 3}, 9, 3},
+		{"since inclusive", beet.EventFilter{BeetID: b.ID, Since: ptr(at(7))}, 9, 3},
+		{"until exclusive", beet.EventFilter{BeetID: b.ID, Until: ptr(at(3))}, 2, 3},
+		{"window", beet.EventFilter{BeetID: b.ID, Since: ptr(at(2)), Until: ptr(at(5))}, 4, 3},
+		{"one microsecond past", beet.EventFilter{BeetID: b.ID, Since: ptr(at(7).Add(time.Microsecond))}, 9, 2},
+		{"empty window", beet.EventFilter{BeetID: b.ID, Since: ptr(at(5)), Until: ptr(at(5))}, 0, 0},
+	} {
+		got, err := s.FindEvents(ctx, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != tc.n {
+			t.Errorf("%s: %d events, want %d", tc.name, len(got), tc.n)
+			continue
+		}
+		for i, e := range got {
+			if want := ev[tc.first-i]; e.ID != want.ID || !e.ReceivedAt.Equal(want.ReceivedAt) || e.BeetID != b.ID {
+				t.Errorf("%s: event %d = %x at %v, want %x at %v (newest first)", tc.name, i, e.ID, e.ReceivedAt, want.ID, want.ReceivedAt)
+			}
+		}
+	}
+	// Paging back with Until = oldest seen visits every event once.
+	seen := 0
+	f := beet.EventFilter{BeetID: b.ID, Limit: 4}
+	for {
+		page, err := s.FindEvents(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		seen += len(page)
+		f.Until = &page[len(page)-1].ReceivedAt
+	}
+	if seen != 10 {
+		t.Errorf("paging back saw %d events, want 10", seen)
+	}
+	if got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: 987654321}); err != nil || len(got) != 0 {
+		t.Errorf("FindEvents(unknown beet) = %d events, %v", len(got), err)
+	}
+}
+
+func testFindEventsLimits(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newBeet(t, s, a.ID)
+	addEvents(t, s, events(b.ID, t0, time.Millisecond, beet.MaxPageLimit+5))
+	for _, tc := range []struct{ limit, want int }{
+		{0, beet.DefaultPageLimit},
+		{-1, beet.DefaultPageLimit},
+		{7, 7},
+		{beet.MaxPageLimit + 1, beet.MaxPageLimit},
+		{1 << 30, beet.MaxPageLimit},
+	} {
+		got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID, Limit: tc.limit})
+		if err != nil || len(got) != tc.want {
+			t.Errorf("FindEvents(Limit %d) = %d events, %v; want %d", tc.limit, len(got), err, tc.want)
+		}
+	}
+}
+
+func testEventFields(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newBeet(t, s, a.ID)
+	riga := time.FixedZone("EET", 2*3600)
+	// Microseconds must survive exactly, whatever the zone given.
+	at := time.Date(2026, 1, 2, 3, 4, 5, 999999000, riga)
+	in := []beet.Event{
+		{ID: beet.EventID{0xff, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0xfe}, BeetID: b.ID, ReceivedAt: at,
+			Value: nil, Method: "GET", UserAgent: "Mozilla/5.0 (X11; Linux) ünïcode"},
+		{ID: eventID(), BeetID: b.ID, ReceivedAt: at.Add(time.Microsecond), Value: ptr(0.0), Method: "POST", UserAgent: ""},
+		{ID: eventID(), BeetID: b.ID, ReceivedAt: at.Add(2 * time.Microsecond), Value: ptr(-1234.5678e-3), Method: "HEAD"},
+	}
+	addEvents(t, s, in)
+	got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("FindEvents = %d, %v", len(got), err)
+	}
+	for i, g := range got {
+		w := in[2-i]
+		if g.ID != w.ID || g.BeetID != w.BeetID || g.Method != w.Method || g.UserAgent != w.UserAgent {
+			t.Errorf("event %d = %+v, want %+v", i, g, w)
+		}
+		sameTime(t, "ReceivedAt", g.ReceivedAt, w.ReceivedAt)
+		switch {
+		case (g.Value == nil) != (w.Value == nil):
+			t.Errorf("event %d Value = %v, want %v (nil and 0 differ)", i, g.Value, w.Value)
+		case g.Value != nil && *g.Value != *w.Value:
+			t.Errorf("event %d Value = %v, want %v", i, *g.Value, *w.Value)
+		}
+	}
+}
+
+func testProblems(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b, other := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	if err := s.AddProblem(ctx, &beet.Problem{BeetID: other.ID, At: t0, Kind: beet.ProblemRateLimited, Detail: "keep me"}); err != nil {
+		t.Fatal(err)
+	}
+	const n = beet.MaxProblemsPerBeet + 5
+	var added []*beet.Problem
+	for i := range n {
+		p := &beet.Problem{BeetID: b.ID, At: t0.Add(time.Duration(i) * time.Second), Kind: beet.ProblemBadValue, Detail: fmt.Sprintf("problem %d", i)}
+		if err := s.AddProblem(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		if p.ID == 0 {
+			t.Fatal("AddProblem did not set the ID")
+		}
+		added = append(added, p)
+	}
+	got, err := s.FindProblems(ctx, b.ID, beet.MaxPageLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != beet.MaxProblemsPerBeet {
+		t.Fatalf("beet keeps %d problems, want the newest %d", len(got), beet.MaxProblemsPerBeet)
+	}
+	for i, p := range got {
+		w := added[n-1-i]
+		if p.ID != w.ID || p.Detail != w.Detail || p.Kind != beet.ProblemBadValue || p.BeetID != b.ID {
+			t.Fatalf("problem %d = %+v, want %+v (newest first)", i, p, w)
+		}
+		sameTime(t, "problem At", p.At, w.At)
+	}
+	if got, _ := s.FindProblems(ctx, b.ID, 2); len(got) != 2 || got[0].ID != added[n-1].ID {
+		t.Errorf("FindProblems(limit 2) = %v", got)
+	}
+	if got, _ := s.FindProblems(ctx, other.ID, 0); len(got) != 1 || got[0].Detail != "keep me" {
+		t.Errorf("trimming one beet's problems touched another's: %v", got)
+	}
+}
+
+func testRetention(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	cutoff := t0
+	free, pro := newAccount(t, s, beet.PlanFree), newAccount(t, s, beet.PlanPro)
+	fOld1 := newBeet(t, s, free.ID)
+	fNew := newBeet(t, s, free.ID)
+	fEdge := newBeet(t, s, free.ID)
+	fOld2 := newBeet(t, s, free.ID)
+	pOld := newBeet(t, s, pro.ID)
+	newBeet(t, s, free.ID)                                                      // no events at all
+	addEvents(t, s, events(fOld1.ID, cutoff.Add(-time.Hour), time.Minute, 5))   // 5 old
+	addEvents(t, s, events(fNew.ID, cutoff.Add(time.Second), time.Minute, 5))   // none old
+	addEvents(t, s, events(fEdge.ID, cutoff, time.Minute, 2))                   // at the cutoff: not before it
+	addEvents(t, s, events(fOld2.ID, cutoff.Add(-time.Microsecond), 0, 1))      // one just before
+	addEvents(t, s, events(pOld.ID, cutoff.Add(-24*time.Hour), time.Minute, 3)) // old, but another plan
+	addEvents(t, s, events(fOld1.ID, cutoff.Add(time.Hour), time.Minute, 2))    // fOld1 also has new ones
+
+	ids := func(p beet.Plan, after int64, limit int) string {
+		got, err := s.BeetsWithEventsBefore(ctx, p, cutoff, after, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(got)
+	}
+	want := fmt.Sprint([]int64{fOld1.ID, fOld2.ID})
+	if got := ids(beet.PlanFree, 0, 10); got != want {
+		t.Errorf("BeetsWithEventsBefore(free) = %s, want %s", got, want)
+	}
+	if got, want := ids(beet.PlanFree, 0, 1), fmt.Sprint([]int64{fOld1.ID}); got != want {
+		t.Errorf("BeetsWithEventsBefore(free, limit 1) = %s, want %s", got, want)
+	}
+	if got, want := ids(beet.PlanFree, fOld1.ID, 10), fmt.Sprint([]int64{fOld2.ID}); got != want {
+		t.Errorf("BeetsWithEventsBefore(free, after %d) = %s, want %s", fOld1.ID, got, want)
+	}
+	if got, want := ids(beet.PlanFree, fOld2.ID, 10), "[]"; got != want {
+		t.Errorf("BeetsWithEventsBefore(free, after last) = %s, want %s", got, want)
+	}
+	if got, want := ids(beet.PlanPro, 0, 10), fmt.Sprint([]int64{pOld.ID}); got != want {
+		t.Errorf("BeetsWithEventsBefore(pro) = %s, want %s", got, want)
+	}
+	if got := ids(beet.PlanStarter, 0, 10); got != "[]" {
+		t.Errorf("BeetsWithEventsBefore(starter) = %s, want []", got)
+	}
+	for _, tc := range []struct {
+		id   int64
+		want int64
+	}{{fOld1.ID, 5}, {fNew.ID, 0}, {fEdge.ID, 0}, {fOld2.ID, 1}, {pOld.ID, 3}} {
+		if n, err := s.CountEventsBefore(ctx, tc.id, cutoff); err != nil || n != tc.want {
+			t.Errorf("CountEventsBefore(beet %d) = %d, %v; want %d", tc.id, n, err, tc.want)
+		}
+	}
+	// A plan change moves the account's beets to the other plan's sweep.
+	if err := s.SetAccountPlan(ctx, pro.ID, beet.PlanFree); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids(beet.PlanFree, fOld2.ID, 10), fmt.Sprint([]int64{pOld.ID}); got != want {
+		t.Errorf("after plan change, BeetsWithEventsBefore(free) = %s, want %s", got, want)
+	}
+}
+
+func testDeleteEventsBefore(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	cutoff := t0
+	a := newAccount(t, s, beet.PlanFree)
+	b, other := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	old := events(b.ID, cutoff.Add(-time.Hour), time.Minute, 5)
+	addEvents(t, s, old)
+	addEvents(t, s, events(b.ID, cutoff, time.Minute, 3)) // at and after the cutoff: kept
+	addEvents(t, s, events(other.ID, cutoff.Add(-time.Hour), time.Minute, 4))
+
+	for _, step := range []struct {
+		limit     int
+		deleted   int64
+		remaining int64
+	}{{2, 2, 3}, {10, 3, 0}, {10, 0, 0}} {
+		n, err := s.DeleteEventsBefore(ctx, b.ID, cutoff, step.limit)
+		if err != nil || n != step.deleted {
+			t.Fatalf("DeleteEventsBefore(limit %d) = %d, %v; want %d", step.limit, n, err, step.deleted)
+		}
+		if left, _ := s.CountEventsBefore(ctx, b.ID, cutoff); left != step.remaining {
+			t.Fatalf("after deleting %d, %d old events left, want %d", n, left, step.remaining)
+		}
+	}
+	got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("beet keeps %d events, %v; want the 3 at or after the cutoff", len(got), err)
+	}
+	for _, e := range got {
+		if e.ReceivedAt.Before(cutoff) {
+			t.Errorf("event at %v survived the clean-up", e.ReceivedAt)
+		}
+	}
+	if n, _ := s.CountEventsBefore(ctx, other.ID, cutoff); n != 4 {
+		t.Errorf("other beet has %d old events, want 4 (clean-up is per beet)", n)
+	}
+}

@@ -58,7 +58,8 @@ type EventFilter struct {
 type EventStore interface {
 	// AddEvents stores events in one transaction and moves each beet's
 	// last_event_at forward. Events whose ID is already stored are skipped,
-	// so replaying a batch is harmless.
+	// so replaying a batch is harmless. Events of beets that no longer exist
+	// are dropped, so a beet deleted meanwhile does not fail the batch.
 	AddEvents(ctx context.Context, events []Event) error
 	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
 	// BeetsWithEventsBefore returns, in ID order after afterID, up to limit

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/config"
+)
+
+func apikeysCreateCmd(c *cli, args []string) error {
+	fs := c.flags()
+	cf := config.Bind(fs, c.getenv)
+	account := fs.Int64("account", 0, "account ID (required)")
+	name := fs.String("name", "", "a name to tell the key apart")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if *account <= 0 {
+		return usagef("--account is required")
+	}
+	cfg, err := c.config(cf)
+	if err != nil {
+		return err
+	}
+	return c.withBackend(cfg, func(b *app.Backend) error {
+		k, key, err := b.Service.CreateAPIKey(c.ctx, *account, *name)
+		if err != nil {
+			return err
+		}
+		return c.printJSON(struct {
+			ID        int64  `json:"id"`
+			AccountID int64  `json:"account_id"`
+			APIKey    string `json:"api_key"`
+		}{k.ID, k.AccountID, key})
+	})
+}
+
+func apikeysRevokeCmd(c *cli, args []string) error {
+	fs := c.flags()
+	cf := config.Bind(fs, c.getenv)
+	id := fs.Int64("id", 0, "API key ID (required)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if *id <= 0 {
+		return usagef("--id is required")
+	}
+	cfg, err := c.config(cf)
+	if err != nil {
+		return err
+	}
+	return c.withBackend(cfg, func(b *app.Backend) error {
+		if err := b.Service.RevokeAPIKey(c.ctx, *id); err != nil {
+			return err
+		}
+		return c.printJSON(struct {
+			ID      int64 `json:"id"`
+			Revoked bool  `json:"revoked"`
+		}{*id, true})
+	})
+}

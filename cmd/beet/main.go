@@ -1,0 +1,217 @@
+// Command beet is Beet's one binary: the service (serve) and the operator
+// commands around it (migrate, accounts, apikeys, cleanup, version). Every
+// command reads the same BEET_* environment, and flags override it; see
+// internal/config for the table.
+//
+// Output is JSON on stdout (cleanup prints lines for people unless --json).
+// An error is one line on stderr and exit status 1; a usage error exits 2.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	_ "time/tzdata" // time zones work in a static binary without /usr/share/zoneinfo
+
+	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/config"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// command is one leaf of the command tree.
+type command struct {
+	name    string // "accounts create"
+	args    string // synopsis of its flags, for usage lines
+	summary string
+	run     func(c *cli, args []string) error
+}
+
+var commands = []command{
+	{"serve", "[config flags]", "run the service: ingestion, API, background jobs", serveCmd},
+	{"migrate", "[config flags]", "bring the database schema up to date", migrateCmd},
+	{"accounts create", "--email E --password P [--plan free|starter|pro|enterprise]", "create an account with its first user and API key", accountsCreateCmd},
+	{"accounts list", "", "list accounts with their plans", accountsListCmd},
+	{"accounts set-plan", "--account N --plan P", "change an account's plan (retention follows on the next clean-up)", accountsSetPlanCmd},
+	{"apikeys create", "--account N [--name S]", "create an API key for an account", apikeysCreateCmd},
+	{"apikeys revoke", "--id N", "revoke an API key", apikeysRevokeCmd},
+	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
+	{"version", "", "print the version", versionCmd},
+}
+
+// cli is what a command runs with: the process's context, environment and
+// output streams, injected so tests call run directly.
+type cli struct {
+	ctx            context.Context
+	getenv         func(string) string
+	stdout, stderr io.Writer
+	cmd            command
+}
+
+// usageError is a mistake in how a command was called: exit status 2.
+// bare leaves out the synopsis, for bad settings where it would not help.
+type usageError struct {
+	msg  string
+	bare bool
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errHelp asks for the command's full usage on stdout and exit status 0.
+var errHelp = errors.New("help requested")
+
+// run is main without os.Exit: it returns the exit status.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage())
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage())
+		return 0
+	}
+	cmd, rest, ok := lookup(args)
+	if !ok && len(subcommands(args[0])) > 0 {
+		fmt.Fprintf(stderr, "beet %s: want a subcommand: %s\n", args[0], strings.Join(subcommands(args[0]), ", "))
+		return 2
+	}
+	if !ok {
+		fmt.Fprintf(stderr, "beet: unknown command %q\n%s", strings.Join(args[:min(2, len(args))], " "), usage())
+		return 2
+	}
+	c := &cli{ctx: ctx, getenv: getenv, stdout: stdout, stderr: stderr, cmd: cmd}
+	err := cmd.run(c, rest)
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ue) && ue.bare:
+		fmt.Fprintf(stderr, "beet %s: %s\n", cmd.name, oneLine(err.Error()))
+		return 2
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "beet %s: %s\nusage: beet %s %s\nrun 'beet %s -h' for every flag\n",
+			cmd.name, oneLine(err.Error()), cmd.name, cmd.args, cmd.name)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "beet %s: %s\n", cmd.name, oneLine(err.Error()))
+		return 1
+	}
+}
+
+// lookup finds the command named by the first one or two arguments.
+func lookup(args []string) (command, []string, bool) {
+	for _, c := range commands {
+		words := strings.Fields(c.name)
+		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == c.name {
+			return c, args[len(words):], true
+		}
+	}
+	return command{}, nil, false
+}
+
+// subcommands lists the subcommands of a command group such as "accounts".
+func subcommands(group string) []string {
+	var out []string
+	for _, c := range commands {
+		if sub, ok := strings.CutPrefix(c.name, group+" "); ok {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: beet <command> [flags]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-18s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\nEvery command reads the BEET_* environment; flags override it. Run 'beet <command> -h' for flags.\n")
+	return b.String()
+}
+
+// oneLine keeps an error on one line of stderr, as the CLI contract asks.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// flags returns the command's FlagSet. Parse errors print nothing: run
+// prints one line and the synopsis instead of flag's long listing.
+func (c *cli) flags() *flag.FlagSet {
+	fs := flag.NewFlagSet("beet "+c.cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses args into fs. -h prints the full flag list on stdout.
+func (c *cli) parse(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(c.stdout, "usage: beet %s %s\n\n%s.\n\nflags:\n", c.cmd.name, c.cmd.args, c.cmd.summary)
+		fs.SetOutput(c.stdout)
+		fs.PrintDefaults()
+		return errHelp
+	}
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// config resolves the configuration after parse. A bad setting is a usage
+// error: the command cannot run as called.
+func (c *cli) config(f *config.Flags) (config.Config, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return cfg, &usageError{msg: err.Error(), bare: true}
+	}
+	return cfg, nil
+}
+
+// logger logs to stderr as cfg says. One-off commands keep stderr for their
+// one-line errors, so below debug they log warnings and errors only.
+func (c *cli) logger(cfg config.Config, oneOff bool) *slog.Logger {
+	level := cfg.LogLevel
+	if oneOff && level > slog.LevelDebug {
+		level = max(level, slog.LevelWarn)
+	}
+	return app.NewLogger(c.stderr, level, cfg.LogFormat)
+}
+
+// withBackend opens and migrates the database, runs fn and closes it.
+func (c *cli) withBackend(cfg config.Config, fn func(b *app.Backend) error) error {
+	b, err := app.OpenBackend(c.ctx, cfg, app.Options{Log: c.logger(cfg, true)})
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(b), b.Close())
+}
+
+// printJSON writes v to stdout as one line of JSON.
+func (c *cli) printJSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(c.stdout, "%s\n", b)
+	return err
+}

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/sqlstore"
+)
+
+// testEnv is a BEET_* environment on a fresh SQLite file.
+type testEnv struct {
+	t     *testing.T
+	dbURL string
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	return &testEnv{t: t, dbURL: "sqlite://" + filepath.Join(t.TempDir(), "beet.db")}
+}
+
+func (e *testEnv) getenv(k string) string {
+	if k == "BEET_DATABASE_URL" {
+		return e.dbURL
+	}
+	return ""
+}
+
+// run runs the CLI and returns exit status, stdout and stderr.
+func (e *testEnv) run(args ...string) (int, string, string) {
+	e.t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, e.getenv, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// mustRun runs the CLI, fails the test unless it exits 0, and decodes its
+// JSON output into v (if v is not nil).
+func (e *testEnv) mustRun(v any, args ...string) string {
+	e.t.Helper()
+	code, out, errOut := e.run(args...)
+	if code != 0 {
+		e.t.Fatalf("beet %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
+	}
+	if v != nil {
+		if err := json.Unmarshal([]byte(out), v); err != nil {
+			e.t.Fatalf("beet %s: output %q is not JSON: %v", strings.Join(args, " "), out, err)
+		}
+	}
+	return out
+}
+
+func (e *testEnv) createAccount(email, plan string) int64 {
+	e.t.Helper()
+	var got struct {
+		AccountID int64  `json:"account_id"`
+		APIKey    string `json:"api_key"`
+	}
+	e.mustRun(&got, "accounts", "create", "--email", email, "--password", "correct horse battery staple", "--plan", plan)
+	if got.AccountID <= 0 || !beet.ValidAPIKeyShape(got.APIKey) {
+		e.t.Fatalf("accounts create printed %+v", got)
+	}
+	return got.AccountID
+}
+
+func oneLineOn(t *testing.T, stderr string) {
+	t.Helper()
+	if strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
+		t.Fatalf("want one line on stderr, got %q", stderr)
+	}
+}
+
+func TestAccountsCreateAndList(t *testing.T) {
+	e := newTestEnv(t)
+	id := e.createAccount("ada@example.com", "starter")
+
+	var list struct {
+		Accounts []struct {
+			ID        int64     `json:"id"`
+			Plan      string    `json:"plan"`
+			Retention string    `json:"retention"`
+			CreatedAt time.Time `json:"created_at"`
+		} `json:"accounts"`
+	}
+	e.mustRun(&list, "accounts", "list")
+	if len(list.Accounts) != 1 {
+		t.Fatalf("accounts list = %+v", list)
+	}
+	a := list.Accounts[0]
+	if a.ID != id || a.Plan != "starter" || a.Retention != "1 year" || a.CreatedAt.IsZero() {
+		t.Fatalf("account = %+v", a)
+	}
+}
+
+func TestAccountsCreateDuplicateEmail(t *testing.T) {
+	e := newTestEnv(t)
+	e.createAccount("ada@example.com", "free")
+	code, out, errOut := e.run("accounts", "create", "--email", "ADA@example.com", "--password", "correct horse battery staple")
+	if code != 1 || out != "" {
+		t.Fatalf("exit %d stdout %q; want 1 and nothing", code, out)
+	}
+	oneLineOn(t, errOut)
+	if !strings.Contains(errOut, "conflict") {
+		t.Fatalf("stderr %q does not say conflict", errOut)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	e := newTestEnv(t)
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"accounts"},
+		{"accounts", "create", "--password", "x"},    // no email
+		{"accounts", "create", "--email", "a@b.c"},   // no password
+		{"accounts", "create", "--bogus"},            // unknown flag
+		{"accounts", "list", "extra"},                // stray argument
+		{"accounts", "set-plan", "--account", "one"}, // not a number
+		{"accounts", "set-plan", "--account", "1"},   // no plan
+		{"accounts", "set-plan", "--account", "1", "--plan", "gold"},
+		{"apikeys", "create"},
+		{"apikeys", "revoke"},
+		{"cleanup", "--now", "tomorrow"},
+		{"migrate", "--cleanup-batch", "0"},
+	} {
+		code, out, errOut := e.run(args...)
+		if code != 2 || out != "" || errOut == "" {
+			t.Errorf("beet %s: exit %d, stdout %q, stderr %q; want 2, nothing, a message",
+				strings.Join(args, " "), code, out, errOut)
+		}
+	}
+}
+
+func TestSetPlanBadPlanSaysWhy(t *testing.T) {
+	e := newTestEnv(t)
+	id := e.createAccount("ada@example.com", "free")
+	code, _, errOut := e.run("accounts", "set-plan", "--account", itoa(id), "--plan", "gold")
+	if code != 2 || !strings.Contains(errOut, `unknown plan "gold"`) {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	code, _, errOut = e.run("accounts", "set-plan", "--account", "999", "--plan", "pro")
+	if code != 1 || !strings.Contains(errOut, "not_found") {
+		t.Fatalf("unknown account: exit %d stderr %q", code, errOut)
+	}
+	oneLineOn(t, errOut)
+
+	var got struct {
+		AccountID int64  `json:"account_id"`
+		Plan      string `json:"plan"`
+	}
+	e.mustRun(&got, "accounts", "set-plan", "--account", itoa(id), "--plan", "pro")
+	if got.AccountID != id || got.Plan != "pro" {
+		t.Fatalf("set-plan printed %+v", got)
+	}
+}
+
+func TestAPIKeys(t *testing.T) {
+	e := newTestEnv(t)
+	id := e.createAccount("ada@example.com", "free")
+	var k struct {
+		ID        int64  `json:"id"`
+		AccountID int64  `json:"account_id"`
+		APIKey    string `json:"api_key"`
+	}
+	e.mustRun(&k, "apikeys", "create", "--account", itoa(id), "--name", "ci")
+	if k.ID <= 0 || k.AccountID != id || !beet.ValidAPIKeyShape(k.APIKey) {
+		t.Fatalf("apikeys create printed %+v", k)
+	}
+	e.mustRun(nil, "apikeys", "revoke", "--id", itoa(k.ID))
+	code, _, errOut := e.run("apikeys", "revoke", "--id", "999")
+	if code != 1 {
+		t.Fatalf("revoke unknown key: exit %d", code)
+	}
+	oneLineOn(t, errOut)
+}
+
+func TestMigrateAndVersion(t *testing.T) {
+	e := newTestEnv(t)
+	var m map[string]string
+	e.mustRun(&m, "migrate")
+	if m["engine"] != "sqlite" || m["schema"] != "current" {
+		t.Fatalf("migrate printed %v", m)
+	}
+	e.mustRun(&m, "migrate") // twice is harmless
+	if out := e.mustRun(nil, "version"); !strings.HasPrefix(out, "beet ") {
+		t.Fatalf("version printed %q", out)
+	}
+}
+
+func TestCleanupFollowsPlans(t *testing.T) {
+	e := newTestEnv(t)
+	free := e.createAccount("free@example.com", "free")
+	starter := e.createAccount("starter@example.com", "starter")
+	pro := e.createAccount("pro@example.com", "pro")
+
+	now := time.Now().UTC()
+	beets := map[int64]int64{} // account → beet
+	func() {
+		ctx := context.Background()
+		db, err := sqlstore.Open(ctx, e.dbURL, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var events []beet.Event
+		for _, acc := range []int64{free, starter, pro} {
+			b := &beet.Beet{AccountID: acc, Name: "nightly", Token: beet.NewToken(), Status: beet.StatusNew,
+				Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
+			if err := db.CreateBeet(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			beets[acc] = b.ID
+			for i := range 3 {
+				var id beet.EventID
+				rand.Read(id[:])
+				events = append(events, beet.Event{ID: id, BeetID: b.ID, Method: "GET",
+					ReceivedAt: now.Add(-time.Duration(i) * time.Minute)})
+			}
+		}
+		if err := db.AddEvents(ctx, events); err != nil {
+			t.Fatal(err)
+		}
+	}()
+
+	at := func(d time.Duration) string { return now.Add(d).Format(time.RFC3339) }
+	day := 24 * time.Hour
+
+	// A dry run 31 days ahead counts the free account's events only.
+	out := e.mustRun(nil, "cleanup", "--now", at(31*day), "--dry-run")
+	for _, want := range []string{"free: would delete 3 events received before ", "starter: would delete 0 events", "total: would delete 3 events"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("dry run output lacks %q:\n%s", want, out)
+		}
+	}
+	// ... and deletes nothing.
+	out = e.mustRun(nil, "cleanup", "--now", at(31*day))
+	if !strings.Contains(out, "free: deleted 3 events") || !strings.Contains(out, "total: deleted 3 events") {
+		t.Fatalf("31 days ahead:\n%s", out)
+	}
+
+	// 367 days ahead: the starter's year is over, the pro's three are not.
+	var rep struct {
+		DryRun bool `json:"dry_run"`
+		Plans  []struct {
+			Plan    string `json:"plan"`
+			Deleted int64  `json:"deleted"`
+		} `json:"plans"`
+	}
+	e.mustRun(&rep, "cleanup", "--now", at(367*day), "--json")
+	deleted := map[string]int64{}
+	for _, p := range rep.Plans {
+		deleted[p.Plan] = p.Deleted
+	}
+	if deleted["free"] != 0 || deleted["starter"] != 3 || deleted["pro"] != 0 || rep.DryRun {
+		t.Fatalf("367 days ahead deleted %v", deleted)
+	}
+
+	// What is left: nothing of free and starter, all of pro.
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, e.dbURL, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for acc, want := range map[int64]int{free: 0, starter: 0, pro: 3} {
+		evs, err := db.FindEvents(ctx, beet.EventFilter{BeetID: beets[acc], Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != want {
+			t.Errorf("account %d keeps %d events, want %d", acc, len(evs), want)
+		}
+	}
+}
+
+func TestCleanupDowngradeTakesEffectNextPass(t *testing.T) {
+	e := newTestEnv(t)
+	id := e.createAccount("ada@example.com", "pro")
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, e.dbURL, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &beet.Beet{AccountID: id, Name: "n", Token: beet.NewToken(), Status: beet.StatusNew,
+		Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	if err := db.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	var eid beet.EventID
+	rand.Read(eid[:])
+	if err := db.AddEvents(ctx, []beet.Event{{ID: eid, BeetID: b.ID, Method: "GET", ReceivedAt: time.Now().UTC()}}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	ahead := time.Now().Add(40 * 24 * time.Hour).Format(time.RFC3339)
+	if out := e.mustRun(nil, "cleanup", "--now", ahead); !strings.Contains(out, "total: deleted 0 events") {
+		t.Fatalf("pro plan lost events:\n%s", out)
+	}
+	e.mustRun(nil, "accounts", "set-plan", "--account", itoa(id), "--plan", "free")
+	if out := e.mustRun(nil, "cleanup", "--now", ahead); !strings.Contains(out, "free: deleted 1 event ") {
+		t.Fatalf("after downgrade:\n%s", out)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

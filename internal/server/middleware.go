@@ -16,11 +16,16 @@ import (
 // after it is a token, a credential.
 const ingestPrefix = "/api/v1/beet/"
 
+// quietPaths are probed every few seconds by orchestrators; their successes
+// are logged at debug level so they do not bury the rest.
+var quietPaths = map[string]bool{"/healthz": true, "/readyz": true}
+
 // Logging logs one line per request: method, path, status, duration and
 // bytes written. The path goes through RedactPath, and the query string is
 // never logged, so no log line holds a whole token or API key. Successful
-// ingestion requests are logged at debug level: they are the bulk of the
-// traffic and each one is already recorded as an event.
+// ingestion requests and health probes are logged at debug level: ingestion
+// is the bulk of the traffic and each request is already recorded as an
+// event. Server errors are logged at error level.
 func Logging(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -34,7 +39,7 @@ func Logging(log *slog.Logger, next http.Handler) http.Handler {
 		switch {
 		case status >= 500:
 			level = slog.LevelError
-		case status < 400 && strings.HasPrefix(r.URL.Path, ingestPrefix):
+		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || quietPaths[r.URL.Path]):
 			level = slog.LevelDebug
 		}
 		log.LogAttrs(r.Context(), level, "request",

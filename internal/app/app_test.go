@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/config"
 )
@@ -70,6 +71,21 @@ func TestAppStartStop(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("GET /api/v1/beets without a key = %d, want 401", resp.StatusCode)
+	}
+	// ... and with a key of an account made through the embedded backend, 200.
+	_, key, err := a.Backend().Service.CreateAccount(ctx, "ada@example.com", "correct horse battery staple", beet.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", a.URL()+"/api/v1/beets", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/v1/beets with a key = %d, want 200", resp.StatusCode)
 	}
 
 	if err := a.Stop(ctx); err != nil {

@@ -1,0 +1,313 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// WriterStore is what the writer needs from the database.
+type WriterStore interface {
+	AddEvents(ctx context.Context, events []beet.Event) error
+	FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error)
+}
+
+// WriterOptions tunes group commit. Zero values take the defaults.
+type WriterOptions struct {
+	MaxBatch int           // events per transaction; default 256
+	MaxWait  time.Duration // how long a group waits to fill; default 0: take what is queued
+	// ReplayEvery is how often the spool is retried against the database.
+	ReplayEvery time.Duration // default 1s
+	// CommitTimeout bounds one database commit before the group goes to the spool.
+	CommitTimeout time.Duration // default 5s
+	Log           *slog.Logger
+}
+
+// ErrWriterClosed is returned by Write after Close.
+var ErrWriterClosed = errors.New("event writer is closed")
+
+// Writer is the single owner of event writes. Requests hand it events and
+// wait; it commits them in groups (one transaction for many requests) and
+// answers each request only once the group holding its event is committed,
+// to the database or, while the database is down, to the spool. Replay
+// moves spooled events into the database in order, exactly once (event IDs
+// make a repeated insert a no-op).
+type Writer struct {
+	store WriterStore
+	spool *Spool
+	opt   WriterOptions
+	log   *slog.Logger
+
+	mu     sync.RWMutex // held for reading while sending, for writing by Close
+	closed bool
+	reqs   chan *writeReq
+	done   chan struct{}
+
+	// While the spool holds events, new ones queue behind them in the spool,
+	// or the database would see them out of order. Only the writer appends
+	// and only the replayer empties, so spool.Size() > 0 is the whole state.
+	stopReplay chan struct{}
+	replayDone chan struct{}
+
+	stats WriterStats
+}
+
+// WriterStats counts what the writer did, for metrics and tests.
+type WriterStats struct {
+	Committed atomic.Int64 // events committed to the database directly
+	Spooled   atomic.Int64 // events written to the spool
+	Replayed  atomic.Int64 // spooled events moved into the database
+	Dropped   atomic.Int64 // events lost: unknown token at replay, or spool full
+	Batches   atomic.Int64
+}
+
+type writeReq struct {
+	item spooled
+	errc chan error
+}
+
+var reqPool = sync.Pool{New: func() any { return &writeReq{errc: make(chan error, 1)} }}
+
+// NewWriter starts a writer. Events already in the spool are replayed first.
+func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
+	if opt.MaxBatch <= 0 {
+		opt.MaxBatch = 256
+	}
+	if opt.ReplayEvery <= 0 {
+		opt.ReplayEvery = time.Second
+	}
+	if opt.CommitTimeout <= 0 {
+		opt.CommitTimeout = 5 * time.Second
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	w := &Writer{
+		store: store, spool: spool, opt: opt, log: opt.Log.With("component", "writer"),
+		reqs: make(chan *writeReq, 4*opt.MaxBatch), done: make(chan struct{}),
+		stopReplay: make(chan struct{}), replayDone: make(chan struct{}),
+	}
+	if spool.Size() > 0 {
+		w.log.Warn("spool holds events from before; replaying them", "bytes", spool.Size())
+	}
+	go w.run()
+	go w.replayLoop()
+	return w
+}
+
+// Stats returns the writer's counters.
+func (w *Writer) Stats() *WriterStats { return &w.stats }
+
+// Write hands an event to the writer and waits until it is committed.
+// token is set only when the beet could not be looked up. A nil error
+// means the event is durable.
+func (w *Writer) Write(ev beet.Event, token string) error {
+	r := reqPool.Get().(*writeReq)
+	r.item = spooled{ev: ev, token: token}
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		reqPool.Put(r)
+		return ErrWriterClosed
+	}
+	w.reqs <- r
+	w.mu.RUnlock()
+	err := <-r.errc
+	r.item = spooled{}
+	reqPool.Put(r)
+	return err
+}
+
+// Close stops taking events, commits every queued one, tries a last replay
+// of the spool and returns. Call it after the HTTP server has drained.
+func (w *Writer) Close() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.reqs)
+	}
+	w.mu.Unlock()
+	<-w.done
+	close(w.stopReplay)
+	<-w.replayDone
+	w.replay() // a last try, so a clean stop leaves the spool empty when it can
+}
+
+// Spooling reports whether events are waiting in the spool.
+func (w *Writer) Spooling() bool { return w.spool.Size() > 0 }
+
+func (w *Writer) run() {
+	defer close(w.done)
+	batch := make([]*writeReq, 0, w.opt.MaxBatch)
+	for r := range w.reqs {
+		batch = w.gather(append(batch[:0], r))
+		w.commit(batch)
+	}
+}
+
+func (w *Writer) replayLoop() {
+	defer close(w.replayDone)
+	t := time.NewTicker(w.opt.ReplayEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stopReplay:
+			return
+		case <-t.C:
+			w.replay()
+		}
+	}
+}
+
+// gather adds queued requests to the group, up to MaxBatch, waiting at most
+// MaxWait for more when the queue runs dry.
+func (w *Writer) gather(batch []*writeReq) []*writeReq {
+	var deadline <-chan time.Time
+	for len(batch) < w.opt.MaxBatch {
+		select {
+		case r, ok := <-w.reqs:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		if w.opt.MaxWait <= 0 {
+			return batch
+		}
+		if deadline == nil {
+			t := time.NewTimer(w.opt.MaxWait)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case r, ok := <-w.reqs:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, r)
+		case <-deadline:
+			return batch
+		}
+	}
+	return batch
+}
+
+// commit writes one group and answers its requests.
+func (w *Writer) commit(batch []*writeReq) {
+	w.stats.Batches.Add(1)
+	direct := w.spool.Size() == 0
+	if direct {
+		for _, r := range batch {
+			if r.item.ev.BeetID == 0 {
+				direct = false // an unresolved token can only wait in the spool
+				break
+			}
+		}
+	}
+	if direct {
+		events := make([]beet.Event, len(batch))
+		for i, r := range batch {
+			events[i] = r.item.ev
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
+		err := w.store.AddEvents(ctx, events)
+		cancel()
+		if err == nil {
+			w.stats.Committed.Add(int64(len(batch)))
+			answer(batch, nil)
+			return
+		}
+		w.log.Error("database commit failed; spooling events until it is back", "events", len(batch), "err", err)
+	}
+	items := make([]spooled, len(batch))
+	for i, r := range batch {
+		items[i] = r.item
+	}
+	err := w.spool.Append(items)
+	if err != nil {
+		w.stats.Dropped.Add(int64(len(batch)))
+		w.log.Error("spool write failed; events lost", "events", len(batch), "err", err)
+	} else {
+		if w.stats.Spooled.Add(int64(len(batch))) == int64(len(batch)) || direct {
+			w.log.Warn("events now go to the spool", "events", len(batch))
+		}
+	}
+	answer(batch, err)
+}
+
+func answer(batch []*writeReq, err error) {
+	for _, r := range batch {
+		r.errc <- err
+	}
+}
+
+// replay moves spooled events into the database, in spool order, in
+// groups. It stops at the first database error and tries again later.
+// Once everything is in, it empties the spool and direct writes resume.
+func (w *Writer) replay() {
+	if w.spool.Size() == 0 {
+		return
+	}
+	var offset int64
+	for {
+		group := make([]beet.Event, 0, w.opt.MaxBatch)
+		flush := func() error {
+			if len(group) == 0 {
+				return nil
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
+			defer cancel()
+			if err := w.store.AddEvents(ctx, group); err != nil {
+				return err
+			}
+			w.stats.Replayed.Add(int64(len(group)))
+			group = group[:0]
+			return nil
+		}
+		end, err := w.spool.ReadFrom(offset, func(it spooled) error {
+			if it.ev.BeetID == 0 {
+				ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
+				b, err := w.store.FindBeetByToken(ctx, it.token)
+				cancel()
+				if beet.IsNotFound(err) {
+					w.stats.Dropped.Add(1)
+					w.log.Warn("spooled event for an unknown token dropped", "token", beet.Redact(it.token))
+					return nil
+				} else if err != nil {
+					return err
+				}
+				it.ev.BeetID = b.ID
+			}
+			group = append(group, it.ev)
+			if len(group) == cap(group) {
+				return flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush()
+		}
+		if err != nil {
+			w.log.Debug("replay waits for the database", "err", err)
+			return
+		}
+		// Records after end were appended while we replayed: go on from there.
+		emptied, err := w.spool.TruncateIf(end)
+		if err != nil {
+			w.log.Error("spool truncate failed", "err", err)
+			return
+		}
+		if emptied {
+			w.log.Info("spool replayed; events go to the database again", "replayed", w.stats.Replayed.Load())
+			return
+		}
+		offset = end
+	}
+}

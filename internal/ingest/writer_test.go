@@ -1,0 +1,198 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/sqlstore"
+)
+
+// flakyStore is the real SQLite store with a switch that makes it fail as
+// a database outage would.
+type flakyStore struct {
+	beet.Store
+	down atomic.Bool
+}
+
+var errDown = errors.New("connection refused")
+
+func (f *flakyStore) AddEvents(ctx context.Context, evs []beet.Event) error {
+	if f.down.Load() {
+		return errDown
+	}
+	return f.Store.AddEvents(ctx, evs)
+}
+
+func (f *flakyStore) FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error) {
+	if f.down.Load() {
+		return nil, errDown
+	}
+	return f.Store.FindBeetByToken(ctx, token)
+}
+
+func openTestStore(t *testing.T) beet.Store {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "beet.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// newTestBeet makes an account with one beet and returns the beet.
+func newTestBeet(t *testing.T, store beet.Store) *beet.Beet {
+	t.Helper()
+	ctx := context.Background()
+	a := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
+	u := &beet.User{Email: beet.NewToken()[3:12] + "@example.com", PasswordHash: "x", CreatedAt: time.Now()}
+	if err := store.CreateAccount(ctx, a, u); err != nil {
+		t.Fatal(err)
+	}
+	b := &beet.Beet{AccountID: a.ID, Name: "t", Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC",
+		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if err := store.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func countEvents(t *testing.T, store beet.Store, beetID int64) int {
+	t.Helper()
+	n := 0
+	var until *time.Time
+	for {
+		evs, err := store.FindEvents(context.Background(), beet.EventFilter{BeetID: beetID, Until: until, Limit: beet.MaxPageLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(evs)
+		if len(evs) < beet.MaxPageLimit {
+			return n
+		}
+		u := evs[len(evs)-1].ReceivedAt
+		until = &u
+	}
+}
+
+func newEvent(beetID int64, i int) beet.Event {
+	ev := beet.Event{BeetID: beetID, ReceivedAt: time.Now().UTC().Truncate(time.Microsecond).Add(time.Duration(i) * time.Microsecond), Method: "GET"}
+	ev.ID = newEventID(ev.ReceivedAt)
+	return ev
+}
+
+func TestWriterGroupsConcurrentWrites(t *testing.T) {
+	store := openTestStore(t)
+	b := newTestBeet(t, store)
+	spool, _ := OpenSpool(filepath.Join(t.TempDir(), "spool"), 0)
+	w := NewWriter(store, spool, WriterOptions{MaxBatch: 64, MaxWait: 2 * time.Millisecond})
+	var wg sync.WaitGroup
+	for i := range 500 {
+		wg.Go(func() {
+			if err := w.Write(newEvent(b.ID, i), ""); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	w.Close()
+	if n := countEvents(t, store, b.ID); n != 500 {
+		t.Fatalf("%d events in the database after 500 acknowledged writes", n)
+	}
+	if batches := w.Stats().Batches.Load(); batches >= 500 {
+		t.Fatalf("%d transactions for 500 concurrent events: no grouping", batches)
+	}
+	if err := w.Write(newEvent(b.ID, 0), ""); err != ErrWriterClosed {
+		t.Fatalf("Write after Close = %v", err)
+	}
+}
+
+func TestWriterSpoolsDuringOutageAndReplaysInOrder(t *testing.T) {
+	store := &flakyStore{Store: openTestStore(t)}
+	b := newTestBeet(t, store)
+	dir := t.TempDir()
+	spool, _ := OpenSpool(filepath.Join(dir, "spool"), 0)
+	w := NewWriter(store, spool, WriterOptions{MaxBatch: 16, ReplayEvery: 20 * time.Millisecond})
+
+	if err := w.Write(newEvent(b.ID, 0), ""); err != nil {
+		t.Fatal(err)
+	}
+	store.down.Store(true)
+	for i := 1; i <= 40; i++ {
+		if err := w.Write(newEvent(b.ID, i), ""); err != nil {
+			t.Fatalf("write during outage: %v", err)
+		}
+	}
+	// An event whose beet could not be looked up waits in the spool by token.
+	if err := w.Write(newEvent(0, 41), b.Token); err != nil {
+		t.Fatal(err)
+	}
+	// And one for a token that turns out not to exist is dropped at replay.
+	if err := w.Write(newEvent(0, 42), beet.NewToken()); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Spooling() {
+		t.Fatal("writer is not spooling during the outage")
+	}
+	time.Sleep(60 * time.Millisecond) // replay attempts fail while down
+	if n := countEvents(t, store, b.ID); n != 1 {
+		t.Fatalf("%d events in the database during the outage, want 1", n)
+	}
+
+	store.down.Store(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for w.Spooling() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if w.Spooling() {
+		t.Fatal("spool not replayed 5 s after recovery")
+	}
+	if err := w.Write(newEvent(b.ID, 43), ""); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	evs, _ := store.FindEvents(context.Background(), beet.EventFilter{BeetID: b.ID, Limit: 1000})
+	if len(evs) != 43 {
+		t.Fatalf("%d events after recovery, want 43 (41 acknowledged + 1 by token + 1 after)", len(evs))
+	}
+	if s := w.Stats(); s.Replayed.Load() != 41 || s.Dropped.Load() != 1 {
+		t.Fatalf("replayed %d dropped %d, want 41 and 1", s.Replayed.Load(), s.Dropped.Load())
+	}
+	if spool.Size() != 0 {
+		t.Fatalf("spool holds %d bytes after replay", spool.Size())
+	}
+}
+
+func TestWriterReplaysSpoolLeftByACrash(t *testing.T) {
+	store := openTestStore(t)
+	b := newTestBeet(t, store)
+	path := filepath.Join(t.TempDir(), "spool")
+	spool, _ := OpenSpool(path, 0)
+	var items []spooled
+	for i := range 10 {
+		items = append(items, spooled{ev: newEvent(b.ID, i)})
+	}
+	spool.Append(items)
+	spool.Append(items[:3]) // a replayed group seen twice must not count twice
+	spool.Close()
+
+	spool, _ = OpenSpool(path, 0)
+	w := NewWriter(store, spool, WriterOptions{ReplayEvery: 10 * time.Millisecond})
+	if err := w.Write(newEvent(b.ID, 100), ""); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if n := countEvents(t, store, b.ID); n != 11 {
+		t.Fatalf("%d events after restart replay, want 11", n)
+	}
+}

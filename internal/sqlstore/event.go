@@ -13,11 +13,6 @@ import (
 	"github.com/beethq/beet"
 )
 
-// insertChunk is how many events one INSERT statement carries. Six
-// parameters each keep a chunk far below both engines' parameter limits,
-// and beyond a few hundred rows per statement the gain is flat.
-const insertChunk = 200
-
 // AddEvents stores events in one transaction and moves each beet's
 // last_event_at forward, never back. Events whose ID is already stored are
 // skipped, so replaying a batch is harmless. Events of beets that no longer
@@ -46,7 +41,7 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event) error {
 		if err != nil {
 			return err
 		}
-		return insertEvents(ctx, tx, events, live)
+		return insertEvents(ctx, tx, events, live, db.d.insertChunk())
 	})
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
@@ -75,14 +70,31 @@ func touchBeets(ctx context.Context, tx *sql.Tx, ids []int64, latest map[int64]i
 	return live, nil
 }
 
-// insertEvents writes the events of live beets with multi-row INSERTs.
-func insertEvents(ctx context.Context, tx *sql.Tx, events []beet.Event, live map[int64]bool) error {
-	args := make([]any, 0, 6*min(len(events), insertChunk))
+// insertEvents writes the events of live beets with multi-row INSERTs of
+// chunk rows, preparing the full-chunk statement once per call.
+func insertEvents(ctx context.Context, tx *sql.Tx, events []beet.Event, live map[int64]bool, chunk int) error {
+	var full *sql.Stmt
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
+	args := make([]any, 0, 6*min(len(events), chunk))
 	flush := func() error {
 		if len(args) == 0 {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, insertEventsSQL(len(args)/6), args...)
+		var err error
+		if len(args) == 6*chunk {
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, insertEventsSQL(chunk)); err != nil {
+					return err
+				}
+			}
+			_, err = full.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, insertEventsSQL(len(args)/6), args...)
+		}
 		args = args[:0]
 		return err
 	}
@@ -92,7 +104,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []beet.Event, live map
 			continue
 		}
 		args = append(args, e.ID[:], e.BeetID, toMicros(e.ReceivedAt), nullFloat(e.Value), e.Method, e.UserAgent)
-		if len(args) == 6*insertChunk {
+		if len(args) == 6*chunk {
 			if err := flush(); err != nil {
 				return err
 			}

@@ -1,0 +1,101 @@
+package ingest
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// problemQuiet is how long a problem of one kind on one beet stays a single
+// problem: a burst of 429s, or a client sending a bad body every second,
+// is noted once per quiet period, not once per request.
+const problemQuiet = 10 * time.Second
+
+// maxProblemKeys bounds the recorder's memory under a flood.
+const maxProblemKeys = 100_000
+
+// problemRecorder notes ingestion problems on beets off the request path:
+// requests queue them without waiting, and one goroutine writes them.
+type problemRecorder struct {
+	store beet.ProblemStore
+	find  func(ctx context.Context, token string) (*beet.Beet, error)
+	log   *slog.Logger
+	queue chan problemNote
+	done  chan struct{}
+
+	mu   sync.Mutex
+	last map[problemKey]time.Time // when a burst of this kind was last seen
+}
+
+// problemKey identifies a burst: by beet when known, else by token (rate
+// limiting happens before the beet is looked up).
+type problemKey struct {
+	beetID int64
+	token  string
+	kind   beet.ProblemKind
+}
+
+type problemNote struct {
+	key    problemKey
+	at     time.Time
+	detail string
+}
+
+func newProblemRecorder(store beet.ProblemStore, find func(context.Context, string) (*beet.Beet, error), log *slog.Logger) *problemRecorder {
+	p := &problemRecorder{store: store, find: find, log: log, queue: make(chan problemNote, 1024), done: make(chan struct{}), last: map[problemKey]time.Time{}}
+	go p.run()
+	return p
+}
+
+// note queues a problem unless the same burst was already noted. It never
+// blocks: when the queue is full the note is dropped (the burst is already
+// on record by then).
+func (p *problemRecorder) note(key problemKey, at time.Time, detail string) {
+	p.mu.Lock()
+	prev, seen := p.last[key]
+	if !seen && len(p.last) >= maxProblemKeys {
+		clear(p.last) // forget old bursts rather than grow
+	}
+	p.last[key] = at
+	p.mu.Unlock()
+	if seen && at.Sub(prev) < problemQuiet {
+		return
+	}
+	select {
+	case p.queue <- problemNote{key, at, detail}:
+	default:
+	}
+}
+
+func (p *problemRecorder) run() {
+	defer close(p.done)
+	for n := range p.queue {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		p.write(ctx, n)
+		cancel()
+	}
+}
+
+func (p *problemRecorder) write(ctx context.Context, n problemNote) {
+	beetID := n.key.beetID
+	if beetID == 0 {
+		b, err := p.find(ctx, n.key.token)
+		if err != nil {
+			return // unknown token, or the database is down: nothing to note it on
+		}
+		beetID = b.ID
+	}
+	pr := &beet.Problem{BeetID: beetID, At: n.at, Kind: n.key.kind, Detail: n.detail}
+	if err := p.store.AddProblem(ctx, pr); err != nil {
+		p.log.Warn("could not note an ingestion problem", "beet_id", beetID, "kind", n.key.kind, "err", err)
+	}
+}
+
+// close writes the queued problems and stops.
+func (p *problemRecorder) close() {
+	close(p.queue)
+	<-p.done
+}

@@ -174,8 +174,8 @@ func TestContractRows(t *testing.T) {
 		// Recorded rows: each adds one event with the value shown.
 		recorded := []struct {
 			name, method, path, ctype, body string
-			value                            *float64
-			problem                          beet.ProblemKind
+			value                           *float64
+			problem                         beet.ProblemKind
 		}{
 			{"GET with cache-buster", "GET", path + "?t=123", "", "", nil, ""},
 			{"POST no body", "POST", path, "", "", nil, ""},

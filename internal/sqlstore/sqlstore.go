@@ -79,8 +79,13 @@ func sqliteDSN(path string, writer bool) string {
 		// journal_mode is persistent in the file; only the writer sets it.
 		p = append(p, "_pragma=journal_mode(WAL)")
 	}
-	p = append(p, "_pragma=synchronous(NORMAL)", "_pragma=foreign_keys(1)")
+	p = append(p, "_pragma=foreign_keys(1)")
 	if writer {
+		// FULL fsyncs the WAL at every commit, so an acknowledged event
+		// survives power loss, not only a crash (NORMAL may lose the last
+		// commits). Ingestion commits in groups, so it pays one fsync per
+		// group rather than per event.
+		p = append(p, "_pragma=synchronous(FULL)")
 		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
 		// never fails half-way when it upgrades from reading to writing.
 		p = append(p, "_txlock=immediate")

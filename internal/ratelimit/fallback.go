@@ -54,6 +54,10 @@ func WithCounter(c prometheus.Counter) FallbackOption {
 // retry interval tries it again (measured on the now passed to Allow); the
 // others use the fallback without waiting.
 //
+// go-redis also logs failed dials on its own global logger (redis.SetLogger);
+// the app should route that to slog at debug level or silence it, or a dead
+// Redis still fills the log.
+//
 // Trade-off: the two limiters do not share their logs. While Redis is down
 // each instance limits on its own (up to Limit per instance), and right
 // after it comes back the requests accepted meanwhile are not in Redis, so a

@@ -15,6 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/beethq/beet/internal/api"
 	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/jobs"
@@ -76,9 +80,19 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.backend = b
 	a.onStop("store", func(context.Context) error { return b.Close() })
 
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	ih, err := a.startIngest(cfg, reg)
+	if err != nil {
+		a.Stop(ctx)
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
+	ih.Register(mux)
 	api.New(b.Service, a.log.With("component", "api")).Register(mux)
 	server.RegisterHealth(mux, b.Store, a.log.With("component", "health"))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	a.server = server.New(mux, a.log.With("component", "http"))
 	return a, nil
 }

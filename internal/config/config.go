@@ -14,6 +14,10 @@
 //	BEET_CLEANUP_INTERVAL  --cleanup-interval   10m                     how often serve runs the retention clean-up (Go duration, at least 1m; 0 turns it off)
 //	BEET_CLEANUP_BATCH     --cleanup-batch      1000                    events deleted per short transaction by the clean-up (1 to 10000)
 //	BEET_SHUTDOWN_TIMEOUT  --shutdown-timeout   15s                     how long serve waits for requests and jobs to finish on SIGTERM/SIGINT
+//	BEET_REDIS_URL         --redis-url          (none)                  redis://host:6379/0: share the ingestion rate limit across instances
+//	BEET_SPOOL_PATH        --spool-path         <db file>.spool         local file that keeps events while the database is down (PostgreSQL: ./beet.spool)
+//	BEET_INGEST_BATCH      --ingest-batch       256                     most events committed in one ingestion transaction (1 to 10000)
+//	BEET_INGEST_WAIT       --ingest-wait        0s                      how long a commit group waits to fill (0 to 100ms; 0 takes what is queued)
 //
 // Every bad setting gives one error that names its variable and flag; all of
 // them are reported together, on one line, so an operator fixes them in one go.
@@ -51,6 +55,14 @@ type Config struct {
 	CleanupBatch int
 	// ShutdownTimeout bounds a graceful shutdown.
 	ShutdownTimeout time.Duration
+	// RedisURL, when set, shares the ingestion rate limit across instances.
+	RedisURL string
+	// SpoolPath is the ingestion spool file; empty derives it from the database.
+	SpoolPath string
+	// IngestBatch bounds the events of one ingestion commit.
+	IngestBatch int
+	// IngestWait is how long a commit group waits to fill.
+	IngestWait time.Duration
 }
 
 // Limits checked by Validate.
@@ -58,6 +70,8 @@ const (
 	MinCleanupInterval = time.Minute
 	MinCleanupBatch    = 1
 	MaxCleanupBatch    = 10000
+	MaxIngestBatch     = 10000
+	MaxIngestWait      = 100 * time.Millisecond
 )
 
 // Default returns the configuration used when nothing is set.
@@ -71,6 +85,7 @@ func Default() Config {
 		CleanupInterval: 10 * time.Minute,
 		CleanupBatch:    1000,
 		ShutdownTimeout: 15 * time.Second,
+		IngestBatch:     256,
 	}
 }
 
@@ -155,6 +170,55 @@ var settings = []setting{
 		check: func(c Config) error {
 			if c.ShutdownTimeout <= 0 {
 				return errors.New("must be greater than 0")
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_REDIS_URL", flag: "redis-url", def: "", secret: true,
+		usage: "redis://host:6379/0 to share the ingestion rate limit across instances",
+		parse: func(c *Config, s string) error { c.RedisURL = strings.TrimSpace(s); return nil },
+		check: func(c Config) error {
+			if c.RedisURL == "" {
+				return nil
+			}
+			u, err := url.Parse(c.RedisURL)
+			if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+				return errors.New("must look like redis://host:6379/0 (or rediss:// for TLS)")
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_SPOOL_PATH", flag: "spool-path", def: "",
+		usage: "file that keeps events while the database is down (default: next to the SQLite file, or ./beet.spool)",
+		parse: func(c *Config, s string) error { c.SpoolPath = s; return nil },
+		check: func(Config) error { return nil },
+	},
+	{
+		env: "BEET_INGEST_BATCH", flag: "ingest-batch", def: "256",
+		usage: "most events in one ingestion commit (1..10000)",
+		parse: func(c *Config, s string) (err error) {
+			c.IngestBatch, err = strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return errors.New("is not a whole number")
+			}
+			return nil
+		},
+		check: func(c Config) error {
+			if c.IngestBatch < 1 || c.IngestBatch > MaxIngestBatch {
+				return fmt.Errorf("must be from 1 to %d", MaxIngestBatch)
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_INGEST_WAIT", flag: "ingest-wait", def: "0s",
+		usage: "how long an ingestion commit group waits to fill (0..100ms)",
+		parse: func(c *Config, s string) (err error) { c.IngestWait, err = parseDuration(s); return err },
+		check: func(c Config) error {
+			if c.IngestWait < 0 || c.IngestWait > MaxIngestWait {
+				return fmt.Errorf("must be from 0 to %s", MaxIngestWait)
 			}
 			return nil
 		},

@@ -47,12 +47,17 @@ func TestLoad(t *testing.T) {
 				"BEET_CLEANUP_INTERVAL": "1h",
 				"BEET_CLEANUP_BATCH":    "10000",
 				"BEET_SHUTDOWN_TIMEOUT": "30s",
+				"BEET_REDIS_URL":        "redis://127.0.0.1:6379/2",
+				"BEET_SPOOL_PATH":       "/var/lib/beet/spool",
+				"BEET_INGEST_BATCH":     "500",
+				"BEET_INGEST_WAIT":      "2ms",
 			},
 			check: func(t *testing.T, c config.Config) {
 				want := config.Config{
 					DatabaseURL: "postgres://u:p@db/beet", Listen: "127.0.0.1:9000",
 					BaseURL: "https://beet.example.com", LogLevel: slog.LevelDebug, LogFormat: "json",
 					CleanupInterval: time.Hour, CleanupBatch: 10000, ShutdownTimeout: 30 * time.Second,
+					RedisURL: "redis://127.0.0.1:6379/2", SpoolPath: "/var/lib/beet/spool", IngestBatch: 500, IngestWait: 2 * time.Millisecond,
 				}
 				if c != want {
 					t.Fatalf("got %+v, want %+v", c, want)
@@ -129,6 +134,10 @@ func TestLoadInvalid(t *testing.T) {
 		{env: map[string]string{"BEET_CLEANUP_BATCH": "lots"}, want: "BEET_CLEANUP_BATCH"},
 		{env: map[string]string{"BEET_SHUTDOWN_TIMEOUT": "0"}, want: "BEET_SHUTDOWN_TIMEOUT (--shutdown-timeout)"},
 		{args: []string{"--cleanup-batch", "0"}, want: "BEET_CLEANUP_BATCH (--cleanup-batch)"},
+		{env: map[string]string{"BEET_REDIS_URL": "127.0.0.1:6379"}, want: "BEET_REDIS_URL (--redis-url)"},
+		{env: map[string]string{"BEET_INGEST_BATCH": "0"}, want: "BEET_INGEST_BATCH (--ingest-batch)"},
+		{env: map[string]string{"BEET_INGEST_BATCH": "many"}, want: "BEET_INGEST_BATCH"},
+		{env: map[string]string{"BEET_INGEST_WAIT": "1s"}, want: "BEET_INGEST_WAIT (--ingest-wait)"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			_, err := config.Load(tc.args, env(tc.env))

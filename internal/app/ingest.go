@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/ingest"
+	"github.com/beethq/beet/internal/ratelimit"
+)
+
+// newLimiter picks the ingestion rate limiter: in-process alone, or Redis
+// (shared by every instance) with the in-process one as its fallback, so
+// ingestion never fails because Redis does.
+func (a *App) newLimiter(cfg config.Config, reg *prometheus.Registry) (beet.RateLimiter, error) {
+	mem := ratelimit.NewMemory(ratelimit.MemoryOptions{})
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "beet_ratelimit_memory_keys", Help: "Tokens held by the in-process rate limiter.",
+	}, func() float64 { return float64(mem.Len()) }))
+	if cfg.RedisURL == "" {
+		return mem, nil
+	}
+	opts, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis URL: %w", err)
+	}
+	// go-redis logs every failed dial on its own logger; the fallback
+	// already says once that Redis is down, so its lines go to debug.
+	redis.SetLogger(redisLogger{a.log.With("component", "redis")})
+	client := redis.NewClient(opts)
+	a.onStop("redis", func(context.Context) error { return client.Close() })
+	fallbacks := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "beet_ratelimit_fallback_total", Help: "Rate-limit decisions made in-process because Redis did not answer.",
+	})
+	reg.MustRegister(fallbacks)
+	return ratelimit.NewFallback(ratelimit.NewRedis(client, ratelimit.RedisOptions{}), mem,
+		a.log.With("component", "ratelimit"), ratelimit.WithCounter(fallbacks)), nil
+}
+
+// startIngest opens the spool, starts the writer and returns the ingestion
+// handler. Teardown runs handler, writer, spool: the HTTP server (stopped
+// before all of them) has drained requests by then.
+func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.Handler, error) {
+	limiter, err := a.newLimiter(cfg, reg)
+	if err != nil {
+		return nil, err
+	}
+	path := spoolPath(cfg)
+	spool, err := ingest.OpenSpool(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	a.onStop("spool", func(context.Context) error { return spool.Close() })
+	log := a.log.With("component", "ingest")
+	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log})
+	a.onStop("writer", func(context.Context) error { w.Close(); return nil })
+	registerWriterMetrics(reg, w)
+	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log})
+	a.onStop("ingest", func(context.Context) error { h.Close(); return nil })
+	a.log.Debug("ingestion ready", "spool", path)
+	return h, nil
+}
+
+// spoolPath is BEET_SPOOL_PATH, or a file next to the SQLite database, or
+// beet.spool in the working directory for PostgreSQL.
+func spoolPath(cfg config.Config) string {
+	if cfg.SpoolPath != "" {
+		return cfg.SpoolPath
+	}
+	if rest, ok := strings.CutPrefix(cfg.DatabaseURL, "sqlite:"); ok {
+		return strings.TrimPrefix(rest, "//") + ".spool"
+	}
+	return filepath.Join(".", "beet.spool")
+}
+
+func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
+	st := w.Stats()
+	for name, c := range map[string]interface{ Load() int64 }{
+		"committed": &st.Committed, "spooled": &st.Spooled, "replayed": &st.Replayed, "dropped": &st.Dropped,
+	} {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "beet_ingest_events_" + name + "_total", Help: "Ingested events " + name + " by the writer.",
+		}, func() float64 { return float64(c.Load()) }))
+	}
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "beet_ingest_commits_total", Help: "Group commits (transactions or spool appends) made by the writer.",
+	}, func() float64 { return float64(st.Batches.Load()) }))
+}
+
+// redisLogger sends go-redis's internal log lines to slog at debug level.
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, fmt.Sprintf(format, v...))
+}

@@ -112,3 +112,41 @@ func Redact(s string) string {
 	}
 	return s[:keep] + "…"
 }
+
+// ingestPathPrefix is the ingestion endpoint's path; the token follows it.
+const ingestPathPrefix = "/api/v1/beet/"
+
+// RedactPath cuts secrets out of a URL path for logging: the segment after
+// /api/v1/beet/ (whatever its shape, since a mistyped token is still nearly
+// a token) and anything from a "bt_" or "bk_" prefix on in any segment go
+// through beet.Redact.
+func RedactPath(p string) string {
+	if !strings.Contains(p, "bt_") && !strings.Contains(p, "bk_") && !strings.HasPrefix(p, ingestPathPrefix) {
+		return p // the common case allocates nothing
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if s == "" {
+			continue
+		}
+		if i == 4 && strings.HasPrefix(p, ingestPathPrefix) {
+			segs[i] = Redact(s)
+			continue
+		}
+		if j := secretStart(s); j >= 0 {
+			segs[i] = s[:j] + Redact(s[j:])
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func secretStart(s string) int {
+	i, j := strings.Index(s, TokenPrefix), strings.Index(s, APIKeyPrefix)
+	switch {
+	case i < 0:
+		return j
+	case j < 0:
+		return i
+	}
+	return min(i, j)
+}

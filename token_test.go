@@ -65,3 +65,19 @@ func TestRedactNeverShowsWholeSecret(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactPath(t *testing.T) {
+	tok := beet.NewToken()
+	for _, tc := range []struct{ in, want string }{
+		{"/healthz", "/healthz"},
+		{"/api/v1/beets/12", "/api/v1/beets/12"},
+		{"/api/v1/beet/" + tok, "/api/v1/beet/" + beet.Redact(tok)},
+		{"/api/v1/beet/abcdefgh", "/api/v1/beet/abcd…"},
+		{"/api/v1/beet/", "/api/v1/beet/"},
+		{"/x/y" + tok + "/z", "/x/y" + beet.Redact(tok) + "/z"},
+	} {
+		if got := beet.RedactPath(tc.in); got != tc.want {
+			t.Errorf("RedactPath(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

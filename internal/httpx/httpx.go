@@ -73,7 +73,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	code := beet.ErrorCode(err)
 	if code == beet.EINTERNAL {
-		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", beet.RedactPath(r.URL.Path), "err", err)
 	}
 	if code == beet.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="beet"`)

@@ -44,7 +44,7 @@ func Logging(log *slog.Logger, next http.Handler) http.Handler {
 		}
 		log.LogAttrs(r.Context(), level, "request",
 			slog.String("method", r.Method),
-			slog.String("path", RedactPath(r.URL.Path)),
+			slog.String("path", beet.RedactPath(r.URL.Path)),
 			slog.Int("status", status),
 			slog.Duration("duration", time.Since(start)),
 			slog.Int64("bytes", rec.bytes),
@@ -66,7 +66,7 @@ func Recover(log *slog.Logger, next http.Handler) http.Handler {
 				panic(v)
 			}
 			log.ErrorContext(r.Context(), "handler panicked",
-				"method", r.Method, "path", RedactPath(r.URL.Path),
+				"method", r.Method, "path", beet.RedactPath(r.URL.Path),
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if rec, ok := w.(*recorder); ok && rec.status != 0 {
 				return // the header is out; the client sees a cut response
@@ -76,41 +76,6 @@ func Recover(log *slog.Logger, next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// RedactPath cuts secrets out of a URL path for logging: the segment after
-// /api/v1/beet/ (whatever its shape, since a mistyped token is still nearly
-// a token) and anything from a "bt_" or "bk_" prefix on in any segment go
-// through beet.Redact.
-func RedactPath(p string) string {
-	if !strings.Contains(p, "bt_") && !strings.Contains(p, "bk_") && !strings.HasPrefix(p, ingestPrefix) {
-		return p // the common case allocates nothing
-	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if s == "" {
-			continue
-		}
-		if i == 4 && strings.HasPrefix(p, ingestPrefix) {
-			segs[i] = beet.Redact(s)
-			continue
-		}
-		if j := secretStart(s); j >= 0 {
-			segs[i] = s[:j] + beet.Redact(s[j:])
-		}
-	}
-	return strings.Join(segs, "/")
-}
-
-func secretStart(s string) int {
-	i, j := strings.Index(s, beet.TokenPrefix), strings.Index(s, beet.APIKeyPrefix)
-	switch {
-	case i < 0:
-		return j
-	case j < 0:
-		return i
-	}
-	return min(i, j)
 }
 
 // recorder notes the status and size of a response for the log.

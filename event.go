@@ -33,6 +33,11 @@ type Event struct {
 	Value      *float64  // from the optional POST body; never used by detection
 	Method     string
 	UserAgent  string // cut to MaxUserAgentLen
+	// Token, when set, is the token the event arrived with: the store keeps
+	// the event only if its beet still has this token when the event is
+	// committed, so a rotation kills the old token at once even where the
+	// token was looked up in a cache. It is not stored.
+	Token string
 }
 
 // MaxUserAgentLen is how much of a User-Agent an event keeps.
@@ -58,8 +63,8 @@ type EventFilter struct {
 type EventStore interface {
 	// AddEvents stores events in one transaction and moves each beet's
 	// last_event_at forward. Events whose ID is already stored are skipped,
-	// so replaying a batch is harmless. Events of beets that no longer exist
-	// are dropped, so a beet deleted meanwhile does not fail the batch.
+	// so replaying a batch is harmless. Events whose beet is gone, or whose
+	// Token is no longer the beet's, are dropped without failing the batch.
 	AddEvents(ctx context.Context, events []Event) error
 	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
 	// BeetsWithEventsBefore returns, in ID order after afterID, up to limit

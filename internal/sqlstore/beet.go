@@ -71,7 +71,11 @@ func (db *DB) FindBeetByID(ctx context.Context, id int64) (*beet.Beet, error) {
 // FindBeetByToken returns the beet with that ingestion token or an
 // ENOTFOUND error. It is the ingestion hot path: one indexed read.
 func (db *DB) FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error) {
-	b, err := scanBeet(db.read.QueryRowContext(ctx, `SELECT `+beetColumns+` FROM beets WHERE token = $1`, token))
+	stmt, err := db.prepared(ctx, db.read, `SELECT `+beetColumns+` FROM beets WHERE token = $1`)
+	if err != nil {
+		return nil, fmt.Errorf("find beet by token: %w", err)
+	}
+	b, err := scanBeet(stmt.QueryRowContext(ctx, token))
 	if err != nil {
 		// The token itself is a secret: keep it out of the message.
 		return nil, fmt.Errorf("find beet by token: %w", notFound(err, "no beet has this token"))

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -16,32 +17,43 @@ import (
 // AddEvents stores events in one transaction and moves each beet's
 // last_event_at forward, never back. Events whose ID is already stored are
 // skipped, so replaying a batch is harmless. Events of beets that no longer
-// exist are dropped: a beet deleted while its events waited in a buffer
-// must not make the rest of the batch fail.
+// exist, or whose Token is no longer their beet's, are dropped: a beet
+// deleted or rotated while its events waited in a buffer must not make the
+// rest of the batch fail, and a rotated token records nothing.
 func (db *DB) AddEvents(ctx context.Context, events []beet.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	latest := make(map[int64]int64)
+	latest := make(map[source]int64)
 	for i := range events {
+		k := source{events[i].BeetID, events[i].Token}
 		us := toMicros(events[i].ReceivedAt)
-		if cur, ok := latest[events[i].BeetID]; !ok || us > cur {
-			latest[events[i].BeetID] = us
+		if cur, ok := latest[k]; !ok || us > cur {
+			latest[k] = us
 		}
 	}
 	// Touch beets in ID order so two concurrent batches on PostgreSQL take
 	// the row locks in the same order and cannot deadlock.
-	ids := make([]int64, 0, len(latest))
-	for id := range latest {
-		ids = append(ids, id)
+	keys := make([]source, 0, len(latest))
+	for k := range latest {
+		keys = append(keys, k)
 	}
-	slices.Sort(ids)
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		live, err := touchBeets(ctx, tx, ids, latest)
+	slices.SortFunc(keys, func(a, b source) int {
+		if c := cmp.Compare(a.beetID, b.beetID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.token, b.token)
+	})
+	w, err := db.eventWriteStmts(ctx)
+	if err != nil {
+		return fmt.Errorf("add events: %w", err)
+	}
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		live, err := db.touchBeets(ctx, tx, w.touch, keys, latest)
 		if err != nil {
 			return err
 		}
-		return insertEvents(ctx, tx, events, live, db.d.insertChunk())
+		return insertEvents(ctx, tx, w.insert, events, live, db.d.insertChunk())
 	})
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
@@ -49,36 +61,93 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event) error {
 	return nil
 }
 
-// touchBeets moves last_event_at of each beet forward to latest[id] and
-// returns the beets that exist. The UPDATE doubles as the existence check
-// and, on PostgreSQL, locks the row against a concurrent delete.
-func touchBeets(ctx context.Context, tx *sql.Tx, ids []int64, latest map[int64]int64) (map[int64]bool, error) {
-	live := make(map[int64]bool, len(ids))
-	for _, id := range ids {
+// source is where a group of events came from: a beet and the token they
+// arrived with ("" when the writer did not say).
+type source struct {
+	beetID int64
+	token  string
+}
+
+// touchBeets moves last_event_at of each source's beet forward to its
+// latest event and returns the sources whose beet exists and still has the
+// token. The UPDATE doubles as that check and, on PostgreSQL, locks the row
+// against a concurrent delete or rotation.
+func (db *DB) touchBeets(ctx context.Context, tx *sql.Tx, touch *sql.Stmt, keys []source, latest map[source]int64) (map[source]bool, error) {
+	if db.d.name() == "postgres" {
+		return touchBeetsPostgres(ctx, tx, keys, latest)
+	}
+	stmt := tx.StmtContext(ctx, touch)
+	live := make(map[source]bool, len(keys))
+	for _, k := range keys {
 		var got int64
-		err := tx.QueryRowContext(ctx, `UPDATE beets SET last_event_at =
-			CASE WHEN last_event_at IS NULL OR last_event_at < $1 THEN $1 ELSE last_event_at END
-			WHERE id = $2 RETURNING id`, latest[id], id).Scan(&got)
+		err := stmt.QueryRowContext(ctx, latest[k], k.beetID, k.token).Scan(&got)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("beet %d: %w", id, err)
+			return nil, fmt.Errorf("beet %d: %w", k.beetID, err)
 		}
-		live[id] = true
+		live[k] = true
 	}
 	return live, nil
 }
 
-// insertEvents writes the events of live beets with multi-row INSERTs of
-// chunk rows, preparing the full-chunk statement once per call.
-func insertEvents(ctx context.Context, tx *sql.Tx, events []beet.Event, live map[int64]bool, chunk int) error {
-	var full *sql.Stmt
-	defer func() {
-		if full != nil {
-			full.Close()
+// touchBeetsPostgres does touchBeets in one statement: on PostgreSQL each
+// statement is a network round trip, and a group of events may touch
+// hundreds of beets. The rows are locked in ID order first, so two
+// instances' groups cannot deadlock.
+func touchBeetsPostgres(ctx context.Context, tx *sql.Tx, keys []source, latest map[source]int64) (map[source]bool, error) {
+	ids, tokens, ts := make([]int64, len(keys)), make([]string, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		ids[i], tokens[i], ts[i] = k.beetID, k.token, latest[k]
+	}
+	rows, err := tx.QueryContext(ctx, `
+		WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS v(id, tok, ts)),
+		     locked AS (SELECT b.id, b.token FROM beets b WHERE b.id = ANY($1::bigint[]) ORDER BY b.id FOR UPDATE),
+		     ok AS (SELECT v.id, v.tok, v.ts FROM v JOIN locked l ON l.id = v.id AND (v.tok = '' OR v.tok = l.token)),
+		     latest AS (SELECT id, max(ts) AS ts FROM ok GROUP BY id),
+		     upd AS (UPDATE beets SET last_event_at = GREATEST(COALESCE(beets.last_event_at, latest.ts), latest.ts)
+		             FROM latest WHERE beets.id = latest.id)
+		SELECT id, tok FROM ok`, ids, tokens, ts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	live := make(map[source]bool, len(keys))
+	for rows.Next() {
+		var k source
+		if err := rows.Scan(&k.beetID, &k.token); err != nil {
+			return nil, err
 		}
-	}()
+		live[k] = true
+	}
+	return live, rows.Err()
+}
+
+// eventWrites are AddEvents' prepared statements.
+type eventWrites struct {
+	touch  *sql.Stmt // one beet's last_event_at (SQLite)
+	insert *sql.Stmt // a full chunk of events
+}
+
+const touchBeetSQL = `UPDATE beets SET last_event_at =
+	CASE WHEN last_event_at IS NULL OR last_event_at < $1 THEN $1 ELSE last_event_at END
+	WHERE id = $2 AND ($3 = '' OR token = $3) RETURNING id`
+
+func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
+	var w eventWrites
+	var err error
+	if w.touch, err = db.prepared(ctx, db.write, touchBeetSQL); err != nil {
+		return w, err
+	}
+	w.insert, err = db.prepared(ctx, db.write, insertEventsSQL(db.d.insertChunk()))
+	return w, err
+}
+
+// insertEvents writes the events of live sources with multi-row INSERTs of
+// chunk rows; insert is the prepared full-chunk statement.
+func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, live map[source]bool, chunk int) error {
+	full := tx.StmtContext(ctx, insert)
 	args := make([]any, 0, 6*min(len(events), chunk))
 	flush := func() error {
 		if len(args) == 0 {
@@ -86,11 +155,6 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []beet.Event, live map
 		}
 		var err error
 		if len(args) == 6*chunk {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, insertEventsSQL(chunk)); err != nil {
-					return err
-				}
-			}
 			_, err = full.ExecContext(ctx, args...)
 		} else {
 			_, err = tx.ExecContext(ctx, insertEventsSQL(len(args)/6), args...)
@@ -100,7 +164,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []beet.Event, live map
 	}
 	for i := range events {
 		e := &events[i]
-		if !live[e.BeetID] {
+		if !live[source{e.BeetID, e.Token}] {
 			continue
 		}
 		args = append(args, e.ID[:], e.BeetID, toMicros(e.ReceivedAt), nullFloat(e.Value), e.Method, e.UserAgent)

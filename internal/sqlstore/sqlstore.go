@@ -35,6 +35,7 @@ type DB struct {
 	read  *sql.DB
 	d     dialect
 	log   *slog.Logger
+	stmts stmtCache
 }
 
 var _ beet.Store = (*DB)(nil)
@@ -166,6 +167,7 @@ func (db *DB) Engine() string { return db.d.name() }
 
 // Close closes the connection pools.
 func (db *DB) Close() error {
+	db.stmts.close()
 	err := db.write.Close()
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())

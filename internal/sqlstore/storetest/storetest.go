@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"AddEventsIdempotent", testAddEventsIdempotent},
 		{"AddEventsLastEventAt", testAddEventsLastEventAt},
 		{"AddEventsDeletedBeet", testAddEventsDeletedBeet},
+		{"AddEventsRotatedToken", testAddEventsRotatedToken},
 		{"FindEvents", testFindEvents},
 		{"FindEventsLimits", testFindEventsLimits},
 		{"EventFields", testEventFields},
@@ -682,6 +683,44 @@ func testAddEventsDeletedBeet(t *testing.T, s beet.Store) {
 	if got, _ := s.FindEvents(ctx, beet.EventFilter{BeetID: gone.ID}); len(got) != 0 {
 		t.Errorf("deleted beet has %d events, want 0", len(got))
 	}
+}
+
+// testAddEventsRotatedToken: an event that carries the token it arrived
+// with is stored only if its beet still has that token at commit.
+func testAddEventsRotatedToken(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := newBeet(t, s, a.ID)
+	old := b.Token
+	withToken := func(evs []beet.Event, tok string) []beet.Event {
+		for i := range evs {
+			evs[i].Token = tok
+		}
+		return evs
+	}
+	addEvents(t, s, withToken(events(b.ID, t0, time.Second, 2), old))
+	newToken := beet.NewToken()
+	if err := s.SetBeetToken(ctx, b.ID, newToken, t0); err != nil {
+		t.Fatal(err)
+	}
+	late := t0.Add(time.Hour)
+	// One batch holds events with the old token, the new one, and none.
+	batch := append(withToken(events(b.ID, late, time.Second, 3), old), withToken(events(b.ID, t0.Add(time.Minute), time.Second, 1), newToken)...)
+	batch = append(batch, events(b.ID, t0.Add(2*time.Minute), time.Second, 1)...)
+	addEvents(t, s, batch)
+	got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID})
+	if err != nil || len(got) != 4 {
+		t.Fatalf("beet has %d events (%v), want 4: 2 before rotation, 1 with the new token, 1 without a token", len(got), err)
+	}
+	for _, e := range got {
+		if e.ReceivedAt.Equal(late) || e.Token != "" {
+			t.Errorf("event %+v: the old token recorded after rotation, or a token was stored", e)
+		}
+	}
+	// The rejected events must not move last_event_at either.
+	want := t0.Add(2 * time.Minute)
+	cur, _ := s.FindBeetByID(ctx, b.ID)
+	sameTimePtr(t, "LastEventAt", cur.LastEventAt, &want)
 }
 
 func testFindEvents(t *testing.T, s beet.Store) {

@@ -43,6 +43,7 @@ type Handler struct {
 	now      func() time.Time
 	log      *slog.Logger
 	problems *problemRecorder
+	tokens   *tokenCache
 }
 
 // New returns the ingestion handler.
@@ -57,6 +58,7 @@ func New(o Options) *Handler {
 	return &Handler{
 		store: o.Store, limiter: o.Limiter, writer: o.Writer, now: o.Now, log: log,
 		problems: newProblemRecorder(o.Store, o.Store.FindBeetByToken, log),
+		tokens:   newTokenCache(tokenCacheSize, tokenCacheTTL),
 	}
 }
 
@@ -133,26 +135,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	b, err := h.store.FindBeetByToken(ctx, token)
-	var beetID int64
-	unresolved := ""
+	ent, err := h.resolve(ctx, token)
 	switch {
-	case err == nil:
-		beetID = b.ID
-	case beet.IsNotFound(err):
-		writeGIF(w, http.StatusOK, true) // unknown or rotated token
-		return
-	default:
+	case err != nil:
 		// The database is down: take the event anyway; the spool keeps it by
 		// token and replay resolves it.
 		h.log.Debug("beet lookup failed; spooling by token", "token", beet.Redact(token), "err", err)
-		unresolved = token
+	case ent.beetID == 0:
+		writeGIF(w, http.StatusOK, true) // unknown token
+		return
 	}
 
 	ua := r.UserAgent()
-	if r.Method == http.MethodGet && isPreviewBot(ua) && (b == nil || !b.AllowBots) {
-		if b != nil {
-			h.problems.note(problemKey{beetID: beetID, kind: beet.ProblemIgnoredBot}, now,
+	if r.Method == http.MethodGet && isPreviewBot(ua) && !ent.allowBots {
+		if ent.beetID != 0 {
+			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
 				"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
 		}
 		writeGIF(w, http.StatusOK, true)
@@ -167,18 +164,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bodyPool.Put(bufp)
 	}
 
-	ev := beet.Event{ID: newEventID(now), BeetID: beetID, ReceivedAt: now, Value: pb.value, Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen)}
-	if err := h.writer.Write(ev, unresolved); err != nil {
+	// The event carries its token: the store records it only if the beet
+	// still has that token at commit (see tokenCache).
+	ev := beet.Event{ID: newEventID(now), BeetID: ent.beetID, Token: token, ReceivedAt: now, Value: pb.value, Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen)}
+	if err := h.writer.Write(ev); err != nil {
 		h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
 	}
 	if pb.problem != "" {
-		key := problemKey{beetID: beetID, kind: pb.problem}
-		if beetID == 0 {
+		key := problemKey{beetID: ent.beetID, kind: pb.problem}
+		if ent.beetID == 0 {
 			key.token = token
 		}
 		h.problems.note(key, now, pb.detail)
 	}
 	writeGIF(w, http.StatusOK, true)
+}
+
+// resolve finds the beet of a token, through the cache. A database error
+// is returned as is and not cached.
+func (h *Handler) resolve(ctx context.Context, token string) (tokenEntry, error) {
+	if ent, ok := h.tokens.get(token); ok {
+		return ent, nil
+	}
+	b, err := h.store.FindBeetByToken(ctx, token)
+	var ent tokenEntry
+	switch {
+	case err == nil:
+		ent = tokenEntry{beetID: b.ID, allowBots: b.AllowBots}
+	case !beet.IsNotFound(err):
+		return tokenEntry{}, err
+	}
+	h.tokens.put(token, ent)
+	return ent, nil
 }
 
 // cut keeps at most n characters of s, as valid UTF-8.

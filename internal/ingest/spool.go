@@ -27,13 +27,6 @@ type Spool struct {
 	maxSize int64
 }
 
-// spooled is one event in the spool. Token is set when the beet could not
-// be looked up (the database was down); replay resolves it then.
-type spooled struct {
-	ev    beet.Event
-	token string
-}
-
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
 
 const (
@@ -64,7 +57,7 @@ func OpenSpool(path string, maxSize int64) (*Spool, error) {
 		f.Close()
 		return nil, fmt.Errorf("stat spool: %w", err)
 	}
-	good, err := s.scan(func(spooled) error { return nil }, 0, info.Size())
+	good, err := s.scan(func(beet.Event) error { return nil }, 0, info.Size())
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -86,7 +79,7 @@ func (s *Spool) Size() int64 {
 
 // Append writes the events as one record and fsyncs. Only when it returns
 // nil are the events safe to acknowledge.
-func (s *Spool) Append(items []spooled) error {
+func (s *Spool) Append(items []beet.Event) error {
 	payload := encodeRecord(items)
 	rec := make([]byte, recordHeader, recordHeader+len(payload))
 	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(payload)))
@@ -110,7 +103,7 @@ func (s *Spool) Append(items []spooled) error {
 // ReadFrom calls fn for each event in the acknowledged records from offset
 // on, in order, and returns the offset after the last record it read. It
 // may run while Append writes: it stops at the size Append last committed.
-func (s *Spool) ReadFrom(offset int64, fn func(spooled) error) (int64, error) {
+func (s *Spool) ReadFrom(offset int64, fn func(beet.Event) error) (int64, error) {
 	return s.scan(fn, offset, s.Size())
 }
 
@@ -136,7 +129,7 @@ func (s *Spool) TruncateIf(end int64) (bool, error) {
 // Close closes the file; events still in it are replayed at the next start.
 func (s *Spool) Close() error { return s.f.Close() }
 
-func (s *Spool) scan(fn func(spooled) error, offset, end int64) (int64, error) {
+func (s *Spool) scan(fn func(beet.Event) error, offset, end int64) (int64, error) {
 	if offset >= end {
 		return offset, nil
 	}
@@ -170,17 +163,17 @@ func (s *Spool) scan(fn func(spooled) error, offset, end int64) (int64, error) {
 	}
 }
 
-// encodeRecord lays out: version, count, then per event: id, beet id,
-// token, received_at (µs), value flag + bits, method, user agent.
-func encodeRecord(items []spooled) []byte {
-	b := make([]byte, 0, 64*len(items))
+// encodeRecord lays out: version, count, then per event: id, beet id (0
+// when the database was down at receipt), token, received_at (µs), value
+// flag + bits, method, user agent.
+func encodeRecord(items []beet.Event) []byte {
+	b := make([]byte, 0, 96*len(items))
 	b = append(b, spoolVersion)
 	b = binary.AppendUvarint(b, uint64(len(items)))
-	for _, it := range items {
-		e := it.ev
+	for _, e := range items {
 		b = append(b, e.ID[:]...)
 		b = binary.AppendVarint(b, e.BeetID)
-		b = appendString(b, it.token)
+		b = appendString(b, e.Token)
 		b = binary.AppendVarint(b, e.ReceivedAt.UnixMicro())
 		if e.Value != nil {
 			b = append(b, 1)
@@ -201,7 +194,7 @@ func appendString(b []byte, s string) []byte {
 
 var errBadRecord = errors.New("bad spool record")
 
-func decodeRecord(p []byte) ([]spooled, error) {
+func decodeRecord(p []byte) ([]beet.Event, error) {
 	d := decoder{p: p}
 	if d.byte() != spoolVersion {
 		return nil, errBadRecord
@@ -210,23 +203,23 @@ func decodeRecord(p []byte) ([]spooled, error) {
 	if n > uint64(len(p)) {
 		return nil, errBadRecord
 	}
-	items := make([]spooled, 0, n)
+	items := make([]beet.Event, 0, n)
 	for range n {
-		var it spooled
-		copy(it.ev.ID[:], d.bytes(16))
-		it.ev.BeetID = d.varint()
-		it.token = d.string()
-		it.ev.ReceivedAt = time.UnixMicro(d.varint()).UTC()
+		var e beet.Event
+		copy(e.ID[:], d.bytes(16))
+		e.BeetID = d.varint()
+		e.Token = d.string()
+		e.ReceivedAt = time.UnixMicro(d.varint()).UTC()
 		if d.byte() == 1 {
 			v := math.Float64frombits(binary.LittleEndian.Uint64(d.bytes(8)))
-			it.ev.Value = &v
+			e.Value = &v
 		}
-		it.ev.Method = d.string()
-		it.ev.UserAgent = d.string()
+		e.Method = d.string()
+		e.UserAgent = d.string()
 		if d.err != nil {
 			return nil, d.err
 		}
-		items = append(items, it)
+		items = append(items, e)
 	}
 	return items, d.err
 }

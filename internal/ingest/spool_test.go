@@ -9,8 +9,8 @@ import (
 	"github.com/beethq/beet"
 )
 
-func spoolItems(n, from int) []spooled {
-	var items []spooled
+func spoolItems(n, from int) []beet.Event {
+	var items []beet.Event
 	for i := from; i < from+n; i++ {
 		ev := beet.Event{BeetID: int64(i + 1), ReceivedAt: time.UnixMicro(1_700_000_000_000_000 + int64(i)).UTC(), Method: "POST", UserAgent: "ua"}
 		ev.ID[0], ev.ID[1] = byte(i), byte(i>>8)
@@ -18,28 +18,28 @@ func spoolItems(n, from int) []spooled {
 			v := float64(i) / 3
 			ev.Value = &v
 		}
-		it := spooled{ev: ev}
+		ev.Token = beet.NewToken()
 		if i%3 == 0 {
-			it.ev.BeetID, it.token = 0, beet.NewToken()
+			ev.BeetID = 0 // looked up at replay
 		}
-		items = append(items, it)
+		items = append(items, ev)
 	}
 	return items
 }
 
-func readAll(t *testing.T, s *Spool) []spooled {
+func readAll(t *testing.T, s *Spool) []beet.Event {
 	t.Helper()
-	var got []spooled
-	if _, err := s.ReadFrom(0, func(it spooled) error { got = append(got, it); return nil }); err != nil {
+	var got []beet.Event
+	if _, err := s.ReadFrom(0, func(e beet.Event) error { got = append(got, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return got
 }
 
-func sameItem(a, b spooled) bool {
-	return a.token == b.token && a.ev.ID == b.ev.ID && a.ev.BeetID == b.ev.BeetID && a.ev.ReceivedAt.Equal(b.ev.ReceivedAt) &&
-		a.ev.Method == b.ev.Method && a.ev.UserAgent == b.ev.UserAgent &&
-		(a.ev.Value == nil) == (b.ev.Value == nil) && (a.ev.Value == nil || *a.ev.Value == *b.ev.Value)
+func sameItem(a, b beet.Event) bool {
+	return a.Token == b.Token && a.ID == b.ID && a.BeetID == b.BeetID && a.ReceivedAt.Equal(b.ReceivedAt) &&
+		a.Method == b.Method && a.UserAgent == b.UserAgent &&
+		(a.Value == nil) == (b.Value == nil) && (a.Value == nil || *a.Value == *b.Value)
 }
 
 func TestSpoolRoundTripAndTornTail(t *testing.T) {

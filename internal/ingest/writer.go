@@ -67,7 +67,7 @@ type WriterStats struct {
 }
 
 type writeReq struct {
-	item spooled
+	ev   beet.Event
 	errc chan error
 }
 
@@ -103,12 +103,12 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 // Stats returns the writer's counters.
 func (w *Writer) Stats() *WriterStats { return &w.stats }
 
-// Write hands an event to the writer and waits until it is committed.
-// token is set only when the beet could not be looked up. A nil error
-// means the event is durable.
-func (w *Writer) Write(ev beet.Event, token string) error {
+// Write hands an event to the writer and waits until it is committed. An
+// event whose beet could not be looked up (BeetID 0) waits in the spool by
+// its Token. A nil error means the event is durable.
+func (w *Writer) Write(ev beet.Event) error {
 	r := reqPool.Get().(*writeReq)
-	r.item = spooled{ev: ev, token: token}
+	r.ev = ev
 	w.mu.RLock()
 	if w.closed {
 		w.mu.RUnlock()
@@ -118,7 +118,7 @@ func (w *Writer) Write(ev beet.Event, token string) error {
 	w.reqs <- r
 	w.mu.RUnlock()
 	err := <-r.errc
-	r.item = spooled{}
+	r.ev = beet.Event{}
 	reqPool.Put(r)
 	return err
 }
@@ -205,7 +205,7 @@ func (w *Writer) commit(batch []*writeReq) {
 	direct := w.spool.Size() == 0
 	if direct {
 		for _, r := range batch {
-			if r.item.ev.BeetID == 0 {
+			if r.ev.BeetID == 0 {
 				direct = false // an unresolved token can only wait in the spool
 				break
 			}
@@ -214,7 +214,7 @@ func (w *Writer) commit(batch []*writeReq) {
 	if direct {
 		events := make([]beet.Event, len(batch))
 		for i, r := range batch {
-			events[i] = r.item.ev
+			events[i] = r.ev
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
 		err := w.store.AddEvents(ctx, events)
@@ -226,9 +226,9 @@ func (w *Writer) commit(batch []*writeReq) {
 		}
 		w.log.Error("database commit failed; spooling events until it is back", "events", len(batch), "err", err)
 	}
-	items := make([]spooled, len(batch))
+	items := make([]beet.Event, len(batch))
 	for i, r := range batch {
-		items[i] = r.item
+		items[i] = r.ev
 	}
 	err := w.spool.Append(items)
 	if err != nil {
@@ -271,21 +271,21 @@ func (w *Writer) replay() {
 			group = group[:0]
 			return nil
 		}
-		end, err := w.spool.ReadFrom(offset, func(it spooled) error {
-			if it.ev.BeetID == 0 {
+		end, err := w.spool.ReadFrom(offset, func(ev beet.Event) error {
+			if ev.BeetID == 0 {
 				ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
-				b, err := w.store.FindBeetByToken(ctx, it.token)
+				b, err := w.store.FindBeetByToken(ctx, ev.Token)
 				cancel()
 				if beet.IsNotFound(err) {
 					w.stats.Dropped.Add(1)
-					w.log.Warn("spooled event for an unknown token dropped", "token", beet.Redact(it.token))
+					w.log.Warn("spooled event for an unknown token dropped", "token", beet.Redact(ev.Token))
 					return nil
 				} else if err != nil {
 					return err
 				}
-				it.ev.BeetID = b.ID
+				ev.BeetID = b.ID
 			}
-			group = append(group, it.ev)
+			group = append(group, ev)
 			if len(group) == cap(group) {
 				return flush()
 			}

@@ -91,6 +91,11 @@ func newEvent(beetID int64, i int) beet.Event {
 	return ev
 }
 
+func withToken(ev beet.Event, token string) beet.Event {
+	ev.Token = token
+	return ev
+}
+
 func TestWriterGroupsConcurrentWrites(t *testing.T) {
 	store := openTestStore(t)
 	b := newTestBeet(t, store)
@@ -99,7 +104,7 @@ func TestWriterGroupsConcurrentWrites(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 500 {
 		wg.Go(func() {
-			if err := w.Write(newEvent(b.ID, i), ""); err != nil {
+			if err := w.Write(newEvent(b.ID, i)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -112,7 +117,7 @@ func TestWriterGroupsConcurrentWrites(t *testing.T) {
 	if batches := w.Stats().Batches.Load(); batches >= 500 {
 		t.Fatalf("%d transactions for 500 concurrent events: no grouping", batches)
 	}
-	if err := w.Write(newEvent(b.ID, 0), ""); err != ErrWriterClosed {
+	if err := w.Write(newEvent(b.ID, 0)); err != ErrWriterClosed {
 		t.Fatalf("Write after Close = %v", err)
 	}
 }
@@ -124,21 +129,21 @@ func TestWriterSpoolsDuringOutageAndReplaysInOrder(t *testing.T) {
 	spool, _ := OpenSpool(filepath.Join(dir, "spool"), 0)
 	w := NewWriter(store, spool, WriterOptions{MaxBatch: 16, ReplayEvery: 20 * time.Millisecond})
 
-	if err := w.Write(newEvent(b.ID, 0), ""); err != nil {
+	if err := w.Write(newEvent(b.ID, 0)); err != nil {
 		t.Fatal(err)
 	}
 	store.down.Store(true)
 	for i := 1; i <= 40; i++ {
-		if err := w.Write(newEvent(b.ID, i), ""); err != nil {
+		if err := w.Write(newEvent(b.ID, i)); err != nil {
 			t.Fatalf("write during outage: %v", err)
 		}
 	}
 	// An event whose beet could not be looked up waits in the spool by token.
-	if err := w.Write(newEvent(0, 41), b.Token); err != nil {
+	if err := w.Write(withToken(newEvent(0, 41), b.Token)); err != nil {
 		t.Fatal(err)
 	}
 	// And one for a token that turns out not to exist is dropped at replay.
-	if err := w.Write(newEvent(0, 42), beet.NewToken()); err != nil {
+	if err := w.Write(withToken(newEvent(0, 42), beet.NewToken())); err != nil {
 		t.Fatal(err)
 	}
 	if !w.Spooling() {
@@ -157,7 +162,7 @@ func TestWriterSpoolsDuringOutageAndReplaysInOrder(t *testing.T) {
 	if w.Spooling() {
 		t.Fatal("spool not replayed 5 s after recovery")
 	}
-	if err := w.Write(newEvent(b.ID, 43), ""); err != nil {
+	if err := w.Write(newEvent(b.ID, 43)); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -178,9 +183,9 @@ func TestWriterReplaysSpoolLeftByACrash(t *testing.T) {
 	b := newTestBeet(t, store)
 	path := filepath.Join(t.TempDir(), "spool")
 	spool, _ := OpenSpool(path, 0)
-	var items []spooled
+	var items []beet.Event
 	for i := range 10 {
-		items = append(items, spooled{ev: newEvent(b.ID, i)})
+		items = append(items, newEvent(b.ID, i))
 	}
 	spool.Append(items)
 	spool.Append(items[:3]) // a replayed group seen twice must not count twice
@@ -188,7 +193,7 @@ func TestWriterReplaysSpoolLeftByACrash(t *testing.T) {
 
 	spool, _ = OpenSpool(path, 0)
 	w := NewWriter(store, spool, WriterOptions{ReplayEvery: 10 * time.Millisecond})
-	if err := w.Write(newEvent(b.ID, 100), ""); err != nil {
+	if err := w.Write(newEvent(b.ID, 100)); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()

@@ -81,3 +81,24 @@ func TestRedactPath(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidTokenShape checks the shape check against arbitrary input: it
+// never panics, accepts only strings of the exact shape, and agrees with
+// the API key check on nothing.
+func FuzzValidTokenShape(f *testing.F) {
+	for _, s := range []string{"", "bt_", beet.NewToken(), beet.NewAPIKey(), "bt_" + strings.Repeat("A", 28), "bt_\x00\xff", "bt_é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ok := beet.ValidTokenShape(s)
+		if ok && (len(s) != beet.TokenLen || !strings.HasPrefix(s, beet.TokenPrefix)) {
+			t.Fatalf("accepted %q", s)
+		}
+		if ok && beet.ValidAPIKeyShape(s) {
+			t.Fatalf("%q passes as both a token and an API key", s)
+		}
+		if r := beet.Redact(s); len(s) > 0 && strings.TrimSuffix(r, "…") == s {
+			t.Fatalf("Redact(%q) shows it whole", s)
+		}
+	})
+}

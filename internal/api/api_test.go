@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/api"
 	"github.com/beethq/beet/internal/service"
-	"github.com/beethq/beet/internal/sqlstore"
+	"github.com/beethq/beet/internal/testdb"
 )
 
 // env is a real API server over a real SQLite file, with two accounts.
@@ -35,14 +34,7 @@ var cheapHash = &service.PasswordParams{Time: 1, Memory: 64, Threads: 1}
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "beet.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := testdb.New(t, "sqlite")
 	svc := service.New(db, service.Options{PasswordParams: cheapHash})
 	a, keyA, err := svc.CreateAccount(ctx, "a@example.com", "password-a", beet.PlanFree)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
-	"github.com/beethq/beet/internal/sqlstore"
+	"github.com/beethq/beet/internal/testdb"
 )
 
 // flakyStore is the real SQLite store with a switch that makes it fail as
@@ -36,19 +36,7 @@ func (f *flakyStore) FindBeetByToken(ctx context.Context, token string) (*beet.B
 	return f.Store.FindBeetByToken(ctx, token)
 }
 
-func openTestStore(t *testing.T) beet.Store {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "beet.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
+func openTestStore(t *testing.T) beet.Store { return testdb.New(t, "sqlite") }
 
 // newTestBeet makes an account with one beet and returns the beet.
 func newTestBeet(t *testing.T, store beet.Store) *beet.Beet {

@@ -2,29 +2,20 @@ package service_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/service"
-	"github.com/beethq/beet/internal/sqlstore"
+	"github.com/beethq/beet/internal/testdb"
 )
 
 var cheapHash = &service.PasswordParams{Time: 1, Memory: 64, Threads: 1}
 
 func openService(t *testing.T, opts service.Options) (*service.Service, beet.Store) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "beet.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := testdb.New(t, "sqlite")
 	opts.PasswordParams = cheapHash
 	return service.New(db, opts), db
 }

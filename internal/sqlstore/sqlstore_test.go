@@ -2,10 +2,6 @@ package sqlstore_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +11,7 @@ import (
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/sqlstore"
 	"github.com/beethq/beet/internal/sqlstore/storetest"
+	"github.com/beethq/beet/internal/testdb"
 )
 
 // pgEnv names the PostgreSQL server the PostgreSQL tests run against.
@@ -22,67 +19,14 @@ const pgEnv = "BEET_TEST_POSTGRES_URL"
 
 // openSQLite opens an unmigrated store on a fresh file in a temp dir.
 func openSQLite(tb testing.TB) *sqlstore.DB {
-	tb.Helper()
-	db, err := sqlstore.Open(context.Background(), "sqlite://"+filepath.Join(tb.TempDir(), "beet.db"), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
+	return testdb.OpenUnmigrated(tb, testdb.URL(tb, "sqlite"))
 }
 
-// pgSchemaURL creates a schema of its own for one test on the server named
-// by BEET_TEST_POSTGRES_URL, drops it when the test ends, and returns a URL
-// whose search_path points into it, so tests run in parallel and leave
-// nothing behind. It skips the test when the variable is unset.
-func pgSchemaURL(tb testing.TB) string {
-	tb.Helper()
-	base := os.Getenv(pgEnv)
-	if base == "" {
-		tb.Skipf("PostgreSQL conformance tests skipped: %s is unset", pgEnv)
-	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	schema := "beet_t_" + hex.EncodeToString(randBytes(6))
-	if _, err := admin.ExecContext(context.Background(), `CREATE SCHEMA `+schema); err != nil {
-		admin.Close()
-		tb.Fatalf("create schema: %v", err)
-	}
-	tb.Cleanup(func() {
-		// Cleanups run last-in first-out: the store using the schema is
-		// closed by now.
-		if _, err := admin.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
-		}
-		admin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema) // pgx sends unknown parameters as runtime params
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// pgSchemaURL is a URL into a fresh PostgreSQL schema of the test's own
+// (see testdb.URL); it skips the test when BEET_TEST_POSTGRES_URL is unset.
+func pgSchemaURL(tb testing.TB) string { return testdb.URL(tb, "postgres") }
 
-func randBytes(n int) []byte {
-	b := make([]byte, n)
-	rand.Read(b)
-	return b
-}
-
-func openPostgres(tb testing.TB) *sqlstore.DB {
-	tb.Helper()
-	db, err := sqlstore.Open(context.Background(), pgSchemaURL(tb), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
+func openPostgres(tb testing.TB) *sqlstore.DB { return testdb.OpenUnmigrated(tb, pgSchemaURL(tb)) }
 
 func migrated(tb testing.TB, db *sqlstore.DB) *sqlstore.DB {
 	tb.Helper()
@@ -183,14 +127,7 @@ func TestMigrateConcurrent(t *testing.T) {
 	}
 }
 
-func openPostgresAt(tb testing.TB, u string) *sqlstore.DB {
-	db, err := sqlstore.Open(context.Background(), u, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
+func openPostgresAt(tb testing.TB, u string) *sqlstore.DB { return testdb.OpenUnmigrated(tb, u) }
 
 func TestOpenBadURL(t *testing.T) {
 	for _, tc := range []struct{ url, want string }{

@@ -61,14 +61,22 @@ func URL(tb testing.TB, engine string) string {
 	return u.String()
 }
 
-// Open opens and migrates a store at databaseURL, closed when the test ends.
-func Open(tb testing.TB, databaseURL string) *sqlstore.DB {
+// OpenUnmigrated opens a store at databaseURL as it is, closed when the
+// test ends.
+func OpenUnmigrated(tb testing.TB, databaseURL string) *sqlstore.DB {
 	tb.Helper()
 	db, err := sqlstore.Open(context.Background(), databaseURL, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Open opens and migrates a store at databaseURL, closed when the test ends.
+func Open(tb testing.TB, databaseURL string) *sqlstore.DB {
+	tb.Helper()
+	db := OpenUnmigrated(tb, databaseURL)
 	if err := db.Migrate(context.Background()); err != nil {
 		tb.Fatal(err)
 	}

@@ -32,11 +32,7 @@ func accountsCreateCmd(c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := c.config(cf)
-	if err != nil {
-		return err
-	}
-	return c.withBackend(cfg, func(b *app.Backend) error {
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
 		acc, key, err := b.Service.CreateAccount(c.ctx, *email, *password, plan)
 		if err != nil {
 			return err
@@ -54,11 +50,7 @@ func accountsListCmd(c *cli, args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	cfg, err := c.config(cf)
-	if err != nil {
-		return err
-	}
-	return c.withBackend(cfg, func(b *app.Backend) error {
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
 		accs, err := b.Service.ListAccounts(c.ctx)
 		if err != nil {
 			return err
@@ -86,11 +78,7 @@ func accountsSetPlanCmd(c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := c.config(cf)
-	if err != nil {
-		return err
-	}
-	return c.withBackend(cfg, func(b *app.Backend) error {
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
 		if err := b.Service.SetPlan(c.ctx, *id, plan); err != nil {
 			return err
 		}

@@ -16,11 +16,7 @@ func apikeysCreateCmd(c *cli, args []string) error {
 	if *account <= 0 {
 		return usagef("--account is required")
 	}
-	cfg, err := c.config(cf)
-	if err != nil {
-		return err
-	}
-	return c.withBackend(cfg, func(b *app.Backend) error {
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
 		k, key, err := b.Service.CreateAPIKey(c.ctx, *account, *name)
 		if err != nil {
 			return err
@@ -43,11 +39,7 @@ func apikeysRevokeCmd(c *cli, args []string) error {
 	if *id <= 0 {
 		return usagef("--id is required")
 	}
-	cfg, err := c.config(cf)
-	if err != nil {
-		return err
-	}
-	return c.withBackend(cfg, func(b *app.Backend) error {
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
 		if err := b.Service.RevokeAPIKey(c.ctx, *id); err != nil {
 			return err
 		}

@@ -28,11 +28,7 @@ func cleanupCmd(c *cli, args []string) error {
 		}
 		now = t
 	}
-	cfg, err := c.config(cf)
-	if err != nil {
-		return err
-	}
-	return c.withBackend(cfg, func(b *app.Backend) error {
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
 		rep, err := b.Service.Cleanup(c.ctx, now, *dryRun)
 		if err != nil {
 			return err

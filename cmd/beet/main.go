@@ -206,6 +206,16 @@ func (c *cli) withBackend(cfg config.Config, fn func(b *app.Backend) error) erro
 	return errors.Join(fn(b), b.Close())
 }
 
+// withBackendFrom builds the config the flags and environment give, then
+// runs fn with the backend it names (see withBackend).
+func (c *cli) withBackendFrom(cf *config.Flags, fn func(b *app.Backend) error) error {
+	cfg, err := c.config(cf)
+	if err != nil {
+		return err
+	}
+	return c.withBackend(cfg, fn)
+}
+
 // printJSON writes v to stdout as one line of JSON.
 func (c *cli) printJSON(v any) error {
 	b, err := json.Marshal(v)

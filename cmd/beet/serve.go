@@ -40,11 +40,7 @@ func migrateCmd(c *cli, args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	cfg, err := c.config(cf)
-	if err != nil {
-		return err
-	}
-	return c.withBackend(cfg, func(b *app.Backend) error {
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
 		return c.printJSON(map[string]string{"engine": b.Store.Engine(), "schema": "current"})
 	})
 }

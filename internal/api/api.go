@@ -50,8 +50,8 @@ func (h *Handler) routes() []route {
 		{"POST", "/api/v1/beets/{id}/pause", h.pause},
 		{"POST", "/api/v1/beets/{id}/resume", h.resume},
 		{"GET", "/api/v1/beets/{id}/events", h.listEvents},
-		{"GET", "/api/v1/beets/{id}/flips", h.listFlips},
-		{"GET", "/api/v1/beets/{id}/problems", h.listProblems},
+		{"GET", "/api/v1/beets/{id}/flips", beetList("flips", h.svc.Flips, toFlipJSON)},
+		{"GET", "/api/v1/beets/{id}/problems", beetList("problems", h.svc.Problems, toProblemJSON)},
 	}
 }
 

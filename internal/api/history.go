@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -62,50 +63,37 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, accountID i
 	return nil
 }
 
-func (h *Handler) listFlips(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
+// beetList serves a list that belongs to one beet (flips, problems): it
+// reads {id} and ?limit=, fetches, and answers {key: [...]}, newest first.
+func beetList[T, J any](key string, find func(ctx context.Context, accountID, id int64, limit int) ([]*T, error), toJSON func(*T) J) func(http.ResponseWriter, *http.Request, int64) error {
+	return func(w http.ResponseWriter, r *http.Request, accountID int64) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		limit, err := queryInt(r, "limit")
+		if err != nil {
+			return err
+		}
+		items, err := find(r.Context(), accountID, id, limit)
+		if err != nil {
+			return err
+		}
+		out := make([]J, 0, len(items))
+		for _, it := range items {
+			out = append(out, toJSON(it))
+		}
+		httpx.WriteJSON(w, http.StatusOK, map[string][]J{key: out})
+		return nil
 	}
-	limit, err := queryInt(r, "limit")
-	if err != nil {
-		return err
-	}
-	flips, err := h.svc.Flips(r.Context(), accountID, id, limit)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Flips []flipJSON `json:"flips"`
-	}{make([]flipJSON, 0, len(flips))}
-	for _, f := range flips {
-		out.Flips = append(out.Flips, flipJSON{At: f.At, From: f.From, To: f.To, Kind: f.Kind, Reason: f.Reason, Observed: f.Observed, Expected: f.Expected})
-	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
 }
 
-func (h *Handler) listProblems(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	limit, err := queryInt(r, "limit")
-	if err != nil {
-		return err
-	}
-	problems, err := h.svc.Problems(r.Context(), accountID, id, limit)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Problems []problemJSON `json:"problems"`
-	}{make([]problemJSON, 0, len(problems))}
-	for _, p := range problems {
-		out.Problems = append(out.Problems, problemJSON{At: p.At, Kind: p.Kind, Detail: p.Detail})
-	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
+func toFlipJSON(f *beet.Flip) flipJSON {
+	return flipJSON{At: f.At, From: f.From, To: f.To, Kind: f.Kind, Reason: f.Reason, Observed: f.Observed, Expected: f.Expected}
+}
+
+func toProblemJSON(p *beet.Problem) problemJSON {
+	return problemJSON{At: p.At, Kind: p.Kind, Detail: p.Detail}
 }
 
 // queryTime reads an optional RFC 3339 time, or Unix seconds.

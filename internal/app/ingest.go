@@ -86,7 +86,8 @@ func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
 		"committed": &st.Committed, "spooled": &st.Spooled, "replayed": &st.Replayed, "dropped": &st.Dropped,
 	} {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "beet_ingest_events_" + name + "_total", Help: "Ingested events " + name + " by the writer.",
+			Name: "beet_ingest_events_" + name + "_total",
+			Help: "Ingested events " + name + " by the writer (an event whose token was rotated meanwhile is dropped inside its commit).",
 		}, func() float64 { return float64(c.Load()) }))
 	}
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{

@@ -46,8 +46,11 @@ type Beet struct {
 	Detection    Detection
 	AllowBots    bool
 	LastEventAt  *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// DueAt is when the detector next looks at the beet if no event comes
+	// first; nil when nothing is pending (new, paused, already down).
+	DueAt     *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Limits on beet fields; every size has one.
@@ -168,4 +171,15 @@ type BeetStore interface {
 	// status_reason becomes f.Reason and f.ID is set. It returns ECONFLICT
 	// when the status had already changed.
 	SetBeetStatus(ctx context.Context, f *Flip) error
+	// FindDueBeets returns up to limit beets whose deadline is at or before
+	// t, earliest first.
+	FindDueBeets(ctx context.Context, t time.Time, limit int) ([]*Beet, error)
+	// SetBeetDue sets the beet's deadline, or clears it when due is nil.
+	SetBeetDue(ctx context.Context, id int64, due *time.Time) error
+	// FlipDueBeet applies what a passed deadline decided: it moves the beet
+	// from f.From to f.To, records f and sets the next deadline (nil
+	// clears it), only if the beet is still in f.From with deadline due. So
+	// a deadline that an arriving event moved, or that another instance
+	// already handled, flips nothing: it returns ECONFLICT.
+	FlipDueBeet(ctx context.Context, f *Flip, due time.Time, next *time.Time) error
 }

@@ -13,7 +13,7 @@ import (
 )
 
 const beetColumns = `id, account_id, name, description, token, status, status_reason, timezone,
-	detection, allow_bots, last_event_at, created_at, updated_at`
+	detection, allow_bots, last_event_at, due_at, created_at, updated_at`
 
 // deleteBatch bounds each event-deleting transaction of DeleteBeet, so the
 // SQLite writer is never held for long by one beet's millions of events.
@@ -251,6 +251,65 @@ func (db *DB) SetBeetStatus(ctx context.Context, f *beet.Flip) error {
 	return nil
 }
 
+// FindDueBeets returns up to limit beets whose deadline is at or before t,
+// earliest first, through the partial index on due_at.
+func (db *DB) FindDueBeets(ctx context.Context, t time.Time, limit int) ([]*beet.Beet, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets
+		WHERE due_at IS NOT NULL AND due_at <= $1 ORDER BY due_at, id LIMIT $2`, toMicros(t), pageLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("find due beets: %w", err)
+	}
+	defer rows.Close()
+	var out []*beet.Beet
+	for rows.Next() {
+		b, err := scanBeet(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find due beets: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// SetBeetDue sets the beet's deadline, or clears it when due is nil.
+func (db *DB) SetBeetDue(ctx context.Context, id int64, due *time.Time) error {
+	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET due_at = $1 WHERE id = $2`, nullMicros(due), id))
+	if err != nil {
+		return fmt.Errorf("set beet deadline: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("set beet deadline: %w", beet.Errorf(beet.ENOTFOUND, "beet %d not found", id))
+	}
+	return nil
+}
+
+// FlipDueBeet is SetBeetStatus with the deadline in the compare and set.
+func (db *DB) FlipDueBeet(ctx context.Context, f *beet.Flip, due time.Time, next *time.Time) error {
+	nf := *f
+	nf.At = stamp(nf.At)
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		n, err := rowsAffected(tx.ExecContext(ctx,
+			`UPDATE beets SET status = $1, status_reason = $2, due_at = $3 WHERE id = $4 AND status = $5 AND due_at = $6`,
+			string(nf.To), nf.Reason, nullMicros(next), nf.BeetID, string(nf.From), toMicros(due)))
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			var cur string
+			if err := tx.QueryRowContext(ctx, `SELECT status FROM beets WHERE id = $1`, nf.BeetID).Scan(&cur); err != nil {
+				return notFound(err, "beet %d not found", nf.BeetID)
+			}
+			return beet.Errorf(beet.ECONFLICT, "beet %d changed since its deadline was read", nf.BeetID)
+		}
+		return insertFlip(ctx, tx, &nf)
+	})
+	if err != nil {
+		return fmt.Errorf("flip due beet: %w", err)
+	}
+	*f = nf
+	return nil
+}
+
 func insertFlip(ctx context.Context, q querier, f *beet.Flip) error {
 	return q.QueryRowContext(ctx, `INSERT INTO flips (beet_id, at, from_status, to_status, kind, reason, observed, expected)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
@@ -264,11 +323,11 @@ func scanBeet(s scanner, extra ...any) (*beet.Beet, error) {
 		b                beet.Beet
 		status           string
 		detection        string
-		lastEvent        sql.NullInt64
+		lastEvent, due   sql.NullInt64
 		created, updated int64
 	)
 	dest := append([]any{&b.ID, &b.AccountID, &b.Name, &b.Description, &b.Token, &status, &b.StatusReason,
-		&b.Timezone, &detection, &b.AllowBots, &lastEvent, &created, &updated}, extra...)
+		&b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &created, &updated}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -277,6 +336,7 @@ func scanBeet(s scanner, extra ...any) (*beet.Beet, error) {
 	}
 	b.Status = beet.Status(status)
 	b.LastEventAt = fromNullMicros(lastEvent)
+	b.DueAt = fromNullMicros(due)
 	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
 	return &b, nil
 }

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"AddEventsLastEventAt", testAddEventsLastEventAt},
 		{"AddEventsDeletedBeet", testAddEventsDeletedBeet},
 		{"AddEventsRotatedToken", testAddEventsRotatedToken},
+		{"Deadlines", testDeadlines},
 		{"FindEvents", testFindEvents},
 		{"FindEventsLimits", testFindEventsLimits},
 		{"EventFields", testEventFields},
@@ -721,6 +722,79 @@ func testAddEventsRotatedToken(t *testing.T, s beet.Store) {
 	want := t0.Add(2 * time.Minute)
 	cur, _ := s.FindBeetByID(ctx, b.ID)
 	sameTimePtr(t, "LastEventAt", cur.LastEventAt, &want)
+}
+
+// testDeadlines: due beets are found earliest first through their
+// deadline, and a deadline flip is a compare and set on status and
+// deadline, so a moved deadline or a second sweeper flips nothing.
+func testDeadlines(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b1, b2, b3 := newBeet(t, s, a.ID), newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	if got, _ := s.FindBeetByID(ctx, b1.ID); got.DueAt != nil {
+		t.Fatalf("new beet has a deadline %v", got.DueAt)
+	}
+	d1, d2, d3 := t0.Add(2*time.Minute), t0.Add(time.Minute), t0.Add(time.Hour)
+	for id, d := range map[int64]time.Time{b1.ID: d1, b2.ID: d2, b3.ID: d3} {
+		if err := s.SetBeetDue(ctx, id, &d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	due, err := s.FindDueBeets(ctx, t0.Add(30*time.Minute), 10)
+	if err != nil || len(due) != 2 || due[0].ID != b2.ID || due[1].ID != b1.ID {
+		t.Fatalf("FindDueBeets = %v, %v; want b2 then b1", due, err)
+	}
+	sameTimePtr(t, "DueAt", due[0].DueAt, &d2)
+	if due, _ := s.FindDueBeets(ctx, t0.Add(30*time.Minute), 1); len(due) != 1 || due[0].ID != b2.ID {
+		t.Errorf("FindDueBeets(limit 1) = %v", due)
+	}
+	if err := s.SetBeetDue(ctx, b3.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if due, _ := s.FindDueBeets(ctx, t0.Add(48*time.Hour), 10); len(due) != 2 {
+		t.Errorf("a cleared deadline is still due: %v", due)
+	}
+	if err := s.SetBeetDue(ctx, 1<<40, &d1); !beet.IsNotFound(err) {
+		t.Errorf("SetBeetDue on a missing beet = %v, want not found", err)
+	}
+
+	// b1 goes up, then its deadline passes: the flip takes it down and
+	// clears the deadline, once.
+	up := &beet.Flip{BeetID: b1.ID, At: t0, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst, Reason: "first event"}
+	if err := s.SetBeetStatus(ctx, up); err != nil {
+		t.Fatal(err)
+	}
+	down := &beet.Flip{BeetID: b1.ID, At: d1, From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "no event"}
+	if err := s.FlipDueBeet(ctx, down, d1, nil); err != nil {
+		t.Fatalf("FlipDueBeet = %v", err)
+	}
+	got, _ := s.FindBeetByID(ctx, b1.ID)
+	if got.Status != beet.StatusDown || got.DueAt != nil || got.StatusReason != "no event" || down.ID == 0 {
+		t.Fatalf("after the deadline flip: %+v", got)
+	}
+	again := *down
+	again.ID = 0
+	if err := s.FlipDueBeet(ctx, &again, d1, nil); beet.ErrorCode(err) != beet.ECONFLICT {
+		t.Errorf("a second sweeper's flip = %v, want conflict", err)
+	}
+	// b2: an event moved the deadline after the sweeper read it.
+	if err := s.SetBeetStatus(ctx, &beet.Flip{BeetID: b2.ID, At: t0, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst, Reason: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	moved := d2.Add(time.Hour)
+	if err := s.SetBeetDue(ctx, b2.ID, &moved); err != nil {
+		t.Fatal(err)
+	}
+	stale := &beet.Flip{BeetID: b2.ID, At: d2, From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "no event"}
+	if err := s.FlipDueBeet(ctx, stale, d2, nil); beet.ErrorCode(err) != beet.ECONFLICT {
+		t.Errorf("flip on a moved deadline = %v, want conflict", err)
+	}
+	if got, _ := s.FindBeetByID(ctx, b2.ID); got.Status != beet.StatusUp {
+		t.Errorf("b2 is %s after a stale deadline, want up", got.Status)
+	}
+	if flips, _ := s.FindFlips(ctx, b2.ID, 10); len(flips) != 1 {
+		t.Errorf("b2 has %d flips, want only the first-event one", len(flips))
+	}
 }
 
 func testFindEvents(t *testing.T, s beet.Store) {

@@ -182,4 +182,7 @@ type BeetStore interface {
 	// a deadline that an arriving event moved, or that another instance
 	// already handled, flips nothing: it returns ECONFLICT.
 	FlipDueBeet(ctx context.Context, f *Flip, due time.Time, next *time.Time) error
+	// MoveBeetDue sets the deadline to next (nil clears it) only if it is
+	// still due; it reports whether it did.
+	MoveBeetDue(ctx context.Context, id int64, due time.Time, next *time.Time) (bool, error)
 }

@@ -283,6 +283,16 @@ func (db *DB) SetBeetDue(ctx context.Context, id int64, due *time.Time) error {
 	return nil
 }
 
+// MoveBeetDue sets the deadline to next only if it is still due.
+func (db *DB) MoveBeetDue(ctx context.Context, id int64, due time.Time, next *time.Time) (bool, error) {
+	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`,
+		nullMicros(next), id, toMicros(due)))
+	if err != nil {
+		return false, fmt.Errorf("move beet deadline: %w", err)
+	}
+	return n == 1, nil
+}
+
 // FlipDueBeet is SetBeetStatus with the deadline in the compare and set.
 func (db *DB) FlipDueBeet(ctx context.Context, f *beet.Flip, due time.Time, next *time.Time) error {
 	nf := *f

@@ -792,6 +792,17 @@ func testDeadlines(t *testing.T, s beet.Store) {
 	if got, _ := s.FindBeetByID(ctx, b2.ID); got.Status != beet.StatusUp {
 		t.Errorf("b2 is %s after a stale deadline, want up", got.Status)
 	}
+	// MoveBeetDue moves a deadline only if it is still the one read.
+	if ok, err := s.MoveBeetDue(ctx, b2.ID, d2, nil); ok || err != nil {
+		t.Errorf("MoveBeetDue on a moved deadline = %v, %v; want false", ok, err)
+	}
+	later := moved.Add(time.Minute)
+	if ok, err := s.MoveBeetDue(ctx, b2.ID, moved, &later); !ok || err != nil {
+		t.Errorf("MoveBeetDue = %v, %v; want true", ok, err)
+	}
+	if got, _ := s.FindBeetByID(ctx, b2.ID); got.DueAt == nil || !got.DueAt.Equal(later) {
+		t.Errorf("deadline %v after MoveBeetDue, want %v", got.DueAt, later)
+	}
 	if flips, _ := s.FindFlips(ctx, b2.ID, 10); len(flips) != 1 {
 		t.Errorf("b2 has %d flips, want only the first-event one", len(flips))
 	}

@@ -1,11 +1,46 @@
 // Package schedule parses and evaluates cron expressions for beets in cron
-// detection mode. It wraps github.com/hashicorp/cronexpr and keeps Beet to
-// the classic five fields, so an expression means the same thing here as in
-// a crontab.
+// detection mode. It keeps Beet to the classic five fields (minute hour
+// day-of-month month day-of-week) or an @daily-style macro, so an expression
+// means the same thing here as in a crontab; github.com/hashicorp/cronexpr
+// validates the syntax.
+//
+// # Evaluating across daylight-saving changes
+//
+// Slots are computed in the beet's IANA time zone by Cron.Next and Cron.Prev,
+// following the rule in DEPENDENCIES.md ("Cron across DST"):
+//
+//   - Fixed-time expressions, whose minute and hour fields each select exactly
+//     one value (`30 2 * * *`, `0 9 * * 1-5`), are computed on the local wall
+//     clock: one slot per matching local day. A wall time that falls in a
+//     spring-forward gap moves to the end of the gap, the first instant that
+//     exists (02:30 in a 02:00→03:00 gap fires at 03:00 new time). A wall time
+//     that occurs twice at a fall-back fires once, at its first occurrence.
+//   - Every other expression (`0 * * * *`, `*/15 * * * *`, `0 */2 * * *`,
+//     `0 2,14 * * *`) steps through absolute time and fires at every instant
+//     whose local wall clock matches: both 01:30s of a fall-back night, and
+//     never at a wall time that does not exist. Lists and ranges of hours are
+//     deliberately not "fixed": the rule says single numbers.
+//
+// # Day of month and day of week
+//
+// As in cronexpr and Vixie cron, when both day-of-month and day-of-week are
+// restricted a day matches if either does (`0 0 13 * 5` is every 13th and
+// every Friday). A field counts as unrestricted only if one of its entries is
+// `*` or `?`; cronexpr (unlike Vixie cron) treats `*/2` as restricted, and so
+// does this package. Day-of-week 7 is Sunday, also as the end of a range:
+// `1-7` and `mon-sun` are every day here, where cronexpr drops the Sunday.
+// The Quartz forms cronexpr accepts (`L`, `LW`, `15W`, `5L`, `5#3`) keep
+// cronexpr's meaning. An expression that can never match (`0 0 31 2 *`,
+// `5-2 * * * *`) is rejected by ParseCron.
+//
+// A Cron is immutable and safe for concurrent use; Next and Prev do not
+// allocate. (cronexpr's own Next writes to the expression, so it is never
+// called on a shared value.)
 package schedule
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/hashicorp/cronexpr"
@@ -22,10 +57,27 @@ var macros = map[string]string{
 	"@hourly":   "0 * * * *",
 }
 
-// Cron is a parsed five-field cron expression.
+// Cron is a parsed five-field cron expression, reduced to bit sets so that
+// evaluating it is a few bit operations per day.
 type Cron struct {
-	expr *cronexpr.Expression
 	text string
+
+	minutes uint64 // bit m: minute m (0-59)
+	hours   uint32 // bit h: hour h (0-23)
+	months  uint16 // bit m: month m (1-12)
+	// days[w][n-28] has bit d set when day d matches in a month of n days
+	// whose first day is weekday w. These two facts are all that the day
+	// fields (including L, W and #) depend on, so 28 masks cover every month.
+	days [7][4]uint32
+
+	fixed        bool // one minute and one hour: evaluated on the wall clock
+	hour, minute int
+
+	// For Describe; valid only when plainDays.
+	plainDays        bool
+	domStar, dowStar bool
+	dom              uint32 // bit d: day of month d
+	dow              uint8  // bit w: weekday w, Sunday = 0
 }
 
 // ParseCron parses a five-field cron expression (minute hour day-of-month
@@ -40,13 +92,57 @@ func ParseCron(text string) (*Cron, error) {
 	if len(fields) != 5 {
 		return nil, fmt.Errorf("want 5 fields (minute hour day-of-month month day-of-week), got %d", len(fields))
 	}
-	// cronexpr reads 5 fields as minute-first, like crontab.
-	e, err := cronexpr.Parse(strings.Join(fields, " "))
-	if err != nil {
+	// cronexpr reads 5 fields as minute-first, like crontab. It is the judge
+	// of what is valid; the parsing below only has to read what it accepted.
+	if _, err := cronexpr.Parse(strings.Join(fields, " ")); err != nil {
 		return nil, err
 	}
-	return &Cron{expr: e, text: strings.Join(fields, " ")}, nil
+	c := &Cron{text: strings.Join(fields, " ")}
+
+	var ok bool
+	var m uint64
+	if m, _, ok = parseField(fields[0], 0, 59, nil, false); !ok || m == 0 {
+		return nil, fmt.Errorf("minute field %q matches no minute", fields[0])
+	}
+	c.minutes = m
+	if m, _, ok = parseField(fields[1], 0, 23, nil, false); !ok || m == 0 {
+		return nil, fmt.Errorf("hour field %q matches no hour", fields[1])
+	}
+	c.hours = uint32(m)
+	if m, _, ok = parseField(fields[3], 1, 12, monthNames, false); !ok || m == 0 {
+		return nil, fmt.Errorf("month field %q matches no month", fields[3])
+	}
+	c.months = uint16(m)
+
+	dom, domStar, okDom := parseField(fields[2], 1, 31, nil, false)
+	dow, dowStar, okDow := parseField(fields[4], 0, 6, weekdayNames, true)
+	if okDom && okDow {
+		c.plainDays, c.domStar, c.dowStar = true, domStar, dowStar
+		c.dom, c.dow = uint32(dom), uint8(dow)
+		c.days = combineDays(c.dom, c.dow, domStar, dowStar)
+	} else {
+		days, err := quartzDays(fields[2], fields[4])
+		if err != nil {
+			return nil, err
+		}
+		c.days = days
+	}
+	// 400 years is a whole Gregorian cycle: no match in it means never.
+	if _, ok := c.nextDay(daysFromCivil(2000, 1, 1)); !ok {
+		return nil, fmt.Errorf("%q matches no day", c.text)
+	}
+
+	if bits.OnesCount64(c.minutes) == 1 && bits.OnesCount32(c.hours) == 1 {
+		c.fixed = true
+		c.minute = bits.TrailingZeros64(c.minutes)
+		c.hour = bits.TrailingZeros32(c.hours)
+	}
+	return c, nil
 }
 
 // String returns the normalised five-field expression.
 func (c *Cron) String() string { return c.text }
+
+// Fixed reports whether the expression names a single time of day (one
+// minute, one hour) and is therefore evaluated on the local wall clock.
+func (c *Cron) Fixed() bool { return c.fixed }

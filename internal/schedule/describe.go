@@ -1,0 +1,128 @@
+package schedule
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+	"time"
+)
+
+const (
+	allMinutes = uint64(1)<<60 - 1
+	allHours   = uint32(1)<<24 - 1
+	allMonths  = uint16(1)<<13 - 2 // bits 1..12
+)
+
+var weekdayPlural = [7]string{"Sundays", "Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays"}
+
+// Describe puts the schedule in words for the common shapes, for example
+// "every day at 02:00 (Europe/Riga)", "weekdays at 09:00 (America/New_York)",
+// "Mondays at 06:30 (UTC)", "on the 1st of every month at 00:00 (UTC)",
+// "every 2 hours at :00 (Europe/Riga)", "every hour at :00", "every 15
+// minutes" and "every minute", and otherwise "on the schedule `<expr>`
+// (<zone>)". Schedules that repeat within the hour, and hourly ones, name no
+// zone: their times do not depend on it in whole-hour zones.
+func (c *Cron) Describe(loc *time.Location) string {
+	zone := "UTC"
+	if loc != nil {
+		zone = loc.String()
+	}
+	fallback := fmt.Sprintf("on the schedule `%s` (%s)", c.text, zone)
+	if !c.plainDays || c.months != allMonths {
+		return fallback
+	}
+	everyDay := c.domStar && c.dowStar
+	if c.fixed {
+		at := fmt.Sprintf("at %02d:%02d (%s)", c.hour, c.minute, zone)
+		switch {
+		case everyDay:
+			return "every day " + at
+		case c.domStar:
+			if days := weekdaysInWords(c.dow); days != "" {
+				return days + " " + at
+			}
+		case c.dowStar && bits.OnesCount32(c.dom) == 1:
+			return fmt.Sprintf("on the %s of every month %s", ordinal(bits.TrailingZeros32(c.dom)), at)
+		}
+		return fallback
+	}
+	if !everyDay {
+		return fallback
+	}
+	oneMinute := bits.OnesCount64(c.minutes) == 1
+	switch {
+	case c.hours == allHours && c.minutes == allMinutes:
+		return "every minute"
+	case c.hours == allHours && oneMinute:
+		return fmt.Sprintf("every hour at :%02d", bits.TrailingZeros64(c.minutes))
+	case c.hours == allHours:
+		if n := evenStep(c.minutes, 60); n > 0 {
+			return fmt.Sprintf("every %d minutes", n)
+		}
+	case oneMinute:
+		if n := evenStep(uint64(c.hours), 24); n > 0 {
+			return fmt.Sprintf("every %d hours at :%02d (%s)", n, bits.TrailingZeros64(c.minutes), zone)
+		}
+	}
+	return fallback
+}
+
+// evenStep returns n if set is exactly {0, n, 2n, …} below size and n divides
+// size (so the gaps are all equal, also across the wrap), else 0.
+func evenStep(set uint64, size int) int {
+	if set&1 == 0 || bits.OnesCount64(set) < 2 {
+		return 0
+	}
+	n := bits.TrailingZeros64(set &^ 1)
+	if size%n != 0 {
+		return 0
+	}
+	var want uint64
+	for v := 0; v < size; v += n {
+		want |= 1 << v
+	}
+	if set != want {
+		return 0
+	}
+	return n
+}
+
+// weekdaysInWords names a set of weekdays: "weekdays", "weekends",
+// "Mondays", "Mondays and Thursdays", "Mondays, Wednesdays and Fridays".
+func weekdaysInWords(set uint8) string {
+	switch set {
+	case 0b0111110:
+		return "weekdays"
+	case 0b1000001:
+		return "weekends"
+	case 0b1111111:
+		return "every day"
+	}
+	var names []string
+	for _, w := range []int{1, 2, 3, 4, 5, 6, 0} { // the week starts on Monday
+		if set&(1<<w) != 0 {
+			names = append(names, weekdayPlural[w])
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}

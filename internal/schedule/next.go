@@ -1,0 +1,318 @@
+package schedule
+
+import (
+	"math/bits"
+	"time"
+)
+
+// Wall-clock times are handled as civil (zone-less) seconds or minutes since
+// 1970-01-01 00:00, the way a clock on the wall reads them; instants as Unix
+// seconds. A slot is always a whole wall-clock minute.
+
+const (
+	minutesPerDay = 24 * 60
+	// searchMonths bounds every search: a 400-year Gregorian cycle repeats
+	// all calendars, so nothing is found later that is not found within it.
+	searchMonths = 400 * 12
+	// maxOffset exceeds any UTC offset (real ones lie within -12h..+14h).
+	maxOffset = 15 * 3600
+)
+
+// Next returns the first slot strictly after after, in loc (UTC if nil),
+// following the daylight-saving rule in the package documentation. It returns
+// the zero Time if there is none within 400 years.
+func (c *Cron) Next(after time.Time, loc *time.Location) time.Time {
+	if loc == nil {
+		loc = time.UTC
+	}
+	// Slots are whole seconds, so "strictly after" is "at or after the next
+	// whole second"; Unix() floors.
+	lo := after.Unix() + 1
+	if c.fixed {
+		return c.nextFixed(lo, loc)
+	}
+	// Walk the zone periods (spans of constant UTC offset) from after; in
+	// each, wall clock and instant differ by a constant, so the first
+	// matching wall minute in the period is the answer if it lies inside it.
+	for range searchMonths {
+		t := time.Unix(lo, 0).In(loc)
+		_, off := t.Zone()
+		_, end := t.ZoneBounds()
+		w, ok := c.nextCivil(ceilDiv(lo+int64(off), 60))
+		if !ok {
+			break
+		}
+		u := w*60 - int64(off)
+		if end.IsZero() || u < end.Unix() {
+			return time.Unix(u, 0).In(loc)
+		}
+		lo = end.Unix() // the next period, from its first instant on
+	}
+	return time.Time{}
+}
+
+// Prev returns the most recent slot at or before before, in loc (UTC if
+// nil): for a detector, the run that should have happened last. Prev and
+// Next agree: no slot lies strictly between Prev(t) and Next(t). It returns
+// the zero Time if there is none within 400 years.
+func (c *Cron) Prev(before time.Time, loc *time.Location) time.Time {
+	if loc == nil {
+		loc = time.UTC
+	}
+	hi := before.Unix()
+	if c.fixed {
+		return c.prevFixed(hi, loc)
+	}
+	for range searchMonths {
+		t := time.Unix(hi, 0).In(loc)
+		_, off := t.Zone()
+		start, _ := t.ZoneBounds()
+		w, ok := c.prevCivil(floorDiv(hi+int64(off), 60))
+		if !ok {
+			break
+		}
+		u := w*60 - int64(off)
+		if start.IsZero() || u >= start.Unix() {
+			return time.Unix(u, 0).In(loc)
+		}
+		hi = start.Unix() - 1 // the previous period, from its last second back
+	}
+	return time.Time{}
+}
+
+// nextFixed returns the first wall-clock slot at or after the instant lo.
+func (c *Cron) nextFixed(lo int64, loc *time.Location) time.Time {
+	_, off := time.Unix(lo, 0).In(loc).Zone()
+	// Start a day early: across a large offset change, yesterday's slot may
+	// still lie ahead of lo. Each candidate day's slot resolves to a later
+	// instant, so the first one at or after lo is the answer.
+	z := floorDiv(lo+int64(off), 86400) - 1
+	for range 8 {
+		var ok bool
+		if z, ok = c.nextDay(z); !ok {
+			break
+		}
+		if u := resolve(z*86400+int64(c.hour*3600+c.minute*60), loc); u >= lo {
+			return time.Unix(u, 0).In(loc)
+		}
+		z++
+	}
+	return time.Time{}
+}
+
+// prevFixed returns the last wall-clock slot at or before the instant hi.
+func (c *Cron) prevFixed(hi int64, loc *time.Location) time.Time {
+	_, off := time.Unix(hi, 0).In(loc).Zone()
+	z := floorDiv(hi+int64(off), 86400) + 1
+	for range 8 {
+		var ok bool
+		if z, ok = c.prevDay(z); !ok {
+			break
+		}
+		if u := resolve(z*86400+int64(c.hour*3600+c.minute*60), loc); u <= hi {
+			return time.Unix(u, 0).In(loc)
+		}
+		z--
+	}
+	return time.Time{}
+}
+
+// resolve maps the civil time w (seconds) in loc to an instant: the first
+// instant whose wall clock reads w (the earlier one when a fall-back repeats
+// it), or, when w falls in a spring-forward gap, the end of the gap, the
+// first instant that exists after it.
+func resolve(w int64, loc *time.Location) int64 {
+	// Any instant reading w lies within maxOffset of w taken as UTC; look at
+	// every zone period overlapping that window.
+	t := time.Unix(w-maxOffset, 0).In(loc)
+	found, gap := false, false
+	var best, gapEnd int64
+	var prevOff int
+	for i := 0; ; i++ {
+		_, off := t.Zone()
+		start, end := t.ZoneBounds()
+		u := w - int64(off)
+		if (start.IsZero() || u >= start.Unix()) && (end.IsZero() || u < end.Unix()) && (!found || u < best) {
+			best, found = u, true
+		}
+		// The wall clock jumped over w at the start of this period.
+		if i > 0 && !gap && start.Unix()+int64(prevOff) <= w && w < start.Unix()+int64(off) {
+			gapEnd, gap = start.Unix(), true
+		}
+		if end.IsZero() || end.Unix() > w+maxOffset {
+			break
+		}
+		prevOff = off
+		t = end.In(loc)
+	}
+	switch {
+	case found:
+		return best
+	case gap:
+		return gapEnd
+	}
+	_, off := time.Unix(w, 0).In(loc).Zone() // unreachable for real zones
+	return w - int64(off)
+}
+
+// nextCivil returns the first matching wall-clock minute at or after m.
+func (c *Cron) nextCivil(m int64) (int64, bool) {
+	z := floorDiv(m, minutesPerDay)
+	r := int(m - z*minutesPerDay)
+	h, mi := r/60, r%60
+	for {
+		nz, ok := c.nextDay(z)
+		if !ok {
+			return 0, false
+		}
+		if nz != z {
+			z, h, mi = nz, 0, 0
+		}
+		for h < 24 {
+			hs := c.hours &^ (1<<h - 1)
+			if hs == 0 {
+				break
+			}
+			if nh := bits.TrailingZeros32(hs); nh != h {
+				h, mi = nh, 0
+			}
+			if ms := c.minutes &^ (1<<mi - 1); ms != 0 {
+				return z*minutesPerDay + int64(h*60+bits.TrailingZeros64(ms)), true
+			}
+			h, mi = h+1, 0
+		}
+		z, h, mi = z+1, 0, 0
+	}
+}
+
+// prevCivil returns the last matching wall-clock minute at or before m.
+func (c *Cron) prevCivil(m int64) (int64, bool) {
+	z := floorDiv(m, minutesPerDay)
+	r := int(m - z*minutesPerDay)
+	h, mi := r/60, r%60
+	for {
+		pz, ok := c.prevDay(z)
+		if !ok {
+			return 0, false
+		}
+		if pz != z {
+			z, h, mi = pz, 23, 59
+		}
+		for h >= 0 {
+			hs := c.hours & (1<<(h+1) - 1)
+			if hs == 0 {
+				break
+			}
+			if ph := 31 - bits.LeadingZeros32(hs); ph != h {
+				h, mi = ph, 59
+			}
+			if ms := c.minutes & (1<<(mi+1) - 1); ms != 0 {
+				return z*minutesPerDay + int64(h*60+63-bits.LeadingZeros64(ms)), true
+			}
+			h, mi = h-1, 59
+		}
+		z, h, mi = z-1, 23, 59
+	}
+}
+
+// nextDay returns the first matching day (days since 1970-01-01) at or after z.
+func (c *Cron) nextDay(z int64) (int64, bool) {
+	y, m, d := civilFromDays(z)
+	for range searchMonths {
+		if c.months&(1<<m) != 0 {
+			if ds := c.dayMask(y, m) &^ (1<<d - 1); ds != 0 {
+				return daysFromCivil(y, m, bits.TrailingZeros32(ds)), true
+			}
+		}
+		if d = 1; m == 12 {
+			y, m = y+1, 1
+		} else {
+			m++
+		}
+	}
+	return 0, false
+}
+
+// prevDay returns the last matching day at or before z.
+func (c *Cron) prevDay(z int64) (int64, bool) {
+	y, m, d := civilFromDays(z)
+	for range searchMonths {
+		if c.months&(1<<m) != 0 {
+			if ds := c.dayMask(y, m) & (1<<(d+1) - 1); ds != 0 {
+				return daysFromCivil(y, m, 31-bits.LeadingZeros32(ds)), true
+			}
+		}
+		if d = 31; m == 1 {
+			y, m = y-1, 12
+		} else {
+			m--
+		}
+	}
+	return 0, false
+}
+
+func (c *Cron) dayMask(y int64, m int) uint32 {
+	return c.days[weekday(daysFromCivil(y, m, 1))][monthLen(y, m)-28]
+}
+
+// daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian
+// date (H. Hinnant's algorithm; no allocation, no time.Location).
+func daysFromCivil(y int64, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := floorDiv(y, 400)
+	yoe := y - era*400
+	mp := int64((m + 9) % 12)
+	doy := (153*mp+2)/5 + int64(d) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// civilFromDays is the inverse of daysFromCivil.
+func civilFromDays(z int64) (y int64, m, d int) {
+	z += 719468
+	era := floorDiv(z, 146097)
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = int(doy - (153*mp+2)/5 + 1)
+	m = int(mp + 3)
+	if m > 12 {
+		m -= 12
+	}
+	y = yoe + era*400
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}
+
+// weekday returns the day of the week of day z, Sunday = 0.
+func weekday(z int64) int { return int(floorMod(z+4, 7)) } // 1970-01-01 was a Thursday
+
+func monthLen(y int64, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }

@@ -1,0 +1,232 @@
+package schedule
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/cronexpr"
+)
+
+// propertyZones mix whole-hour DST (Riga, New York, London), half-hour DST
+// (Lord Howe), a 45-minute offset (Chatham), DST at midnight (São Paulo
+// until 2019) and zones without DST.
+var propertyZones = []string{
+	"Europe/Riga", "America/New_York", "Europe/London", "Australia/Lord_Howe",
+	"Pacific/Chatham", "America/Sao_Paulo", "Asia/Kolkata", "UTC",
+}
+
+// randomExpr draws from a small grammar that reaches every code path: fixed
+// and stepping times, hours inside DST gaps and repeats, restricted days of
+// month and week (both, for the OR rule) and Quartz day forms.
+func randomExpr(r *rand.Rand) string {
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	return strings.Join([]string{
+		pick("0", "30", "15", "45", "*/15", "*/30", "*/7", "0,30", "5-10", "*"),
+		pick("0", "1", "2", "3", "23", "*", "*/2", "1-3", "2,14"),
+		pick("*", "*", "*", "1", "15", "31", "*/2", "L"),
+		pick("*", "*", "*", "3,10", "11", "2"),
+		pick("*", "*", "*", "1-5", "0", "6", "5#2", "mon-fri"),
+	}, " ")
+}
+
+// wallMatches reports whether the wall clock of t in its location matches c.
+func wallMatches(c *Cron, t time.Time) bool {
+	y, m, d := t.Date()
+	return t.Second() == 0 && c.minutes&(1<<t.Minute()) != 0 && c.hours&(1<<t.Hour()) != 0 &&
+		c.months&(1<<m) != 0 && c.dayMask(int64(y), int(m))&(1<<d) != 0
+}
+
+// wallExists uses time.Date as an independent oracle: a wall time that
+// exists reads back unchanged, one inside a gap does not.
+func wallExists(loc *time.Location, y int, m time.Month, d, h, mi int) bool {
+	t := time.Date(y, m, d, h, mi, 0, 0, loc)
+	ty, tm, td := t.Date()
+	return ty == y && tm == m && td == d && t.Hour() == h && t.Minute() == mi
+}
+
+// TestNextProperties: for random expressions and random starts over two
+// years in several zones, Next is strictly increasing; every slot of a
+// stepping expression is a real instant whose wall clock matches; every slot
+// of a fixed expression is at its wall time or, only when that time does not
+// exist that day, at the end of the gap; fixed expressions never fire twice
+// on one local day nor skip a matching day; and Prev agrees with Next.
+func TestNextProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	from := time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	span := int64(2 * 365 * 86400)
+	runs := 600
+	if testing.Short() {
+		runs = 100
+	}
+	for range runs {
+		expr := randomExpr(r)
+		c, err := ParseCron(expr)
+		if err != nil {
+			continue // e.g. "0 0 31 2 *" can never match
+		}
+		zone := propertyZones[r.IntN(len(propertyZones))]
+		loc := mustLoc(t, zone)
+		start := time.Unix(from+r.Int64N(span), r.Int64N(1e9)).In(loc)
+
+		prev := start
+		for i := range 40 {
+			got := c.Next(prev, loc)
+			if got.IsZero() || !got.After(prev) {
+				t.Fatalf("%s %s: Next(%s) = %s, not after", expr, zone, prev.Format(time.RFC3339Nano), got)
+			}
+			if got.Location() != loc {
+				t.Fatalf("%s %s: Next returned location %v", expr, zone, got.Location())
+			}
+			y, m, d := got.Date()
+			if c.fixed {
+				atWall := got.Hour() == c.hour && got.Minute() == c.minute && got.Second() == 0
+				start, _ := got.ZoneBounds()
+				movedOutOfGap := !wallExists(loc, y, m, d, c.hour, c.minute) && got.Equal(start)
+				if !atWall && !movedOutOfGap {
+					t.Fatalf("%s %s: fixed slot %s is neither %02d:%02d nor a gap's end", expr, zone, got.Format(layout), c.hour, c.minute)
+				}
+				if atWall && earlierOccurrence(got) {
+					t.Fatalf("%s %s: fixed slot %s is the second occurrence of its wall time", expr, zone, got.Format(layout))
+				}
+				if i > 0 {
+					py, pm, pd := prev.Date()
+					if py == y && pm == m && pd == d {
+						t.Fatalf("%s %s: fired twice on %d-%02d-%02d: %s and %s", expr, zone, y, m, d, prev.Format(layout), got.Format(layout))
+					}
+					want, _ := c.nextDay(daysFromCivil(int64(py), int(pm), pd) + 1)
+					if z := daysFromCivil(int64(y), int(m), d); z != want {
+						t.Fatalf("%s %s: after %s the next slot %s skips a matching day", expr, zone, prev.Format(layout), got.Format(layout))
+					}
+				}
+			} else if !wallMatches(c, got) {
+				t.Fatalf("%s %s: slot %s does not match on the wall clock", expr, zone, got.Format(layout))
+			}
+			if p := c.Prev(got, loc); !p.Equal(got) {
+				t.Fatalf("%s %s: Prev(%s) = %s, want itself", expr, zone, got.Format(layout), p.Format(layout))
+			}
+			if i > 0 {
+				if p := c.Prev(got.Add(-time.Nanosecond), loc); !p.Equal(prev) {
+					t.Fatalf("%s %s: Prev(%s - 1ns) = %s, want %s", expr, zone, got.Format(layout), p.Format(layout), prev.Format(layout))
+				}
+			}
+			prev = got
+		}
+	}
+}
+
+// TestSteppingMatchesBruteForce checks completeness for stepping expressions
+// around every transition in two years: Next must list exactly the instants,
+// minute by minute, whose wall clock matches (the zones here have
+// whole-minute offsets, so wall minutes start on UTC minutes).
+func TestSteppingMatchesBruteForce(t *testing.T) {
+	exprs := []string{"0 * * * *", "*/15 * * * *", "*/30 * * * *", "0 */2 * * *", "30 1-3 * * *", "0,30 2 * * *", "45 0,1 * * *", "*/7 * * * 0"}
+	for _, zone := range propertyZones {
+		loc := mustLoc(t, zone)
+		for _, tr := range transitions(loc, time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)) {
+			lo, hi := tr.Add(-4*time.Hour), tr.Add(4*time.Hour)
+			for _, expr := range exprs {
+				c := mustCron(t, expr)
+				var want []time.Time
+				for u := lo.Truncate(time.Minute).Add(time.Minute); u.Before(hi); u = u.Add(time.Minute) {
+					if wallMatches(c, u.In(loc)) {
+						want = append(want, u)
+					}
+				}
+				var got []time.Time
+				for at := c.Next(lo, loc); at.Before(hi); at = c.Next(at, loc) {
+					got = append(got, at)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%s %s around %s: got %d slots %v, want %d %v", expr, zone, tr, len(got), got, len(want), want)
+				}
+				for i := range got {
+					if !got[i].Equal(want[i]) {
+						t.Fatalf("%s %s around %s: slot %d = %s, want %s", expr, zone, tr, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// earlierOccurrence reports whether the wall time of t also occurred in the
+// zone period before t's (a fall-back repeat that t is the second of).
+func earlierOccurrence(t time.Time) bool {
+	start, _ := t.ZoneBounds()
+	if start.IsZero() {
+		return false
+	}
+	before := start.Add(-time.Second)
+	_, prevOff := before.Zone()
+	_, off := t.Zone()
+	u := t.Unix() + int64(off) - int64(prevOff) // the same wall time in the previous period
+	prevStart, _ := before.ZoneBounds()
+	return u < start.Unix() && (prevStart.IsZero() || u >= prevStart.Unix())
+}
+
+// transitions lists the instants in [from, to) at which loc's offset changes.
+func transitions(loc *time.Location, from, to time.Time) []time.Time {
+	var out []time.Time
+	for t := from.In(loc); t.Before(to); {
+		_, end := t.ZoneBounds()
+		if end.IsZero() || !end.Before(to) {
+			break
+		}
+		_, o1 := t.Zone()
+		if _, o2 := end.Zone(); o1 != o2 {
+			out = append(out, end)
+		}
+		t = end
+	}
+	return out
+}
+
+// TestMatchesCronexprInUTC checks the parsing into bit sets against cronexpr
+// itself: in UTC, where there is no DST to disagree about, Next must give
+// cronexpr's answer for every expression of the grammar (which avoids the
+// one deliberate difference, a range ending in Sunday 7).
+func TestMatchesCronexprInUTC(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	from := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for range 2000 {
+		expr := randomExpr(r)
+		c, err := ParseCron(expr)
+		if err != nil {
+			continue
+		}
+		ref := cronexpr.MustParse(expr)
+		at := time.Unix(from+r.Int64N(50*365*86400), 0).UTC()
+		for range 5 {
+			want, got := ref.Next(at), c.Next(at, time.UTC)
+			if !got.Equal(want) {
+				t.Fatalf("%s after %s: got %s, cronexpr says %s", expr, at, got, want)
+			}
+			at = want
+		}
+	}
+}
+
+// TestPrevNextBracket: for any instant t, Prev(t) <= t < Next(t) and no slot
+// lies strictly between them.
+func TestPrevNextBracket(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	from := time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for range 2000 {
+		expr := randomExpr(r)
+		c, err := ParseCron(expr)
+		if err != nil {
+			continue
+		}
+		loc := mustLoc(t, propertyZones[r.IntN(len(propertyZones))])
+		at := time.Unix(from+r.Int64N(2*365*86400), r.Int64N(1e9))
+		p, n := c.Prev(at, loc), c.Next(at, loc)
+		if p.After(at) || !n.After(at) {
+			t.Fatalf("%s %v at %s: Prev %s, Next %s", expr, loc, at, p, n)
+		}
+		if got := c.Next(p, loc); !got.Equal(n) {
+			t.Fatalf("%s %v at %s: Next(Prev) = %s, want Next = %s", expr, loc, at, got, n)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func rng(seed uint64, name string) *rand.Rand {
 }
 
 // setup draws a beet's zone and model and places its timeline so that a DST
-// change of its zone falls daysAfterLearn days after the learning part ends.
+// change of its zone falls dstAfterLearn days after the learning part ends.
 func (f *Family) setup(r *rand.Rand, name string, dstAfterLearn int) (Stream, model, error) {
 	loc, err := time.LoadLocation(f.Zones[r.IntN(len(f.Zones))])
 	if err != nil {

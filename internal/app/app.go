@@ -21,6 +21,7 @@ import (
 
 	"github.com/beethq/beet/internal/api"
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/ingest"
 	"github.com/beethq/beet/internal/jobs"
 	"github.com/beethq/beet/internal/server"
 )
@@ -36,11 +37,13 @@ type Options struct {
 
 // App is a running Beet: store, service, HTTP server and jobs.
 type App struct {
-	cfg     config.Config
-	log     *slog.Logger
-	now     func() time.Time
-	backend *Backend
-	server  *server.Server
+	cfg      config.Config
+	log      *slog.Logger
+	now      func() time.Time
+	backend  *Backend
+	server   *server.Server
+	writer   *ingest.Writer
+	observer *observer
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop
@@ -107,6 +110,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.log.Info("listening", "addr", a.server.Addr().String(), "url", a.server.URL(),
 		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine())
 
+	a.startSweeper()
 	if a.cfg.CleanupInterval > 0 {
 		r := &jobs.Retention{
 			Cleaner: a.backend.Service,

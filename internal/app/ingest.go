@@ -59,7 +59,13 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	}
 	a.onStop("spool", func(context.Context) error { return spool.Close() })
 	log := a.log.With("component", "ingest")
-	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log})
+	// Stopped after the writer (teardown is LIFO), which may still commit.
+	a.observer = newObserver(a.backend.Service, a.log.With("component", "detect"))
+	a.onStop("detection", func(context.Context) error { a.observer.close(); return nil })
+	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
+		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Committed: a.observer.enqueue,
+	})
+	a.writer = w
 	a.onStop("writer", func(context.Context) error { w.Close(); return nil })
 	registerWriterMetrics(reg, w)
 	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,10 @@ type WriterOptions struct {
 	// CommitTimeout bounds one database commit before the group goes to the spool.
 	CommitTimeout time.Duration // default 5s
 	Log           *slog.Logger
+	// Committed, if set, is called from the writer's goroutines with every
+	// group of events once it is in the database, directly or by replay, so
+	// detection can follow. It must hand the events off and return quickly.
+	Committed func(events []beet.Event)
 }
 
 // ErrWriterClosed is returned by Write after Close.
@@ -222,6 +227,9 @@ func (w *Writer) commit(batch []*writeReq) {
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
 			answer(batch, nil)
+			if w.opt.Committed != nil {
+				w.opt.Committed(events)
+			}
 			return
 		}
 		w.log.Error("database commit failed; spooling events until it is back", "events", len(batch), "err", err)
@@ -268,6 +276,9 @@ func (w *Writer) replay() {
 				return err
 			}
 			w.stats.Replayed.Add(int64(len(group)))
+			if w.opt.Committed != nil {
+				w.opt.Committed(slices.Clone(group))
+			}
 			group = group[:0]
 			return nil
 		}

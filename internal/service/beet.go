@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/schedule"
 )
 
@@ -128,8 +129,25 @@ func (s *Service) Pause(ctx context.Context, accountID, id int64) (*beet.Beet, e
 }
 
 // Resume lets a paused beet raise alerts again. It starts over from what
-// it knows: new without events, learning in auto mode, otherwise up.
+// it knows: new without events, learning in auto mode, otherwise up, with
+// a deadline counted from now as if an event had just come.
 func (s *Service) Resume(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
+	b, err := s.resume(ctx, accountID, id)
+	if err != nil || b.Status != beet.StatusUp {
+		return b, err
+	}
+	d, err := detect.OnEvents(b, s.Now(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.SetBeetDue(ctx, id, d.Due); err != nil {
+		return nil, err
+	}
+	b.DueAt = d.Due
+	return b, nil
+}
+
+func (s *Service) resume(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
 	return s.flipManually(ctx, accountID, id, func(b *beet.Beet) (beet.Status, string) {
 		switch {
 		case b.Status != beet.StatusPaused:

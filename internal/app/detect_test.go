@@ -1,0 +1,101 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/testdb"
+)
+
+// TestPeriodBeetLive runs the whole service with a clock the test moves:
+// a beet in period mode records an event and goes up; when the clock
+// passes period + grace, the sweeper (its real loop) flips it down with a
+// reason; the next event brings it back up.
+func TestPeriodBeetLive(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		var clock atomic.Int64
+		clock.Store(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+		now := func() time.Time { return time.Unix(0, clock.Load()) }
+		cfg := testConfig(t)
+		cfg.DatabaseURL = testdb.URL(t, engine)
+		cfg.SpoolPath = t.TempDir() + "/beet.spool"
+		a, err := app.New(ctx, cfg, app.Options{Log: slog.New(slog.DiscardHandler), Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Start(ctx); err != nil {
+			a.Stop(ctx)
+			t.Fatal(err)
+		}
+		defer a.Stop(ctx)
+		_, key, err := a.Backend().Service.CreateAccount(ctx, "live@example.com", "password1", beet.PlanFree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := func(method, path, body string) map[string]any {
+			req, _ := http.NewRequest(method, a.URL()+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+key)
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var out map[string]any
+			b, _ := io.ReadAll(res.Body)
+			json.Unmarshal(b, &out)
+			return out
+		}
+		b := call("POST", "/api/v1/beets", `{"name": "every minute", "detection": {"mode": "period", "period_seconds": 60, "grace_seconds": 30}}`)
+		id := itoa(int64(b["id"].(float64)))
+		ping := func() {
+			res, err := http.Get(a.URL() + "/api/v1/beet/" + b["token"].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+		}
+		waitStatus := func(want string) map[string]any {
+			t.Helper()
+			deadline := time.Now().Add(15 * time.Second)
+			for {
+				got := call("GET", "/api/v1/beets/"+id, "")
+				if got["status"] == want || time.Now().After(deadline) {
+					return got
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+
+		ping()
+		if got := waitStatus("up"); got["status"] != "up" {
+			t.Fatalf("after the first event: %v", got["status"])
+		}
+		clock.Add(int64(2 * time.Minute)) // past 60 s + 30 s
+		got := waitStatus("down")
+		if got["status"] != "down" || !strings.Contains(got["status_reason"].(string), "expected one at least every 1 min") {
+			t.Fatalf("after the silence: %v %q", got["status"], got["status_reason"])
+		}
+		clock.Add(int64(time.Minute))
+		ping()
+		if got := waitStatus("up"); got["status"] != "up" || !strings.Contains(got["status_reason"].(string), "Events are back") {
+			t.Fatalf("after events return: %v %q", got["status"], got["status_reason"])
+		}
+		flips := call("GET", "/api/v1/beets/"+id+"/flips", "")["flips"].([]any)
+		if len(flips) != 3 {
+			t.Fatalf("flips: %v", flips)
+		}
+	})
+}

@@ -1,0 +1,156 @@
+// Package detect decides when a beet changes state: what an arriving event
+// means (first event, recovery) and what a passed deadline means (silence,
+// a missed scheduled run). It is pure: no clock, no I/O. The same code runs
+// live (the writer's observer and the sweeper) and in backtests, so both
+// give the same flips.
+//
+// Between events nothing needs watching: each event sets the beet's next
+// deadline (the one instant at which silence would become an alarm), and
+// only beets whose deadline has passed are looked at again.
+package detect
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
+)
+
+// Decision is what the detector decided for one beet: a state change to
+// record (nil for none) and the next deadline (nil for none).
+type Decision struct {
+	Flip *beet.Flip
+	Due  *time.Time
+}
+
+// OnEvents decides what events arriving for b mean; last is the newest
+// event's receipt time, and downSince, for a beet that is down, when it
+// went down (nil if unknown). The flip, if any, starts from b.Status.
+func OnEvents(b *beet.Beet, last time.Time, downSince *time.Time) (Decision, error) {
+	if b.Status == beet.StatusPaused {
+		return Decision{}, nil // records events, raises nothing, waits for resume
+	}
+	var d Decision
+	switch b.Detection.Mode {
+	case beet.ModePeriod:
+		due := last.Add(period(b) + grace(b))
+		d.Due = &due
+	case beet.ModeCron:
+		c, loc, err := cronOf(b)
+		if err != nil {
+			return Decision{}, err
+		}
+		// An event up to grace before a slot is that slot's run (a job that
+		// starts a little early), so the next expected run is the first slot
+		// after last + grace.
+		due := c.Next(last.Add(grace(b)), loc).Add(grace(b))
+		d.Due = &due
+	}
+	flip := func(to beet.Status, kind beet.FlipKind, reason string) {
+		d.Flip = &beet.Flip{BeetID: b.ID, At: last, From: b.Status, To: to, Kind: kind, Reason: reason}
+	}
+	switch {
+	case b.Status == beet.StatusNew && b.Detection.Mode == beet.ModeAuto:
+		flip(beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
+	case b.Status == beet.StatusNew:
+		flip(beet.StatusUp, beet.FlipFirst, "First event received; "+expectation(b)+".")
+	case b.Status == beet.StatusDown:
+		was := ""
+		if downSince != nil {
+			was = " after being down for " + Duration(last.Sub(*downSince))
+		}
+		flip(beet.StatusUp, beet.FlipRecovery, "Events are back"+was+".")
+		d.Flip.Observed, d.Flip.Expected = ptr(1), ptr(1)
+	}
+	return d, nil
+}
+
+// OnDeadline decides what b's passed deadline means. It is called only for
+// a beet whose deadline (b.DueAt) is at or before now and whose events up
+// to the deadline are all committed.
+func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
+	if b.DueAt == nil || b.Status != beet.StatusUp {
+		return Decision{}, nil // nothing pending; clears a stale deadline
+	}
+	due := *b.DueAt
+	var since string
+	if b.LastEventAt != nil {
+		since = " since " + b.LastEventAt.In(location(b)).Format("Jan 2 15:04 MST") + " (" + Duration(due.Sub(*b.LastEventAt)) + ")"
+	}
+	f := &beet.Flip{BeetID: b.ID, At: due, From: beet.StatusUp, To: beet.StatusDown, Observed: ptr(0), Expected: ptr(1)}
+	switch b.Detection.Mode {
+	case beet.ModePeriod:
+		f.Kind = beet.FlipSilence
+		f.Reason = fmt.Sprintf("No event%s; expected one at least every %s, plus %s grace.", since, Duration(period(b)), Duration(grace(b)))
+	case beet.ModeCron:
+		c, loc, err := cronOf(b)
+		if err != nil {
+			return Decision{}, err
+		}
+		slot := due.Add(-grace(b)).In(loc)
+		f.Kind = beet.FlipMissedRun
+		f.Reason = fmt.Sprintf("Missed the run due at %s: no event by %s (%s).", slot.Format("Jan 2 15:04 MST"), due.In(loc).Format("15:04"), c.Describe(loc))
+	default:
+		return Decision{}, nil // auto mode deadlines come with the learned model
+	}
+	return Decision{Flip: f}, nil
+}
+
+// expectation says in words what the settings expect.
+func expectation(b *beet.Beet) string {
+	switch b.Detection.Mode {
+	case beet.ModePeriod:
+		return fmt.Sprintf("expecting an event at least every %s, plus %s grace", Duration(period(b)), Duration(grace(b)))
+	case beet.ModeCron:
+		if c, loc, err := cronOf(b); err == nil {
+			return "expecting a run " + c.Describe(loc) + ", within " + Duration(grace(b))
+		}
+	}
+	return "watching"
+}
+
+func period(b *beet.Beet) time.Duration {
+	return time.Duration(b.Detection.PeriodSeconds) * time.Second
+}
+func grace(b *beet.Beet) time.Duration { return time.Duration(b.Detection.GraceSeconds) * time.Second }
+
+func cronOf(b *beet.Beet) (*schedule.Cron, *time.Location, error) {
+	c, err := schedule.ParseCron(b.Detection.Cron)
+	if err != nil {
+		return nil, nil, fmt.Errorf("beet %d: cron %q: %w", b.ID, b.Detection.Cron, err)
+	}
+	loc, err := time.LoadLocation(b.Detection.Timezone)
+	if err != nil {
+		return nil, nil, fmt.Errorf("beet %d: time zone %q: %w", b.ID, b.Detection.Timezone, err)
+	}
+	return c, loc, nil
+}
+
+func location(b *beet.Beet) *time.Location {
+	if loc, err := time.LoadLocation(b.Timezone); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// Duration writes d for people: "45s", "12 min", "2 h 5 min", "3 days".
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(math.Round(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 48*time.Hour:
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return fmt.Sprintf("%d h", h)
+		}
+		return fmt.Sprintf("%d h %d min", h, m)
+	default:
+		return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	}
+}
+
+func ptr(f float64) *float64 { return &f }

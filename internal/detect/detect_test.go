@@ -1,0 +1,99 @@
+package detect
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+func periodBeet(status beet.Status) *beet.Beet {
+	return &beet.Beet{ID: 7, Status: status, Timezone: "UTC",
+		Detection: beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 600}}
+}
+
+func cronBeet(status beet.Status, expr, tz string, grace int64) *beet.Beet {
+	return &beet.Beet{ID: 8, Status: status, Timezone: tz,
+		Detection: beet.Detection{Mode: beet.ModeCron, Cron: expr, Timezone: tz, GraceSeconds: grace}}
+}
+
+func TestPeriodEvents(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+	d, err := OnEvents(periodBeet(beet.StatusNew), t0, nil)
+	if err != nil || d.Flip == nil || d.Flip.To != beet.StatusUp || d.Flip.Kind != beet.FlipFirst || d.Due == nil || !d.Due.Equal(t0.Add(70*time.Minute)) {
+		t.Fatalf("first event: %+v %v", d, err)
+	}
+	if !strings.Contains(d.Flip.Reason, "at least every 1 h, plus 10 min grace") {
+		t.Errorf("reason %q", d.Flip.Reason)
+	}
+	if d, _ := OnEvents(periodBeet(beet.StatusUp), t0, nil); d.Flip != nil || !d.Due.Equal(t0.Add(70*time.Minute)) {
+		t.Fatalf("event on an up beet: %+v", d)
+	}
+	wentDown := t0.Add(-3 * time.Hour)
+	if d, _ := OnEvents(periodBeet(beet.StatusDown), t0, &wentDown); d.Flip == nil || d.Flip.To != beet.StatusUp || d.Flip.Kind != beet.FlipRecovery || !strings.Contains(d.Flip.Reason, "after being down for 3 h") {
+		t.Fatalf("recovery: %+v", d.Flip)
+	}
+	if d, _ := OnEvents(periodBeet(beet.StatusPaused), t0, nil); d.Flip != nil || d.Due != nil {
+		t.Fatalf("paused beet: %+v", d)
+	}
+	auto := &beet.Beet{Status: beet.StatusNew, Detection: beet.Detection{Mode: beet.ModeAuto}}
+	if d, _ := OnEvents(auto, t0, nil); d.Flip == nil || d.Flip.To != beet.StatusLearning || d.Due != nil {
+		t.Fatalf("auto first event: %+v", d)
+	}
+}
+
+func TestPeriodDeadline(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+	b := periodBeet(beet.StatusUp)
+	due := t0.Add(70 * time.Minute)
+	b.LastEventAt, b.DueAt = &t0, &due
+	d, err := OnDeadline(b, due.Add(time.Second))
+	if err != nil || d.Flip == nil || d.Flip.To != beet.StatusDown || d.Flip.Kind != beet.FlipSilence || !d.Flip.At.Equal(due) || d.Due != nil {
+		t.Fatalf("deadline: %+v %v", d, err)
+	}
+	if want := "No event since Jun 1 10:00 UTC (1 h 10 min); expected one at least every 1 h, plus 10 min grace."; d.Flip.Reason != want {
+		t.Errorf("reason %q, want %q", d.Flip.Reason, want)
+	}
+	for _, st := range []beet.Status{beet.StatusDown, beet.StatusPaused, beet.StatusNew, beet.StatusLearning} {
+		b.Status = st
+		if d, _ := OnDeadline(b, due); d.Flip != nil || d.Due != nil {
+			t.Errorf("deadline on a %s beet: %+v", st, d)
+		}
+	}
+}
+
+// TestCronAcrossDST: a daily 02:30 job in Riga around the spring-forward
+// night (03:00 → 04:00 on 2021-03-28): the deadline is the next slot plus
+// grace, a run a little early counts for its slot, and a missed run is
+// named in the reason.
+func TestCronDeadlines(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	b := cronBeet(beet.StatusUp, "30 2 * * *", "Europe/Riga", 300)
+	run := time.Date(2021, 3, 26, 2, 30, 10, 0, riga)
+	d, err := OnEvents(b, run, nil)
+	want := time.Date(2021, 3, 27, 2, 35, 0, 0, riga)
+	if err != nil || d.Due == nil || !d.Due.Equal(want) {
+		t.Fatalf("due %v (%v), want %v", d.Due, err, want)
+	}
+	early := time.Date(2021, 3, 27, 2, 28, 0, 0, riga) // 2 min early: the 03-27 run
+	if d, _ := OnEvents(b, early, nil); !d.Due.Equal(time.Date(2021, 3, 28, 2, 35, 0, 0, riga)) {
+		t.Fatalf("early run: due %v", d.Due)
+	}
+	b.DueAt, b.LastEventAt = &want, &run
+	d, err = OnDeadline(b, want.Add(time.Minute))
+	if err != nil || d.Flip == nil || d.Flip.Kind != beet.FlipMissedRun || !strings.Contains(d.Flip.Reason, "Mar 27 02:30 EET") {
+		t.Fatalf("missed run: %+v %v", d.Flip, err)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		30 * time.Second: "30s", 5 * time.Minute: "5 min", 2 * time.Hour: "2 h",
+		2*time.Hour + 5*time.Minute: "2 h 5 min", 72 * time.Hour: "3 days",
+	} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// DeadlineSweeper is what the sweeper drives; *service.Service satisfies it.
+type DeadlineSweeper interface {
+	Sweep(ctx context.Context, now, watermark time.Time, limit int) (flipped, examined int, err error)
+}
+
+// Sweeper evaluates the beets whose deadline has passed, every Every. It
+// never scans all beets: the store hands it only the due ones.
+//
+// It does not alert on our own trouble: it sweeps only while Ready says
+// every received event is committed and observed (the ingestion spool is
+// empty and the detection queue drained), and only up to a watermark Lag
+// behind now, which covers an event in flight between receipt and commit.
+type Sweeper struct {
+	Sweeper DeadlineSweeper
+	Ready   func() bool // nil means always
+	Every   time.Duration
+	Lag     time.Duration
+	Batch   int
+	Now     func() time.Time // nil means time.Now
+	Log     *slog.Logger     // nil discards
+}
+
+// Run calls Once every s.Every until ctx ends.
+func (s *Sweeper) Run(ctx context.Context) {
+	t := time.NewTicker(s.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.Once(ctx)
+	}
+}
+
+// Once sweeps every due beet, a batch at a time, and returns how many
+// flipped. It does nothing while the ingestion path is not caught up.
+func (s *Sweeper) Once(ctx context.Context) (int, error) {
+	log := s.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if s.Ready != nil && !s.Ready() {
+		log.DebugContext(ctx, "sweep held: ingestion is catching up")
+		return 0, nil
+	}
+	now := time.Now()
+	if s.Now != nil {
+		now = s.Now()
+	}
+	batch := s.Batch
+	if batch <= 0 {
+		batch = 500
+	}
+	total := 0
+	// Bounded: a beet whose evaluation fails keeps its deadline and would be
+	// handed back again; the next tick retries it.
+	for range maxBatchesPerSweep {
+		n, examined, err := s.Sweeper.Sweep(ctx, now, now.Add(-s.Lag), batch)
+		total += n
+		if err != nil {
+			log.ErrorContext(ctx, "sweep failed", "err", err, "flipped", total)
+			return total, err
+		}
+		// Every examined beet was flipped or had its deadline moved, so a
+		// full batch may have more due behind it; a short one was the last.
+		if examined < batch {
+			if total > 0 {
+				log.InfoContext(ctx, "sweep", "flipped", total)
+			}
+			return total, nil
+		}
+	}
+	return total, nil
+}
+
+const maxBatchesPerSweep = 100

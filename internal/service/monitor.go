@@ -13,15 +13,24 @@ import (
 // beet's deadline. Ingestion calls it after every commit, off the request
 // path.
 func (s *Service) EventsCommitted(ctx context.Context, events []beet.Event) error {
-	latest := make(map[int64]time.Time)
+	spans := make(map[int64]span)
 	for i := range events {
-		if t, ok := latest[events[i].BeetID]; !ok || events[i].ReceivedAt.After(t) {
-			latest[events[i].BeetID] = events[i].ReceivedAt
+		t := events[i].ReceivedAt
+		sp, ok := spans[events[i].BeetID]
+		if !ok {
+			sp = span{first: t, last: t}
 		}
+		if t.Before(sp.first) {
+			sp.first = t
+		}
+		if t.After(sp.last) {
+			sp.last = t
+		}
+		spans[events[i].BeetID] = sp
 	}
 	var firstErr error
-	for id, last := range latest {
-		if err := s.observe(ctx, id, last); err != nil && !beet.IsNotFound(err) {
+	for id, sp := range spans {
+		if err := s.observe(ctx, id, sp); err != nil && !beet.IsNotFound(err) {
 			s.log.Error("detection after events failed", "beet_id", id, "err", err)
 			if firstErr == nil {
 				firstErr = err
@@ -31,14 +40,27 @@ func (s *Service) EventsCommitted(ctx context.Context, events []beet.Event) erro
 	return firstErr
 }
 
-// observe applies one beet's new events. The flip is a compare and set; if
+// span is the first and last receipt time of one beet's events in a group.
+type span struct{ first, last time.Time }
+
+// observe applies one beet's new events. A deadline that passed before the
+// first of them is applied first (the beet was late, even if the sweeper
+// had not got to it yet), so live detection and a backtest, which replays
+// in time order, give the same flips. Flips are compare and set; if
 // something else changed the beet in between, it decides again.
-func (s *Service) observe(ctx context.Context, id int64, last time.Time) error {
+func (s *Service) observe(ctx context.Context, id int64, sp span) error {
 	for attempt := 0; ; attempt++ {
 		b, err := s.store.FindBeetByID(ctx, id)
 		if err != nil {
 			return err
 		}
+		if b.DueAt != nil && b.DueAt.Before(sp.first) && attempt < 3 {
+			if _, err := s.deadline(ctx, b); err != nil {
+				return err
+			}
+			continue // read the beet again, as the deadline left it
+		}
+		last := sp.last
 		if b.LastEventAt != nil && b.LastEventAt.After(last) {
 			last = *b.LastEventAt // a later commit is already in; decide from it
 		}
@@ -68,6 +90,29 @@ func (s *Service) observe(ctx context.Context, id int64, last time.Time) error {
 	}
 }
 
+// deadline applies b's passed deadline: a flip (compare and set on status
+// and deadline) or, when there is nothing to flip, the deadline moved on.
+// It reports whether it flipped; losing a race is not an error.
+func (s *Service) deadline(ctx context.Context, b *beet.Beet) (bool, error) {
+	d, err := detect.OnDeadline(b, *b.DueAt)
+	if err != nil {
+		return false, err
+	}
+	if d.Flip == nil {
+		_, err := s.store.MoveBeetDue(ctx, b.ID, *b.DueAt, d.Due)
+		return false, err
+	}
+	err = s.store.FlipDueBeet(ctx, d.Flip, *b.DueAt, d.Due)
+	switch {
+	case beet.ErrorCode(err) == beet.ECONFLICT || beet.IsNotFound(err):
+		return false, nil // an event moved the deadline, or another sweeper got there first
+	case err != nil:
+		return false, err
+	}
+	s.log.Info("beet flipped", "beet_id", b.ID, "from", d.Flip.From, "to", d.Flip.To, "kind", d.Flip.Kind, "reason", d.Flip.Reason)
+	return true, nil
+}
+
 // Sweep evaluates up to limit beets whose deadline is at or before
 // watermark, and returns how many it flipped and how many it examined. The caller passes a watermark up to which
 // every received event is committed and observed, so that our own backlog
@@ -79,26 +124,17 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 		return 0, 0, err
 	}
 	for _, b := range due {
-		d, err := detect.OnDeadline(b, now)
+		ok, err := s.deadline(ctx, b)
 		if err != nil {
+			if ctx.Err() != nil {
+				return flipped, len(due), err
+			}
 			s.log.Error("deadline evaluation failed", "beet_id", b.ID, "err", err)
 			continue
 		}
-		if d.Flip == nil {
-			if _, err := s.store.MoveBeetDue(ctx, b.ID, *b.DueAt, d.Due); err != nil {
-				return flipped, len(due), err
-			}
-			continue
+		if ok {
+			flipped++
 		}
-		err = s.store.FlipDueBeet(ctx, d.Flip, *b.DueAt, d.Due)
-		switch {
-		case beet.ErrorCode(err) == beet.ECONFLICT || beet.IsNotFound(err):
-			continue // an event moved the deadline, or another sweeper got there first
-		case err != nil:
-			return flipped, len(due), err
-		}
-		flipped++
-		s.log.Info("beet flipped", "beet_id", b.ID, "from", d.Flip.From, "to", d.Flip.To, "kind", d.Flip.Kind, "reason", d.Flip.Reason)
 	}
 	return flipped, len(due), nil
 }

@@ -72,6 +72,15 @@ func ErrorMessage(err error) string {
 	return "internal error"
 }
 
+// ErrorMessageWithField returns the message prefixed with its field, for
+// one-line errors on a command line: "detection.period_seconds: must be …".
+func ErrorMessageWithField(err error) string {
+	if f := ErrorField(err); f != "" {
+		return f + ": " + ErrorMessage(err)
+	}
+	return ErrorMessage(err)
+}
+
 // ErrorField returns the field named by a validation error, or "".
 func ErrorField(err error) string {
 	var e *Error

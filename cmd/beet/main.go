@@ -25,7 +25,7 @@ import (
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 }
 
 // command is one leaf of the command tree.
@@ -45,6 +45,7 @@ var commands = []command{
 	{"apikeys create", "--account N [--name S]", "create an API key for an account", apikeysCreateCmd},
 	{"apikeys revoke", "--id N", "revoke an API key", apikeysRevokeCmd},
 	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
+	{"backtest", "[--mode auto|period|cron] [--period D --grace D] [--cron EXPR --timezone TZ] [--until RFC3339] < events.csv", "replay past events through the detector; print its flips", backtestCmd},
 	{"version", "", "print the version", versionCmd},
 }
 
@@ -53,6 +54,7 @@ var commands = []command{
 type cli struct {
 	ctx            context.Context
 	getenv         func(string) string
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	cmd            command
 }
@@ -74,7 +76,7 @@ func usagef(format string, args ...any) error {
 var errHelp = errors.New("help requested")
 
 // run is main without os.Exit: it returns the exit status.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage())
 		return 2
@@ -93,7 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "beet: unknown command %q\n%s", strings.Join(args[:min(2, len(args))], " "), usage())
 		return 2
 	}
-	c := &cli{ctx: ctx, getenv: getenv, stdout: stdout, stderr: stderr, cmd: cmd}
+	c := &cli{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, cmd: cmd}
 	err := cmd.run(c, rest)
 	var ue *usageError
 	switch {

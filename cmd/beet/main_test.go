@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 type testEnv struct {
 	t     *testing.T
 	dbURL string
+	input string
 }
 
 func newTestEnv(t *testing.T) *testEnv {
@@ -33,11 +35,14 @@ func (e *testEnv) getenv(k string) string {
 	return ""
 }
 
+// stdin is what the next run reads; tests of backtest set input.
+func (e *testEnv) stdin() io.Reader { return strings.NewReader(e.input) }
+
 // run runs the CLI and returns exit status, stdout and stderr.
 func (e *testEnv) run(args ...string) (int, string, string) {
 	e.t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, e.getenv, &stdout, &stderr)
+	code := run(context.Background(), args, e.getenv, e.stdin(), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -311,3 +316,27 @@ func TestCleanupDowngradeTakesEffectNextPass(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestBacktestCommand(t *testing.T) {
+	e := newTestEnv(t)
+	e.input = "# hourly job\n2026-06-01T10:00:00Z\n2026-06-01T11:00:00Z\n2026-06-01T14:00:00Z\n"
+	code, out, errOut := e.run("backtest", "--period", "1h", "--grace", "5m", "--until", "2026-06-01T14:30:00Z")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 {
+		t.Fatalf("exit %d, %d lines:\n%s\n%s", code, len(lines), out, errOut)
+	}
+	var f struct{ At, From, To, Kind, Reason string }
+	if err := json.Unmarshal([]byte(lines[1]), &f); err != nil || f.At != "2026-06-01T12:05:00Z" || f.From != "up" || f.To != "down" || f.Reason == "" {
+		t.Fatalf("second flip %q: %+v %v", lines[1], f, err)
+	}
+	e.input = "2026-06-01T10:00:00Z\nnot a time\n"
+	if code, _, errOut := e.run("backtest", "--period", "1h"); code != 1 || !strings.Contains(errOut, "line 2") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("bad input: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, _ := e.run("backtest", "--period", "10s"); code != 2 {
+		t.Fatalf("a 10 s period: exit %d, want 2", code)
+	}
+	if code, _, _ := e.run("backtest", "--cron", "0 25 * * *"); code != 2 {
+		t.Fatalf("a bad cron: exit %d, want 2", code)
+	}
+}

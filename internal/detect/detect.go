@@ -75,15 +75,15 @@ func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
 		return Decision{}, nil // nothing pending; clears a stale deadline
 	}
 	due := *b.DueAt
-	var since string
-	if b.LastEventAt != nil {
-		since = " since " + b.LastEventAt.In(location(b)).Format("Jan 2 15:04 MST") + " (" + Duration(due.Sub(*b.LastEventAt)) + ")"
-	}
 	f := &beet.Flip{BeetID: b.ID, At: due, From: beet.StatusUp, To: beet.StatusDown, Observed: ptr(0), Expected: ptr(1)}
 	switch b.Detection.Mode {
 	case beet.ModePeriod:
+		// The deadline was set by the last event before it; b.LastEventAt
+		// may already hold a later one that is about to be observed.
+		last := due.Add(-period(b) - grace(b))
 		f.Kind = beet.FlipSilence
-		f.Reason = fmt.Sprintf("No event%s; expected one at least every %s, plus %s grace.", since, Duration(period(b)), Duration(grace(b)))
+		f.Reason = fmt.Sprintf("No event since %s (%s); expected one at least every %s, plus %s grace.",
+			last.In(location(b)).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), Duration(period(b)), Duration(grace(b)))
 	case beet.ModeCron:
 		c, loc, err := cronOf(b)
 		if err != nil {

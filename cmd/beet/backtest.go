@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/backtest"
+	"github.com/beethq/beet/internal/schedule"
+)
+
+// backtestCmd replays events from stdin through the detector (CONTRACT
+// §4) and prints one JSON line per flip. It needs no database.
+func backtestCmd(c *cli, args []string) error {
+	fs := c.flags()
+	mode := fs.String("mode", "", "auto, period or cron (default: cron when --cron is set, period when --period is, else auto)")
+	period := fs.Duration("period", 0, "period mode: an event at least this often (e.g. 1h)")
+	grace := fs.Duration("grace", 0, "period and cron modes: how late an event may be")
+	cron := fs.String("cron", "", `cron mode: a 5-field expression such as "0 2 * * *"`)
+	tz := fs.String("timezone", "UTC", "cron mode: the IANA time zone of the expression")
+	untilText := fs.String("until", "", "evaluate deadlines up to this RFC3339 time (default: the last event)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	d := beet.Detection{Mode: beet.DetectionMode(*mode)}
+	if d.Mode == "" {
+		switch {
+		case *cron != "":
+			d.Mode = beet.ModeCron
+		case *period != 0:
+			d.Mode = beet.ModePeriod
+		default:
+			d.Mode = beet.ModeAuto
+		}
+	}
+	switch d.Mode {
+	case beet.ModePeriod:
+		d.PeriodSeconds, d.GraceSeconds = int64(period.Seconds()), int64(grace.Seconds())
+	case beet.ModeCron:
+		d.Cron, d.Timezone, d.GraceSeconds = *cron, *tz, int64(grace.Seconds())
+	}
+	if err := d.Validate(); err != nil {
+		return usagef("%s", beet.ErrorMessageWithField(err))
+	}
+	if d.Mode == beet.ModeCron {
+		if _, err := schedule.ParseCron(d.Cron); err != nil {
+			return usagef("--cron %q: %v", d.Cron, err)
+		}
+	}
+	points, err := backtest.Parse(c.stdin)
+	if err != nil {
+		return err
+	}
+	var until time.Time
+	if *untilText != "" {
+		if until, err = time.Parse(time.RFC3339, *untilText); err != nil {
+			return usagef("--until %q is not an RFC3339 time such as 2026-01-31T12:00:00Z", *untilText)
+		}
+	} else if len(points) > 0 {
+		until = points[len(points)-1].At
+	}
+	flips, err := backtest.Run(beet.Beet{Timezone: "UTC", Detection: d}, points, until)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(c.stdout)
+	for _, f := range flips {
+		if err := enc.Encode(struct {
+			At     string        `json:"at"`
+			From   beet.Status   `json:"from"`
+			To     beet.Status   `json:"to"`
+			Kind   beet.FlipKind `json:"kind"`
+			Reason string        `json:"reason"`
+		}{f.At.UTC().Format(time.RFC3339), f.From, f.To, f.Kind, f.Reason}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

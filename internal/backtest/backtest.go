@@ -1,0 +1,136 @@
+// Package backtest replays past events through the live detector code
+// (package detect) with a simulated clock, so a person can see which
+// alerts some settings would have raised. Deadlines that pass between
+// events are applied in time order, exactly as the live sweeper and
+// observer apply them, so a backtest and a live beet fed the same events
+// give the same flips.
+package backtest
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
+)
+
+// Point is Count events at one instant.
+type Point struct {
+	At    time.Time
+	Count int
+}
+
+// Limits on the input: every size has one.
+const (
+	MaxLineLen = 1024
+	MaxPoints  = 10_000_000
+	MaxCount   = 1_000_000
+)
+
+// Parse reads the CONTRACT §4 input: one line per instant,
+// `timestamp[,count]`, the timestamp in RFC 3339 or Unix seconds, count
+// defaulting to 1; blank lines and lines starting with # are skipped.
+// Points must be in time order. Errors name the line.
+func Parse(r io.Reader) ([]Point, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 256), MaxLineLen)
+	var out []Point
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		p, err := parseLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if len(out) > 0 && p.At.Before(out[len(out)-1].At) {
+			return nil, fmt.Errorf("line %d: %s is before the line above; sort the events by time", n, p.At.Format(time.RFC3339))
+		}
+		if len(out) == MaxPoints {
+			return nil, fmt.Errorf("line %d: more than %d events", n, MaxPoints)
+		}
+		out = append(out, p)
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return nil, fmt.Errorf("a line is longer than %d bytes", MaxLineLen)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+func parseLine(line string) (Point, error) {
+	ts, countText, hasCount := strings.Cut(line, ",")
+	ts = strings.TrimSpace(ts)
+	p := Point{Count: 1}
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		p.At = t.UTC()
+	} else if sec, err := strconv.ParseFloat(ts, 64); err == nil && sec >= 0 && sec < 1e11 {
+		p.At = time.Unix(0, int64(sec*1e9)).UTC().Truncate(time.Microsecond)
+	} else {
+		return p, fmt.Errorf("%.40q is not an RFC 3339 time or Unix seconds", ts)
+	}
+	if hasCount {
+		c, err := strconv.Atoi(strings.TrimSpace(countText))
+		if err != nil || c < 0 || c > MaxCount {
+			return p, fmt.Errorf("count %.20q is not a whole number from 0 to %d", strings.TrimSpace(countText), MaxCount)
+		}
+		p.Count = c
+	}
+	return p, nil
+}
+
+// Run replays points through the detector for a beet with b's settings,
+// starting new, and evaluates deadlines up to until (if later than the
+// last point). It returns the flips in time order.
+func Run(b beet.Beet, points []Point, until time.Time) ([]beet.Flip, error) {
+	b.Status, b.LastEventAt, b.DueAt = beet.StatusNew, nil, nil
+	var flips []beet.Flip
+	record := func(d detect.Decision) {
+		if d.Flip != nil {
+			b.Status, b.StatusReason = d.Flip.To, d.Flip.Reason
+			flips = append(flips, *d.Flip)
+		}
+		b.DueAt = d.Due
+	}
+	// deadlinesBefore applies every deadline strictly before t, in order.
+	deadlinesBefore := func(t time.Time) error {
+		for b.DueAt != nil && b.DueAt.Before(t) {
+			d, err := detect.OnDeadline(&b, *b.DueAt)
+			if err != nil {
+				return err
+			}
+			record(d)
+		}
+		return nil
+	}
+	for _, p := range points {
+		if p.Count == 0 {
+			continue // a bucket with no events is just time passing
+		}
+		if err := deadlinesBefore(p.At); err != nil {
+			return nil, err
+		}
+		var downSince *time.Time
+		if b.Status == beet.StatusDown && len(flips) > 0 {
+			downSince = &flips[len(flips)-1].At
+		}
+		d, err := detect.OnEvents(&b, p.At, downSince)
+		if err != nil {
+			return nil, err
+		}
+		record(d)
+		at := p.At
+		b.LastEventAt = &at
+	}
+	if err := deadlinesBefore(until.Add(time.Nanosecond)); err != nil {
+		return nil, err
+	}
+	return flips, nil
+}

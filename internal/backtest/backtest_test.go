@@ -1,0 +1,163 @@
+package backtest_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/backtest"
+	"github.com/beethq/beet/internal/service"
+	"github.com/beethq/beet/internal/testdb"
+)
+
+func TestParse(t *testing.T) {
+	pts, err := backtest.Parse(strings.NewReader("# comment\n\n2026-01-01T00:00:00Z\n1767225660,3\n2026-01-01T00:02:00.5+00:00, 0\n"))
+	if err != nil || len(pts) != 3 || pts[1].Count != 3 || !pts[1].At.Equal(time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)) || pts[2].Count != 0 {
+		t.Fatalf("Parse = %+v, %v", pts, err)
+	}
+	for input, want := range map[string]string{
+		"soon\n":                    "line 1:",
+		"2026-01-01T00:00:00Z,x\n":  "line 1: count",
+		"2026-01-01T00:00:00Z,-1\n": "line 1: count",
+		"2026-01-02T00:00:00Z\n2026-01-01T00:00:00Z\n": "line 2:",
+		strings.Repeat("9", 2000) + "\n":               "longer than",
+	} {
+		if _, err := backtest.Parse(strings.NewReader(input)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%.30q) = %v, want an error with %q", input, err, want)
+		}
+	}
+}
+
+// TestBacktestMatchesLive feeds random event streams to a backtest and to
+// a live beet on a real store (events committed and observed one by one,
+// the sweeper running at random moments in between, as it does live), and
+// checks both give the same flips.
+func TestBacktestMatchesLive(t *testing.T) {
+	settings := []beet.Detection{
+		{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 300},
+		{Mode: beet.ModePeriod, PeriodSeconds: 60, GraceSeconds: 0},
+		{Mode: beet.ModeCron, Cron: "30 2 * * *", Timezone: "Europe/Riga", GraceSeconds: 600},
+		{Mode: beet.ModeCron, Cron: "*/15 * * * *", Timezone: "America/New_York", GraceSeconds: 120},
+		{Mode: beet.ModeAuto},
+	}
+	for seed := range uint64(8) {
+		d := settings[seed%uint64(len(settings))]
+		t.Run(fmt.Sprintf("seed %d %s", seed, d.Mode), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 42))
+			// Around the 2021 spring-forward night in both zones.
+			start := time.Date(2021, 3, 10, 0, 0, 0, 0, time.UTC)
+			gapScale := time.Duration(d.PeriodSeconds) * time.Second
+			if gapScale == 0 {
+				gapScale = 20 * time.Minute
+			}
+			var points []backtest.Point
+			at := start
+			for range 150 {
+				// Mostly on time, sometimes late, sometimes a long silence.
+				g := time.Duration(rng.Float64() * float64(gapScale))
+				if rng.IntN(6) == 0 {
+					g = time.Duration(float64(gapScale) * (1 + 3*rng.Float64()))
+				}
+				if d.Mode == beet.ModeCron && d.Cron == "30 2 * * *" {
+					g = time.Duration(20+rng.IntN(30)) * time.Hour
+				}
+				at = at.Add(g + time.Second).Truncate(time.Microsecond)
+				points = append(points, backtest.Point{At: at, Count: 1})
+			}
+			until := at.Add(3 * gapScale)
+
+			want, err := backtest.Run(beet.Beet{Timezone: "UTC", Detection: d}, points, until)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := live(t, d, points, until, rng)
+			if len(got) != len(want) {
+				t.Fatalf("live gave %d flips, backtest %d\nlive: %v\nbacktest: %v", len(got), len(want), brief(got), brief(want))
+			}
+			for i := range want {
+				w, g := want[i], got[i]
+				if !w.At.Equal(g.At) || w.From != g.From || w.To != g.To || w.Kind != g.Kind || w.Reason != g.Reason {
+					t.Fatalf("flip %d: live %v, backtest %v", i, brief(got[i:i+1]), brief(want[i:i+1]))
+				}
+			}
+			if len(want) < 2 && d.Mode != beet.ModeAuto {
+				t.Fatalf("only %d flips: the stream exercised nothing", len(want))
+			}
+		})
+	}
+}
+
+// live runs the points through the service over a real SQLite store.
+func live(t *testing.T, d beet.Detection, points []backtest.Point, until time.Time, rng *rand.Rand) []beet.Flip {
+	ctx := context.Background()
+	store := testdb.New(t, "sqlite")
+	svc := service.New(store, service.Options{PasswordParams: &service.PasswordParams{Time: 1, Memory: 64, Threads: 1}})
+	a, _, err := svc.CreateAccount(ctx, "live@example.com", "password1", beet.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: "b", Detection: &d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep := func(now time.Time) {
+		if _, _, err := svc.Sweep(ctx, now, now, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prev := points[0].At
+	for i, p := range points {
+		// The sweeper ran at some moments between the events, or not at all.
+		if rng.IntN(2) == 0 && p.At.After(prev) {
+			sweep(prev.Add(time.Duration(rng.Int64N(int64(p.At.Sub(prev))))))
+		}
+		ev := beet.Event{ID: beet.EventID{byte(i), byte(i >> 8), 1}, BeetID: b.ID, ReceivedAt: p.At, Method: "GET"}
+		if err := store.AddEvents(ctx, []beet.Event{ev}); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.EventsCommitted(ctx, []beet.Event{ev}); err != nil {
+			t.Fatal(err)
+		}
+		prev = p.At
+	}
+	sweep(until)
+	flips, err := store.FindFlips(ctx, b.ID, beet.MaxPageLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]beet.Flip, len(flips))
+	for i, f := range flips { // newest first → time order
+		out[len(flips)-1-i] = *f
+	}
+	return out
+}
+
+func brief(fs []beet.Flip) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n  %s %s→%s %s %q", f.At.Format(time.RFC3339), f.From, f.To, f.Kind, f.Reason)
+	}
+	return b.String()
+}
+
+// FuzzParse: no input panics, and what parses is in time order.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"", "#\n", "2026-01-01T00:00:00Z,2\n1767225660\n", "1,1\n0,1\n", "x,y,z\n", "\xff\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		pts, err := backtest.Parse(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for i := 1; i < len(pts); i++ {
+			if pts[i].At.Before(pts[i-1].At) || pts[i].Count < 0 {
+				t.Fatalf("out of order or negative: %+v", pts)
+			}
+		}
+	})
+}

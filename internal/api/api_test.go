@@ -305,6 +305,11 @@ func TestPatchChangesOnlyWhatIsSent(t *testing.T) {
 	r := e.do(e.keyA, "PATCH", path, map[string]any{"detection": map[string]any{"mode": "cron", "cron": "0 2 * * *", "timezone": "Europe/Riga", "grace_seconds": 600}})
 	var got beetOut
 	r.json(t, &got)
+	var raw map[string]any
+	r.json(t, &raw)
+	if raw["expectation"] != "Expects a run every day at 02:00 (Europe/Riga); a missed run is flagged 10 min after its time." {
+		t.Errorf("expectation %q", raw["expectation"])
+	}
 	if r.status != 200 || got.Name != "Nightly backup" || got.Description != "db dump" || got.Timezone != "Europe/Riga" ||
 		got.Detection.Mode != beet.ModeCron || got.Detection.Cron != "0 2 * * *" || got.Detection.GraceSeconds != 600 {
 		t.Fatalf("patch: %d %s", r.status, r.body)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/httpx"
 	"github.com/beethq/beet/internal/service"
 )
@@ -20,8 +21,10 @@ type beetJSON struct {
 	StatusReason string         `json:"status_reason"`
 	Timezone     string         `json:"timezone"`
 	Detection    beet.Detection `json:"detection"`
+	Expectation  string         `json:"expectation"`
 	AllowBots    bool           `json:"allow_bots"`
 	LastEventAt  *time.Time     `json:"last_event_at"`
+	DueAt        *time.Time     `json:"due_at"`
 	CreatedAt    time.Time      `json:"created_at"`
 	UpdatedAt    time.Time      `json:"updated_at"`
 }
@@ -30,7 +33,8 @@ func toBeetJSON(b *beet.Beet) beetJSON {
 	return beetJSON{
 		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token,
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
-		Detection: b.Detection, AllowBots: b.AllowBots, LastEventAt: b.LastEventAt,
+		Detection: b.Detection, Expectation: detect.Expectation(b), AllowBots: b.AllowBots,
+		LastEventAt: b.LastEventAt, DueAt: b.DueAt,
 		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }

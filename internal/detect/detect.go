@@ -98,6 +98,26 @@ func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
 	return Decision{Flip: f}, nil
 }
 
+// Expectation tells a person what the detector expects of b and how soon
+// it would notice a stop, in one sentence.
+func Expectation(b *beet.Beet) string {
+	switch b.Detection.Mode {
+	case beet.ModePeriod:
+		return fmt.Sprintf("Expects an event at least every %s, plus %s grace; silence is flagged %s after the last event.",
+			Duration(period(b)), Duration(grace(b)), Duration(period(b)+grace(b)))
+	case beet.ModeCron:
+		c, loc, err := cronOf(b)
+		if err != nil {
+			return "Cannot read the schedule: " + err.Error()
+		}
+		return fmt.Sprintf("Expects a run %s; a missed run is flagged %s after its time.", c.Describe(loc), Duration(grace(b)))
+	}
+	if b.Status == beet.StatusNew {
+		return "Waiting for the first event; then it learns this beet's rhythm before alerting."
+	}
+	return "Learning this beet's rhythm; alerts start once its normal rate is known."
+}
+
 // expectation says in words what the settings expect.
 func expectation(b *beet.Beet) string {
 	switch b.Detection.Mode {

@@ -29,15 +29,7 @@ func TestPeriodBeetLive(t *testing.T) {
 		cfg := testConfig(t)
 		cfg.DatabaseURL = testdb.URL(t, engine)
 		cfg.SpoolPath = t.TempDir() + "/beet.spool"
-		a, err := app.New(ctx, cfg, app.Options{Log: slog.New(slog.DiscardHandler), Now: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Start(ctx); err != nil {
-			a.Stop(ctx)
-			t.Fatal(err)
-		}
-		defer a.Stop(ctx)
+		a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler), Now: now})
 		_, key, err := a.Backend().Service.CreateAccount(ctx, "live@example.com", "password1", beet.PlanFree)
 		if err != nil {
 			t.Fatal(err)

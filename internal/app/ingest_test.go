@@ -13,6 +13,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -29,15 +30,7 @@ func TestIngestEndToEnd(t *testing.T) {
 		if u := os.Getenv("BEET_TEST_REDIS_URL"); u != "" {
 			cfg.RedisURL = u
 		}
-		a, err := app.New(ctx, cfg, app.Options{Log: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Start(ctx); err != nil {
-			a.Stop(ctx)
-			t.Fatal(err)
-		}
-		defer a.Stop(ctx)
+		a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler)})
 		_, key, err := a.Backend().Service.CreateAccount(ctx, "e2e@example.com", "password1", beet.PlanFree)
 		if err != nil {
 			t.Fatal(err)
@@ -141,4 +134,20 @@ func grep(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// startApp starts the app on cfg and stops it when the test ends.
+func startApp(t *testing.T, cfg config.Config, opts app.Options) *app.App {
+	t.Helper()
+	ctx := context.Background()
+	a, err := app.New(ctx, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(ctx); err != nil {
+		a.Stop(ctx)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Stop(ctx) })
+	return a
 }

@@ -30,7 +30,12 @@ type Retention struct {
 // Run calls Once every r.Every until ctx ends. A failed pass is logged and
 // the loop goes on; the next tick retries.
 func (r *Retention) Run(ctx context.Context) {
-	t := time.NewTicker(r.Every)
+	every(ctx, r.Every, func() { r.Once(ctx) })
+}
+
+// every calls fn every d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -38,7 +43,7 @@ func (r *Retention) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		r.Once(ctx)
+		fn()
 	}
 }
 

@@ -30,16 +30,7 @@ type Sweeper struct {
 
 // Run calls Once every s.Every until ctx ends.
 func (s *Sweeper) Run(ctx context.Context) {
-	t := time.NewTicker(s.Every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		s.Once(ctx)
-	}
+	every(ctx, s.Every, func() { s.Once(ctx) })
 }
 
 // Once sweeps every due beet, a batch at a time, and returns how many

@@ -48,7 +48,10 @@ type Beet struct {
 	LastEventAt  *time.Time
 	// DueAt is when the detector next looks at the beet if no event comes
 	// first; nil when nothing is pending (new, paused, already down).
-	DueAt     *time.Time
+	DueAt *time.Time
+	// Model is the learned model of a beet in auto mode, as the detector
+	// encodes it; nil before its first event.
+	Model     []byte
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -176,6 +179,8 @@ type BeetStore interface {
 	FindDueBeets(ctx context.Context, t time.Time, limit int) ([]*Beet, error)
 	// SetBeetDue sets the beet's deadline, or clears it when due is nil.
 	SetBeetDue(ctx context.Context, id int64, due *time.Time) error
+	// SaveBeetState sets the beet's deadline and its learned model at once.
+	SaveBeetState(ctx context.Context, id int64, due *time.Time, model []byte) error
 	// FlipDueBeet applies what a passed deadline decided: it moves the beet
 	// from f.From to f.To, records f and sets the next deadline (nil
 	// clears it), only if the beet is still in f.From with deadline due. So

@@ -55,3 +55,26 @@ func TestRateModelQuietNights(t *testing.T) {
 		t.Fatalf("deadline %v after a last event at %v: want the next morning, not the night", due, last)
 	}
 }
+
+func TestRateModelRoundTrip(t *testing.T) {
+	m := NewRateModel(time.UTC)
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 500 {
+		m.Observe(start.Add(time.Duration(i)*7*time.Minute), 1+i%3)
+	}
+	m.Freeze()
+	b, _ := m.MarshalBinary()
+	if len(b) != encodedModelLen {
+		t.Fatalf("encoded %d bytes, want %d", len(b), encodedModelLen)
+	}
+	got, err := LoadRateModel(b, time.UTC)
+	if err != nil || *got != *m {
+		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
+	}
+	if _, err := LoadRateModel(b[:10], time.UTC); err == nil {
+		t.Fatal("a cut model loaded")
+	}
+	if m, err := LoadRateModel(nil, time.UTC); err != nil || m.clusters != 0 {
+		t.Fatal("an empty model is not a new one")
+	}
+}

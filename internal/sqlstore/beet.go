@@ -13,7 +13,7 @@ import (
 )
 
 const beetColumns = `id, account_id, name, description, token, status, status_reason, timezone,
-	detection, allow_bots, last_event_at, due_at, created_at, updated_at`
+	detection, allow_bots, last_event_at, due_at, model, created_at, updated_at`
 
 // deleteBatch bounds each event-deleting transaction of DeleteBeet, so the
 // SQLite writer is never held for long by one beet's millions of events.
@@ -283,6 +283,18 @@ func (db *DB) SetBeetDue(ctx context.Context, id int64, due *time.Time) error {
 	return nil
 }
 
+// SaveBeetState sets the beet's deadline and learned model in one write.
+func (db *DB) SaveBeetState(ctx context.Context, id int64, due *time.Time, model []byte) error {
+	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET due_at = $1, model = $2 WHERE id = $3`, nullMicros(due), model, id))
+	if err != nil {
+		return fmt.Errorf("save beet state: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("save beet state: %w", beet.Errorf(beet.ENOTFOUND, "beet %d not found", id))
+	}
+	return nil
+}
+
 // MoveBeetDue sets the deadline to next only if it is still due.
 func (db *DB) MoveBeetDue(ctx context.Context, id int64, due time.Time, next *time.Time) (bool, error) {
 	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`,
@@ -337,7 +349,7 @@ func scanBeet(s scanner, extra ...any) (*beet.Beet, error) {
 		created, updated int64
 	)
 	dest := append([]any{&b.ID, &b.AccountID, &b.Name, &b.Description, &b.Token, &status, &b.StatusReason,
-		&b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &created, &updated}, extra...)
+		&b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &b.Model, &created, &updated}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err
 	}

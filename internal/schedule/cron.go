@@ -35,7 +35,10 @@
 //
 // A Cron is immutable and safe for concurrent use; Next and Prev do not
 // allocate. (cronexpr's own Next writes to the expression, so it is never
-// called on a shared value.)
+// called on a shared value.) Next and Prev return the zero Time when no slot
+// exists within 400 years. Zone periods come from Time.ZoneBounds, whose
+// wrong spans at the end of leap years past the tzdata table
+// (golang/go#81583) are detected and worked around.
 package schedule
 
 import (

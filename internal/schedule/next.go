@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"math"
 	"math/bits"
 	"time"
 )
@@ -35,18 +36,15 @@ func (c *Cron) Next(after time.Time, loc *time.Location) time.Time {
 	// each, wall clock and instant differ by a constant, so the first
 	// matching wall minute in the period is the answer if it lies inside it.
 	for range searchMonths {
-		t := time.Unix(lo, 0).In(loc)
-		_, off := t.Zone()
-		_, end := t.ZoneBounds()
-		w, ok := c.nextCivil(ceilDiv(lo+int64(off), 60))
+		off, _, end := period(lo, loc)
+		w, ok := c.nextCivil(ceilDiv(lo+off, 60))
 		if !ok {
 			break
 		}
-		u := w*60 - int64(off)
-		if end.IsZero() || u < end.Unix() {
+		if u := w*60 - off; u < end {
 			return time.Unix(u, 0).In(loc)
 		}
-		lo = end.Unix() // the next period, from its first instant on
+		lo = end // the next period, from its first instant on
 	}
 	return time.Time{}
 }
@@ -64,18 +62,15 @@ func (c *Cron) Prev(before time.Time, loc *time.Location) time.Time {
 		return c.prevFixed(hi, loc)
 	}
 	for range searchMonths {
-		t := time.Unix(hi, 0).In(loc)
-		_, off := t.Zone()
-		start, _ := t.ZoneBounds()
-		w, ok := c.prevCivil(floorDiv(hi+int64(off), 60))
+		off, start, _ := period(hi, loc)
+		w, ok := c.prevCivil(floorDiv(hi+off, 60))
 		if !ok {
 			break
 		}
-		u := w*60 - int64(off)
-		if start.IsZero() || u >= start.Unix() {
+		if u := w*60 - off; u >= start {
 			return time.Unix(u, 0).In(loc)
 		}
-		hi = start.Unix() - 1 // the previous period, from its last second back
+		hi = start - 1 // the previous period, from its last second back
 	}
 	return time.Time{}
 }
@@ -124,26 +119,22 @@ func (c *Cron) prevFixed(hi int64, loc *time.Location) time.Time {
 func resolve(w int64, loc *time.Location) int64 {
 	// Any instant reading w lies within maxOffset of w taken as UTC; look at
 	// every zone period overlapping that window.
-	t := time.Unix(w-maxOffset, 0).In(loc)
 	found, gap := false, false
-	var best, gapEnd int64
-	var prevOff int
-	for i := 0; ; i++ {
-		_, off := t.Zone()
-		start, end := t.ZoneBounds()
-		u := w - int64(off)
-		if (start.IsZero() || u >= start.Unix()) && (end.IsZero() || u < end.Unix()) && (!found || u < best) {
-			best, found = u, true
+	var best, gapEnd, prevOff int64
+	u := w - maxOffset
+	for i := 0; i < 64; i++ { // real zones need 1-3 periods here
+		off, start, end := period(u, loc)
+		if c := w - off; c >= start && c < end && (!found || c < best) {
+			best, found = c, true
 		}
 		// The wall clock jumped over w at the start of this period.
-		if i > 0 && !gap && start.Unix()+int64(prevOff) <= w && w < start.Unix()+int64(off) {
-			gapEnd, gap = start.Unix(), true
+		if i > 0 && !gap && start+prevOff <= w && w < start+off {
+			gapEnd, gap = start, true
 		}
-		if end.IsZero() || end.Unix() > w+maxOffset {
+		if end > w+maxOffset {
 			break
 		}
-		prevOff = off
-		t = end.In(loc)
+		prevOff, u = off, end
 	}
 	switch {
 	case found:
@@ -151,8 +142,40 @@ func resolve(w int64, loc *time.Location) int64 {
 	case gap:
 		return gapEnd
 	}
-	_, off := time.Unix(w, 0).In(loc).Zone() // unreachable for real zones
-	return w - int64(off)
+	off, _, _ := period(w, loc) // unreachable for real zones
+	return w - off
+}
+
+// period returns the UTC offset in force at instant u (Unix seconds) and the
+// span [start, end) around u that has this offset, with math.MinInt64 and
+// math.MaxInt64 for no bound. It never returns a span that misses u:
+// Time.ZoneBounds does so on the last day of leap years computed from a
+// zone's TZ rule (2040 and later; golang/go#81583). Then a span of an hour
+// (a minute if the offset changes within the hour) stands in; an offset does
+// not change twice within one hour.
+func period(u int64, loc *time.Location) (off, start, end int64) {
+	t := time.Unix(u, 0).In(loc)
+	_, o := t.Zone()
+	off = int64(o)
+	s, e := t.ZoneBounds()
+	start, end = math.MinInt64, math.MaxInt64
+	if !s.IsZero() {
+		start = s.Unix()
+	}
+	if !e.IsZero() {
+		end = e.Unix()
+	}
+	if start <= u && u < end {
+		return off, start, end
+	}
+	start, end = u-3599, u+3600
+	if _, o := time.Unix(start, 0).In(loc).Zone(); int64(o) != off {
+		start = u
+	}
+	if _, o := time.Unix(end, 0).In(loc).Zone(); int64(o) != off {
+		end = u + 1
+	}
+	return off, start, end
 }
 
 // nextCivil returns the first matching wall-clock minute at or after m.

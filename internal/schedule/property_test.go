@@ -230,3 +230,38 @@ func TestPrevNextBracket(t *testing.T) {
 		}
 	}
 }
+
+// TestBeyondTheTzdataTable covers years computed from the zones' TZ rules,
+// including the ends of leap years (2040, 2044) where Time.ZoneBounds
+// reports a span that misses the instant (golang/go#81583): Next and Prev
+// must step through every day without stalling and still match.
+func TestBeyondTheTzdataTable(t *testing.T) {
+	for _, zone := range []string{"Europe/Riga", "America/New_York", "Australia/Lord_Howe"} {
+		loc := mustLoc(t, zone)
+		for _, expr := range []string{"30 2 * * *", "0 */6 * * *", "0 0 31 12 *", "0 0 1 1 *"} {
+			c := mustCron(t, expr)
+			at := time.Date(2039, 12, 1, 0, 0, 0, 0, time.UTC)
+			end := time.Date(2045, 2, 1, 0, 0, 0, 0, time.UTC)
+			for n := 0; at.Before(end); n++ {
+				next := c.Next(at, loc)
+				if next.IsZero() || !next.After(at) || n > 10000 {
+					t.Fatalf("%s %s: Next(%s) = %s", expr, zone, at.Format(layout), next)
+				}
+				y, m, d := next.Date()
+				atWall := next.Hour() == c.hour && next.Minute() == c.minute
+				if !c.fixed && !wallMatches(c, next) || c.fixed && !atWall && wallExists(loc, y, m, d, c.hour, c.minute) {
+					t.Fatalf("%s %s: slot %s does not match", expr, zone, next.Format(layout))
+				}
+				if p := c.Prev(next.Add(-time.Nanosecond), loc); n > 0 && !p.Equal(at) {
+					t.Fatalf("%s %s: Prev(%s - 1ns) = %s, want %s", expr, zone, next.Format(layout), p.Format(layout), at.Format(layout))
+				}
+				at = next
+			}
+		}
+	}
+	// The bad span also must not bend a wall time: the 2040 New Year slot.
+	c, riga := mustCron(t, "0 0 1 1 *"), mustLoc(t, "Europe/Riga")
+	if got := c.Next(time.Date(2040, 12, 31, 0, 0, 0, 0, time.UTC), riga).Format(layout); got != "2041-01-01T00:00:00+02:00" {
+		t.Errorf("New Year 2041 in Riga = %s", got)
+	}
+}

@@ -3,43 +3,60 @@ package main
 import (
 	"time"
 
+	"github.com/beethq/beet"
 	"github.com/beethq/beet/bench/detect/harness"
 	"github.com/beethq/beet/internal/detect"
 )
 
-// autoDetector runs Beet's learned rate model (internal/detect) the way
-// the live path does: each event moves the silence deadline, and a
-// deadline that passes raises silence.
+// autoDetector runs Beet's own detector code (internal/detect, auto mode)
+// exactly as the live path and `beet backtest` do: OnEvents for events,
+// OnDeadline for deadlines that pass. An up → down flip is an alarm, a
+// down → up flip its recovery.
 type autoDetector struct {
-	m       *detect.RateModel
-	due     time.Time
-	hasDue  bool
-	alarmed bool
+	b         beet.Beet
+	downSince *time.Time
 }
 
 func newAuto(info harness.StreamInfo) harness.Detector {
-	return &autoDetector{m: detect.NewRateModel(info.Location)}
+	return &autoDetector{b: beet.Beet{Status: beet.StatusNew, Timezone: info.Location.String(),
+		Detection: beet.Detection{Mode: beet.ModeAuto}}}
+}
+
+func (d *autoDetector) apply(dec detect.Decision) *beet.Flip {
+	d.b.DueAt = dec.Due
+	if dec.Model != nil {
+		d.b.Model = dec.Model
+	}
+	if dec.Flip != nil {
+		d.b.Status = dec.Flip.To
+	}
+	return dec.Flip
 }
 
 func (d *autoDetector) Advance(t time.Time) []harness.Alarm {
-	if d.hasDue && !d.alarmed && !d.due.After(t) {
-		d.alarmed, d.hasDue = true, false
-		d.m.Freeze()
-		return []harness.Alarm{{At: d.due, Kind: "silence"}}
+	var out []harness.Alarm
+	for d.b.DueAt != nil && !d.b.DueAt.After(t) {
+		dec, err := detect.OnDeadline(&d.b, *d.b.DueAt)
+		if err != nil {
+			panic(err) // a bug in the detector: the benchmark must not hide it
+		}
+		if f := d.apply(dec); f != nil && f.To == beet.StatusDown {
+			at := f.At
+			d.downSince = &at
+			out = append(out, harness.Alarm{At: f.At, Kind: string(f.Kind)})
+		}
 	}
-	return nil
+	return out
 }
 
 func (d *autoDetector) Event(t time.Time, count int) []harness.Alarm {
-	d.m.Observe(t, count)
-	var out []harness.Alarm
-	if d.alarmed {
-		d.alarmed = false
-		out = append(out, harness.Alarm{At: t, Kind: "silence", Recovery: true})
+	dec, err := detect.OnEvents(&d.b, t, count, d.downSince)
+	if err != nil {
+		panic(err)
 	}
-	d.hasDue = false
-	if d.m.Armed() {
-		d.due, d.hasDue = d.m.SilenceDeadline()
+	d.b.LastEventAt = &t
+	if f := d.apply(dec); f != nil && f.Kind == beet.FlipRecovery {
+		return []harness.Alarm{{At: t, Kind: "silence", Recovery: true}}
 	}
-	return out
+	return nil
 }

@@ -90,7 +90,7 @@ func parseLine(line string) (Point, error) {
 // starting new, and evaluates deadlines up to until (if later than the
 // last point). It returns the flips in time order.
 func Run(b beet.Beet, points []Point, until time.Time) ([]beet.Flip, error) {
-	b.Status, b.LastEventAt, b.DueAt = beet.StatusNew, nil, nil
+	b.Status, b.LastEventAt, b.DueAt, b.Model = beet.StatusNew, nil, nil, nil
 	var flips []beet.Flip
 	record := func(d detect.Decision) {
 		if d.Flip != nil {
@@ -98,6 +98,9 @@ func Run(b beet.Beet, points []Point, until time.Time) ([]beet.Flip, error) {
 			flips = append(flips, *d.Flip)
 		}
 		b.DueAt = d.Due
+		if d.Model != nil {
+			b.Model = d.Model
+		}
 	}
 	// deadlinesBefore applies every deadline strictly before t, in order.
 	deadlinesBefore := func(t time.Time) error {
@@ -121,7 +124,7 @@ func Run(b beet.Beet, points []Point, until time.Time) ([]beet.Flip, error) {
 		if b.Status == beet.StatusDown && len(flips) > 0 {
 			downSince = &flips[len(flips)-1].At
 		}
-		d, err := detect.OnEvents(&b, p.At, downSince)
+		d, err := detect.OnEvents(&b, p.At, p.Count, downSince)
 		if err != nil {
 			return nil, err
 		}

@@ -136,6 +136,37 @@ func live(t *testing.T, d beet.Detection, points []backtest.Point, until time.Ti
 	return out
 }
 
+// TestBacktestMatchesLiveAuto: a learned beet over ten days, long enough
+// to arm, with a six-hour outage, gives the same flips both ways.
+func TestBacktestMatchesLiveAuto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	d := beet.Detection{Mode: beet.ModeAuto}
+	at := time.Date(2021, 3, 20, 0, 0, 0, 0, time.UTC)
+	var points []backtest.Point
+	for at.Before(time.Date(2021, 3, 30, 0, 0, 0, 0, time.UTC)) {
+		at = at.Add(time.Duration(rng.ExpFloat64() * float64(6*time.Minute))).Truncate(time.Microsecond)
+		if at.After(time.Date(2021, 3, 28, 10, 0, 0, 0, time.UTC)) && at.Before(time.Date(2021, 3, 28, 16, 0, 0, 0, time.UTC)) {
+			continue // the outage
+		}
+		points = append(points, backtest.Point{At: at, Count: 1})
+	}
+	want, err := backtest.Run(beet.Beet{Timezone: "UTC", Detection: d}, points, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := live(t, d, points, at, rng)
+	if brief(got) != brief(want) {
+		t.Fatalf("live:%s\nbacktest:%s", brief(got), brief(want))
+	}
+	kinds := map[beet.FlipKind]bool{}
+	for _, f := range want {
+		kinds[f.Kind] = true
+	}
+	if !kinds[beet.FlipLearned] || !kinds[beet.FlipSilence] || !kinds[beet.FlipRecovery] {
+		t.Fatalf("flips %s: want learned, silence and recovery", brief(want))
+	}
+}
+
 func brief(fs []beet.Flip) string {
 	var b strings.Builder
 	for _, f := range fs {

@@ -12,6 +12,7 @@ package detect
 import (
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/beethq/beet"
@@ -21,19 +22,38 @@ import (
 // Decision is what the detector decided for one beet: a state change to
 // record (nil for none) and the next deadline (nil for none).
 type Decision struct {
-	Flip *beet.Flip
-	Due  *time.Time
+	Flip  *beet.Flip
+	Due   *time.Time
+	Model []byte // auto mode: the updated learned model to store
 }
 
-// OnEvents decides what events arriving for b mean; last is the newest
-// event's receipt time, and downSince, for a beet that is down, when it
-// went down (nil if unknown). The flip, if any, starts from b.Status.
-func OnEvents(b *beet.Beet, last time.Time, downSince *time.Time) (Decision, error) {
+// OnEvents decides what count events arriving for b mean; last is the
+// newest one's receipt time, and downSince, for a beet that is down, when
+// it went down (nil if unknown). The flip, if any, starts from b.Status.
+func OnEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time) (Decision, error) {
 	if b.Status == beet.StatusPaused {
 		return Decision{}, nil // records events, raises nothing, waits for resume
 	}
 	var d Decision
+	var model *RateModel
 	switch b.Detection.Mode {
+	case beet.ModeAuto:
+		var err error
+		if model, err = LoadRateModel(b.Model, location(b)); err != nil {
+			model = NewRateModel(location(b)) // an unreadable model starts over
+		}
+		if b.Status == beet.StatusDown {
+			model.Freeze() // the outage's silent hours must not teach "silence is normal"
+		}
+		model.Observe(last, count)
+		if d.Model, err = model.MarshalBinary(); err != nil {
+			return Decision{}, err
+		}
+		if model.Armed() {
+			if due, ok := model.SilenceDeadline(); ok {
+				d.Due = &due
+			}
+		}
 	case beet.ModePeriod:
 		due := last.Add(period(b) + grace(b))
 		d.Due = &due
@@ -54,6 +74,8 @@ func OnEvents(b *beet.Beet, last time.Time, downSince *time.Time) (Decision, err
 	switch {
 	case b.Status == beet.StatusNew && b.Detection.Mode == beet.ModeAuto:
 		flip(beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
+	case b.Status == beet.StatusLearning && model != nil && model.Armed():
+		flip(beet.StatusUp, beet.FlipLearned, "Learned this beet's rhythm: "+model.Describe(last)+".")
 	case b.Status == beet.StatusNew:
 		flip(beet.StatusUp, beet.FlipFirst, "First event received; "+expectation(b)+".")
 	case b.Status == beet.StatusDown:
@@ -92,8 +114,18 @@ func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
 		slot := due.Add(-grace(b)).In(loc)
 		f.Kind = beet.FlipMissedRun
 		f.Reason = fmt.Sprintf("Missed the run due at %s: no event by %s (%s).", slot.Format("Jan 2 15:04 MST"), due.In(loc).Format("15:04"), c.Describe(loc))
+	case beet.ModeAuto:
+		model, err := LoadRateModel(b.Model, location(b))
+		if err != nil {
+			return Decision{}, err
+		}
+		last := time.UnixMicro(model.last).UTC()
+		expected := model.Expected(last, due)
+		f.Kind, f.Expected = beet.FlipSilence, &expected
+		f.Reason = fmt.Sprintf("No event since %s (%s); about %.0f would usually have come by now.",
+			last.In(location(b)).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), expected)
 	default:
-		return Decision{}, nil // auto mode deadlines come with the learned model
+		return Decision{}, nil
 	}
 	return Decision{Flip: f}, nil
 }
@@ -115,7 +147,10 @@ func Expectation(b *beet.Beet) string {
 	if b.Status == beet.StatusNew {
 		return "Waiting for the first event; then it learns this beet's rhythm before alerting."
 	}
-	return "Learning this beet's rhythm; alerts start once its normal rate is known."
+	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.Armed() {
+		return "Learned: " + m.Describe(time.UnixMicro(m.last)) + "."
+	}
+	return "Learning this beet's rhythm; alerts start after a week of events."
 }
 
 // expectation says in words what the settings expect.
@@ -141,7 +176,7 @@ func cronOf(b *beet.Beet) (*schedule.Cron, *time.Location, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("beet %d: cron %q: %w", b.ID, b.Detection.Cron, err)
 	}
-	loc, err := time.LoadLocation(b.Detection.Timezone)
+	loc, err := loadLocation(b.Detection.Timezone)
 	if err != nil {
 		return nil, nil, fmt.Errorf("beet %d: time zone %q: %w", b.ID, b.Detection.Timezone, err)
 	}
@@ -149,10 +184,27 @@ func cronOf(b *beet.Beet) (*schedule.Cron, *time.Location, error) {
 }
 
 func location(b *beet.Beet) *time.Location {
-	if loc, err := time.LoadLocation(b.Timezone); err == nil {
+	if loc, err := loadLocation(b.Timezone); err == nil {
 		return loc
 	}
 	return time.UTC
+}
+
+// locations caches time zones: time.LoadLocation reads and parses the zone
+// file on every call, which profiling showed to dominate per-event cost.
+// There are a few hundred IANA names, so the cache stays small.
+var locations sync.Map // name → *time.Location
+
+func loadLocation(name string) (*time.Location, error) {
+	if loc, ok := locations.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	locations.Store(name, loc)
+	return loc, nil
 }
 
 // Duration writes d for people: "45s", "12 min", "2 h 5 min", "3 days".

@@ -20,25 +20,25 @@ func cronBeet(status beet.Status, expr, tz string, grace int64) *beet.Beet {
 
 func TestPeriodEvents(t *testing.T) {
 	t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
-	d, err := OnEvents(periodBeet(beet.StatusNew), t0, nil)
+	d, err := OnEvents(periodBeet(beet.StatusNew), t0, 1, nil)
 	if err != nil || d.Flip == nil || d.Flip.To != beet.StatusUp || d.Flip.Kind != beet.FlipFirst || d.Due == nil || !d.Due.Equal(t0.Add(70*time.Minute)) {
 		t.Fatalf("first event: %+v %v", d, err)
 	}
 	if !strings.Contains(d.Flip.Reason, "at least every 1 h, plus 10 min grace") {
 		t.Errorf("reason %q", d.Flip.Reason)
 	}
-	if d, _ := OnEvents(periodBeet(beet.StatusUp), t0, nil); d.Flip != nil || !d.Due.Equal(t0.Add(70*time.Minute)) {
+	if d, _ := OnEvents(periodBeet(beet.StatusUp), t0, 1, nil); d.Flip != nil || !d.Due.Equal(t0.Add(70*time.Minute)) {
 		t.Fatalf("event on an up beet: %+v", d)
 	}
 	wentDown := t0.Add(-3 * time.Hour)
-	if d, _ := OnEvents(periodBeet(beet.StatusDown), t0, &wentDown); d.Flip == nil || d.Flip.To != beet.StatusUp || d.Flip.Kind != beet.FlipRecovery || !strings.Contains(d.Flip.Reason, "after being down for 3 h") {
+	if d, _ := OnEvents(periodBeet(beet.StatusDown), t0, 1, &wentDown); d.Flip == nil || d.Flip.To != beet.StatusUp || d.Flip.Kind != beet.FlipRecovery || !strings.Contains(d.Flip.Reason, "after being down for 3 h") {
 		t.Fatalf("recovery: %+v", d.Flip)
 	}
-	if d, _ := OnEvents(periodBeet(beet.StatusPaused), t0, nil); d.Flip != nil || d.Due != nil {
+	if d, _ := OnEvents(periodBeet(beet.StatusPaused), t0, 1, nil); d.Flip != nil || d.Due != nil {
 		t.Fatalf("paused beet: %+v", d)
 	}
 	auto := &beet.Beet{Status: beet.StatusNew, Detection: beet.Detection{Mode: beet.ModeAuto}}
-	if d, _ := OnEvents(auto, t0, nil); d.Flip == nil || d.Flip.To != beet.StatusLearning || d.Due != nil {
+	if d, _ := OnEvents(auto, t0, 1, nil); d.Flip == nil || d.Flip.To != beet.StatusLearning || d.Due != nil {
 		t.Fatalf("auto first event: %+v", d)
 	}
 }
@@ -71,13 +71,13 @@ func TestCronDeadlines(t *testing.T) {
 	riga, _ := time.LoadLocation("Europe/Riga")
 	b := cronBeet(beet.StatusUp, "30 2 * * *", "Europe/Riga", 300)
 	run := time.Date(2021, 3, 26, 2, 30, 10, 0, riga)
-	d, err := OnEvents(b, run, nil)
+	d, err := OnEvents(b, run, 1, nil)
 	want := time.Date(2021, 3, 27, 2, 35, 0, 0, riga)
 	if err != nil || d.Due == nil || !d.Due.Equal(want) {
 		t.Fatalf("due %v (%v), want %v", d.Due, err, want)
 	}
 	early := time.Date(2021, 3, 27, 2, 28, 0, 0, riga) // 2 min early: the 03-27 run
-	if d, _ := OnEvents(b, early, nil); !d.Due.Equal(time.Date(2021, 3, 28, 2, 35, 0, 0, riga)) {
+	if d, _ := OnEvents(b, early, 1, nil); !d.Due.Equal(time.Date(2021, 3, 28, 2, 35, 0, 0, riga)) {
 		t.Fatalf("early run: due %v", d.Due)
 	}
 	b.DueAt, b.LastEventAt = &want, &run

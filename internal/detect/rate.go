@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -158,4 +159,41 @@ func (m *RateModel) bucket(unix int64) int {
 		b += 24
 	}
 	return b
+}
+
+// Describe says in words what the model has learned, and how soon, after
+// an event at t, a silence would be flagged.
+func (m *RateModel) Describe(t time.Time) string {
+	busiest, busyRate, total := 0, float32(0), 0.0
+	for b, r := range m.rate {
+		if r > busyRate {
+			busiest, busyRate = b, r
+		}
+		if b < 24 {
+			total += float64(r) * 5 / 7
+		} else {
+			total += float64(r) * 2 / 7
+		}
+	}
+	when := "weekdays"
+	if busiest >= 24 {
+		when = "weekends"
+	}
+	words := fmt.Sprintf("about %s a day, busiest on %s around %02d:00 (about %s an hour)",
+		count(total), when, busiest%24, count(float64(busyRate)))
+	saved := m.last
+	m.last = t.UnixMicro()
+	due, ok := m.SilenceDeadline()
+	m.last = saved
+	if ok {
+		words += "; silence at " + t.In(m.loc).Format("15:04") + " would be flagged after about " + Duration(due.Sub(t))
+	}
+	return words
+}
+
+func count(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
 }

@@ -136,7 +136,7 @@ func (s *Service) Resume(ctx context.Context, accountID, id int64) (*beet.Beet, 
 	if err != nil || b.Status != beet.StatusUp {
 		return b, err
 	}
-	d, err := detect.OnEvents(b, s.Now(), nil)
+	d, err := detect.OnEvents(b, s.Now(), 0, nil)
 	if err != nil {
 		return nil, err
 	}

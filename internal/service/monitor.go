@@ -20,6 +20,7 @@ func (s *Service) EventsCommitted(ctx context.Context, events []beet.Event) erro
 		if !ok {
 			sp = span{first: t, last: t}
 		}
+		sp.count++
 		if t.Before(sp.first) {
 			sp.first = t
 		}
@@ -40,8 +41,12 @@ func (s *Service) EventsCommitted(ctx context.Context, events []beet.Event) erro
 	return firstErr
 }
 
-// span is the first and last receipt time of one beet's events in a group.
-type span struct{ first, last time.Time }
+// span is the first and last receipt time of one beet's events in a
+// group, and how many there are.
+type span struct {
+	first, last time.Time
+	count       int
+}
 
 // observe applies one beet's new events. A deadline that passed before the
 // first of them is applied first (the beet was late, even if the sweeper
@@ -70,7 +75,7 @@ func (s *Service) observe(ctx context.Context, id int64, sp span) error {
 				downSince = &fl[0].At
 			}
 		}
-		d, err := detect.OnEvents(b, last, downSince)
+		d, err := detect.OnEvents(b, last, sp.count, downSince)
 		if err != nil {
 			return err
 		}
@@ -83,7 +88,10 @@ func (s *Service) observe(ctx context.Context, id int64, sp span) error {
 				return err
 			}
 		}
-		if !sameDue(b.DueAt, d.Due) {
+		switch {
+		case d.Model != nil:
+			return s.store.SaveBeetState(ctx, id, d.Due, d.Model)
+		case !sameDue(b.DueAt, d.Due):
 			return s.store.SetBeetDue(ctx, id, d.Due)
 		}
 		return nil

@@ -35,8 +35,8 @@ type detectorEntry struct {
 var detectors = map[string]detectorEntry{
 	"auto": {newAuto, "`auto` is Beet's learned rate model (internal/detect, silence only so far): rates per local hour of day " +
 		"and weekday/weekend learned from the beet's own events (clusters 60 s apart count once), a dispersion index for " +
-		"bursty traffic, and a silence deadline where the clusters expected since the last event reach ln(gaps a day / 0.001) " +
-		"× dispersion, aiming at 1 false alarm per 1000 beet-days. It arms after 7 days and 30 clusters."},
+		"bursty traffic, and a silence deadline where the clusters expected since the last event reach ln(gaps a day / 0.0004) " +
+		"× dispersion (the 0.001 goal, aimed at 0.0004 because rates drift). It arms after 7 days and 30 clusters."},
 	"never": {baseline.NewNever, "`never` raises no alarm at all: the sanity check (NAB score 0, nothing detected, no false alarm)."},
 	"periodgrace": {baseline.NewPeriodGrace, "`periodgrace` is a fixed period + grace check configured as a careful user would from the " +
 		"stream's clean learning part (synthetic: the first 28 days; NAB: the probationary rows): period = the longest gap " +

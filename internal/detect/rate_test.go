@@ -8,8 +8,8 @@ import (
 
 // TestRateModelLearnsAndArms feeds 10 evenly spaced clusters an hour for
 // 8 days: the model arms after a week and flags a silence once the
-// expected clusters reach its threshold (ln(240 gaps a day / 0.001) ≈ 12.4
-// clusters, about 75 min at 10 an hour).
+// expected clusters reach its threshold (ln(240 gaps a day / goal) ≈ 13.3
+// clusters, about 80 min at 10 an hour).
 func TestRateModelLearnsAndArms(t *testing.T) {
 	m := NewRateModel(time.UTC)
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
@@ -29,11 +29,11 @@ func TestRateModelLearnsAndArms(t *testing.T) {
 		t.Fatal("no silence deadline")
 	}
 	wait := due.Sub(last)
-	want := time.Duration(math.Log(240/0.001) / 10 * float64(time.Hour))
+	want := time.Duration(math.Log(240/falseAlarmsGoal) / 10 * float64(time.Hour))
 	if wait < want*8/10 || wait > want*12/10 {
 		t.Fatalf("silence flagged after %v, want about %v", wait, want)
 	}
-	if e := m.Expected(last, due); math.Abs(e-math.Log(240/0.001)) > 1 {
+	if e := m.Expected(last, due); math.Abs(e-math.Log(240/falseAlarmsGoal)) > 1 {
 		t.Fatalf("expected clusters at the deadline %.1f", e)
 	}
 }

@@ -154,6 +154,15 @@ func (upd BeetUpdate) Apply(b Beet) Beet {
 	return b
 }
 
+// BeetState is what detection keeps on a beet between events, and the
+// state change (Flip) its events caused, if any.
+type BeetState struct {
+	ID    int64
+	Due   *time.Time
+	Model []byte
+	Flip  *Flip
+}
+
 // BeetStore keeps beets. Account scoping is the service's job: the store
 // finds by ID, and the service answers ENOTFOUND for another account's beet.
 type BeetStore interface {
@@ -181,6 +190,14 @@ type BeetStore interface {
 	SetBeetDue(ctx context.Context, id int64, due *time.Time) error
 	// SaveBeetState sets the beet's deadline and its learned model at once.
 	SaveBeetState(ctx context.Context, id int64, due *time.Time, model []byte) error
+	// SaveBeetStates saves many beets' deadlines and models in one
+	// transaction; a nil Model leaves the stored one as it is. A state with
+	// a Flip is applied only if the beet is still in Flip.From (compare and
+	// set, as SetBeetStatus); a beet that changed meanwhile is left as it
+	// is, and the flip is not recorded (the next event decides again).
+	SaveBeetStates(ctx context.Context, states []BeetState) error
+	// FindBeetsByIDs returns the beets with those IDs that exist, in any order.
+	FindBeetsByIDs(ctx context.Context, ids []int64) ([]*Beet, error)
 	// FlipDueBeet applies what a passed deadline decided: it moves the beet
 	// from f.From to f.To, records f and sets the next deadline (nil
 	// clears it), only if the beet is still in f.From with deadline due. So

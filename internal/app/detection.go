@@ -46,12 +46,28 @@ func (o *observer) enqueue(events []beet.Event) {
 func (o *observer) run() {
 	defer close(o.done)
 	for events := range o.ch {
+		// Merge what else is queued: one pass (one read, one write) for many
+		// groups when detection falls behind a burst of commits.
+		merged := 1
+	drain:
+		for merged < 64 {
+			select {
+			case more, ok := <-o.ch:
+				if !ok {
+					break drain
+				}
+				events = append(events, more...)
+				merged++
+			default:
+				break drain
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		if err := o.svc.EventsCommitted(ctx, events); err != nil {
 			o.log.Warn("detection could not follow some events", "err", err)
 		}
 		cancel()
-		o.pending.Add(-1)
+		o.pending.Add(-int64(merged))
 	}
 }
 

@@ -29,10 +29,46 @@ func (s *Service) EventsCommitted(ctx context.Context, events []beet.Event) erro
 		}
 		spans[events[i].BeetID] = sp
 	}
+	ids := make([]int64, 0, len(spans))
+	for id := range spans {
+		ids = append(ids, id)
+	}
+	beets, err := s.store.FindBeetsByIDs(ctx, ids)
+	if err != nil {
+		return err
+	}
+	// The whole group is saved in one transaction: deadlines, models, and
+	// the flips events cause (first event, learned), each a compare and
+	// set. Recoveries and deadlines that passed before the events take the
+	// per-beet path, which looks up when the beet went down.
+	var states []beet.BeetState
+	var slow []*beet.Beet
+	for _, b := range beets {
+		sp := spans[b.ID]
+		if b.DueAt != nil && b.DueAt.Before(sp.first) || b.Status == beet.StatusDown {
+			slow = append(slow, b)
+			continue
+		}
+		last := sp.last
+		if b.LastEventAt != nil && b.LastEventAt.After(last) {
+			last = *b.LastEventAt
+		}
+		d, err := detect.OnEvents(b, last, sp.count, nil)
+		if err != nil {
+			s.log.Error("detection after events failed", "beet_id", b.ID, "err", err)
+			continue
+		}
+		if d.Flip != nil || d.Model != nil || !sameDue(b.DueAt, d.Due) {
+			states = append(states, beet.BeetState{ID: b.ID, Due: d.Due, Model: d.Model, Flip: d.Flip})
+		}
+	}
+	if err := s.store.SaveBeetStates(ctx, states); err != nil {
+		return err
+	}
 	var firstErr error
-	for id, sp := range spans {
-		if err := s.observe(ctx, id, sp); err != nil && !beet.IsNotFound(err) {
-			s.log.Error("detection after events failed", "beet_id", id, "err", err)
+	for _, b := range slow {
+		if err := s.observe(ctx, b.ID, spans[b.ID]); err != nil && !beet.IsNotFound(err) {
+			s.log.Error("detection after events failed", "beet_id", b.ID, "err", err)
 			if firstErr == nil {
 				firstErr = err
 			}

@@ -295,6 +295,110 @@ func (db *DB) SaveBeetState(ctx context.Context, id int64, due *time.Time, model
 	return nil
 }
 
+// SaveBeetStates saves many beets' detection state in one transaction, so
+// following a group of events costs the writer one commit, not one a beet.
+func (db *DB) SaveBeetStates(ctx context.Context, states []beet.BeetState) error {
+	if len(states) == 0 {
+		return nil
+	}
+	plain, err := db.prepared(ctx, db.write, `UPDATE beets SET due_at = $1, model = COALESCE($2, model) WHERE id = $3`)
+	if err != nil {
+		return fmt.Errorf("save beet states: %w", err)
+	}
+	flipped, err := db.prepared(ctx, db.write, `UPDATE beets SET due_at = $1, model = COALESCE($2, model),
+		status = $3, status_reason = $4 WHERE id = $5 AND status = $6`)
+	if err != nil {
+		return fmt.Errorf("save beet states: %w", err)
+	}
+	done := make([]beet.Flip, len(states))
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		p, f := tx.StmtContext(ctx, plain), tx.StmtContext(ctx, flipped)
+		for i, s := range states {
+			if s.Flip == nil {
+				if _, err := p.ExecContext(ctx, nullMicros(s.Due), s.Model, s.ID); err != nil {
+					return err
+				}
+				continue
+			}
+			fl := *s.Flip
+			fl.At = stamp(fl.At)
+			n, err := rowsAffected(f.ExecContext(ctx, nullMicros(s.Due), s.Model, string(fl.To), fl.Reason, s.ID, string(fl.From)))
+			if err != nil {
+				return err
+			}
+			if n == 1 {
+				if err := insertFlip(ctx, tx, &fl); err != nil {
+					return err
+				}
+				done[i] = fl
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save beet states: %w", err)
+	}
+	for i := range states {
+		if states[i].Flip != nil && done[i].ID != 0 {
+			*states[i].Flip = done[i]
+		}
+	}
+	return nil
+}
+
+// FindBeetsByIDs returns the existing beets among ids. The ID list is
+// padded to one of a few sizes (repeating its last ID) so each size's
+// statement is prepared once: parsing a wide IN list on every call cost
+// more than running it.
+func (db *DB) FindBeetsByIDs(ctx context.Context, ids []int64) ([]*beet.Beet, error) {
+	var out []*beet.Beet
+	for len(ids) > 0 {
+		n := min(len(ids), idChunks[len(idChunks)-1])
+		size := idChunks[0]
+		for _, c := range idChunks {
+			if c >= n {
+				size = c
+				break
+			}
+		}
+		args := make([]any, size)
+		for i := range size {
+			args[i] = ids[min(i, n-1)]
+		}
+		stmt, err := db.prepared(ctx, db.read, findByIDsSQL(size))
+		if err != nil {
+			return nil, fmt.Errorf("find beets by ids: %w", err)
+		}
+		rows, err := stmt.QueryContext(ctx, args...)
+		if err != nil {
+			return nil, fmt.Errorf("find beets by ids: %w", err)
+		}
+		for rows.Next() {
+			b, err := scanBeet(rows)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("find beets by ids: %w", err)
+			}
+			out = append(out, b)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("find beets by ids: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}
+
+var idChunks = []int{1, 8, 64, 256}
+
+func findByIDsSQL(n int) string {
+	marks := make([]string, n)
+	for i := range marks {
+		marks[i] = "$" + strconv.Itoa(i+1)
+	}
+	return `SELECT ` + beetColumns + ` FROM beets WHERE id IN (` + strings.Join(marks, ",") + `)`
+}
+
 // MoveBeetDue sets the deadline to next only if it is still due.
 func (db *DB) MoveBeetDue(ctx context.Context, id int64, due time.Time, next *time.Time) (bool, error) {
 	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`,

@@ -803,6 +803,33 @@ func testDeadlines(t *testing.T, s beet.Store) {
 	if got, _ := s.FindBeetByID(ctx, b1.ID); got.Model != nil {
 		t.Errorf("a beet never observed has model %v", got.Model)
 	}
+	// SaveBeetStates: many at once; a nil model keeps the stored one.
+	later3 := d3.Add(time.Hour)
+	if err := s.SaveBeetStates(ctx, []beet.BeetState{{ID: b3.ID, Due: &later3}, {ID: b1.ID, Due: nil, Model: []byte{9}}, {ID: 1 << 40}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.FindBeetByID(ctx, b3.ID); got.DueAt == nil || !got.DueAt.Equal(later3) || string(got.Model) != string(model) {
+		t.Errorf("after SaveBeetStates: due %v, model %v", got.DueAt, got.Model)
+	}
+	if got, _ := s.FindBeetByID(ctx, b1.ID); got.DueAt != nil || string(got.Model) != "\x09" {
+		t.Errorf("after SaveBeetStates: b1 due %v, model %v", got.DueAt, got.Model)
+	}
+	// A state with a flip applies it only from the status it names.
+	learn := &beet.Flip{BeetID: b3.ID, At: t0, From: beet.StatusNew, To: beet.StatusLearning, Kind: beet.FlipFirst, Reason: "first"}
+	notNow := &beet.Flip{BeetID: b1.ID, At: t0, From: beet.StatusUp, To: beet.StatusUp, Kind: beet.FlipRecovery, Reason: "stale"}
+	if err := s.SaveBeetStates(ctx, []beet.BeetState{{ID: b3.ID, Due: &later3, Flip: learn}, {ID: b1.ID, Flip: notNow}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.FindBeetByID(ctx, b3.ID); got.Status != beet.StatusLearning || got.StatusReason != "first" || learn.ID == 0 {
+		t.Errorf("flip in SaveBeetStates: %s %q, flip ID %d", got.Status, got.StatusReason, learn.ID)
+	}
+	if got, _ := s.FindBeetByID(ctx, b1.ID); got.Status != beet.StatusDown || notNow.ID != 0 {
+		t.Errorf("a stale flip in SaveBeetStates changed the beet: %s, flip ID %d", got.Status, notNow.ID)
+	}
+	found, err := s.FindBeetsByIDs(ctx, []int64{b1.ID, b3.ID, 1 << 40})
+	if err != nil || len(found) != 2 {
+		t.Errorf("FindBeetsByIDs = %d beets, %v; want the 2 that exist", len(found), err)
+	}
 	// MoveBeetDue moves a deadline only if it is still the one read.
 	if ok, err := s.MoveBeetDue(ctx, b2.ID, d2, nil); ok || err != nil {
 		t.Errorf("MoveBeetDue on a moved deadline = %v, %v; want false", ok, err)

@@ -3,7 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/beethq/beet"
@@ -21,13 +21,15 @@ const (
 
 // observer hands committed events to detection off the writer's path:
 // the writer enqueues each committed group, one goroutine applies them.
-// pending counts groups not yet applied, so the sweeper can wait for them.
+// oldest lets the sweeper stay behind every event not yet applied.
 type observer struct {
-	svc     *service.Service
-	log     *slog.Logger
-	ch      chan []beet.Event
-	pending atomic.Int64
-	done    chan struct{}
+	svc  *service.Service
+	log  *slog.Logger
+	ch   chan []beet.Event
+	done chan struct{}
+
+	mu     sync.Mutex
+	oldest []time.Time // earliest receipt time of each queued group, in queue order
 }
 
 func newObserver(svc *service.Service, log *slog.Logger) *observer {
@@ -39,8 +41,27 @@ func newObserver(svc *service.Service, log *slog.Logger) *observer {
 // enqueue blocks when the queue is full rather than drop events: a dropped
 // group would leave its beets' deadlines behind and raise false alarms.
 func (o *observer) enqueue(events []beet.Event) {
-	o.pending.Add(1)
+	first := events[0].ReceivedAt
+	for _, e := range events[1:] {
+		if e.ReceivedAt.Before(first) {
+			first = e.ReceivedAt
+		}
+	}
+	o.mu.Lock()
+	o.oldest = append(o.oldest, first)
+	o.mu.Unlock()
 	o.ch <- events
+}
+
+// appliedBefore is the instant before which every committed event has
+// been applied: the earliest receipt time still queued, or now.
+func (o *observer) appliedBefore(now time.Time) time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.oldest) > 0 && o.oldest[0].Before(now) {
+		return o.oldest[0]
+	}
+	return now
 }
 
 func (o *observer) run() {
@@ -67,7 +88,9 @@ func (o *observer) run() {
 			o.log.Warn("detection could not follow some events", "err", err)
 		}
 		cancel()
-		o.pending.Add(-int64(merged))
+		o.mu.Lock()
+		o.oldest = o.oldest[merged:]
+		o.mu.Unlock()
 	}
 }
 
@@ -77,15 +100,20 @@ func (o *observer) close() {
 	<-o.done
 }
 
-// startSweeper runs the deadline sweeper, held while ingestion catches up.
+// startSweeper runs the deadline sweeper. It sweeps only deadlines before
+// every queued event, and holds while the spool has events (their times
+// are not known until replay).
 func (a *App) startSweeper() {
 	s := &jobs.Sweeper{
 		Sweeper: a.backend.Service,
-		Ready:   func() bool { return !a.writer.Spooling() && a.observer.pending.Load() == 0 },
-		Every:   sweepEvery,
-		Lag:     sweepLag,
-		Now:     a.now,
-		Log:     a.log.With("component", "sweeper"),
+		Ready:   func() bool { return !a.writer.Spooling() },
+		Watermark: func(now time.Time) time.Time {
+			return a.observer.appliedBefore(now)
+		},
+		Every: sweepEvery,
+		Lag:   sweepLag,
+		Now:   a.now,
+		Log:   a.log.With("component", "sweeper"),
 	}
 	a.goJob("sweeper", s.Run)
 }

@@ -14,18 +14,19 @@ type DeadlineSweeper interface {
 // Sweeper evaluates the beets whose deadline has passed, every Every. It
 // never scans all beets: the store hands it only the due ones.
 //
-// It does not alert on our own trouble: it sweeps only while Ready says
-// every received event is committed and observed (the ingestion spool is
-// empty and the detection queue drained), and only up to a watermark Lag
-// behind now, which covers an event in flight between receipt and commit.
+// It does not alert on our own trouble: it sweeps only while Ready (the
+// ingestion spool is empty), and only deadlines before a watermark: Lag
+// behind now, which covers an event in flight between receipt and commit,
+// and no later than Watermark says every committed event is observed.
 type Sweeper struct {
-	Sweeper DeadlineSweeper
-	Ready   func() bool // nil means always
-	Every   time.Duration
-	Lag     time.Duration
-	Batch   int
-	Now     func() time.Time // nil means time.Now
-	Log     *slog.Logger     // nil discards
+	Sweeper   DeadlineSweeper
+	Ready     func() bool                   // nil means always
+	Watermark func(now time.Time) time.Time // nil means now
+	Every     time.Duration
+	Lag       time.Duration
+	Batch     int
+	Now       func() time.Time // nil means time.Now
+	Log       *slog.Logger     // nil discards
 }
 
 // Run calls Once every s.Every until ctx ends.
@@ -56,7 +57,7 @@ func (s *Sweeper) Once(ctx context.Context) (int, error) {
 	// Bounded: a beet whose evaluation fails keeps its deadline and would be
 	// handed back again; the next tick retries it.
 	for range maxBatchesPerSweep {
-		n, examined, err := s.Sweeper.Sweep(ctx, now, now.Add(-s.Lag), batch)
+		n, examined, err := s.Sweeper.Sweep(ctx, now, s.watermark(now), batch)
 		total += n
 		if err != nil {
 			log.ErrorContext(ctx, "sweep failed", "err", err, "flipped", total)
@@ -75,3 +76,13 @@ func (s *Sweeper) Once(ctx context.Context) (int, error) {
 }
 
 const maxBatchesPerSweep = 100
+
+func (s *Sweeper) watermark(now time.Time) time.Time {
+	w := now.Add(-s.Lag)
+	if s.Watermark != nil {
+		if o := s.Watermark(now); o.Before(w) {
+			w = o
+		}
+	}
+	return w
+}

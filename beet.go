@@ -188,8 +188,6 @@ type BeetStore interface {
 	FindDueBeets(ctx context.Context, t time.Time, limit int) ([]*Beet, error)
 	// SetBeetDue sets the beet's deadline, or clears it when due is nil.
 	SetBeetDue(ctx context.Context, id int64, due *time.Time) error
-	// SaveBeetState sets the beet's deadline and its learned model at once.
-	SaveBeetState(ctx context.Context, id int64, due *time.Time, model []byte) error
 	// SaveBeetStates saves many beets' deadlines and models in one
 	// transaction; a nil Model leaves the stored one as it is. A state with
 	// a Flip is applied only if the beet is still in Flip.From (compare and

@@ -77,7 +77,7 @@ func OnEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time) (De
 	case b.Status == beet.StatusLearning && model != nil && model.Armed():
 		flip(beet.StatusUp, beet.FlipLearned, "Learned this beet's rhythm: "+model.Describe(last)+".")
 	case b.Status == beet.StatusNew:
-		flip(beet.StatusUp, beet.FlipFirst, "First event received; "+expectation(b)+".")
+		flip(beet.StatusUp, beet.FlipFirst, "First event received. "+Expectation(b))
 	case b.Status == beet.StatusDown:
 		was := ""
 		if downSince != nil {
@@ -151,19 +151,6 @@ func Expectation(b *beet.Beet) string {
 		return "Learned: " + m.Describe(time.UnixMicro(m.last)) + "."
 	}
 	return "Learning this beet's rhythm; alerts start after a week of events."
-}
-
-// expectation says in words what the settings expect.
-func expectation(b *beet.Beet) string {
-	switch b.Detection.Mode {
-	case beet.ModePeriod:
-		return fmt.Sprintf("expecting an event at least every %s, plus %s grace", Duration(period(b)), Duration(grace(b)))
-	case beet.ModeCron:
-		if c, loc, err := cronOf(b); err == nil {
-			return "expecting a run " + c.Describe(loc) + ", within " + Duration(grace(b))
-		}
-	}
-	return "watching"
 }
 
 func period(b *beet.Beet) time.Duration {

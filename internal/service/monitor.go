@@ -49,17 +49,13 @@ func (s *Service) EventsCommitted(ctx context.Context, events []beet.Event) erro
 			slow = append(slow, b)
 			continue
 		}
-		last := sp.last
-		if b.LastEventAt != nil && b.LastEventAt.After(last) {
-			last = *b.LastEventAt
-		}
-		d, err := detect.OnEvents(b, last, sp.count, nil)
+		d, err := decide(b, sp, nil)
 		if err != nil {
 			s.log.Error("detection after events failed", "beet_id", b.ID, "err", err)
 			continue
 		}
-		if d.Flip != nil || d.Model != nil || !sameDue(b.DueAt, d.Due) {
-			states = append(states, beet.BeetState{ID: b.ID, Due: d.Due, Model: d.Model, Flip: d.Flip})
+		if st, changed := stateOf(b, d); changed {
+			states = append(states, st)
 		}
 	}
 	if err := s.store.SaveBeetStates(ctx, states); err != nil {
@@ -101,17 +97,13 @@ func (s *Service) observe(ctx context.Context, id int64, sp span) error {
 			}
 			continue // read the beet again, as the deadline left it
 		}
-		last := sp.last
-		if b.LastEventAt != nil && b.LastEventAt.After(last) {
-			last = *b.LastEventAt // a later commit is already in; decide from it
-		}
 		var downSince *time.Time
 		if b.Status == beet.StatusDown {
 			if fl, err := s.store.FindFlips(ctx, id, 1); err == nil && len(fl) == 1 {
 				downSince = &fl[0].At
 			}
 		}
-		d, err := detect.OnEvents(b, last, sp.count, downSince)
+		d, err := decide(b, sp, downSince)
 		if err != nil {
 			return err
 		}
@@ -123,15 +115,29 @@ func (s *Service) observe(ctx context.Context, id int64, sp span) error {
 			if err != nil {
 				return err
 			}
+			d.Flip = nil // recorded; what is left to save is the state
 		}
-		switch {
-		case d.Model != nil:
-			return s.store.SaveBeetState(ctx, id, d.Due, d.Model)
-		case !sameDue(b.DueAt, d.Due):
-			return s.store.SetBeetDue(ctx, id, d.Due)
+		if st, changed := stateOf(b, d); changed {
+			return s.store.SaveBeetStates(ctx, []beet.BeetState{st})
 		}
 		return nil
 	}
+}
+
+// decide runs the detector on b for the events in sp. If a later commit is
+// already in, it decides from that one's time.
+func decide(b *beet.Beet, sp span, downSince *time.Time) (detect.Decision, error) {
+	last := sp.last
+	if b.LastEventAt != nil && b.LastEventAt.After(last) {
+		last = *b.LastEventAt
+	}
+	return detect.OnEvents(b, last, sp.count, downSince)
+}
+
+// stateOf is what d changes on b, and whether it changes anything.
+func stateOf(b *beet.Beet, d detect.Decision) (beet.BeetState, bool) {
+	changed := d.Flip != nil || d.Model != nil || !sameDue(b.DueAt, d.Due)
+	return beet.BeetState{ID: b.ID, Due: d.Due, Model: d.Model, Flip: d.Flip}, changed
 }
 
 // deadline applies b's passed deadline: a flip (compare and set on status

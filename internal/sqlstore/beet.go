@@ -283,18 +283,6 @@ func (db *DB) SetBeetDue(ctx context.Context, id int64, due *time.Time) error {
 	return nil
 }
 
-// SaveBeetState sets the beet's deadline and learned model in one write.
-func (db *DB) SaveBeetState(ctx context.Context, id int64, due *time.Time, model []byte) error {
-	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET due_at = $1, model = $2 WHERE id = $3`, nullMicros(due), model, id))
-	if err != nil {
-		return fmt.Errorf("save beet state: %w", err)
-	}
-	if n == 0 {
-		return fmt.Errorf("save beet state: %w", beet.Errorf(beet.ENOTFOUND, "beet %d not found", id))
-	}
-	return nil
-}
-
 // SaveBeetStates saves many beets' detection state in one transaction, so
 // following a group of events costs the writer one commit, not one a beet.
 func (db *DB) SaveBeetStates(ctx context.Context, states []beet.BeetState) error {

@@ -792,13 +792,13 @@ func testDeadlines(t *testing.T, s beet.Store) {
 	if got, _ := s.FindBeetByID(ctx, b2.ID); got.Status != beet.StatusUp {
 		t.Errorf("b2 is %s after a stale deadline, want up", got.Status)
 	}
-	// SaveBeetState stores the deadline and the model together.
+	// SaveBeetStates stores a deadline and a model together.
 	model := []byte{1, 2, 3, 0, 255}
-	if err := s.SaveBeetState(ctx, b3.ID, &d3, model); err != nil {
+	if err := s.SaveBeetStates(ctx, []beet.BeetState{{ID: b3.ID, Due: &d3, Model: model}}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.FindBeetByID(ctx, b3.ID); got.DueAt == nil || !got.DueAt.Equal(d3) || string(got.Model) != string(model) {
-		t.Errorf("after SaveBeetState: due %v, model %v", got.DueAt, got.Model)
+		t.Errorf("after SaveBeetStates: due %v, model %v", got.DueAt, got.Model)
 	}
 	if got, _ := s.FindBeetByID(ctx, b1.ID); got.Model != nil {
 		t.Errorf("a beet never observed has model %v", got.Model)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/beethq/beet/internal/testlog"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/testdb"
@@ -41,17 +42,9 @@ var buildBeet = sync.OnceValues(func() (string, error) {
 type process struct {
 	cmd  *exec.Cmd
 	url  string
-	logs *syncBuf
+	logs *testlog.Buffer
 	done chan error
 }
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 var listenURL = regexp.MustCompile(`msg=listening .*\surl=(http://\S+)`)
 
@@ -67,7 +60,7 @@ func startServe(t *testing.T, env []string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, logs: &syncBuf{}, done: make(chan error, 1)}
+	p := &process{cmd: cmd, logs: &testlog.Buffer{}, done: make(chan error, 1)}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)

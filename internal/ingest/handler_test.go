@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beethq/beet/internal/testlog"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/beethq/beet"
@@ -40,7 +42,7 @@ type rig struct {
 	svc   *service.Service
 	clock *clock
 	acct  int64
-	log   *bytes.Buffer
+	log   *testlog.Buffer
 }
 
 func newRig(t *testing.T, engine string, limiter beet.RateLimiter) *rig {
@@ -55,8 +57,8 @@ func newRig(t *testing.T, engine string, limiter beet.RateLimiter) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logBuf := &syncBuffer{}
-	log := newTestLogger(logBuf)
+	logBuf := &testlog.Buffer{}
+	log := testlog.New(logBuf)
 	w := ingest.NewWriter(store, spool, ingest.WriterOptions{Log: log})
 	if limiter == nil {
 		limiter = ratelimit.NewMemory(ratelimit.MemoryOptions{})
@@ -68,7 +70,7 @@ func newRig(t *testing.T, engine string, limiter beet.RateLimiter) *rig {
 	h.Register(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { srv.Close(); w.Close(); h.Close(); spool.Close() })
-	return &rig{t: t, srv: srv, store: store, svc: svc, clock: c, acct: a.ID, log: &logBuf.Buffer}
+	return &rig{t: t, srv: srv, store: store, svc: svc, clock: c, acct: a.ID, log: logBuf}
 }
 
 func (r *rig) newBeet(allowBots bool) *beet.Beet {

@@ -1,7 +1,6 @@
 package ratelimit_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -10,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/beethq/beet/internal/testlog"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -28,26 +29,6 @@ func (f limiterFunc) Allow(ctx context.Context, key string, now time.Time) (bool
 }
 
 var _ beet.RateLimiter = limiterFunc(nil)
-
-// syncBuffer is a log sink safe for concurrent handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) lines() int { return strings.Count(s.String(), "\n") }
 
 func counterValue(t *testing.T, c prometheus.Counter) float64 {
 	t.Helper()
@@ -72,7 +53,7 @@ func TestFallbackConformanceWithDeadPrimary(t *testing.T) {
 }
 
 func TestFallbackDeadRedis(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	counter := prometheus.NewCounter(ratelimit.FallbackCounterOpts)
 	f := ratelimit.NewFallback(deadRedis(t), ratelimit.NewMemory(ratelimit.MemoryOptions{}), log,
@@ -85,7 +66,7 @@ func TestFallbackDeadRedis(t *testing.T) {
 	if n := fillN(t, f, key, t0.Add(5*time.Second), 100); n != 0 {
 		t.Fatalf("%d allowed at 5 s, want 0", n)
 	}
-	if got := logs.lines(); got != 1 {
+	if got := logs.Lines(); got != 1 {
 		t.Fatalf("%d log lines, want 1:\n%s", got, logs.String())
 	}
 	if !strings.Contains(logs.String(), "level=WARN") {
@@ -121,7 +102,7 @@ func (s *switchable) Allow(ctx context.Context, key string, now time.Time) (bool
 }
 
 func TestFallbackRecovers(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	primary := &switchable{inner: ratelimit.NewMemory(ratelimit.MemoryOptions{})}
 	fallback := ratelimit.NewMemory(ratelimit.MemoryOptions{})
@@ -148,7 +129,7 @@ func TestFallbackRecovers(t *testing.T) {
 	if got := primary.calls.Load() - before; got != 1 {
 		t.Fatalf("primary called %d times after the retry interval, want 1", got)
 	}
-	if got := logs.lines(); got != 1 {
+	if got := logs.Lines(); got != 1 {
 		t.Fatalf("%d log lines while down, want 1:\n%s", got, logs.String())
 	}
 
@@ -166,7 +147,7 @@ func TestFallbackRecovers(t *testing.T) {
 	if f.FallbackCount() != fb || f.Down() {
 		t.Fatalf("FallbackCount %d → %d, Down %v after recovery", fb, f.FallbackCount(), f.Down())
 	}
-	if got := logs.lines(); got != 2 || !strings.Contains(logs.String(), "level=INFO") {
+	if got := logs.Lines(); got != 2 || !strings.Contains(logs.String(), "level=INFO") {
 		t.Fatalf("%d log lines, want 2 (down, back):\n%s", got, logs.String())
 	}
 }

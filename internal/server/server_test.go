@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,39 +9,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/beethq/beet/internal/testlog"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/server"
 )
 
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func bufLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
 func TestRequestLogNeverHoldsAWholeToken(t *testing.T) {
-	var logs syncBuffer
-	log := bufLogger(&logs)
+	var logs testlog.Buffer
+	log := testlog.New(&logs)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v1/beet/{token}", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPut {

@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -35,18 +34,8 @@ func TestPeriodBeetLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		call := func(method, path, body string) map[string]any {
-			req, _ := http.NewRequest(method, a.URL()+path, strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+key)
-			if body != "" {
-				req.Header.Set("Content-Type", "application/json")
-			}
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
+			_, b := apiCall(t, a.URL(), key, method, path, body)
 			var out map[string]any
-			b, _ := io.ReadAll(res.Body)
 			json.Unmarshal(b, &out)
 			return out
 		}

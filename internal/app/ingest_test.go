@@ -35,20 +35,7 @@ func TestIngestEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		call := func(method, path, body string) (int, []byte) {
-			req, _ := http.NewRequest(method, a.URL()+path, strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+key)
-			if body != "" {
-				req.Header.Set("Content-Type", "application/json")
-			}
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			b, _ := io.ReadAll(res.Body)
-			return res.StatusCode, b
-		}
+		call := func(method, path, body string) (int, []byte) { return apiCall(t, a.URL(), key, method, path, body) }
 		status, body := call("POST", "/api/v1/beets", `{"name": "Checkout succeeded"}`)
 		var b struct {
 			ID    int64
@@ -134,6 +121,24 @@ func grep(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// apiCall makes one management API call with key and returns the status
+// and body.
+func apiCall(t *testing.T, base, key, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
 }
 
 // startApp starts the app on cfg and stops it when the test ends.

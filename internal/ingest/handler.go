@@ -55,11 +55,12 @@ func New(o Options) *Handler {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	log := o.Log.With("component", "ingest")
-	return &Handler{
+	h := &Handler{
 		store: o.Store, limiter: o.Limiter, writer: o.Writer, now: o.Now, log: log,
-		problems: newProblemRecorder(o.Store, o.Store.FindBeetByToken, log),
-		tokens:   newTokenCache(tokenCacheSize, tokenCacheTTL),
+		tokens: newTokenCache(tokenCacheSize, tokenCacheTTL),
 	}
+	h.problems = newProblemRecorder(o.Store, h.resolve, log)
+	return h
 }
 
 // Register mounts the endpoint. The whole prefix is taken, so that a

@@ -21,7 +21,7 @@ const maxProblemKeys = 100_000
 // requests queue them without waiting, and one goroutine writes them.
 type problemRecorder struct {
 	store beet.ProblemStore
-	find  func(ctx context.Context, token string) (*beet.Beet, error)
+	find  func(ctx context.Context, token string) (tokenEntry, error) // the handler's cached lookup
 	log   *slog.Logger
 	queue chan problemNote
 	done  chan struct{}
@@ -44,7 +44,7 @@ type problemNote struct {
 	detail string
 }
 
-func newProblemRecorder(store beet.ProblemStore, find func(context.Context, string) (*beet.Beet, error), log *slog.Logger) *problemRecorder {
+func newProblemRecorder(store beet.ProblemStore, find func(context.Context, string) (tokenEntry, error), log *slog.Logger) *problemRecorder {
 	p := &problemRecorder{store: store, find: find, log: log, queue: make(chan problemNote, 1024), done: make(chan struct{}), last: map[problemKey]time.Time{}}
 	go p.run()
 	return p
@@ -82,11 +82,11 @@ func (p *problemRecorder) run() {
 func (p *problemRecorder) write(ctx context.Context, n problemNote) {
 	beetID := n.key.beetID
 	if beetID == 0 {
-		b, err := p.find(ctx, n.key.token)
-		if err != nil {
+		ent, err := p.find(ctx, n.key.token)
+		if err != nil || ent.beetID == 0 {
 			return // unknown token, or the database is down: nothing to note it on
 		}
-		beetID = b.ID
+		beetID = ent.beetID
 	}
 	pr := &beet.Problem{BeetID: beetID, At: n.at, Kind: n.key.kind, Detail: n.detail}
 	if err := p.store.AddProblem(ctx, pr); err != nil {

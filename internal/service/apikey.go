@@ -37,24 +37,6 @@ func (s *Service) RevokeAPIKey(ctx context.Context, keyID int64) error {
 	return s.store.RevokeAPIKey(ctx, keyID, s.Now())
 }
 
-// RevokeAccountAPIKey revokes one of the account's own keys; another
-// account's key is not found.
-func (s *Service) RevokeAccountAPIKey(ctx context.Context, accountID, keyID int64) error {
-	k, err := s.store.FindAPIKeyByID(ctx, keyID)
-	if err != nil {
-		return err
-	}
-	if k.AccountID != accountID {
-		return beet.Errorf(beet.ENOTFOUND, "api key %d not found", keyID)
-	}
-	return s.store.RevokeAPIKey(ctx, keyID, s.Now())
-}
-
-// APIKeys lists the account's keys, revoked ones included.
-func (s *Service) APIKeys(ctx context.Context, accountID int64) ([]*beet.APIKey, error) {
-	return s.store.FindAPIKeys(ctx, accountID)
-}
-
 // AuthenticateAPIKey returns the account a key belongs to. The error never
 // contains the key.
 func (s *Service) AuthenticateAPIKey(ctx context.Context, key string) (int64, error) {

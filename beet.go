@@ -42,10 +42,13 @@ type Beet struct {
 	Token        string
 	Status       Status
 	StatusReason string
-	Timezone     string
-	Detection    Detection
-	AllowBots    bool
-	LastEventAt  *time.Time
+	// StatusSince is when the beet entered its status (its latest flip),
+	// so a recovery can say how long it was down.
+	StatusSince time.Time
+	Timezone    string
+	Detection   Detection
+	AllowBots   bool
+	LastEventAt *time.Time
 	// DueAt is when the detector next looks at the beet if no event comes
 	// first; nil when nothing is pending (new, paused, already down).
 	DueAt *time.Time
@@ -154,15 +157,6 @@ func (upd BeetUpdate) Apply(b Beet) Beet {
 	return b
 }
 
-// BeetState is what detection keeps on a beet between events, and the
-// state change (Flip) its events caused, if any.
-type BeetState struct {
-	ID    int64
-	Due   *time.Time
-	Model []byte
-	Flip  *Flip
-}
-
 // BeetStore keeps beets. Account scoping is the service's job: the store
 // finds by ID, and the service answers ENOTFOUND for another account's beet.
 type BeetStore interface {
@@ -188,14 +182,6 @@ type BeetStore interface {
 	FindDueBeets(ctx context.Context, t time.Time, limit int) ([]*Beet, error)
 	// SetBeetDue sets the beet's deadline, or clears it when due is nil.
 	SetBeetDue(ctx context.Context, id int64, due *time.Time) error
-	// SaveBeetStates saves many beets' deadlines and models in one
-	// transaction; a nil Model leaves the stored one as it is. A state with
-	// a Flip is applied only if the beet is still in Flip.From (compare and
-	// set, as SetBeetStatus); a beet that changed meanwhile is left as it
-	// is, and the flip is not recorded (the next event decides again).
-	SaveBeetStates(ctx context.Context, states []BeetState) error
-	// FindBeetsByIDs returns the beets with those IDs that exist, in any order.
-	FindBeetsByIDs(ctx context.Context, ids []int64) ([]*Beet, error)
 	// FlipDueBeet applies what a passed deadline decided: it moves the beet
 	// from f.From to f.To, records f and sets the next deadline (nil
 	// clears it), only if the beet is still in f.From with deadline due. So

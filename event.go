@@ -59,13 +59,31 @@ type EventFilter struct {
 	Limit  int
 }
 
+// EventSpan is what one stored group of events holds for one beet.
+type EventSpan struct {
+	First, Last time.Time // earliest and latest receipt time
+	Count       int
+}
+
+// Observer applies a beet's newly stored events to its detection state. It
+// is called inside the transaction that stores them, with the beet as it
+// stands there (locked against concurrent changes), and changes b's Status,
+// StatusReason, StatusSince, DueAt, Model and LastEventAt in place; it
+// returns the flips that happened, in time order. It does no I/O: it runs
+// while the commit holds the writer.
+type Observer func(b *Beet, span EventSpan) []Flip
+
 // EventStore keeps events.
 type EventStore interface {
 	// AddEvents stores events in one transaction and moves each beet's
 	// last_event_at forward. Events whose ID is already stored are skipped,
 	// so replaying a batch is harmless. Events whose beet is gone, or whose
 	// Token is no longer the beet's, are dropped without failing the batch.
-	AddEvents(ctx context.Context, events []Event) error
+	// If observe is not nil, it is applied to every beet that gets events,
+	// and what it changes and the flips it returns are stored in the same
+	// transaction: detection costs ingestion no commit of its own, and a
+	// deadline is never moved by events that did not commit.
+	AddEvents(ctx context.Context, events []Event, observe Observer) error
 	FindEvents(ctx context.Context, f EventFilter) ([]*Event, error)
 	// BeetsWithEventsBefore returns, in ID order after afterID, up to limit
 	// IDs of beets of accounts on plan p that hold events older than cutoff.

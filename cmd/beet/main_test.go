@@ -229,7 +229,7 @@ func TestCleanupFollowsPlans(t *testing.T) {
 					ReceivedAt: now.Add(-time.Duration(i) * time.Minute)})
 			}
 		}
-		if err := db.AddEvents(ctx, events); err != nil {
+		if err := db.AddEvents(ctx, events, nil); err != nil {
 			t.Fatal(err)
 		}
 	}()
@@ -300,7 +300,7 @@ func TestCleanupDowngradeTakesEffectNextPass(t *testing.T) {
 	}
 	var eid beet.EventID
 	rand.Read(eid[:])
-	if err := db.AddEvents(ctx, []beet.Event{{ID: eid, BeetID: b.ID, Method: "GET", ReceivedAt: time.Now().UTC()}}); err != nil {
+	if err := db.AddEvents(ctx, []beet.Event{{ID: eid, BeetID: b.ID, Method: "GET", ReceivedAt: time.Now().UTC()}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

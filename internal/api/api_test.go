@@ -363,7 +363,7 @@ func TestEventsPages(t *testing.T) {
 		}
 		events = append(events, ev)
 	}
-	if err := e.store.AddEvents(context.Background(), events); err != nil {
+	if err := e.store.AddEvents(context.Background(), events, nil); err != nil {
 		t.Fatal(err)
 	}
 	type page struct {

@@ -37,13 +37,12 @@ type Options struct {
 
 // App is a running Beet: store, service, HTTP server and jobs.
 type App struct {
-	cfg      config.Config
-	log      *slog.Logger
-	now      func() time.Time
-	backend  *Backend
-	server   *server.Server
-	writer   *ingest.Writer
-	observer *observer
+	cfg     config.Config
+	log     *slog.Logger
+	now     func() time.Time
+	backend *Backend
+	server  *server.Server
+	writer  *ingest.Writer
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop

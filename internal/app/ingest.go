@@ -59,11 +59,8 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	}
 	a.onStop("spool", func(context.Context) error { return spool.Close() })
 	log := a.log.With("component", "ingest")
-	// Stopped after the writer (teardown is LIFO), which may still commit.
-	a.observer = newObserver(a.backend.Service, a.log.With("component", "detect"))
-	a.onStop("detection", func(context.Context) error { a.observer.close(); return nil })
 	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
-		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Committed: a.observer.enqueue,
+		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Observe: a.backend.Service.ObserveEvents,
 	})
 	a.writer = w
 	a.onStop("writer", func(context.Context) error { w.Close(); return nil })

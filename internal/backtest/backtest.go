@@ -92,48 +92,20 @@ func parseLine(line string) (Point, error) {
 func Run(b beet.Beet, points []Point, until time.Time) ([]beet.Flip, error) {
 	b.Status, b.LastEventAt, b.DueAt, b.Model = beet.StatusNew, nil, nil, nil
 	var flips []beet.Flip
-	record := func(d detect.Decision) {
-		if d.Flip != nil {
-			b.Status, b.StatusReason = d.Flip.To, d.Flip.Reason
-			flips = append(flips, *d.Flip)
-		}
-		b.DueAt = d.Due
-		if d.Model != nil {
-			b.Model = d.Model
-		}
-	}
-	// deadlinesBefore applies every deadline strictly before t, in order.
-	deadlinesBefore := func(t time.Time) error {
-		for b.DueAt != nil && b.DueAt.Before(t) {
-			d, err := detect.OnDeadline(&b, *b.DueAt)
-			if err != nil {
-				return err
-			}
-			record(d)
-		}
-		return nil
-	}
 	for _, p := range points {
 		if p.Count == 0 {
 			continue // a bucket with no events is just time passing
 		}
-		if err := deadlinesBefore(p.At); err != nil {
-			return nil, err
-		}
-		var downSince *time.Time
-		if b.Status == beet.StatusDown && len(flips) > 0 {
-			downSince = &flips[len(flips)-1].At
-		}
-		d, err := detect.OnEvents(&b, p.At, p.Count, downSince)
+		f, err := detect.ApplyEvents(&b, beet.EventSpan{First: p.At, Last: p.At, Count: p.Count})
 		if err != nil {
 			return nil, err
 		}
-		record(d)
-		at := p.At
-		b.LastEventAt = &at
+		flips = append(flips, f...)
 	}
-	if err := deadlinesBefore(until.Add(time.Nanosecond)); err != nil {
+	f, err := detect.ApplyDeadlines(&b, until.Add(time.Nanosecond))
+	if err != nil {
 		return nil, err
 	}
+	flips = append(flips, f...)
 	return flips, nil
 }

@@ -116,10 +116,7 @@ func live(t *testing.T, d beet.Detection, points []backtest.Point, until time.Ti
 			sweep(prev.Add(time.Duration(rng.Int64N(int64(p.At.Sub(prev))))))
 		}
 		ev := beet.Event{ID: beet.EventID{byte(i), byte(i >> 8), 1}, BeetID: b.ID, ReceivedAt: p.At, Method: "GET"}
-		if err := store.AddEvents(ctx, []beet.Event{ev}); err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.EventsCommitted(ctx, []beet.Event{ev}); err != nil {
+		if err := store.AddEvents(ctx, []beet.Event{ev}, svc.ObserveEvents); err != nil {
 			t.Fatal(err)
 		}
 		prev = p.At

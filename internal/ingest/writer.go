@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,7 +13,7 @@ import (
 
 // WriterStore is what the writer needs from the database.
 type WriterStore interface {
-	AddEvents(ctx context.Context, events []beet.Event) error
+	AddEvents(ctx context.Context, events []beet.Event, observe beet.Observer) error
 	FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error)
 }
 
@@ -27,10 +26,10 @@ type WriterOptions struct {
 	// CommitTimeout bounds one database commit before the group goes to the spool.
 	CommitTimeout time.Duration // default 5s
 	Log           *slog.Logger
-	// Committed, if set, is called from the writer's goroutines with every
-	// group of events once it is in the database, directly or by replay, so
-	// detection can follow. It must hand the events off and return quickly.
-	Committed func(events []beet.Event)
+	// Observe, if set, is applied to the beets of every group inside the
+	// transaction that stores it, directly or by replay (beet.Observer), so
+	// detection follows every committed event at no commit of its own.
+	Observe beet.Observer
 }
 
 // ErrWriterClosed is returned by Write after Close.
@@ -58,6 +57,11 @@ type Writer struct {
 	// and only the replayer empties, so spool.Size() > 0 is the whole state.
 	stopReplay chan struct{}
 	replayDone chan struct{}
+
+	// inFlight is the receipt time (Unix µs) of the oldest event of the
+	// group being committed, 0 when none is: events queued behind it came
+	// later, so before it everything the writer took is committed.
+	inFlight atomic.Int64
 
 	stats WriterStats
 }
@@ -146,6 +150,17 @@ func (w *Writer) Close() {
 // Spooling reports whether events are waiting in the spool.
 func (w *Writer) Spooling() bool { return w.spool.Size() > 0 }
 
+// CommittedBefore is the instant before which every event handed to the
+// writer is committed: the receipt time of the oldest event in the commit
+// under way, or now when none is. Deadline sweeps stay behind it so our
+// own backlog never looks like a beet's silence.
+func (w *Writer) CommittedBefore(now time.Time) time.Time {
+	if us := w.inFlight.Load(); us != 0 && us < now.UnixMicro() {
+		return time.UnixMicro(us)
+	}
+	return now
+}
+
 func (w *Writer) run() {
 	defer close(w.done)
 	batch := make([]*writeReq, 0, w.opt.MaxBatch)
@@ -206,6 +221,9 @@ func (w *Writer) gather(batch []*writeReq) []*writeReq {
 
 // commit writes one group and answers its requests.
 func (w *Writer) commit(batch []*writeReq) {
+	// Cleared only once the group is in the database or the spool; the
+	// sweeper holds while the spool has events.
+	defer w.inFlight.Store(0)
 	w.stats.Batches.Add(1)
 	direct := w.spool.Size() == 0
 	if direct {
@@ -221,15 +239,19 @@ func (w *Writer) commit(batch []*writeReq) {
 		for i, r := range batch {
 			events[i] = r.ev
 		}
+		oldest := events[0].ReceivedAt
+		for _, e := range events[1:] {
+			if e.ReceivedAt.Before(oldest) {
+				oldest = e.ReceivedAt
+			}
+		}
+		w.inFlight.Store(max(oldest.UnixMicro(), 1))
 		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
-		err := w.store.AddEvents(ctx, events)
+		err := w.store.AddEvents(ctx, events, w.opt.Observe)
 		cancel()
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
 			answer(batch, nil)
-			if w.opt.Committed != nil {
-				w.opt.Committed(events)
-			}
 			return
 		}
 		w.log.Error("database commit failed; spooling events until it is back", "events", len(batch), "err", err)
@@ -272,13 +294,10 @@ func (w *Writer) replay() {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
 			defer cancel()
-			if err := w.store.AddEvents(ctx, group); err != nil {
+			if err := w.store.AddEvents(ctx, group, w.opt.Observe); err != nil {
 				return err
 			}
 			w.stats.Replayed.Add(int64(len(group)))
-			if w.opt.Committed != nil {
-				w.opt.Committed(slices.Clone(group))
-			}
 			group = group[:0]
 			return nil
 		}

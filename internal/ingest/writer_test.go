@@ -22,11 +22,11 @@ type flakyStore struct {
 
 var errDown = errors.New("connection refused")
 
-func (f *flakyStore) AddEvents(ctx context.Context, evs []beet.Event) error {
+func (f *flakyStore) AddEvents(ctx context.Context, evs []beet.Event, observe beet.Observer) error {
 	if f.down.Load() {
 		return errDown
 	}
-	return f.Store.AddEvents(ctx, evs)
+	return f.Store.AddEvents(ctx, evs, observe)
 }
 
 func (f *flakyStore) FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error) {
@@ -187,5 +187,62 @@ func TestWriterReplaysSpoolLeftByACrash(t *testing.T) {
 	w.Close()
 	if n := countEvents(t, store, b.ID); n != 11 {
 		t.Fatalf("%d events after restart replay, want 11", n)
+	}
+}
+
+// gatedStore holds every AddEvents until the gate opens, and counts the
+// events its observer saw.
+type gatedStore struct {
+	beet.Store
+	gate     chan struct{}
+	entered  chan struct{}
+	observed atomic.Int64
+}
+
+func (g *gatedStore) AddEvents(ctx context.Context, evs []beet.Event, observe beet.Observer) error {
+	g.entered <- struct{}{}
+	<-g.gate
+	counting := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		g.observed.Add(int64(sp.Count))
+		return observe(b, sp)
+	}
+	return g.Store.AddEvents(ctx, evs, counting)
+}
+
+// TestWriterCommittedBefore: while a group is being committed, the
+// writer's watermark stays at its oldest event, so a sweep cannot take
+// a beet's deadline for silence when its event is still on the way in;
+// and the observer is applied inside the commit.
+func TestWriterCommittedBefore(t *testing.T) {
+	store := &gatedStore{Store: openTestStore(t), gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	b := newTestBeet(t, store.Store)
+	spool, _ := OpenSpool(filepath.Join(t.TempDir(), "spool"), 0)
+	var flips atomic.Int64
+	w := NewWriter(store, spool, WriterOptions{Observe: func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		flips.Add(1)
+		return nil
+	}})
+	defer w.Close()
+	now := time.Now().UTC()
+	if got := w.CommittedBefore(now); !got.Equal(now) {
+		t.Fatalf("idle writer: CommittedBefore = %v, want now %v", got, now)
+	}
+	ev := newEvent(b.ID, 0)
+	ev.ReceivedAt = now.Add(-time.Minute).Truncate(time.Microsecond)
+	done := make(chan error, 1)
+	go func() { done <- w.Write(ev) }()
+	<-store.entered
+	if got := w.CommittedBefore(now); !got.Equal(ev.ReceivedAt) {
+		t.Errorf("during the commit: CommittedBefore = %v, want the event's receipt %v", got, ev.ReceivedAt)
+	}
+	close(store.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := w.CommittedBefore(now); !got.Equal(now) {
+		t.Errorf("after the commit: CommittedBefore = %v, want now", got)
+	}
+	if store.observed.Load() != 1 || flips.Load() != 1 {
+		t.Errorf("observer saw %d events in %d calls, want 1 in 1", store.observed.Load(), flips.Load())
 	}
 }

@@ -48,7 +48,7 @@ func TestCleanupOnSeveralInstancesAtOnce(t *testing.T) {
 				ev.ID[0], ev.ID[1], ev.ID[2] = byte(i), byte(j>>8), byte(j)
 				evs = append(evs, ev)
 			}
-			if err := stores[0].AddEvents(ctx, evs); err != nil {
+			if err := stores[0].AddEvents(ctx, evs, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

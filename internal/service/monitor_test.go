@@ -33,10 +33,7 @@ func TestPeriodBeetGoesDownAndRecovers(t *testing.T) {
 		commit := func(at time.Time) {
 			t.Helper()
 			ev := beet.Event{ID: beet.EventID{byte(at.Unix()), byte(at.Unix() >> 8), byte(at.Unix() >> 16)}, BeetID: b.ID, ReceivedAt: at, Method: "GET"}
-			if err := store.AddEvents(ctx, []beet.Event{ev}); err != nil {
-				t.Fatal(err)
-			}
-			if err := svc.EventsCommitted(ctx, []beet.Event{ev}); err != nil {
+			if err := store.AddEvents(ctx, []beet.Event{ev}, svc.ObserveEvents); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -119,8 +116,7 @@ func TestAutoBeetLearns(t *testing.T) {
 	a, _, _ := svc.CreateAccount(ctx, "auto@example.com", "password1", beet.PlanFree)
 	b, _ := svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: "checkout"})
 	ev := beet.Event{ID: beet.EventID{1}, BeetID: b.ID, ReceivedAt: time.Now().UTC().Truncate(time.Microsecond), Method: "POST"}
-	store.AddEvents(ctx, []beet.Event{ev})
-	if err := svc.EventsCommitted(ctx, []beet.Event{ev}); err != nil {
+	if err := store.AddEvents(ctx, []beet.Event{ev}, svc.ObserveEvents); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := store.FindBeetByID(ctx, b.ID)

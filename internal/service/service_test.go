@@ -109,7 +109,7 @@ func TestCleanupKeepsEachPlansWindow(t *testing.T) {
 			ev.ID[0], ev.ID[1] = byte(i), byte(j)
 			evs = append(evs, ev)
 		}
-		if err := store.AddEvents(ctx, evs); err != nil {
+		if err := store.AddEvents(ctx, evs, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/beethq/beet"
 )
 
-const beetColumns = `id, account_id, name, description, token, status, status_reason, timezone,
+const beetColumns = `id, account_id, name, description, token, status, status_reason, status_since, timezone,
 	detection, allow_bots, last_event_at, due_at, model, created_at, updated_at`
 
 // deleteBatch bounds each event-deleting transaction of DeleteBeet, so the
@@ -33,13 +33,14 @@ func (db *DB) CreateBeet(ctx context.Context, b *beet.Beet) error {
 		t := stamp(*nb.LastEventAt)
 		nb.LastEventAt = &t
 	}
+	nb.StatusSince = nb.CreatedAt
 	detection, err := json.Marshal(nb.Detection)
 	if err != nil {
 		return fmt.Errorf("create beet: %w", err)
 	}
 	err = db.write.QueryRowContext(ctx, `INSERT INTO beets (account_id, name, description, token, status,
-		status_reason, timezone, detection, allow_bots, last_event_at, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+		status_reason, status_since, timezone, detection, allow_bots, last_event_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $11, $12) RETURNING id`,
 		nb.AccountID, nb.Name, nb.Description, nb.Token, string(nb.Status), nb.StatusReason, nb.Timezone,
 		string(detection), nb.AllowBots, nullMicros(nb.LastEventAt), toMicros(nb.CreatedAt), toMicros(nb.UpdatedAt),
 	).Scan(&nb.ID)
@@ -229,8 +230,8 @@ func (db *DB) SetBeetStatus(ctx context.Context, f *beet.Flip) error {
 	nf.At = stamp(nf.At)
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		n, err := rowsAffected(tx.ExecContext(ctx,
-			`UPDATE beets SET status = $1, status_reason = $2 WHERE id = $3 AND status = $4`,
-			string(nf.To), nf.Reason, nf.BeetID, string(nf.From)))
+			`UPDATE beets SET status = $1, status_reason = $2, status_since = $3 WHERE id = $4 AND status = $5`,
+			string(nf.To), nf.Reason, toMicros(nf.At), nf.BeetID, string(nf.From)))
 		if err != nil {
 			return err
 		}
@@ -283,110 +284,6 @@ func (db *DB) SetBeetDue(ctx context.Context, id int64, due *time.Time) error {
 	return nil
 }
 
-// SaveBeetStates saves many beets' detection state in one transaction, so
-// following a group of events costs the writer one commit, not one a beet.
-func (db *DB) SaveBeetStates(ctx context.Context, states []beet.BeetState) error {
-	if len(states) == 0 {
-		return nil
-	}
-	plain, err := db.prepared(ctx, db.write, `UPDATE beets SET due_at = $1, model = COALESCE($2, model) WHERE id = $3`)
-	if err != nil {
-		return fmt.Errorf("save beet states: %w", err)
-	}
-	flipped, err := db.prepared(ctx, db.write, `UPDATE beets SET due_at = $1, model = COALESCE($2, model),
-		status = $3, status_reason = $4 WHERE id = $5 AND status = $6`)
-	if err != nil {
-		return fmt.Errorf("save beet states: %w", err)
-	}
-	done := make([]beet.Flip, len(states))
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		p, f := tx.StmtContext(ctx, plain), tx.StmtContext(ctx, flipped)
-		for i, s := range states {
-			if s.Flip == nil {
-				if _, err := p.ExecContext(ctx, nullMicros(s.Due), s.Model, s.ID); err != nil {
-					return err
-				}
-				continue
-			}
-			fl := *s.Flip
-			fl.At = stamp(fl.At)
-			n, err := rowsAffected(f.ExecContext(ctx, nullMicros(s.Due), s.Model, string(fl.To), fl.Reason, s.ID, string(fl.From)))
-			if err != nil {
-				return err
-			}
-			if n == 1 {
-				if err := insertFlip(ctx, tx, &fl); err != nil {
-					return err
-				}
-				done[i] = fl
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("save beet states: %w", err)
-	}
-	for i := range states {
-		if states[i].Flip != nil && done[i].ID != 0 {
-			*states[i].Flip = done[i]
-		}
-	}
-	return nil
-}
-
-// FindBeetsByIDs returns the existing beets among ids. The ID list is
-// padded to one of a few sizes (repeating its last ID) so each size's
-// statement is prepared once: parsing a wide IN list on every call cost
-// more than running it.
-func (db *DB) FindBeetsByIDs(ctx context.Context, ids []int64) ([]*beet.Beet, error) {
-	var out []*beet.Beet
-	for len(ids) > 0 {
-		n := min(len(ids), idChunks[len(idChunks)-1])
-		size := idChunks[0]
-		for _, c := range idChunks {
-			if c >= n {
-				size = c
-				break
-			}
-		}
-		args := make([]any, size)
-		for i := range size {
-			args[i] = ids[min(i, n-1)]
-		}
-		stmt, err := db.prepared(ctx, db.read, findByIDsSQL(size))
-		if err != nil {
-			return nil, fmt.Errorf("find beets by ids: %w", err)
-		}
-		rows, err := stmt.QueryContext(ctx, args...)
-		if err != nil {
-			return nil, fmt.Errorf("find beets by ids: %w", err)
-		}
-		for rows.Next() {
-			b, err := scanBeet(rows)
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("find beets by ids: %w", err)
-			}
-			out = append(out, b)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("find beets by ids: %w", err)
-		}
-		ids = ids[n:]
-	}
-	return out, nil
-}
-
-var idChunks = []int{1, 8, 64, 256}
-
-func findByIDsSQL(n int) string {
-	marks := make([]string, n)
-	for i := range marks {
-		marks[i] = "$" + strconv.Itoa(i+1)
-	}
-	return `SELECT ` + beetColumns + ` FROM beets WHERE id IN (` + strings.Join(marks, ",") + `)`
-}
-
 // MoveBeetDue sets the deadline to next only if it is still due.
 func (db *DB) MoveBeetDue(ctx context.Context, id int64, due time.Time, next *time.Time) (bool, error) {
 	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`,
@@ -403,8 +300,9 @@ func (db *DB) FlipDueBeet(ctx context.Context, f *beet.Flip, due time.Time, next
 	nf.At = stamp(nf.At)
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		n, err := rowsAffected(tx.ExecContext(ctx,
-			`UPDATE beets SET status = $1, status_reason = $2, due_at = $3 WHERE id = $4 AND status = $5 AND due_at = $6`,
-			string(nf.To), nf.Reason, nullMicros(next), nf.BeetID, string(nf.From), toMicros(due)))
+			`UPDATE beets SET status = $1, status_reason = $2, status_since = $3, due_at = $4
+			 WHERE id = $5 AND status = $6 AND due_at = $7`,
+			string(nf.To), nf.Reason, toMicros(nf.At), nullMicros(next), nf.BeetID, string(nf.From), toMicros(due)))
 		if err != nil {
 			return err
 		}
@@ -439,9 +337,10 @@ func scanBeet(s scanner, extra ...any) (*beet.Beet, error) {
 		detection        string
 		lastEvent, due   sql.NullInt64
 		created, updated int64
+		since            int64
 	)
 	dest := append([]any{&b.ID, &b.AccountID, &b.Name, &b.Description, &b.Token, &status, &b.StatusReason,
-		&b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &b.Model, &created, &updated}, extra...)
+		&since, &b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &b.Model, &created, &updated}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -452,5 +351,6 @@ func scanBeet(s scanner, extra ...any) (*beet.Beet, error) {
 	b.LastEventAt = fromNullMicros(lastEvent)
 	b.DueAt = fromNullMicros(due)
 	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
+	b.StatusSince = fromMicros(since)
 	return &b, nil
 }

@@ -75,7 +75,7 @@ func benchAddEvents(b *testing.B, batch int) {
 			// Building the events takes about 1% of the time measured;
 			// StopTimer would cost more than it saves.
 			ev := benchEvents(bt.ID, start, batch)
-			if err := db.AddEvents(ctx, ev); err != nil {
+			if err := db.AddEvents(ctx, ev, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -89,7 +89,7 @@ func BenchmarkAddEvents100(b *testing.B) { benchAddEvents(b, 100) }
 func BenchmarkFindEvents100(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *sqlstore.DB, bt *beet.Beet) {
 		ctx := context.Background()
-		if err := db.AddEvents(ctx, benchEvents(bt.ID, time.Now().Add(-time.Hour), 10_000)); err != nil {
+		if err := db.AddEvents(ctx, benchEvents(bt.ID, time.Now().Add(-time.Hour), 10_000), nil); err != nil {
 			b.Fatal(err)
 		}
 		for b.Loop() {
@@ -107,13 +107,13 @@ func BenchmarkDeleteEventsBefore1000(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *sqlstore.DB, bt *beet.Beet) {
 		ctx := context.Background()
 		now := time.Now()
-		if err := db.AddEvents(ctx, benchEvents(bt.ID, now, 10_000)); err != nil {
+		if err := db.AddEvents(ctx, benchEvents(bt.ID, now, 10_000), nil); err != nil {
 			b.Fatal(err)
 		}
 		cutoff := now.Add(-time.Hour)
 		for b.Loop() {
 			b.StopTimer()
-			if err := db.AddEvents(ctx, benchEvents(bt.ID, cutoff.Add(-24*time.Hour), 1000)); err != nil {
+			if err := db.AddEvents(ctx, benchEvents(bt.ID, cutoff.Add(-24*time.Hour), 1000), nil); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

@@ -1,10 +1,8 @@
 package sqlstore
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -20,37 +18,79 @@ import (
 // exist, or whose Token is no longer their beet's, are dropped: a beet
 // deleted or rotated while its events waited in a buffer must not make the
 // rest of the batch fail, and a rotated token records nothing.
-func (db *DB) AddEvents(ctx context.Context, events []beet.Event) error {
+//
+// The beets are read and locked first, observe (if any) applies the events
+// to each of them in memory, and each beet is written back once with its
+// flips: detection rides on the ingestion commit instead of a transaction
+// of its own, which on SQLite would queue behind the single writer.
+func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.Observer) error {
 	if len(events) == 0 {
 		return nil
 	}
-	latest := make(map[source]int64)
+	ids := make([]int64, 0, 8)
 	for i := range events {
-		k := source{events[i].BeetID, events[i].Token}
-		us := toMicros(events[i].ReceivedAt)
-		if cur, ok := latest[k]; !ok || us > cur {
-			latest[k] = us
-		}
+		ids = append(ids, events[i].BeetID)
 	}
-	// Touch beets in ID order so two concurrent batches on PostgreSQL take
-	// the row locks in the same order and cannot deadlock.
-	keys := make([]source, 0, len(latest))
-	for k := range latest {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b source) int {
-		if c := cmp.Compare(a.beetID, b.beetID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.token, b.token)
-	})
+	// In ID order, so two concurrent batches on PostgreSQL take the row
+	// locks in the same order and cannot deadlock.
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	w, err := db.eventWriteStmts(ctx)
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		live, err := db.touchBeets(ctx, tx, w.touch, keys, latest)
+		beets, err := db.lockBeets(ctx, tx, w.find, ids)
 		if err != nil {
+			return err
+		}
+		live := func(e *beet.Event) bool {
+			b := beets[e.BeetID]
+			return b != nil && (e.Token == "" || e.Token == b.Token)
+		}
+		spans := make(map[int64]beet.EventSpan, len(beets))
+		for i := range events {
+			e := &events[i]
+			if !live(e) {
+				continue
+			}
+			sp, ok := spans[e.BeetID]
+			if !ok {
+				sp = beet.EventSpan{First: e.ReceivedAt, Last: e.ReceivedAt}
+			}
+			sp.Count++
+			if e.ReceivedAt.Before(sp.First) {
+				sp.First = e.ReceivedAt
+			}
+			if e.ReceivedAt.After(sp.Last) {
+				sp.Last = e.ReceivedAt
+			}
+			spans[e.BeetID] = sp
+		}
+		touched := make([]*beet.Beet, 0, len(spans))
+		for _, id := range ids {
+			sp, ok := spans[id]
+			if !ok {
+				continue
+			}
+			b := beets[id]
+			var flips []beet.Flip
+			if observe != nil {
+				flips = observe(b, sp)
+			}
+			if b.LastEventAt == nil || sp.Last.After(*b.LastEventAt) {
+				b.LastEventAt = &sp.Last
+			}
+			for i := range flips {
+				f := flips[i]
+				f.BeetID, f.At = id, stamp(f.At)
+				if err := insertFlip(ctx, tx, &f); err != nil {
+					return fmt.Errorf("beet %d: %w", id, err)
+				}
+			}
+			touched = append(touched, b)
+		}
+		if err := db.saveBeets(ctx, tx, w.save, touched); err != nil {
 			return err
 		}
 		return insertEvents(ctx, tx, w.insert, events, live, db.d.insertChunk())
@@ -61,83 +101,122 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event) error {
 	return nil
 }
 
-// source is where a group of events came from: a beet and the token they
-// arrived with ("" when the writer did not say).
-type source struct {
-	beetID int64
-	token  string
-}
-
-// touchBeets moves last_event_at of each source's beet forward to its
-// latest event and returns the sources whose beet exists and still has the
-// token. The UPDATE doubles as that check and, on PostgreSQL, locks the row
-// against a concurrent delete or rotation.
-func (db *DB) touchBeets(ctx context.Context, tx *sql.Tx, touch *sql.Stmt, keys []source, latest map[source]int64) (map[source]bool, error) {
-	if db.d.name() == "postgres" {
-		return touchBeetsPostgres(ctx, tx, keys, latest)
-	}
-	stmt := tx.StmtContext(ctx, touch)
-	live := make(map[source]bool, len(keys))
-	for _, k := range keys {
-		var got int64
-		err := stmt.QueryRowContext(ctx, latest[k], k.beetID, k.token).Scan(&got)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			continue
-		case err != nil:
-			return nil, fmt.Errorf("beet %d: %w", k.beetID, err)
+// lockBeets reads the beets with the given IDs (sorted) inside tx. On
+// PostgreSQL the rows are locked, so a concurrent rotation, deletion or
+// sweeper flip waits for this commit or is seen by it; SQLite's single
+// writer gives the same.
+func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, find map[int]*sql.Stmt, ids []int64) (map[int64]*beet.Beet, error) {
+	out := make(map[int64]*beet.Beet, len(ids))
+	collect := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return err
 		}
-		live[k] = true
+		defer rows.Close()
+		for rows.Next() {
+			b, err := scanBeet(rows)
+			if err != nil {
+				return err
+			}
+			out[b.ID] = b
+		}
+		return rows.Err()
 	}
-	return live, nil
-}
-
-// touchBeetsPostgres does touchBeets in one statement: on PostgreSQL each
-// statement is a network round trip, and a group of events may touch
-// hundreds of beets. The rows are locked in ID order first, so two
-// instances' groups cannot deadlock.
-func touchBeetsPostgres(ctx context.Context, tx *sql.Tx, keys []source, latest map[source]int64) (map[source]bool, error) {
-	ids, tokens, ts := make([]int64, len(keys)), make([]string, len(keys)), make([]int64, len(keys))
-	for i, k := range keys {
-		ids[i], tokens[i], ts[i] = k.beetID, k.token, latest[k]
+	if db.d.name() == "postgres" {
+		return out, collect(tx.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets
+			WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, ids))
 	}
-	rows, err := tx.QueryContext(ctx, `
-		WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS v(id, tok, ts)),
-		     locked AS (SELECT b.id, b.token FROM beets b WHERE b.id = ANY($1::bigint[]) ORDER BY b.id FOR UPDATE),
-		     ok AS (SELECT v.id, v.tok, v.ts FROM v JOIN locked l ON l.id = v.id AND (v.tok = '' OR v.tok = l.token)),
-		     latest AS (SELECT id, max(ts) AS ts FROM ok GROUP BY id),
-		     upd AS (UPDATE beets SET last_event_at = GREATEST(COALESCE(beets.last_event_at, latest.ts), latest.ts)
-		             FROM latest WHERE beets.id = latest.id)
-		SELECT id, tok FROM ok`, ids, tokens, ts)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	live := make(map[source]bool, len(keys))
-	for rows.Next() {
-		var k source
-		if err := rows.Scan(&k.beetID, &k.token); err != nil {
+	// The ID list is padded to one of a few sizes (repeating its last ID)
+	// so each size's statement is prepared once.
+	for len(ids) > 0 {
+		n := min(len(ids), idChunks[len(idChunks)-1])
+		size := idChunks[0]
+		for _, c := range idChunks {
+			if c >= n {
+				size = c
+				break
+			}
+		}
+		args := make([]any, size)
+		for i := range size {
+			args[i] = ids[min(i, n-1)]
+		}
+		if err := collect(tx.StmtContext(ctx, find[size]).QueryContext(ctx, args...)); err != nil {
 			return nil, err
 		}
-		live[k] = true
+		ids = ids[n:]
 	}
-	return live, rows.Err()
+	return out, nil
 }
 
-// eventWrites are AddEvents' prepared statements.
+var idChunks = []int{1, 8, 64, 256}
+
+func findByIDsSQL(n int) string {
+	marks := make([]string, n)
+	for i := range marks {
+		marks[i] = "$" + strconv.Itoa(i+1)
+	}
+	return `SELECT ` + beetColumns + ` FROM beets WHERE id IN (` + strings.Join(marks, ",") + `)`
+}
+
+const saveBeetSQL = `UPDATE beets SET last_event_at = $1, status = $2, status_reason = $3,
+	status_since = $4, due_at = $5, model = $6 WHERE id = $7`
+
+// saveBeets writes back what AddEvents changed on each beet: one prepared
+// UPDATE a beet on SQLite, one statement for all of them on PostgreSQL
+// (where each statement is a network round trip).
+func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save *sql.Stmt, beets []*beet.Beet) error {
+	if len(beets) == 0 {
+		return nil
+	}
+	if db.d.name() == "postgres" {
+		n := len(beets)
+		ids, last, since := make([]int64, n), make([]int64, n), make([]int64, n)
+		status, reason := make([]string, n), make([]string, n)
+		due, model := make([]*int64, n), make([][]byte, n)
+		for i, b := range beets {
+			ids[i], last[i], since[i] = b.ID, toMicros(*b.LastEventAt), toMicros(b.StatusSince)
+			status[i], reason[i], model[i] = string(b.Status), b.StatusReason, b.Model
+			if b.DueAt != nil {
+				us := toMicros(*b.DueAt)
+				due[i] = &us
+			}
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE beets SET last_event_at = v.last, status = v.status,
+			status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model
+			FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[])
+			AS v(id, last, status, reason, since, due, model) WHERE beets.id = v.id`,
+			ids, last, status, reason, since, due, model)
+		return err
+	}
+	stmt := tx.StmtContext(ctx, save)
+	for _, b := range beets {
+		if _, err := stmt.ExecContext(ctx, toMicros(*b.LastEventAt), string(b.Status), b.StatusReason,
+			toMicros(b.StatusSince), nullMicros(b.DueAt), b.Model, b.ID); err != nil {
+			return fmt.Errorf("beet %d: %w", b.ID, err)
+		}
+	}
+	return nil
+}
+
+// eventWrites are AddEvents' prepared statements, prepared before its
+// transaction: SQLite's one write connection is busy once it begins.
 type eventWrites struct {
-	touch  *sql.Stmt // one beet's last_event_at (SQLite)
-	insert *sql.Stmt // a full chunk of events
+	find   map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
+	save   *sql.Stmt         // one beet's state (SQLite)
+	insert *sql.Stmt         // a full chunk of events
 }
-
-const touchBeetSQL = `UPDATE beets SET last_event_at =
-	CASE WHEN last_event_at IS NULL OR last_event_at < $1 THEN $1 ELSE last_event_at END
-	WHERE id = $2 AND ($3 = '' OR token = $3) RETURNING id`
 
 func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
-	var w eventWrites
+	w := eventWrites{find: make(map[int]*sql.Stmt, len(idChunks))}
 	var err error
-	if w.touch, err = db.prepared(ctx, db.write, touchBeetSQL); err != nil {
+	if db.d.name() != "postgres" {
+		for _, n := range idChunks {
+			if w.find[n], err = db.prepared(ctx, db.write, findByIDsSQL(n)); err != nil {
+				return w, err
+			}
+		}
+	}
+	if w.save, err = db.prepared(ctx, db.write, saveBeetSQL); err != nil {
 		return w, err
 	}
 	w.insert, err = db.prepared(ctx, db.write, insertEventsSQL(db.d.insertChunk()))
@@ -146,7 +225,7 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 
 // insertEvents writes the events of live sources with multi-row INSERTs of
 // chunk rows; insert is the prepared full-chunk statement.
-func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, live map[source]bool, chunk int) error {
+func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, live func(*beet.Event) bool, chunk int) error {
 	full := tx.StmtContext(ctx, insert)
 	args := make([]any, 0, 6*min(len(events), chunk))
 	flush := func() error {
@@ -164,7 +243,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []be
 	}
 	for i := range events {
 		e := &events[i]
-		if !live[source{e.BeetID, e.Token}] {
+		if !live(e) {
 			continue
 		}
 		args = append(args, e.ID[:], e.BeetID, toMicros(e.ReceivedAt), nullFloat(e.Value), e.Method, e.UserAgent)

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"AddEventsLastEventAt", testAddEventsLastEventAt},
 		{"AddEventsDeletedBeet", testAddEventsDeletedBeet},
 		{"AddEventsRotatedToken", testAddEventsRotatedToken},
+		{"ObservedEvents", testObservedEvents},
 		{"Deadlines", testDeadlines},
 		{"FindEvents", testFindEvents},
 		{"FindEventsLimits", testFindEventsLimits},
@@ -111,7 +112,7 @@ func events(beetID int64, start time.Time, step time.Duration, n int) []beet.Eve
 
 func addEvents(t *testing.T, s beet.Store, ev []beet.Event) {
 	t.Helper()
-	if err := s.AddEvents(t.Context(), ev); err != nil {
+	if err := s.AddEvents(t.Context(), ev, nil); err != nil {
 		t.Fatalf("AddEvents: %v", err)
 	}
 }
@@ -631,7 +632,7 @@ func testAddEventsIdempotent(t *testing.T, s beet.Store) {
 			t.Errorf("beet %d has %d events (%v), want %d after replays", id, len(got), err, want)
 		}
 	}
-	if err := s.AddEvents(ctx, nil); err != nil {
+	if err := s.AddEvents(ctx, nil, nil); err != nil {
 		t.Errorf("AddEvents(nil) = %v", err)
 	}
 }
@@ -674,7 +675,7 @@ func testAddEventsDeletedBeet(t *testing.T, s beet.Store) {
 		t.Fatal(err)
 	}
 	// Events buffered before the beet was deleted must not sink the batch.
-	err := s.AddEvents(ctx, append(events(gone.ID, t0, time.Second, 2), events(live.ID, t0, time.Second, 2)...))
+	err := s.AddEvents(ctx, append(events(gone.ID, t0, time.Second, 2), events(live.ID, t0, time.Second, 2)...), nil)
 	if err != nil {
 		t.Fatalf("AddEvents with a deleted beet's events: %v", err)
 	}
@@ -722,6 +723,76 @@ func testAddEventsRotatedToken(t *testing.T, s beet.Store) {
 	want := t0.Add(2 * time.Minute)
 	cur, _ := s.FindBeetByID(ctx, b.ID)
 	sameTimePtr(t, "LastEventAt", cur.LastEventAt, &want)
+}
+
+// testObservedEvents: AddEvents hands each beet's new events to the
+// observer with the beet as stored, and stores what it changed and the
+// flips it returned in the same transaction.
+func testObservedEvents(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b1, b2 := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	if got, _ := s.FindBeetByID(ctx, b1.ID); !got.StatusSince.Equal(got.CreatedAt) {
+		t.Errorf("a new beet's StatusSince = %v, want its creation %v", got.StatusSince, got.CreatedAt)
+	}
+	var seen []beet.EventSpan
+	var seenBeets []beet.Beet
+	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		seen, seenBeets = append(seen, sp), append(seenBeets, *b)
+		if b.ID != b1.ID {
+			return nil // b2: nothing changes but its last event
+		}
+		due := sp.Last.Add(time.Hour)
+		b.Status, b.StatusReason, b.StatusSince = beet.StatusUp, "first", sp.First
+		b.DueAt, b.Model = &due, []byte{1, 2, 3, 0, 255}
+		return []beet.Flip{{At: sp.First, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst, Reason: "first"}}
+	}
+	ev := func(beetID int64, at time.Time) beet.Event { return events(beetID, at, 0, 1)[0] }
+	stale := ev(b2.ID, t0.Add(9*time.Minute))
+	stale.Token = "bt_not-the-token"
+	batch := []beet.Event{
+		ev(b1.ID, t0.Add(2*time.Minute)), ev(b1.ID, t0.Add(time.Minute)),
+		ev(b2.ID, t0.Add(3*time.Minute)), stale,
+		ev(1<<40, t0), // a deleted beet
+	}
+	if err := s.AddEvents(ctx, batch, observe); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seenBeets[0].ID != b1.ID || seenBeets[1].ID != b2.ID {
+		t.Fatalf("observer saw %v for beets %v; want b1 then b2", seen, seenBeets)
+	}
+	want := beet.EventSpan{First: t0.Add(time.Minute), Last: t0.Add(2 * time.Minute), Count: 2}
+	if !seen[0].First.Equal(want.First) || !seen[0].Last.Equal(want.Last) || seen[0].Count != 2 {
+		t.Errorf("b1's span = %+v, want %+v", seen[0], want)
+	}
+	if seen[1].Count != 1 || !seen[1].Last.Equal(t0.Add(3*time.Minute)) {
+		t.Errorf("b2's span = %+v: an event with a stale token was counted", seen[1])
+	}
+	if seenBeets[0].Status != beet.StatusNew || seenBeets[0].LastEventAt != nil {
+		t.Errorf("the observer got b1 as %s, last event %v; want it as stored", seenBeets[0].Status, seenBeets[0].LastEventAt)
+	}
+	got, _ := s.FindBeetByID(ctx, b1.ID)
+	if got.Status != beet.StatusUp || got.StatusReason != "first" || !got.StatusSince.Equal(want.First) ||
+		got.DueAt == nil || !got.DueAt.Equal(want.Last.Add(time.Hour)) || string(got.Model) != "\x01\x02\x03\x00\xff" {
+		t.Errorf("b1 after observed events: %+v", got)
+	}
+	sameTimePtr(t, "LastEventAt", got.LastEventAt, &want.Last)
+	flips, _ := s.FindFlips(ctx, b1.ID, 10)
+	if len(flips) != 1 || flips[0].BeetID != b1.ID || flips[0].To != beet.StatusUp || !flips[0].At.Equal(want.First) {
+		t.Errorf("b1's flips = %v, want the observer's one", flips)
+	}
+	got2, _ := s.FindBeetByID(ctx, b2.ID)
+	if got2.Status != beet.StatusNew || got2.DueAt != nil || got2.Model != nil {
+		t.Errorf("b2 changed though the observer changed nothing: %+v", got2)
+	}
+	// An observer that clears the deadline and model clears them.
+	clear := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip { b.DueAt, b.Model = nil, nil; return nil }
+	if err := s.AddEvents(ctx, events(b1.ID, t0.Add(4*time.Minute), 0, 1), clear); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.FindBeetByID(ctx, b1.ID); got.DueAt != nil || got.Model != nil || got.Status != beet.StatusUp {
+		t.Errorf("after a clearing observer: %+v", got)
+	}
 }
 
 // testDeadlines: due beets are found earliest first through their
@@ -772,6 +843,9 @@ func testDeadlines(t *testing.T, s beet.Store) {
 	if got.Status != beet.StatusDown || got.DueAt != nil || got.StatusReason != "no event" || down.ID == 0 {
 		t.Fatalf("after the deadline flip: %+v", got)
 	}
+	if !got.StatusSince.Equal(d1) {
+		t.Errorf("StatusSince = %v after the deadline flip, want %v", got.StatusSince, d1)
+	}
 	again := *down
 	again.ID = 0
 	if err := s.FlipDueBeet(ctx, &again, d1, nil); beet.ErrorCode(err) != beet.ECONFLICT {
@@ -791,44 +865,6 @@ func testDeadlines(t *testing.T, s beet.Store) {
 	}
 	if got, _ := s.FindBeetByID(ctx, b2.ID); got.Status != beet.StatusUp {
 		t.Errorf("b2 is %s after a stale deadline, want up", got.Status)
-	}
-	// SaveBeetStates stores a deadline and a model together.
-	model := []byte{1, 2, 3, 0, 255}
-	if err := s.SaveBeetStates(ctx, []beet.BeetState{{ID: b3.ID, Due: &d3, Model: model}}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := s.FindBeetByID(ctx, b3.ID); got.DueAt == nil || !got.DueAt.Equal(d3) || string(got.Model) != string(model) {
-		t.Errorf("after SaveBeetStates: due %v, model %v", got.DueAt, got.Model)
-	}
-	if got, _ := s.FindBeetByID(ctx, b1.ID); got.Model != nil {
-		t.Errorf("a beet never observed has model %v", got.Model)
-	}
-	// SaveBeetStates: many at once; a nil model keeps the stored one.
-	later3 := d3.Add(time.Hour)
-	if err := s.SaveBeetStates(ctx, []beet.BeetState{{ID: b3.ID, Due: &later3}, {ID: b1.ID, Due: nil, Model: []byte{9}}, {ID: 1 << 40}}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := s.FindBeetByID(ctx, b3.ID); got.DueAt == nil || !got.DueAt.Equal(later3) || string(got.Model) != string(model) {
-		t.Errorf("after SaveBeetStates: due %v, model %v", got.DueAt, got.Model)
-	}
-	if got, _ := s.FindBeetByID(ctx, b1.ID); got.DueAt != nil || string(got.Model) != "\x09" {
-		t.Errorf("after SaveBeetStates: b1 due %v, model %v", got.DueAt, got.Model)
-	}
-	// A state with a flip applies it only from the status it names.
-	learn := &beet.Flip{BeetID: b3.ID, At: t0, From: beet.StatusNew, To: beet.StatusLearning, Kind: beet.FlipFirst, Reason: "first"}
-	notNow := &beet.Flip{BeetID: b1.ID, At: t0, From: beet.StatusUp, To: beet.StatusUp, Kind: beet.FlipRecovery, Reason: "stale"}
-	if err := s.SaveBeetStates(ctx, []beet.BeetState{{ID: b3.ID, Due: &later3, Flip: learn}, {ID: b1.ID, Flip: notNow}}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := s.FindBeetByID(ctx, b3.ID); got.Status != beet.StatusLearning || got.StatusReason != "first" || learn.ID == 0 {
-		t.Errorf("flip in SaveBeetStates: %s %q, flip ID %d", got.Status, got.StatusReason, learn.ID)
-	}
-	if got, _ := s.FindBeetByID(ctx, b1.ID); got.Status != beet.StatusDown || notNow.ID != 0 {
-		t.Errorf("a stale flip in SaveBeetStates changed the beet: %s, flip ID %d", got.Status, notNow.ID)
-	}
-	found, err := s.FindBeetsByIDs(ctx, []int64{b1.ID, b3.ID, 1 << 40})
-	if err != nil || len(found) != 2 {
-		t.Errorf("FindBeetsByIDs = %d beets, %v; want the 2 that exist", len(found), err)
 	}
 	// MoveBeetDue moves a deadline only if it is still the one read.
 	if ok, err := s.MoveBeetDue(ctx, b2.ID, d2, nil); ok || err != nil {

@@ -1,0 +1,73 @@
+package detect
+
+import (
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// maxLateDeadlines bounds the passed deadlines ApplyEvents works through
+// before the events themselves, so a beet silent for a year costs the
+// ingestion commit a bounded amount of work. Deadlines are minutes apart at
+// the least; the sweeper normally applied them long before.
+const maxLateDeadlines = 1000
+
+// ApplyEvents applies a group of b's new events to b in place: first every
+// deadline that passed before the earliest of them (the beet was late, even
+// if no sweeper got to it yet), then the events. It returns the flips in
+// time order, and leaves b's status, deadline, model and last event as they
+// now are. Live ingestion (inside the commit that stores the events) and
+// backtests both call it, so they give the same flips.
+func ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
+	flips, err := applyDeadlines(b, sp.First, maxLateDeadlines)
+	if err != nil {
+		return flips, err
+	}
+	last := sp.Last
+	if b.LastEventAt != nil && b.LastEventAt.After(last) {
+		last = *b.LastEventAt // a later group is already in
+	}
+	var downSince *time.Time
+	if b.Status == beet.StatusDown {
+		downSince = &b.StatusSince
+	}
+	d, err := OnEvents(b, last, sp.Count, downSince)
+	if err != nil {
+		return flips, err
+	}
+	flips = apply(b, d, flips)
+	b.LastEventAt = &last
+	return flips, nil
+}
+
+// ApplyDeadlines applies, in place, every deadline of b before t, and
+// returns the flips they caused.
+func ApplyDeadlines(b *beet.Beet, t time.Time) ([]beet.Flip, error) {
+	return applyDeadlines(b, t, -1)
+}
+
+// applyDeadlines applies up to limit (-1: all) deadlines before t.
+func applyDeadlines(b *beet.Beet, t time.Time, limit int) ([]beet.Flip, error) {
+	var flips []beet.Flip
+	for n := 0; b.DueAt != nil && b.DueAt.Before(t) && n != limit; n++ {
+		d, err := OnDeadline(b, *b.DueAt)
+		if err != nil {
+			return flips, err
+		}
+		flips = apply(b, d, flips)
+	}
+	return flips, nil
+}
+
+// apply records d on b and appends its flip, if any, to flips.
+func apply(b *beet.Beet, d Decision, flips []beet.Flip) []beet.Flip {
+	if d.Flip != nil {
+		b.Status, b.StatusReason, b.StatusSince = d.Flip.To, d.Flip.Reason, d.Flip.At
+		flips = append(flips, *d.Flip)
+	}
+	b.DueAt = d.Due
+	if d.Model != nil {
+		b.Model = d.Model
+	}
+	return flips
+}

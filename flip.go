@@ -48,6 +48,7 @@ type Store interface {
 	EventStore
 	ProblemStore
 	FlipStore
+	IncidentStore
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	// SchemaCurrent reports whether every migration has been applied.

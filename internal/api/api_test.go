@@ -478,3 +478,38 @@ func TestUnknownPathsAndMethodsAnswerJSON(t *testing.T) {
 		t.Fatalf("openapi.json: %d", r.status)
 	}
 }
+
+// TestIncidentsAreListed: the global guard's incidents, open first.
+func TestIncidentsAreListed(t *testing.T) {
+	e := newEnv(t)
+	var out struct {
+		Incidents []struct {
+			Open      bool   `json:"open"`
+			Reason    string `json:"reason"`
+			EndReason string `json:"end_reason"`
+		} `json:"incidents"`
+	}
+	if r := e.do(e.keyA, "GET", "/api/v1/incidents", nil); r.status != 200 || string(r.body) != "{\"incidents\":[]}\n" {
+		t.Fatalf("no incidents: %d %s", r.status, r.body)
+	}
+	ctx := context.Background()
+	old := &beet.Incident{StartedAt: time.Now().Add(-time.Hour), Reason: "earlier"}
+	if err := e.store.StartIncident(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.EndIncident(ctx, old.ID, time.Now().Add(-30*time.Minute), "flowing again"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.StartIncident(ctx, &beet.Incident{StartedAt: time.Now(), Reason: "now"}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do(e.keyB, "GET", "/api/v1/incidents", nil)
+	r.json(t, &out)
+	if r.status != 200 || len(out.Incidents) != 2 || !out.Incidents[0].Open || out.Incidents[0].Reason != "now" ||
+		out.Incidents[1].Open || out.Incidents[1].EndReason != "flowing again" {
+		t.Fatalf("incidents: %d %s", r.status, r.body)
+	}
+	if r := e.do("", "GET", "/api/v1/incidents", nil); r.status != 401 {
+		t.Errorf("without a key: %d", r.status)
+	}
+}

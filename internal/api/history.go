@@ -113,3 +113,34 @@ func queryTime(r *http.Request, name string) (*time.Time, error) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+type incidentJSON struct {
+	StartedAt time.Time  `json:"started_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	Open      bool       `json:"open"`
+	Reason    string     `json:"reason"`
+	EndReason string     `json:"end_reason,omitempty"`
+	Held      int        `json:"held"`
+	Back      int        `json:"back"`
+}
+
+// listIncidents: the global guard's system incidents, newest first.
+func (h *Handler) listIncidents(w http.ResponseWriter, r *http.Request, _ int64) error {
+	limit, err := queryInt(r, "limit")
+	if err != nil {
+		return err
+	}
+	incs, err := h.svc.Incidents(r.Context(), limit)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Incidents []incidentJSON `json:"incidents"`
+	}{make([]incidentJSON, 0, len(incs))}
+	for _, i := range incs {
+		out.Incidents = append(out.Incidents, incidentJSON{StartedAt: i.StartedAt, EndedAt: i.EndedAt, Open: i.EndedAt == nil,
+			Reason: i.Reason, EndReason: i.EndReason, Held: i.Held, Back: i.Back})
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}

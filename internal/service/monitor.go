@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/beethq/beet"
@@ -27,19 +28,15 @@ func (s *Service) ObserveEvents(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
 	return flips
 }
 
-// deadline applies b's passed deadline: a flip (compare and set on status
-// and deadline) or, when there is nothing to flip, the deadline moved on.
-// It reports whether it flipped; losing a race is not an error.
-func (s *Service) deadline(ctx context.Context, b *beet.Beet) (bool, error) {
-	d, err := detect.OnDeadline(b, *b.DueAt)
-	if err != nil {
-		return false, err
-	}
+// apply records what b's passed deadline decided: a flip (compare and set
+// on status and deadline) or, when there is nothing to flip, the deadline
+// moved on. It reports whether it flipped; losing a race is not an error.
+func (s *Service) apply(ctx context.Context, b *beet.Beet, d detect.Decision) (bool, error) {
 	if d.Flip == nil {
 		_, err := s.store.MoveBeetDue(ctx, b.ID, *b.DueAt, d.Due)
 		return false, err
 	}
-	err = s.store.FlipDueBeet(ctx, d.Flip, *b.DueAt, d.Due)
+	err := s.store.FlipDueBeet(ctx, d.Flip, *b.DueAt, d.Due)
 	switch {
 	case beet.ErrorCode(err) == beet.ECONFLICT || beet.IsNotFound(err):
 		return false, nil // an event moved the deadline, or another sweeper got there first
@@ -50,18 +47,53 @@ func (s *Service) deadline(ctx context.Context, b *beet.Beet) (bool, error) {
 	return true, nil
 }
 
+// The global guard. Normally a silence is rare (the detector aims at
+// under 1 false alarm per 1000 beet-days), so many beets falling silent
+// within minutes of each other point at one cause in front of them all:
+// Beet's own ingestion, or the network or a proxy on the way to it.
+const (
+	guardWindow  = 15 * time.Minute // how far back silences count together
+	guardMin     = 5                // silences in the window before the guard can trip
+	guardShare   = 0.05             // ... and at least this share of watched beets
+	guardRecheck = 5 * time.Minute  // a held beet is looked at again after this
+)
+
 // Sweep evaluates up to limit beets whose deadline is at or before
-// watermark, and returns how many it flipped and how many it examined. The caller passes a watermark up to which
-// every received event is committed and observed, so that our own backlog
-// never looks like silence. Each flip is a compare and set on status and
-// deadline, so several sweepers (instances) never flip a beet twice.
+// watermark, and returns how many it flipped and how many it examined.
+// The caller passes a watermark up to which every received event is
+// committed, so that our own backlog never looks like silence. Each flip
+// is a compare and set on status and deadline, so several sweepers
+// (instances) never flip a beet twice. While the global guard's incident
+// is open, beets that fall silent are held instead of flipped.
 func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int) (flipped, examined int, err error) {
 	due, err := s.store.FindDueBeets(ctx, watermark, limit)
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, b := range due {
-		ok, err := s.deadline(ctx, b)
+	decisions := make([]detect.Decision, len(due))
+	silent := 0
+	for i, b := range due {
+		if decisions[i], err = detect.OnDeadline(b, *b.DueAt); err != nil {
+			s.log.Error("deadline evaluation failed", "beet_id", b.ID, "err", err)
+			continue
+		}
+		if isSilence(decisions[i].Flip) {
+			silent++
+		}
+	}
+	inc, err := s.guard(ctx, now, silent)
+	if err != nil {
+		return 0, len(due), err
+	}
+	for i, b := range due {
+		d := decisions[i]
+		if inc != nil && isSilence(d.Flip) {
+			if _, err := s.store.HoldBeet(ctx, inc.ID, b.ID, *b.DueAt, now.Add(guardRecheck)); err != nil {
+				return flipped, len(due), err
+			}
+			continue
+		}
+		ok, err := s.apply(ctx, b, d)
 		if err != nil {
 			if ctx.Err() != nil {
 				return flipped, len(due), err
@@ -76,9 +108,65 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 	return flipped, len(due), nil
 }
 
+func isSilence(f *beet.Flip) bool { return f != nil && f.To == beet.StatusDown }
+
+// guard opens the global incident when silences pile up, closes it when
+// most held beets have events again, and returns it while it is open.
+func (s *Service) guard(ctx context.Context, now time.Time, silentNow int) (*beet.Incident, error) {
+	inc, err := s.store.OpenIncident(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if inc != nil {
+		back := inc.Held > 0 && 2*inc.Back >= inc.Held
+		if !back && (inc.Held > 0 || now.Sub(inc.StartedAt) < guardWindow) {
+			return inc, nil
+		}
+		reason := fmt.Sprintf("Events are flowing again: %d of %d held beets have sent events in the %s since it opened; alerts resume.",
+			inc.Back, inc.Held, detect.Duration(now.Sub(inc.StartedAt)))
+		if inc.Held == 0 {
+			reason = "No more beets fell silent; alerts resume."
+		}
+		if err := s.store.EndIncident(ctx, inc.ID, now, reason); err != nil && beet.ErrorCode(err) != beet.ECONFLICT {
+			return nil, err
+		}
+		s.log.Warn("system incident closed", "incident_id", inc.ID, "held", inc.Held, "back", inc.Back)
+		return nil, nil
+	}
+	if silentNow == 0 {
+		return nil, nil
+	}
+	recent, watched, err := s.store.SilenceStats(ctx, now.Add(-guardWindow))
+	if err != nil {
+		return nil, err
+	}
+	n := recent + silentNow
+	if n < guardMin || float64(n) < guardShare*float64(watched+recent) {
+		return nil, nil
+	}
+	inc = &beet.Incident{StartedAt: now, Reason: fmt.Sprintf(
+		"%d beets fell silent within %s (%.0f%% of those watched): the cause is likely in front of them all (Beet's ingestion or the network to it), so their alerts are held until events flow again.",
+		n, detect.Duration(guardWindow), 100*float64(n)/float64(max(watched+recent, 1)))}
+	switch err := s.store.StartIncident(ctx, inc); {
+	case beet.ErrorCode(err) == beet.ECONFLICT:
+		return s.store.OpenIncident(ctx) // another sweeper opened it
+	case err != nil:
+		return nil, err
+	}
+	s.log.Warn("system incident opened: holding silence alerts", "incident_id", inc.ID, "reason", inc.Reason)
+	return inc, nil
+}
+
 func sameDue(a, b *time.Time) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
 	return a.Equal(*b)
+}
+
+// Incidents returns the global guard's latest incidents, newest first.
+// They concern the whole installation, so every account may read them;
+// they name no beet.
+func (s *Service) Incidents(ctx context.Context, limit int) ([]*beet.Incident, error) {
+	return s.store.FindIncidents(ctx, limit)
 }

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -123,4 +124,118 @@ func TestAutoBeetLearns(t *testing.T) {
 	if got.Status != beet.StatusLearning || got.DueAt != nil {
 		t.Fatalf("auto beet after its first event: %s, due %v", got.Status, got.DueAt)
 	}
+}
+
+// TestGlobalGuard: a few silences flip their beets as usual; when many
+// beets fall silent together, one system incident opens and holds their
+// alerts; when most held beets have events again it closes, and a beet
+// that really stopped then flips on its own.
+func TestGlobalGuard(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		store := testdb.New(t, engine)
+		svc := service.New(store, service.Options{PasswordParams: cheapHash})
+		a, _, err := svc.CreateAccount(ctx, "guard@example.com", "password1", beet.PlanFree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+		var ids []int64
+		n := 0
+		send := func(id int64, at time.Time) {
+			t.Helper()
+			n++
+			ev := beet.Event{ID: beet.EventID{byte(n), byte(n >> 8), 7}, BeetID: id, ReceivedAt: at, Method: "GET"}
+			if err := store.AddEvents(ctx, []beet.Event{ev}, svc.ObserveEvents); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// 40 hourly beets; beet i last reports at t0 + i s, so deadlines
+		// (1 h + 1 min grace later) pass one second apart.
+		for i := range 40 {
+			b, err := svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: fmt.Sprintf("job %d", i),
+				Detection: &beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 60}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, b.ID)
+			send(b.ID, t0.Add(time.Duration(i)*time.Second))
+		}
+		status := func(id int64) beet.Status {
+			b, err := store.FindBeetByID(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b.Status
+		}
+		sweepAt := func(at time.Time) int {
+			t.Helper()
+			flipped, _, err := svc.Sweep(ctx, at, at, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return flipped
+		}
+		// All report at t0+50m (beet i at +i s); then ingestion breaks.
+		for i := range 40 {
+			send(ids[i], t0.Add(50*time.Minute+time.Duration(i)*time.Second))
+		}
+		due1 := t0.Add(50*time.Minute + 61*time.Minute)
+		// The first two silences are alerts like any other.
+		if got := sweepAt(due1.Add(1500 * time.Millisecond)); got != 2 || status(ids[0]) != beet.StatusDown {
+			t.Fatalf("two silent beets: flipped %d, beet 0 %s; want 2 flips", got, status(ids[0]))
+		}
+		if inc, _ := store.OpenIncident(ctx); inc != nil {
+			t.Fatalf("an incident opened for two silences: %+v", inc)
+		}
+		// The next sweep sees 3 more: 5 in 15 min trips the guard, which
+		// holds them and every later one.
+		if got := sweepAt(due1.Add(4500 * time.Millisecond)); got != 0 {
+			t.Fatalf("the guard let %d flips through", got)
+		}
+		inc, err := store.OpenIncident(ctx)
+		if err != nil || inc == nil {
+			t.Fatalf("no incident after 5 silences in 15 min: %v", err)
+		}
+		if !strings.Contains(inc.Reason, "5 beets fell silent within 15 min") || inc.Held != 3 {
+			t.Errorf("incident %+v", inc)
+		}
+		if got := sweepAt(due1.Add(time.Minute)); got != 0 {
+			t.Fatalf("%d flips while the incident is open", got)
+		}
+		for i := 2; i < 40; i++ {
+			if s := status(ids[i]); s != beet.StatusUp {
+				t.Fatalf("held beet %d is %s", i, s)
+			}
+		}
+		if inc, _ = store.OpenIncident(ctx); inc.Held != 38 || inc.Back != 0 {
+			t.Fatalf("incident holds %d (back %d), want all 38", inc.Held, inc.Back)
+		}
+		// Ingestion is fixed: every held beet but 2 reports again. Their
+		// late deadlines were moved, so no down-then-up pair is recorded.
+		back := due1.Add(3 * time.Minute)
+		for i := 4; i < 40; i++ {
+			send(ids[i], back)
+		}
+		if b, _ := store.FindBeetByID(ctx, ids[10]); b.Status != beet.StatusUp {
+			t.Fatalf("held beet after its event: %s", b.Status)
+		}
+		if fl, _ := store.FindFlips(ctx, ids[10], 10); len(fl) != 1 {
+			t.Errorf("held beet has %d flips, want only its first event", len(fl))
+		}
+		if got := sweepAt(back.Add(time.Second)); got != 0 {
+			t.Fatalf("%d flips as the incident closes", got)
+		}
+		if inc, _ := store.OpenIncident(ctx); inc != nil {
+			t.Fatalf("incident still open with %d of %d back", inc.Back, inc.Held)
+		}
+		all, _ := store.FindIncidents(ctx, 10)
+		if len(all) != 1 || all[0].EndedAt == nil || !strings.Contains(all[0].EndReason, "36 of 38 held beets") {
+			t.Fatalf("incidents %+v", all)
+		}
+		// Beets 2 and 3 really stopped: they flip at their recheck.
+		if got := sweepAt(due1.Add(10 * time.Minute)); got != 2 || status(ids[2]) != beet.StatusDown {
+			t.Fatalf("after the incident: flipped %d, beet 2 %s; want the 2 silent beets down", got, status(ids[2]))
+		}
+	})
 }

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"AddEventsRotatedToken", testAddEventsRotatedToken},
 		{"ObservedEvents", testObservedEvents},
 		{"Deadlines", testDeadlines},
+		{"Incidents", testIncidents},
 		{"FindEvents", testFindEvents},
 		{"FindEventsLimits", testFindEventsLimits},
 		{"EventFields", testEventFields},
@@ -792,6 +793,76 @@ func testObservedEvents(t *testing.T, s beet.Store) {
 	}
 	if got, _ := s.FindBeetByID(ctx, b1.ID); got.DueAt != nil || got.Model != nil || got.Status != beet.StatusUp {
 		t.Errorf("after a clearing observer: %+v", got)
+	}
+}
+
+// testIncidents: one open incident at a time; a hold is a compare and set
+// on the deadline; Back counts held beets with events since the start.
+func testIncidents(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b1, b2 := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	for _, b := range []*beet.Beet{b1, b2} {
+		if err := s.SetBeetStatus(ctx, &beet.Flip{BeetID: b.ID, At: t0, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst, Reason: "first"}); err != nil {
+			t.Fatal(err)
+		}
+		due := t0.Add(time.Hour)
+		if err := s.SetBeetDue(ctx, b.ID, &due); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.FlipDueBeet(ctx, &beet.Flip{BeetID: b2.ID, At: t0.Add(time.Hour), From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "silent"}, t0.Add(time.Hour), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, w, err := s.SilenceStats(ctx, t0.Add(30*time.Minute)); n != 1 || w != 1 || err != nil {
+		t.Errorf("SilenceStats = %d silences, %d watched, %v; want 1, 1", n, w, err)
+	}
+	if n, _, _ := s.SilenceStats(ctx, t0.Add(2*time.Hour)); n != 0 {
+		t.Errorf("SilenceStats counted a silence before its window: %d", n)
+	}
+	if inc, err := s.OpenIncident(ctx); inc != nil || err != nil {
+		t.Fatalf("OpenIncident with none = %v, %v", inc, err)
+	}
+	start := t0.Add(2 * time.Hour)
+	inc := &beet.Incident{StartedAt: start, Reason: "many silent"}
+	if err := s.StartIncident(ctx, inc); err != nil || inc.ID == 0 {
+		t.Fatalf("StartIncident = %v, id %d", err, inc.ID)
+	}
+	if err := s.StartIncident(ctx, &beet.Incident{StartedAt: start, Reason: "again"}); beet.ErrorCode(err) != beet.ECONFLICT {
+		t.Errorf("a second open incident = %v, want conflict", err)
+	}
+	next := start.Add(5 * time.Minute)
+	if ok, err := s.HoldBeet(ctx, inc.ID, b1.ID, t0, next); ok || err != nil {
+		t.Errorf("HoldBeet on a deadline that is not the beet's = %v, %v; want false", ok, err)
+	}
+	if ok, err := s.HoldBeet(ctx, inc.ID, b1.ID, t0.Add(time.Hour), next); !ok || err != nil {
+		t.Fatalf("HoldBeet = %v, %v", ok, err)
+	}
+	if got, _ := s.FindBeetByID(ctx, b1.ID); got.Status != beet.StatusUp || got.DueAt == nil || !got.DueAt.Equal(next) {
+		t.Errorf("held beet: %s, due %v", got.Status, got.DueAt)
+	}
+	if ok, err := s.HoldBeet(ctx, inc.ID, b1.ID, next, next.Add(5*time.Minute)); !ok || err != nil {
+		t.Fatalf("holding again = %v, %v", ok, err)
+	}
+	if got, _ := s.OpenIncident(ctx); got == nil || got.Held != 1 || got.Back != 0 || got.Reason != "many silent" {
+		t.Fatalf("open incident = %+v, want 1 held, 0 back", got)
+	}
+	addEvents(t, s, events(b1.ID, start.Add(time.Minute), 0, 1))
+	if got, _ := s.OpenIncident(ctx); got.Back != 1 {
+		t.Errorf("after the held beet's event: back %d, want 1", got.Back)
+	}
+	if err := s.EndIncident(ctx, inc.ID, next, "flowing again"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndIncident(ctx, inc.ID, next, "twice"); beet.ErrorCode(err) != beet.ECONFLICT {
+		t.Errorf("ending a closed incident = %v, want conflict", err)
+	}
+	all, err := s.FindIncidents(ctx, 10)
+	if err != nil || len(all) != 1 || all[0].EndedAt == nil || !all[0].EndedAt.Equal(next) || all[0].EndReason != "flowing again" {
+		t.Fatalf("FindIncidents = %+v, %v", all, err)
+	}
+	if err := s.StartIncident(ctx, &beet.Incident{StartedAt: next, Reason: "next"}); err != nil {
+		t.Errorf("a new incident after the last closed: %v", err)
 	}
 }
 

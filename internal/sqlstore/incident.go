@@ -1,0 +1,123 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// SilenceStats counts beets flipped to down since t (through the partial index on
+// them) and the beets watched now (up with a deadline, through the
+// deadline index).
+func (db *DB) SilenceStats(ctx context.Context, since time.Time) (silences, watched int, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT
+		(SELECT count(DISTINCT beet_id) FROM flips WHERE to_status = 'down' AND at >= $1),
+		(SELECT count(*) FROM beets WHERE due_at IS NOT NULL AND status = 'up')`, toMicros(since)).Scan(&silences, &watched)
+	if err != nil {
+		return 0, 0, fmt.Errorf("silence stats: %w", err)
+	}
+	return silences, watched, nil
+}
+
+const incidentColumns = `id, started_at, ended_at, reason, end_reason,
+	(SELECT count(*) FROM held_beets h WHERE h.incident_id = incidents.id),
+	(SELECT count(*) FROM held_beets h JOIN beets b ON b.id = h.beet_id
+	  WHERE h.incident_id = incidents.id AND b.last_event_at >= incidents.started_at)`
+
+func scanIncident(s scanner) (*beet.Incident, error) {
+	var (
+		inc     beet.Incident
+		started int64
+		ended   sql.NullInt64
+	)
+	if err := s.Scan(&inc.ID, &started, &ended, &inc.Reason, &inc.EndReason, &inc.Held, &inc.Back); err != nil {
+		return nil, err
+	}
+	inc.StartedAt, inc.EndedAt = fromMicros(started), fromNullMicros(ended)
+	return &inc, nil
+}
+
+// OpenIncident returns the open incident or nil.
+func (db *DB) OpenIncident(ctx context.Context) (*beet.Incident, error) {
+	inc, err := scanIncident(db.read.QueryRowContext(ctx, `SELECT `+incidentColumns+` FROM incidents WHERE open = 1`))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open incident: %w", err)
+	}
+	return inc, nil
+}
+
+// StartIncident opens inc; the unique open column makes a second open
+// incident a conflict, so two sweepers open one.
+func (db *DB) StartIncident(ctx context.Context, inc *beet.Incident) error {
+	ni := *inc
+	ni.StartedAt = stamp(ni.StartedAt)
+	err := db.write.QueryRowContext(ctx, `INSERT INTO incidents (started_at, open, reason) VALUES ($1, 1, $2) RETURNING id`,
+		toMicros(ni.StartedAt), ni.Reason).Scan(&ni.ID)
+	if db.d.isUnique(err) {
+		return fmt.Errorf("start incident: %w", beet.Errorf(beet.ECONFLICT, "an incident is already open"))
+	}
+	if err != nil {
+		return fmt.Errorf("start incident: %w", err)
+	}
+	*inc = ni
+	return nil
+}
+
+// HoldBeet moves a still-due deadline and records the hold, in one
+// transaction.
+func (db *DB) HoldBeet(ctx context.Context, incidentID, beetID int64, due, next time.Time) (bool, error) {
+	held := false
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		n, err := rowsAffected(tx.ExecContext(ctx, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`,
+			toMicros(next), beetID, toMicros(due)))
+		if err != nil || n == 0 {
+			return err
+		}
+		held = true
+		_, err = tx.ExecContext(ctx, `INSERT INTO held_beets (incident_id, beet_id) VALUES ($1, $2)
+			ON CONFLICT (incident_id, beet_id) DO NOTHING`, incidentID, beetID)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("hold beet: %w", err)
+	}
+	return held, nil
+}
+
+// EndIncident closes the open incident id.
+func (db *DB) EndIncident(ctx context.Context, id int64, at time.Time, reason string) error {
+	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE incidents SET open = NULL, ended_at = $1, end_reason = $2
+		WHERE id = $3 AND open = 1`, toMicros(stamp(at)), reason, id))
+	if err != nil {
+		return fmt.Errorf("end incident: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("end incident: %w", beet.Errorf(beet.ECONFLICT, "incident %d is not open", id))
+	}
+	return nil
+}
+
+// FindIncidents returns the latest incidents, newest first.
+func (db *DB) FindIncidents(ctx context.Context, limit int) ([]*beet.Incident, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+incidentColumns+` FROM incidents ORDER BY id DESC LIMIT $1`, pageLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("find incidents: %w", err)
+	}
+	defer rows.Close()
+	var out []*beet.Incident
+	for rows.Next() {
+		inc, err := scanIncident(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find incidents: %w", err)
+		}
+		out = append(out, inc)
+	}
+	return out, rows.Err()
+}

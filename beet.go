@@ -157,6 +157,15 @@ func (upd BeetUpdate) Apply(b Beet) Beet {
 	return b
 }
 
+// DueChange is what one beet's passed deadline decided (BeetStore.ApplyDue).
+type DueChange struct {
+	BeetID  int64
+	Due     time.Time  // the deadline that passed, as read
+	Flip    *Flip      // nil: no state change, the deadline only moves
+	Next    *time.Time // the next deadline; nil clears it
+	Applied bool       // set by ApplyDue: false if the beet had moved on
+}
+
 // BeetStore keeps beets. Account scoping is the service's job: the store
 // finds by ID, and the service answers ENOTFOUND for another account's beet.
 type BeetStore interface {
@@ -182,13 +191,12 @@ type BeetStore interface {
 	FindDueBeets(ctx context.Context, t time.Time, limit int) ([]*Beet, error)
 	// SetBeetDue sets the beet's deadline, or clears it when due is nil.
 	SetBeetDue(ctx context.Context, id int64, due *time.Time) error
-	// FlipDueBeet applies what a passed deadline decided: it moves the beet
-	// from f.From to f.To, records f and sets the next deadline (nil
-	// clears it), only if the beet is still in f.From with deadline due. So
-	// a deadline that an arriving event moved, or that another instance
-	// already handled, flips nothing: it returns ECONFLICT.
-	FlipDueBeet(ctx context.Context, f *Flip, due time.Time, next *time.Time) error
-	// MoveBeetDue sets the deadline to next (nil clears it) only if it is
-	// still due; it reports whether it did.
-	MoveBeetDue(ctx context.Context, id int64, due time.Time, next *time.Time) (bool, error)
+	// ApplyDue applies what passed deadlines decided, in one transaction:
+	// each change moves its beet's deadline to Next (nil clears it) and, if
+	// it has a Flip, moves the beet from Flip.From to Flip.To and records
+	// the flip, only if the beet's deadline is still Due (and its status
+	// Flip.From). So a deadline that an arriving event moved, or that
+	// another instance already handled, changes nothing. It sets Applied,
+	// and the ID of each recorded flip.
+	ApplyDue(ctx context.Context, changes []DueChange) error
 }

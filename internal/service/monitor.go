@@ -28,25 +28,6 @@ func (s *Service) ObserveEvents(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
 	return flips
 }
 
-// apply records what b's passed deadline decided: a flip (compare and set
-// on status and deadline) or, when there is nothing to flip, the deadline
-// moved on. It reports whether it flipped; losing a race is not an error.
-func (s *Service) apply(ctx context.Context, b *beet.Beet, d detect.Decision) (bool, error) {
-	if d.Flip == nil {
-		_, err := s.store.MoveBeetDue(ctx, b.ID, *b.DueAt, d.Due)
-		return false, err
-	}
-	err := s.store.FlipDueBeet(ctx, d.Flip, *b.DueAt, d.Due)
-	switch {
-	case beet.ErrorCode(err) == beet.ECONFLICT || beet.IsNotFound(err):
-		return false, nil // an event moved the deadline, or another sweeper got there first
-	case err != nil:
-		return false, err
-	}
-	s.log.Info("beet flipped", "beet_id", b.ID, "from", d.Flip.From, "to", d.Flip.To, "kind", d.Flip.Kind, "reason", d.Flip.Reason)
-	return true, nil
-}
-
 // The global guard. Normally a silence is rare (the detector aims at
 // under 1 false alarm per 1000 beet-days), so many beets falling silent
 // within minutes of each other point at one cause in front of them all:
@@ -74,7 +55,9 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 	silent := 0
 	for i, b := range due {
 		if decisions[i], err = detect.OnDeadline(b, *b.DueAt); err != nil {
+			// Left due: it is tried again on the next sweep.
 			s.log.Error("deadline evaluation failed", "beet_id", b.ID, "err", err)
+			decisions[i] = detect.Decision{Due: b.DueAt}
 			continue
 		}
 		if isSilence(decisions[i].Flip) {
@@ -85,24 +68,29 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 	if err != nil {
 		return 0, len(due), err
 	}
+	changes := make([]beet.DueChange, 0, len(due))
 	for i, b := range due {
 		d := decisions[i]
 		if inc != nil && isSilence(d.Flip) {
 			if _, err := s.store.HoldBeet(ctx, inc.ID, b.ID, *b.DueAt, now.Add(guardRecheck)); err != nil {
-				return flipped, len(due), err
+				return 0, len(due), err
 			}
 			continue
 		}
-		ok, err := s.apply(ctx, b, d)
-		if err != nil {
-			if ctx.Err() != nil {
-				return flipped, len(due), err
-			}
-			s.log.Error("deadline evaluation failed", "beet_id", b.ID, "err", err)
-			continue
+		if d.Flip == nil && sameDue(d.Due, b.DueAt) {
+			continue // nothing to change (or the detector failed: try again next sweep)
 		}
-		if ok {
+		changes = append(changes, beet.DueChange{BeetID: b.ID, Due: *b.DueAt, Flip: d.Flip, Next: d.Due})
+	}
+	// A change that lost its race (an event moved the deadline, or another
+	// sweeper got there first) is simply not applied.
+	if err := s.store.ApplyDue(ctx, changes); err != nil {
+		return 0, len(due), err
+	}
+	for _, c := range changes {
+		if c.Applied && c.Flip != nil {
 			flipped++
+			s.log.Info("beet flipped", "beet_id", c.BeetID, "from", c.Flip.From, "to", c.Flip.To, "kind", c.Flip.Kind, "reason", c.Flip.Reason)
 		}
 	}
 	return flipped, len(due), nil

@@ -284,41 +284,59 @@ func (db *DB) SetBeetDue(ctx context.Context, id int64, due *time.Time) error {
 	return nil
 }
 
-// MoveBeetDue sets the deadline to next only if it is still due.
-func (db *DB) MoveBeetDue(ctx context.Context, id int64, due time.Time, next *time.Time) (bool, error) {
-	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`,
-		nullMicros(next), id, toMicros(due)))
-	if err != nil {
-		return false, fmt.Errorf("move beet deadline: %w", err)
+// ApplyDue applies many passed deadlines' decisions in one transaction, so
+// a sweep of thousands of due beets costs a few commits, not one each.
+func (db *DB) ApplyDue(ctx context.Context, changes []beet.DueChange) error {
+	if len(changes) == 0 {
+		return nil
 	}
-	return n == 1, nil
-}
-
-// FlipDueBeet is SetBeetStatus with the deadline in the compare and set.
-func (db *DB) FlipDueBeet(ctx context.Context, f *beet.Flip, due time.Time, next *time.Time) error {
-	nf := *f
-	nf.At = stamp(nf.At)
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		n, err := rowsAffected(tx.ExecContext(ctx,
-			`UPDATE beets SET status = $1, status_reason = $2, status_since = $3, due_at = $4
-			 WHERE id = $5 AND status = $6 AND due_at = $7`,
-			string(nf.To), nf.Reason, toMicros(nf.At), nullMicros(next), nf.BeetID, string(nf.From), toMicros(due)))
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			var cur string
-			if err := tx.QueryRowContext(ctx, `SELECT status FROM beets WHERE id = $1`, nf.BeetID).Scan(&cur); err != nil {
-				return notFound(err, "beet %d not found", nf.BeetID)
+	move, err := db.prepared(ctx, db.write, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`)
+	if err != nil {
+		return fmt.Errorf("apply deadlines: %w", err)
+	}
+	flip, err := db.prepared(ctx, db.write, `UPDATE beets SET status = $1, status_reason = $2, status_since = $3,
+		due_at = $4 WHERE id = $5 AND status = $6 AND due_at = $7`)
+	if err != nil {
+		return fmt.Errorf("apply deadlines: %w", err)
+	}
+	applied := make([]bool, len(changes))
+	flips := make([]beet.Flip, len(changes))
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		m, f := tx.StmtContext(ctx, move), tx.StmtContext(ctx, flip)
+		for i, c := range changes {
+			if c.Flip == nil {
+				n, err := rowsAffected(m.ExecContext(ctx, nullMicros(c.Next), c.BeetID, toMicros(c.Due)))
+				if err != nil {
+					return err
+				}
+				applied[i] = n == 1
+				continue
 			}
-			return beet.Errorf(beet.ECONFLICT, "beet %d changed since its deadline was read", nf.BeetID)
+			fl := *c.Flip
+			fl.BeetID, fl.At = c.BeetID, stamp(fl.At)
+			n, err := rowsAffected(f.ExecContext(ctx, string(fl.To), fl.Reason, toMicros(fl.At), nullMicros(c.Next),
+				c.BeetID, string(fl.From), toMicros(c.Due)))
+			if err != nil {
+				return err
+			}
+			if n == 1 {
+				if err := insertFlip(ctx, tx, &fl); err != nil {
+					return err
+				}
+				applied[i], flips[i] = true, fl
+			}
 		}
-		return insertFlip(ctx, tx, &nf)
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("flip due beet: %w", err)
+		return fmt.Errorf("apply deadlines: %w", err)
 	}
-	*f = nf
+	for i := range changes {
+		changes[i].Applied = applied[i]
+		if applied[i] && changes[i].Flip != nil {
+			*changes[i].Flip = flips[i]
+		}
+	}
 	return nil
 }
 

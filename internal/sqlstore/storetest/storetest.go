@@ -4,6 +4,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -796,6 +797,26 @@ func testObservedEvents(t *testing.T, s beet.Store) {
 	}
 }
 
+// flipDueBeet applies one deadline flip through ApplyDue; a change that
+// was not applied is ECONFLICT.
+func flipDueBeet(ctx context.Context, s beet.Store, f *beet.Flip, due time.Time, next *time.Time) error {
+	c := []beet.DueChange{{BeetID: f.BeetID, Due: due, Flip: f, Next: next}}
+	if err := s.ApplyDue(ctx, c); err != nil {
+		return err
+	}
+	if !c[0].Applied {
+		return beet.Errorf(beet.ECONFLICT, "beet %d moved on", f.BeetID)
+	}
+	return nil
+}
+
+// moveBeetDue moves one deadline through ApplyDue.
+func moveBeetDue(ctx context.Context, s beet.Store, id int64, due time.Time, next *time.Time) (bool, error) {
+	c := []beet.DueChange{{BeetID: id, Due: due, Next: next}}
+	err := s.ApplyDue(ctx, c)
+	return c[0].Applied, err
+}
+
 // testIncidents: one open incident at a time; a hold is a compare and set
 // on the deadline; Back counts held beets with events since the start.
 func testIncidents(t *testing.T, s beet.Store) {
@@ -811,7 +832,7 @@ func testIncidents(t *testing.T, s beet.Store) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.FlipDueBeet(ctx, &beet.Flip{BeetID: b2.ID, At: t0.Add(time.Hour), From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "silent"}, t0.Add(time.Hour), nil); err != nil {
+	if err := flipDueBeet(ctx, s, &beet.Flip{BeetID: b2.ID, At: t0.Add(time.Hour), From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "silent"}, t0.Add(time.Hour), nil); err != nil {
 		t.Fatal(err)
 	}
 	if n, w, err := s.SilenceStats(ctx, t0.Add(30*time.Minute)); n != 1 || w != 1 || err != nil {
@@ -907,7 +928,7 @@ func testDeadlines(t *testing.T, s beet.Store) {
 		t.Fatal(err)
 	}
 	down := &beet.Flip{BeetID: b1.ID, At: d1, From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "no event"}
-	if err := s.FlipDueBeet(ctx, down, d1, nil); err != nil {
+	if err := flipDueBeet(ctx, s, down, d1, nil); err != nil {
 		t.Fatalf("FlipDueBeet = %v", err)
 	}
 	got, _ := s.FindBeetByID(ctx, b1.ID)
@@ -919,7 +940,7 @@ func testDeadlines(t *testing.T, s beet.Store) {
 	}
 	again := *down
 	again.ID = 0
-	if err := s.FlipDueBeet(ctx, &again, d1, nil); beet.ErrorCode(err) != beet.ECONFLICT {
+	if err := flipDueBeet(ctx, s, &again, d1, nil); beet.ErrorCode(err) != beet.ECONFLICT {
 		t.Errorf("a second sweeper's flip = %v, want conflict", err)
 	}
 	// b2: an event moved the deadline after the sweeper read it.
@@ -931,18 +952,18 @@ func testDeadlines(t *testing.T, s beet.Store) {
 		t.Fatal(err)
 	}
 	stale := &beet.Flip{BeetID: b2.ID, At: d2, From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "no event"}
-	if err := s.FlipDueBeet(ctx, stale, d2, nil); beet.ErrorCode(err) != beet.ECONFLICT {
+	if err := flipDueBeet(ctx, s, stale, d2, nil); beet.ErrorCode(err) != beet.ECONFLICT {
 		t.Errorf("flip on a moved deadline = %v, want conflict", err)
 	}
 	if got, _ := s.FindBeetByID(ctx, b2.ID); got.Status != beet.StatusUp {
 		t.Errorf("b2 is %s after a stale deadline, want up", got.Status)
 	}
 	// MoveBeetDue moves a deadline only if it is still the one read.
-	if ok, err := s.MoveBeetDue(ctx, b2.ID, d2, nil); ok || err != nil {
+	if ok, err := moveBeetDue(ctx, s, b2.ID, d2, nil); ok || err != nil {
 		t.Errorf("MoveBeetDue on a moved deadline = %v, %v; want false", ok, err)
 	}
 	later := moved.Add(time.Minute)
-	if ok, err := s.MoveBeetDue(ctx, b2.ID, moved, &later); !ok || err != nil {
+	if ok, err := moveBeetDue(ctx, s, b2.ID, moved, &later); !ok || err != nil {
 		t.Errorf("MoveBeetDue = %v, %v; want true", ok, err)
 	}
 	if got, _ := s.FindBeetByID(ctx, b2.ID); got.DueAt == nil || !got.DueAt.Equal(later) {
@@ -950,6 +971,35 @@ func testDeadlines(t *testing.T, s beet.Store) {
 	}
 	if flips, _ := s.FindFlips(ctx, b2.ID, 10); len(flips) != 1 {
 		t.Errorf("b2 has %d flips, want only the first-event one", len(flips))
+	}
+	// One ApplyDue with a flip that applies, a stale flip and a move: each
+	// change stands alone.
+	d3b := t0.Add(3 * time.Hour)
+	if err := s.SetBeetDue(ctx, b3.ID, &d3b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetBeetStatus(ctx, &beet.Flip{BeetID: b3.ID, At: t0, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst, Reason: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	goDown := &beet.Flip{At: d3b, From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "silent"}
+	staleDown := &beet.Flip{At: d3b, From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "stale"}
+	later2 := later.Add(time.Hour)
+	batch := []beet.DueChange{
+		{BeetID: b3.ID, Due: d3b, Flip: goDown},
+		{BeetID: b1.ID, Due: d1, Flip: staleDown}, // b1 is down already, with no deadline
+		{BeetID: b2.ID, Due: later, Next: &later2},
+	}
+	if err := s.ApplyDue(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if !batch[0].Applied || goDown.ID == 0 || goDown.BeetID != b3.ID || batch[1].Applied || staleDown.ID != 0 || !batch[2].Applied {
+		t.Errorf("ApplyDue batch: applied %v %v %v, flip IDs %d %d", batch[0].Applied, batch[1].Applied, batch[2].Applied, goDown.ID, staleDown.ID)
+	}
+	if got, _ := s.FindBeetByID(ctx, b3.ID); got.Status != beet.StatusDown || got.DueAt != nil || !got.StatusSince.Equal(d3b) {
+		t.Errorf("b3 after ApplyDue: %s, due %v, since %v", got.Status, got.DueAt, got.StatusSince)
+	}
+	if got, _ := s.FindBeetByID(ctx, b2.ID); got.DueAt == nil || !got.DueAt.Equal(later2) || got.Status != beet.StatusUp {
+		t.Errorf("b2 after ApplyDue: %s, due %v", got.Status, got.DueAt)
 	}
 }
 

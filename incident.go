@@ -21,9 +21,10 @@ type Incident struct {
 
 // IncidentStore keeps the global guard's incidents.
 type IncidentStore interface {
-	// SilenceStats counts the beets that flipped to down since t, and
-	// the beets watched now (up, with a deadline).
-	SilenceStats(ctx context.Context, since time.Time) (silences, watched int, err error)
+	// CountSilences counts the beets that flipped to down since t.
+	CountSilences(ctx context.Context, since time.Time) (int, error)
+	// CountWatched counts the beets watched now: those with a deadline.
+	CountWatched(ctx context.Context) (int, error)
 	// OpenIncident returns the open incident, with its Held and Back
 	// counts, or nil.
 	OpenIncident(ctx context.Context) (*Incident, error)

@@ -96,6 +96,23 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 	return flipped, len(due), nil
 }
 
+// watched is the number of watched beets, counted at most once a minute:
+// counting a million index entries on every sweep batch would cost more
+// than the sweep, and the share it feeds needs no precision.
+func (s *Service) watched(ctx context.Context, now time.Time) (int, error) {
+	s.watchedMu.Lock()
+	defer s.watchedMu.Unlock()
+	if !s.watchedAt.IsZero() && now.Sub(s.watchedAt) < time.Minute && now.After(s.watchedAt) {
+		return s.watchedN, nil
+	}
+	n, err := s.store.CountWatched(ctx)
+	if err != nil {
+		return 0, err
+	}
+	s.watchedN, s.watchedAt = n, now
+	return n, nil
+}
+
 func isSilence(f *beet.Flip) bool { return f != nil && f.To == beet.StatusDown }
 
 // guard opens the global incident when silences pile up, closes it when
@@ -124,12 +141,19 @@ func (s *Service) guard(ctx context.Context, now time.Time, silentNow int) (*bee
 	if silentNow == 0 {
 		return nil, nil
 	}
-	recent, watched, err := s.store.SilenceStats(ctx, now.Add(-guardWindow))
+	recent, err := s.store.CountSilences(ctx, now.Add(-guardWindow))
 	if err != nil {
 		return nil, err
 	}
 	n := recent + silentNow
-	if n < guardMin || float64(n) < guardShare*float64(watched+recent) {
+	if n < guardMin {
+		return nil, nil
+	}
+	watched, err := s.watched(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	if float64(n) < guardShare*float64(watched+recent) {
 		return nil, nil
 	}
 	inc = &beet.Incident{StartedAt: now, Reason: fmt.Sprintf(

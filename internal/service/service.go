@@ -5,6 +5,7 @@ package service
 
 import (
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/beethq/beet"
@@ -29,6 +30,10 @@ type Service struct {
 	log          *slog.Logger
 	cleanupBatch int
 	pw           PasswordParams
+
+	watchedMu sync.Mutex // the global guard's cached count of watched beets
+	watchedN  int
+	watchedAt time.Time
 }
 
 // New returns a Service over store.

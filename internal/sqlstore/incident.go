@@ -10,17 +10,26 @@ import (
 	"github.com/beethq/beet"
 )
 
-// SilenceStats counts beets flipped to down since t (through the partial index on
-// them) and the beets watched now (up with a deadline, through the
-// deadline index).
-func (db *DB) SilenceStats(ctx context.Context, since time.Time) (silences, watched int, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT
-		(SELECT count(DISTINCT beet_id) FROM flips WHERE to_status = 'down' AND at >= $1),
-		(SELECT count(*) FROM beets WHERE due_at IS NOT NULL AND status = 'up')`, toMicros(since)).Scan(&silences, &watched)
+// CountSilences counts the beets flipped to down since t, through the
+// partial index on those flips.
+func (db *DB) CountSilences(ctx context.Context, since time.Time) (int, error) {
+	var n int
+	err := db.read.QueryRowContext(ctx, `SELECT count(DISTINCT beet_id) FROM flips WHERE to_status = 'down' AND at >= $1`,
+		toMicros(since)).Scan(&n)
 	if err != nil {
-		return 0, 0, fmt.Errorf("silence stats: %w", err)
+		return 0, fmt.Errorf("count silences: %w", err)
 	}
-	return silences, watched, nil
+	return n, nil
+}
+
+// CountWatched counts the beets with a deadline from the deadline index
+// alone (only up beets have one), without reading the rows.
+func (db *DB) CountWatched(ctx context.Context) (int, error) {
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM beets WHERE due_at IS NOT NULL`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count watched beets: %w", err)
+	}
+	return n, nil
 }
 
 const incidentColumns = `id, started_at, ended_at, reason, end_reason,

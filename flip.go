@@ -48,6 +48,9 @@ type Store interface {
 	EventStore
 	ProblemStore
 	FlipStore
+	ChannelStore
+	DeliveryStore
+	MaintenanceStore
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	// SchemaCurrent reports whether every migration has been applied.

@@ -29,6 +29,7 @@ type Service struct {
 	log          *slog.Logger
 	cleanupBatch int
 	pw           PasswordParams
+	notify       NotifyOptions // set by SetNotify (channel.go)
 }
 
 // New returns a Service over store.

@@ -85,8 +85,16 @@ func (db *DB) CreateDelivery(ctx context.Context, d *beet.Delivery) error {
 func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*beet.Delivery, error) {
 	// The CTE runs once (PostgreSQL may run an IN subquery with LIMIT
 	// more than once, claiming more rows than asked).
-	rows, err := db.write.QueryContext(ctx, `WITH due AS (SELECT id AS due_id FROM deliveries
-			WHERE status = 'pending' AND next_at <= $2 ORDER BY next_at, id LIMIT $3`+db.d.skipLocked()+`)
+	//
+	// Messages about one beet on one channel go out in order: a delivery
+	// waits while an earlier one of the same pair is pending, so a
+	// recovery never overtakes its alert (a PagerDuty resolve before its
+	// trigger would leave the incident open for good).
+	rows, err := db.write.QueryContext(ctx, `WITH due AS (SELECT id AS due_id FROM deliveries d
+			WHERE status = 'pending' AND next_at <= $2
+			AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.channel_id = d.channel_id AND e.beet_id = d.beet_id
+				AND e.status = 'pending' AND e.id < d.id)
+			ORDER BY next_at, id LIMIT $3`+db.d.skipLocked()+`)
 		UPDATE deliveries SET attempts = attempts + 1, next_at = $1 FROM due
 		WHERE id = due_id AND status = 'pending' AND next_at <= $2
 		RETURNING `+deliveryColumns, toMicros(now.Add(lease)), toMicros(now), pageLimit(limit))

@@ -199,6 +199,7 @@ func testOutboxClaim(t *testing.T, s beet.Store) {
 	b := newBeet(t, s, a.ID)
 	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
 	flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence)
+	flip(t, s, b.ID, t0.Add(90*time.Second), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
 	test := &beet.Delivery{ChannelID: c.ID, Event: beet.EventTest, CreatedAt: t0.Add(2 * time.Minute)}
 	if err := s.CreateDelivery(ctx, test); err != nil {
 		t.Fatal(err)
@@ -216,7 +217,7 @@ func testOutboxClaim(t *testing.T, s beet.Store) {
 		t.Fatalf("second claim = %+v, %v; want only the test delivery", second, err)
 	}
 	if more, _ := s.ClaimDeliveries(ctx, now, time.Minute, 10); len(more) != 0 {
-		t.Fatalf("claimed %d deliveries that are leased", len(more))
+		t.Fatalf("claimed %d deliveries that are leased, or a recovery before its alert was recorded", len(more))
 	}
 	_, err = s.ClaimDelivery(ctx, test.ID, now, time.Minute)
 	wantCode(t, "ClaimDelivery of a leased delivery", err, beet.ECONFLICT)
@@ -237,6 +238,14 @@ func testOutboxClaim(t *testing.T, s beet.Store) {
 	d, err := s.FindDeliveryByID(ctx, first[0].ID)
 	if err != nil || d.Status != beet.DeliveryFailed || d.Error != "HTTP 410 Gone" || d.Latency != 1500*time.Microsecond || d.LastAt == nil {
 		t.Fatalf("delivery after a permanent failure = %+v, %v", d, err)
+	}
+	// With its alert settled, the recovery goes out.
+	rec, err := s.ClaimDeliveries(ctx, now.Add(time.Minute), time.Minute, 10)
+	if err != nil || len(rec) != 1 || rec[0].Event != beet.EventUp {
+		t.Fatalf("claim after the alert was recorded = %+v, %v; want the recovery", rec, err)
+	}
+	if ok, _ := s.RecordDelivery(ctx, beet.DeliveryResult{ID: rec[0].ID, Attempts: 1, At: now, Status: beet.DeliverySuppressed}); !ok {
+		t.Fatal("RecordDelivery suppressed refused")
 	}
 	if ch, _ := s.FindChannelByID(ctx, c.ID); ch.FailingSince == nil || ch.FailingReason != "HTTP 410 Gone" {
 		t.Fatalf("channel not marked failing: %+v", ch)
@@ -260,8 +269,8 @@ func testOutboxClaim(t *testing.T, s beet.Store) {
 	if ch, _ := s.FindChannelByID(ctx, c.ID); ch.FailingSince != nil || ch.FailingReason != "" {
 		t.Fatalf("a success did not clear the failing mark: %+v", ch)
 	}
-	if n, err := s.DeleteDeliveriesBefore(ctx, now.Add(48*time.Hour), 100); err != nil || n != 2 {
-		t.Fatalf("DeleteDeliveriesBefore = %d, %v; want both finished ones", n, err)
+	if n, err := s.DeleteDeliveriesBefore(ctx, now.Add(48*time.Hour), 100); err != nil || n != 3 {
+		t.Fatalf("DeleteDeliveriesBefore = %d, %v; want the three finished ones", n, err)
 	}
 }
 

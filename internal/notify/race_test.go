@@ -167,4 +167,3 @@ func TestHelperWorkerProcess(t *testing.T) {
 	w.Once(context.Background()) // blocks at the receiver until killed
 	os.Exit(0)
 }
-

@@ -103,6 +103,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 // Start binds the listener and starts the background jobs. On error, call
 // Stop to release what New opened.
 func (a *App) Start(ctx context.Context) error {
+	if err := a.startNotify(); err != nil {
+		return err
+	}
 	if err := a.server.Open(a.cfg.Listen); err != nil {
 		return err
 	}

@@ -1,0 +1,42 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/beethq/beet/internal/notify"
+	"github.com/beethq/beet/internal/service"
+)
+
+// startNotify connects the service to the delivery side (channel URL
+// checks, email on or off, test messages sent at once) and starts the
+// outbox worker. Every instance runs one; claims keep them apart.
+func (a *App) startNotify() error {
+	var smtp *notify.SMTPConfig
+	if a.cfg.SMTPURL != "" {
+		c, err := notify.ParseSMTPURL(a.cfg.SMTPURL)
+		if err != nil {
+			return fmt.Errorf("BEET_SMTP_URL: %w", err)
+		}
+		smtp = c
+	}
+	allow := a.cfg.AllowPrivateTargets
+	w := &notify.Worker{
+		Store:       a.backend.Store,
+		Sender:      notify.NewSender(notify.SenderOptions{AllowPrivate: allow, BaseURL: a.cfg.BaseURL, SMTP: smtp}),
+		Maintenance: a.backend.Service,
+		BaseURL:     a.cfg.BaseURL,
+		Now:         a.now,
+		Log:         a.log.With("component", "notify"),
+	}
+	a.backend.Service.SetNotify(service.NotifyOptions{
+		CheckTarget:  func(ctx context.Context, u string) error { return notify.CheckTarget(ctx, u, allow) },
+		EmailEnabled: smtp != nil,
+		DeliverNow:   w.DeliverNow,
+	})
+	if allow {
+		a.log.Warn("channels may post to private addresses (BEET_ALLOW_PRIVATE_TARGETS=true)")
+	}
+	a.goJob("notify", w.Run)
+	return nil
+}

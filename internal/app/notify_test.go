@@ -78,10 +78,10 @@ type mailBackend struct{ b *inbox }
 type mailSession struct{ b *inbox }
 
 func (m mailBackend) NewSession(*smtp.Conn) (smtp.Session, error) { return mailSession(m), nil }
-func (mailSession) Reset()                                         {}
-func (mailSession) Logout() error                                  { return nil }
-func (mailSession) Mail(string, *smtp.MailOptions) error           { return nil }
-func (mailSession) Rcpt(string, *smtp.RcptOptions) error           { return nil }
+func (mailSession) Reset()                                        {}
+func (mailSession) Logout() error                                 { return nil }
+func (mailSession) Mail(string, *smtp.MailOptions) error          { return nil }
+func (mailSession) Rcpt(string, *smtp.RcptOptions) error          { return nil }
 func (s mailSession) Data(r io.Reader) error {
 	body, err := io.ReadAll(r)
 	s.b.add(string(body))

@@ -112,7 +112,12 @@ func (r *rig) channel(kind beet.ChannelKind, cfg beet.ChannelConfig) *beet.Chann
 // flip changes the beet's status now, through the store as detection does.
 func (r *rig) flip(from, to beet.Status, kind beet.FlipKind, reason string) *beet.Flip {
 	r.t.Helper()
-	f := &beet.Flip{BeetID: r.beet.ID, At: time.Now(), From: from, To: to, Kind: kind, Reason: reason}
+	return r.flipAt(time.Now(), from, to, kind, reason)
+}
+
+func (r *rig) flipAt(at time.Time, from, to beet.Status, kind beet.FlipKind, reason string) *beet.Flip {
+	r.t.Helper()
+	f := &beet.Flip{BeetID: r.beet.ID, At: at, From: from, To: to, Kind: kind, Reason: reason}
 	if kind == beet.FlipSilence {
 		f.Observed, f.Expected = ptr(0.0), ptr(1.0)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/notify"
 	"github.com/beethq/beet/internal/testdb"
+	"github.com/beethq/beet/internal/testlog"
 )
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
@@ -160,9 +161,13 @@ func TestPermanentRefusalMarksChannelFailing(t *testing.T) {
 	rc := newReceiver(t, 410)
 	ch := r.channel(beet.ChannelSlack, beet.ChannelConfig{URL: rc.URL + "/services/T0/B0/sekretpathsekret"})
 	r.down()
-	ds := r.drain(r.worker(), ch)
+	var logs testlog.Buffer
+	ds := r.drain(r.worker(func(w *notify.Worker) { w.Log = testlog.New(&logs) }), ch)
 	if len(rc.requests()) != 1 {
 		t.Fatalf("a 410 was retried: %d requests", len(rc.requests()))
+	}
+	if !strings.Contains(logs.String(), "410") || strings.Contains(logs.String(), "sekretpathsekret") {
+		t.Fatalf("the log must say what failed and never the URL's secret path:\n%s", logs.String())
 	}
 	d := ds[0]
 	if d.Status != beet.DeliveryFailed || !strings.Contains(d.Error, "410") || strings.Contains(d.Error, "sekretpathsekret") {

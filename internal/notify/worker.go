@@ -156,6 +156,10 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 	res := beet.DeliveryResult{ID: d.ID, Attempts: d.Attempts}
 	msg, ch, skip, err := w.prepare(ctx, d)
 	switch {
+	case beet.IsNotFound(err):
+		// The beet or flip was deleted while the delivery waited: there
+		// is nothing left to tell, and the channel is not at fault.
+		res.Status, res.Error = beet.DeliveryFailed, "not sent: "+beet.ErrorMessage(err)
 	case err != nil:
 		// Reading what to send failed (the database); try again later.
 		res.Status, res.Error = beet.DeliveryPending, "preparing the message: "+err.Error()

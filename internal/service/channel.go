@@ -126,7 +126,23 @@ func (s *Service) TestChannel(ctx context.Context, accountID, id int64) (*beet.D
 	if s.notify.DeliverNow == nil {
 		return d, nil
 	}
-	return s.notify.DeliverNow(ctx, d.ID)
+	sent, err := s.notify.DeliverNow(ctx, d.ID)
+	if beet.ErrorCode(err) != beet.ECONFLICT {
+		return sent, err
+	}
+	// A worker's poll claimed it first: wait for that worker's result.
+	deadline := time.Now().Add(time.Minute) // real time: a test clock may stand still
+	for {
+		got, err := s.store.FindDeliveryByID(ctx, d.ID)
+		if err != nil || got.LastAt != nil || got.Status != beet.DeliveryPending || time.Now().After(deadline) {
+			return got, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // Deliveries returns the channel's delivery log, newest first.

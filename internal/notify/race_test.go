@@ -104,12 +104,14 @@ func TestWorkerKilledMidSend(t *testing.T) {
 		arrived := make(chan struct{}, 4)
 		release := make(chan struct{})
 		rc := newReceiver(t)
-		rc.onRecv = func(n int) {
-			arrived <- struct{}{}
-			if n == 1 {
-				<-release // hold the first request until the sender is dead
+		rc.set(func(rc *receiver) {
+			rc.onRecv = func(n int) {
+				arrived <- struct{}{}
+				if n == 1 {
+					<-release // hold the first request until the sender is dead
+				}
 			}
-		}
+		})
 		defer close(release)
 		ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL})
 		d := &beet.Delivery{ChannelID: ch.ID, Event: beet.EventTest}

@@ -47,6 +47,7 @@ func newReceiver(t *testing.T, respond ...int) *receiver {
 			status = rc.respond[n-1]
 		}
 		hook := rc.onRecv
+		header := rc.header.Clone()
 		rc.mu.Unlock()
 		if hook != nil {
 			hook(n)
@@ -55,7 +56,7 @@ func newReceiver(t *testing.T, respond ...int) *receiver {
 			status = 405
 		}
 		if status >= 300 {
-			for k, v := range rc.header {
+			for k, v := range header {
 				w.Header()[k] = v
 			}
 		}
@@ -64,6 +65,13 @@ func newReceiver(t *testing.T, respond ...int) *receiver {
 	}))
 	t.Cleanup(rc.Close)
 	return rc
+}
+
+// set changes the receiver's behaviour while it serves.
+func (rc *receiver) set(fn func(rc *receiver)) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	fn(rc)
 }
 
 func (rc *receiver) requests() []request {

@@ -143,7 +143,7 @@ func TestRetryThenSucceed(t *testing.T) {
 func TestRetryAfterIsHonoured(t *testing.T) {
 	r := newRig(t, "sqlite")
 	rc := newReceiver(t, 429)
-	rc.header.Set("Retry-After", "1")
+	rc.set(func(rc *receiver) { rc.header.Set("Retry-After", "1") })
 	ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL})
 	r.down()
 	r.drain(r.worker(), ch)

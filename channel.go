@@ -358,6 +358,9 @@ type ChannelStore interface {
 	// SetBeetChannels replaces them; every ID must be a channel of the
 	// beet's account (ENOTFOUND otherwise).
 	SetBeetChannels(ctx context.Context, beetID int64, channelIDs []int64) error
+	// ChannelsOfBeets returns the channel IDs of each of the beets, in one
+	// read; beets without channels are absent from the map.
+	ChannelsOfBeets(ctx context.Context, beetIDs []int64) (map[int64][]int64, error)
 }
 
 // DeliveryStore is the outbox.

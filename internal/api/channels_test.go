@@ -193,3 +193,44 @@ func TestMaintenanceAPI(t *testing.T) {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
 }
+
+func TestBeetChannelsField(t *testing.T) {
+	e := newEnv(t)
+	c1 := e.createChannel(e.keyA, map[string]any{"kind": "webhook", "name": "one", "config": map[string]any{"url": "https://example.com/1"}})
+	c2 := e.createChannel(e.keyA, map[string]any{"kind": "slack", "name": "two", "config": map[string]any{"url": "https://example.com/2"}})
+	foreign := e.createChannel(e.keyB, map[string]any{"kind": "webhook", "name": "B", "config": map[string]any{"url": "https://example.com/b"}})
+	type withChannels struct {
+		ID       int64
+		Channels []int64
+	}
+	var all, some withChannels
+	r := e.do(e.keyA, "POST", "/api/v1/beets", map[string]any{"name": "all"})
+	r.json(t, &all)
+	if len(all.Channels) != 2 || all.Channels[0] != c1.ID || all.Channels[1] != c2.ID {
+		t.Fatalf("a new beet's channels = %v, want all of the account's", all.Channels)
+	}
+	r = e.do(e.keyA, "POST", "/api/v1/beets", map[string]any{"name": "some", "channels": []int64{c2.ID}})
+	r.json(t, &some)
+	if r.status != 201 || len(some.Channels) != 1 || some.Channels[0] != c2.ID {
+		t.Fatalf("create with channels: %d %s", r.status, r.body)
+	}
+	r = e.do(e.keyA, "POST", "/api/v1/beets", map[string]any{"name": "bad", "channels": []int64{foreign.ID}})
+	if _, field := r.errorCode(t); r.status != 404 || field != "channels" {
+		t.Fatalf("create with another account's channel: %d %s", r.status, r.body)
+	}
+	var list struct{ Beets []withChannels }
+	e.do(e.keyA, "GET", "/api/v1/beets", nil).json(t, &list)
+	if len(list.Beets) != 2 || len(list.Beets[0].Channels) != 2 || len(list.Beets[1].Channels) != 1 {
+		t.Fatalf("list (the refused create must have made no beet) = %+v", list.Beets)
+	}
+	r = e.do(e.keyA, "PATCH", fmt.Sprintf("/api/v1/beets/%d", all.ID), map[string]any{"channels": []int64{}})
+	var patched withChannels
+	r.json(t, &patched)
+	if r.status != 200 || patched.Channels == nil || len(patched.Channels) != 0 {
+		t.Fatalf("PATCH channels []: %d %s", r.status, r.body)
+	}
+	r = e.do(e.keyA, "GET", fmt.Sprintf("/api/v1/beets/%d", all.ID), nil)
+	if !strings.Contains(string(r.body), `"channels":[]`) {
+		t.Fatalf("GET after PATCH: %s", r.body)
+	}
+}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/beethq/beet"
@@ -263,4 +264,64 @@ func Covers(w *beet.MaintenanceWindow, t time.Time) bool {
 	}
 	slot := c.Prev(t, loc)
 	return !slot.IsZero() && t.Before(slot.Add(w.Duration))
+}
+
+// checkChannelIDs refuses IDs that are not channels of the account, before
+// anything is written.
+func (s *Service) checkChannelIDs(ctx context.Context, accountID int64, ids []int64) error {
+	if len(ids) > beet.MaxChannelsPerAccount {
+		return beet.FieldError("channels", "at most %d channels", beet.MaxChannelsPerAccount)
+	}
+	cs, err := s.store.FindChannels(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	mine := map[int64]bool{}
+	for _, c := range cs {
+		mine[c.ID] = true
+	}
+	for _, id := range ids {
+		if !mine[id] {
+			return &beet.Error{Code: beet.ENOTFOUND, Field: "channels", Message: "channel " + strconv.FormatInt(id, 10) + " not found"}
+		}
+	}
+	return nil
+}
+
+// applyChannels sets the beet's channels when ids is not nil, and loads
+// them into b.Channels.
+func (s *Service) applyChannels(ctx context.Context, b *beet.Beet, ids *[]int64) error {
+	if ids != nil {
+		if err := s.store.SetBeetChannels(ctx, b.ID, *ids); err != nil {
+			return err
+		}
+	}
+	chans, err := s.store.BeetChannels(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	b.Channels = chans
+	return nil
+}
+
+// fillChannels loads the channels of many beets in one read.
+func (s *Service) fillChannels(ctx context.Context, beets []*beet.Beet) error {
+	if len(beets) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(beets))
+	for i, b := range beets {
+		ids[i] = b.ID
+	}
+	m, err := s.store.ChannelsOfBeets(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, b := range beets {
+		b.Channels = m[b.ID]
+		if b.Channels == nil {
+			b.Channels = []int64{}
+		}
+	}
+	return nil
 }

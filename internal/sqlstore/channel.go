@@ -193,3 +193,36 @@ func scanChannel(s scanner) (*beet.Channel, error) {
 	c.CreatedAt, c.UpdatedAt = fromMicros(created), fromMicros(updated)
 	return &c, nil
 }
+
+// ChannelsOfBeets returns the channel IDs of many beets, a chunk of IDs
+// per query.
+func (db *DB) ChannelsOfBeets(ctx context.Context, beetIDs []int64) (map[int64][]int64, error) {
+	out := map[int64][]int64{}
+	for len(beetIDs) > 0 {
+		n := min(len(beetIDs), 500)
+		marks := make([]string, n)
+		args := make([]any, n)
+		for i := range n {
+			marks[i] = "$" + strconv.Itoa(i+1)
+			args[i] = beetIDs[i]
+		}
+		rows, err := db.read.QueryContext(ctx, `SELECT beet_id, channel_id FROM beet_channels WHERE beet_id IN (`+
+			strings.Join(marks, ",")+`) ORDER BY beet_id, channel_id`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("channels of beets: %w", err)
+		}
+		for rows.Next() {
+			var b, c int64
+			if err := rows.Scan(&b, &c); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("channels of beets: %w", err)
+			}
+			out[b] = append(out[b], c)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("channels of beets: %w", err)
+		}
+		beetIDs = beetIDs[n:]
+	}
+	return out, nil
+}

@@ -95,7 +95,11 @@ func testBeetChannels(t *testing.T, s beet.Store) {
 			t.Fatalf("BeetChannels(beet %d) = %v, %v; want both of the account's channels", b.ID, ids, err)
 		}
 	}
-	if ids, _ := s.BeetChannels(ctx, newBeet(t, s, otherAcct.ID).ID); len(ids) != 1 || ids[0] != foreign.ID {
+	m, err := s.ChannelsOfBeets(ctx, []int64{before.ID, after.ID, 999999})
+	if err != nil || len(m) != 2 || len(m[before.ID]) != 2 || m[after.ID][1] != c2.ID {
+		t.Fatalf("ChannelsOfBeets = %v, %v", m, err)
+	}
+		if ids, _ := s.BeetChannels(ctx, newBeet(t, s, otherAcct.ID).ID); len(ids) != 1 || ids[0] != foreign.ID {
 		t.Fatalf("another account's beet got channels %v", ids)
 	}
 	if err := s.SetBeetChannels(ctx, before.ID, []int64{c2.ID, c2.ID}); err != nil {
@@ -104,7 +108,7 @@ func testBeetChannels(t *testing.T, s beet.Store) {
 	if ids, _ := s.BeetChannels(ctx, before.ID); len(ids) != 1 || ids[0] != c2.ID {
 		t.Fatalf("after SetBeetChannels: %v", ids)
 	}
-	err := s.SetBeetChannels(ctx, before.ID, []int64{c1.ID, foreign.ID})
+	err = s.SetBeetChannels(ctx, before.ID, []int64{c1.ID, foreign.ID})
 	wantCode(t, "SetBeetChannels with another account's channel", err, beet.ENOTFOUND)
 	if ids, _ := s.BeetChannels(ctx, before.ID); len(ids) != 1 || ids[0] != c2.ID {
 		t.Fatalf("a refused SetBeetChannels changed the channels: %v", ids)

@@ -44,6 +44,7 @@ type App struct {
 	server   *server.Server
 	writer   *ingest.Writer
 	observer *observer
+	reg      *prometheus.Registry
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop
@@ -84,6 +85,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.onStop("store", func(context.Context) error { return b.Close() })
 
 	reg := prometheus.NewRegistry()
+	a.reg = reg
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	ih, err := a.startIngest(cfg, reg)
 	if err != nil {

@@ -3,7 +3,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/notify"
 	"github.com/beethq/beet/internal/service"
 )
@@ -28,6 +32,22 @@ func (a *App) startNotify() error {
 		BaseURL:     a.cfg.BaseURL,
 		Now:         a.now,
 		Log:         a.log.With("component", "notify"),
+	}
+	sent := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "beet_notify_deliveries_total",
+		Help: "Delivery attempts by channel kind and outcome (delivered, retry, failed, suppressed).",
+	}, []string{"kind", "outcome"})
+	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "beet_notify_send_seconds",
+		Help:    "How long sends took, by channel kind.",
+		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+	}, []string{"kind"})
+	a.reg.MustRegister(sent, latency)
+	w.Observe = func(kind beet.ChannelKind, outcome string, d time.Duration) {
+		sent.WithLabelValues(string(kind), outcome).Inc()
+		if outcome != "suppressed" {
+			latency.WithLabelValues(string(kind)).Observe(d.Seconds())
+		}
 	}
 	a.backend.Service.SetNotify(service.NotifyOptions{
 		CheckTarget:  func(ctx context.Context, u string) error { return notify.CheckTarget(ctx, u, allow) },

@@ -247,5 +247,21 @@ func TestNotificationsLive(t *testing.T) {
 				t.Errorf("suppressed row says %q", log.Deliveries[0].Error)
 			}
 		}
+		res, err := http.Get(a.URL() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		metrics, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, want := range []string{
+			`beet_notify_deliveries_total{kind="webhook",outcome="delivered"} 3`,
+			`beet_notify_deliveries_total{kind="email",outcome="delivered"} 3`,
+			`beet_notify_deliveries_total{kind="slack",outcome="suppressed"} 1`,
+			`beet_notify_send_seconds_count{kind="slack"} 3`,
+		} {
+			if !strings.Contains(string(metrics), want) {
+				t.Errorf("/metrics lacks %s", want)
+			}
+		}
 	})
 }

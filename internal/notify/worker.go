@@ -49,6 +49,9 @@ type Worker struct {
 	ReminderEvery time.Duration
 	// Keep is how long finished deliveries stay in the log; default 30 days.
 	Keep time.Duration
+	// Observe, if set, is told each outcome: delivered, retry, failed or
+	// suppressed, with the send's latency (for metrics).
+	Observe func(kind beet.ChannelKind, outcome string, latency time.Duration)
 }
 
 // Defaults.
@@ -192,6 +195,13 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 		}
 	}
 	res.At = w.now()
+	if w.Observe != nil && ch != nil && res.Error != "interrupted by shutdown" {
+		outcome := string(res.Status)
+		if res.Status == beet.DeliveryPending {
+			outcome = "retry"
+		}
+		w.Observe(ch.Kind, outcome, res.Latency)
+	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if ok, err := w.Store.RecordDelivery(rctx, res); err != nil {
@@ -278,7 +288,7 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 			return nil, nil, "", err
 		}
 		if in {
-			return nil, nil, "maintenance window: recorded, not sent", nil
+			return nil, ch, "maintenance window: recorded, not sent", nil
 		}
 	}
 	if d.Reminder == 0 {
@@ -293,7 +303,7 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 				return nil, nil, "", err
 			}
 			if !first {
-				return nil, nil, "flapping: one notice was sent; quiet until it settles", nil
+				return nil, ch, "flapping: one notice was sent; quiet until it settles", nil
 			}
 			d.Flapping = true
 		}

@@ -99,7 +99,7 @@ func testBeetChannels(t *testing.T, s beet.Store) {
 	if err != nil || len(m) != 2 || len(m[before.ID]) != 2 || m[after.ID][1] != c2.ID {
 		t.Fatalf("ChannelsOfBeets = %v, %v", m, err)
 	}
-		if ids, _ := s.BeetChannels(ctx, newBeet(t, s, otherAcct.ID).ID); len(ids) != 1 || ids[0] != foreign.ID {
+	if ids, _ := s.BeetChannels(ctx, newBeet(t, s, otherAcct.ID).ID); len(ids) != 1 || ids[0] != foreign.ID {
 		t.Fatalf("another account's beet got channels %v", ids)
 	}
 	if err := s.SetBeetChannels(ctx, before.ID, []int64{c2.ID, c2.ID}); err != nil {

@@ -54,7 +54,10 @@ type Beet struct {
 	DueAt *time.Time
 	// Model is the learned model of a beet in auto mode, as the detector
 	// encodes it; nil before its first event.
-	Model     []byte
+	Model []byte
+	// Channels are the IDs of the channels the beet notifies; the service
+	// fills them in for the API (nil when not loaded).
+	Channels  []int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -135,6 +138,9 @@ type BeetUpdate struct {
 	Timezone    *string
 	Detection   *Detection
 	AllowBots   *bool
+	// Channels replaces the channels the beet notifies (the service
+	// applies it; see ChannelStore.SetBeetChannels).
+	Channels *[]int64
 }
 
 // Apply returns b with upd applied, for validation before the store writes it.

@@ -49,6 +49,9 @@ type Store interface {
 	ProblemStore
 	FlipStore
 	IncidentStore
+	ChannelStore
+	DeliveryStore
+	MaintenanceStore
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	// SchemaCurrent reports whether every migration has been applied.

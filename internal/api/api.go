@@ -53,6 +53,18 @@ func (h *Handler) routes() []route {
 		{"GET", "/api/v1/beets/{id}/flips", beetList("flips", h.svc.Flips, toFlipJSON)},
 		{"GET", "/api/v1/beets/{id}/problems", beetList("problems", h.svc.Problems, toProblemJSON)},
 		{"GET", "/api/v1/incidents", h.listIncidents},
+		{"GET", "/api/v1/beets/{id}/channels", h.getBeetChannels},
+		{"PUT", "/api/v1/beets/{id}/channels", h.setBeetChannels},
+		{"POST", "/api/v1/channels", h.createChannel},
+		{"GET", "/api/v1/channels", h.listChannels},
+		{"GET", "/api/v1/channels/{id}", h.getChannel},
+		{"PATCH", "/api/v1/channels/{id}", h.updateChannel},
+		{"DELETE", "/api/v1/channels/{id}", h.deleteChannel},
+		{"POST", "/api/v1/channels/{id}/test", h.testChannel},
+		{"GET", "/api/v1/channels/{id}/deliveries", h.listDeliveries},
+		{"POST", "/api/v1/maintenance", h.createMaintenance},
+		{"GET", "/api/v1/maintenance", h.listMaintenance},
+		{"DELETE", "/api/v1/maintenance/{id}", h.deleteMaintenance},
 	}
 }
 

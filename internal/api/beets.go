@@ -25,6 +25,7 @@ type beetJSON struct {
 	AllowBots    bool           `json:"allow_bots"`
 	LastEventAt  *time.Time     `json:"last_event_at"`
 	DueAt        *time.Time     `json:"due_at"`
+	Channels     []int64        `json:"channels"`
 	CreatedAt    time.Time      `json:"created_at"`
 	UpdatedAt    time.Time      `json:"updated_at"`
 }
@@ -34,7 +35,7 @@ func toBeetJSON(b *beet.Beet) beetJSON {
 		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token,
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
 		Detection: b.Detection, Expectation: detect.Expectation(b), AllowBots: b.AllowBots,
-		LastEventAt: b.LastEventAt, DueAt: b.DueAt,
+		LastEventAt: b.LastEventAt, DueAt: b.DueAt, Channels: b.Channels,
 		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
@@ -45,6 +46,7 @@ type beetCreateRequest struct {
 	Timezone    string          `json:"timezone"`
 	Detection   *beet.Detection `json:"detection"`
 	AllowBots   bool            `json:"allow_bots"`
+	Channels    *[]int64        `json:"channels"`
 }
 
 // beetUpdateRequest leaves out what the client leaves out; a null counts as
@@ -55,6 +57,7 @@ type beetUpdateRequest struct {
 	Timezone    *string         `json:"timezone"`
 	Detection   *beet.Detection `json:"detection"`
 	AllowBots   *bool           `json:"allow_bots"`
+	Channels    *[]int64        `json:"channels"`
 }
 
 type accountJSON struct {

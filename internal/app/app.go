@@ -43,6 +43,7 @@ type App struct {
 	backend *Backend
 	server  *server.Server
 	writer  *ingest.Writer
+	reg     *prometheus.Registry
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop
@@ -83,6 +84,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.onStop("store", func(context.Context) error { return b.Close() })
 
 	reg := prometheus.NewRegistry()
+	a.reg = reg
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	ih, err := a.startIngest(cfg, reg)
 	if err != nil {
@@ -102,6 +104,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 // Start binds the listener and starts the background jobs. On error, call
 // Stop to release what New opened.
 func (a *App) Start(ctx context.Context) error {
+	if err := a.startNotify(); err != nil {
+		return err
+	}
 	if err := a.server.Open(a.cfg.Listen); err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@
 //	BEET_SPOOL_PATH        --spool-path         <db file>.spool         local file that keeps events while the database is down (PostgreSQL: ./beet.spool)
 //	BEET_INGEST_BATCH      --ingest-batch       256                     most events committed in one ingestion transaction (1 to 10000)
 //	BEET_INGEST_WAIT       --ingest-wait        0s                      how long a commit group waits to fill (0 to 100ms; 0 takes what is queued)
+//	BEET_SMTP_URL          --smtp-url           (none)                  mail server for email channels: smtp://user:pass@host:587?from=alerts@example.com (smtps:// for TLS on connect)
+//	BEET_ALLOW_PRIVATE_TARGETS --allow-private-targets false           let channels post to loopback, private and link-local addresses (self-hosted, alerting inside the network)
 //
 // Every bad setting gives one error that names its variable and flag; all of
 // them are reported together, on one line, so an operator fixes them in one go.
@@ -63,6 +65,10 @@ type Config struct {
 	IngestBatch int
 	// IngestWait is how long a commit group waits to fill.
 	IngestWait time.Duration
+	// SMTPURL is the mail server of email channels; empty turns them off.
+	SMTPURL string
+	// AllowPrivateTargets lets channels reach private addresses.
+	AllowPrivateTargets bool
 }
 
 // Limits checked by Validate.
@@ -223,6 +229,39 @@ var settings = []setting{
 			return nil
 		},
 	},
+	{
+		env: "BEET_SMTP_URL", flag: "smtp-url", def: "", secret: true,
+		usage: "mail server for email channels: smtp://user:pass@host:587?from=alerts@example.com (smtps:// for TLS on connect; tls=opportunistic|none)",
+		parse: func(c *Config, s string) error { c.SMTPURL = strings.TrimSpace(s); return nil },
+		check: func(c Config) error { return checkSMTPURL(c.SMTPURL) },
+	},
+	{
+		env: "BEET_ALLOW_PRIVATE_TARGETS", flag: "allow-private-targets", def: "false",
+		usage: "let channels post to loopback, private and link-local addresses (true or false)",
+		parse: func(c *Config, s string) (err error) {
+			c.AllowPrivateTargets, err = strconv.ParseBool(strings.TrimSpace(s))
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			return nil
+		},
+		check: func(Config) error { return nil },
+	},
+}
+
+// checkSMTPURL checks the shape of BEET_SMTP_URL; notify parses it fully.
+func checkSMTPURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" {
+		return errors.New("must look like smtp://user:pass@host:587?from=alerts@example.com (or smtps://)")
+	}
+	if u.Query().Get("from") == "" {
+		return errors.New("needs from=address, the sender of alert emails")
+	}
+	return nil
 }
 
 // SettingError is what is wrong with one setting. Value is empty for secret

@@ -16,6 +16,9 @@ type BeetInput struct {
 	Timezone    string
 	Detection   *beet.Detection
 	AllowBots   bool
+	// Channels chooses the channels the beet notifies; nil means all of
+	// the account's (channel.go).
+	Channels *[]int64
 }
 
 // CreateBeet creates a beet for the account with a fresh token.
@@ -41,6 +44,11 @@ func (s *Service) CreateBeet(ctx context.Context, accountID int64, in BeetInput)
 	if err := validateBeet(b); err != nil {
 		return nil, err
 	}
+	if in.Channels != nil {
+		if err := s.checkChannelIDs(ctx, accountID, *in.Channels); err != nil {
+			return nil, err
+		}
+	}
 	// A token collision is astronomically unlikely, but a retry costs nothing.
 	for attempt := 0; ; attempt++ {
 		b.Token = beet.NewToken()
@@ -53,6 +61,9 @@ func (s *Service) CreateBeet(ctx context.Context, accountID int64, in BeetInput)
 		}
 	}
 	s.log.Info("beet created", "account_id", accountID, "beet_id", b.ID)
+	if err := s.applyChannels(ctx, b, in.Channels); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -65,6 +76,9 @@ func (s *Service) Beet(ctx context.Context, accountID, id int64) (*beet.Beet, er
 	if b.AccountID != accountID {
 		return nil, beet.Errorf(beet.ENOTFOUND, "beet %d not found", id)
 	}
+	if err := s.applyChannels(ctx, b, nil); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -74,7 +88,14 @@ func (s *Service) Beets(ctx context.Context, accountID int64, f beet.BeetFilter)
 	if err := checkPage(f.Limit, f.Offset); err != nil {
 		return nil, 0, err
 	}
-	return s.store.FindBeets(ctx, f)
+	beets, total, err := s.store.FindBeets(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := s.fillChannels(ctx, beets); err != nil {
+		return nil, 0, err
+	}
+	return beets, total, nil
 }
 
 // UpdateBeet changes the account's beet. The result is validated as a whole
@@ -88,7 +109,19 @@ func (s *Service) UpdateBeet(ctx context.Context, accountID, id int64, upd beet.
 	if err := validateBeet(&next); err != nil {
 		return nil, err
 	}
-	return s.store.UpdateBeet(ctx, id, upd, s.Now())
+	if upd.Channels != nil {
+		if err := s.checkChannelIDs(ctx, accountID, *upd.Channels); err != nil {
+			return nil, err
+		}
+	}
+	nb, err := s.store.UpdateBeet(ctx, id, upd, s.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.applyChannels(ctx, nb, upd.Channels); err != nil {
+		return nil, err
+	}
+	return nb, nil
 }
 
 // DeleteBeet deletes the account's beet with its events.

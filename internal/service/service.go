@@ -30,6 +30,7 @@ type Service struct {
 	log          *slog.Logger
 	cleanupBatch int
 	pw           PasswordParams
+	notify       NotifyOptions // set by SetNotify (channel.go)
 
 	watchedMu sync.Mutex // the global guard's cached count of watched beets
 	watchedN  int

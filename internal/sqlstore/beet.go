@@ -38,12 +38,19 @@ func (db *DB) CreateBeet(ctx context.Context, b *beet.Beet) error {
 	if err != nil {
 		return fmt.Errorf("create beet: %w", err)
 	}
-	err = db.write.QueryRowContext(ctx, `INSERT INTO beets (account_id, name, description, token, status,
+	// A new beet notifies every channel of its account, from the start.
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `INSERT INTO beets (account_id, name, description, token, status,
 		status_reason, status_since, timezone, detection, allow_bots, last_event_at, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $11, $12) RETURNING id`,
-		nb.AccountID, nb.Name, nb.Description, nb.Token, string(nb.Status), nb.StatusReason, nb.Timezone,
-		string(detection), nb.AllowBots, nullMicros(nb.LastEventAt), toMicros(nb.CreatedAt), toMicros(nb.UpdatedAt),
-	).Scan(&nb.ID)
+			nb.AccountID, nb.Name, nb.Description, nb.Token, string(nb.Status), nb.StatusReason, nb.Timezone,
+			string(detection), nb.AllowBots, nullMicros(nb.LastEventAt), toMicros(nb.CreatedAt), toMicros(nb.UpdatedAt),
+		).Scan(&nb.ID)
+		if err != nil {
+			return err
+		}
+		return attachAccountChannels(ctx, tx, nb.ID, nb.AccountID)
+	})
 	switch {
 	case db.d.isUnique(err):
 		return fmt.Errorf("create beet: %w", tokenTaken())
@@ -340,11 +347,17 @@ func (db *DB) ApplyDue(ctx context.Context, changes []beet.DueChange) error {
 	return nil
 }
 
+// insertFlip records f and, in the same transaction, its outbox rows (one
+// delivery per channel of the beet; see fanOut).
 func insertFlip(ctx context.Context, q querier, f *beet.Flip) error {
-	return q.QueryRowContext(ctx, `INSERT INTO flips (beet_id, at, from_status, to_status, kind, reason, observed, expected)
+	err := q.QueryRowContext(ctx, `INSERT INTO flips (beet_id, at, from_status, to_status, kind, reason, observed, expected)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
 		f.BeetID, toMicros(f.At), string(f.From), string(f.To), string(f.Kind), f.Reason,
 		nullFloat(f.Observed), nullFloat(f.Expected)).Scan(&f.ID)
+	if err != nil {
+		return err
+	}
+	return fanOut(ctx, q, f)
 }
 
 // scanBeet reads the beetColumns, then any extra columns into extra.

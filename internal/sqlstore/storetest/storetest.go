@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"Retention", testRetention},
 		{"DeleteEventsBefore", testDeleteEventsBefore},
 	}
+	tests = append(tests, channelTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,197 @@
+package notify_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net"
+	"net/mail"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/emersion/go-smtp"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/notify"
+)
+
+// smtpServer is a real SMTP server on loopback (emersion/go-smtp) that
+// keeps what it is sent; it refuses a recipient on demand.
+type smtpServer struct {
+	addr     string
+	mu       sync.Mutex
+	mails    []gotMail
+	refuseTo string
+	failNext int // answer the next n DATA commands with a temporary 451
+}
+
+type gotMail struct {
+	From string
+	To   []string
+	Data []byte
+}
+
+type smtpSession struct {
+	s   *smtpServer
+	cur gotMail
+}
+
+func (s *smtpServer) NewSession(*smtp.Conn) (smtp.Session, error)  { return &smtpSession{s: s}, nil }
+func (x *smtpSession) Reset()                                      { x.cur = gotMail{} }
+func (x *smtpSession) Logout() error                               { return nil }
+func (x *smtpSession) Mail(from string, _ *smtp.MailOptions) error { x.cur.From = from; return nil }
+func (x *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if to == x.s.refuseTo {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
+	x.cur.To = append(x.cur.To, to)
+	return nil
+}
+func (x *smtpSession) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	x.s.mu.Lock()
+	defer x.s.mu.Unlock()
+	if x.s.failNext > 0 {
+		x.s.failNext--
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+	}
+	x.cur.Data = b
+	x.s.mails = append(x.s.mails, x.cur)
+	return nil
+}
+
+func newSMTPServer(t *testing.T) *smtpServer {
+	s := &smtpServer{}
+	srv := smtp.NewServer(s)
+	srv.Domain = "localhost"
+	srv.AllowInsecureAuth = true
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.addr = l.Addr().String()
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+func (s *smtpServer) got() []gotMail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]gotMail(nil), s.mails...)
+}
+
+// parts reads a multipart/alternative message into its decoded parts.
+func parts(t *testing.T, m *mail.Message) map[string]string {
+	t.Helper()
+	mt, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/alternative" {
+		t.Fatalf("Content-Type %q, want multipart/alternative", m.Header.Get("Content-Type"))
+	}
+	out := map[string]string{}
+	mr := multipart.NewReader(m.Body, params["boundary"])
+	for {
+		p, err := mr.NextRawPart()
+		if errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		var r io.Reader = p
+		if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
+			r = quotedprintable.NewReader(p)
+		}
+		b, _ := io.ReadAll(r)
+		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		out[ct] = string(b)
+	}
+	return out
+}
+
+func TestEmailOverSMTP(t *testing.T) {
+	srv := newSMTPServer(t)
+	srv.failNext = 1 // a temporary refusal is retried
+	cfg, err := notify.ParseSMTPURL(fmt.Sprintf("smtp://%s?from=alerts@beet.example.com&tls=none", srv.addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, "sqlite")
+	ch := r.channel(beet.ChannelEmail, beet.ChannelConfig{To: "ops@example.com"})
+	r.down()
+	w := r.worker(func(w *notify.Worker) {
+		w.Sender = notify.NewSender(notify.SenderOptions{SMTP: cfg, BaseURL: w.BaseURL})
+	})
+	ds := r.drain(w, ch)
+	if d := ds[0]; d.Status != beet.DeliveryDelivered || d.Attempts != 2 {
+		t.Fatalf("delivery %+v; want delivered on attempt 2 after a 451", d)
+	}
+	mails := srv.got()
+	if len(mails) != 1 {
+		t.Fatalf("the server got %d mails, want 1", len(mails))
+	}
+	got := mails[0]
+	if got.From != "alerts@beet.example.com" || len(got.To) != 1 || got.To[0] != "ops@example.com" {
+		t.Fatalf("envelope %s → %v", got.From, got.To)
+	}
+	m, err := mail.ReadMessage(bytes.NewReader(got.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := new(mime.WordDecoder)
+	subject, _ := dec.DecodeHeader(m.Header.Get("Subject"))
+	if subject != "Checkout succeeded is down" {
+		t.Errorf("Subject %q", subject)
+	}
+	key := ds[0].IdempotencyKey()
+	if m.Header.Get("Message-Id") != "<"+key+"@beet.example.com>" || m.Header.Get("X-Beet-Idempotency-Key") != key {
+		t.Errorf("Message-ID %q, X-Beet-Idempotency-Key %q; want the idempotency key", m.Header.Get("Message-Id"), m.Header.Get("X-Beet-Idempotency-Key"))
+	}
+	p := parts(t, m)
+	text, html := p["text/plain"], p["text/html"]
+	link := fmt.Sprintf("https://beet.example.com/beets/%d", r.beet.ID)
+	for _, want := range []string{"Checkout succeeded is down", "Observed 0, expected 1", "Europe/Riga", link} {
+		if !strings.Contains(text, want) || !strings.Contains(html, want) {
+			t.Errorf("the text or HTML part lacks %q:\n%s\n%s", want, text, html)
+		}
+	}
+	if !strings.Contains(html, `<a href="`+link+`">`) {
+		t.Errorf("HTML part has no link: %s", html)
+	}
+}
+
+func TestEmailRefusedRecipient(t *testing.T) {
+	srv := newSMTPServer(t)
+	srv.refuseTo = "gone@example.com"
+	cfg, _ := notify.ParseSMTPURL(fmt.Sprintf("smtp://%s?from=alerts@beet.example.com&tls=none", srv.addr))
+	r := newRig(t, "sqlite")
+	ch := r.channel(beet.ChannelEmail, beet.ChannelConfig{To: "gone@example.com"})
+	r.down()
+	ds := r.drain(r.worker(func(w *notify.Worker) { w.Sender = notify.NewSender(notify.SenderOptions{SMTP: cfg}) }), ch)
+	if d := ds[0]; d.Status != beet.DeliveryFailed || d.Attempts != 1 || !strings.Contains(d.Error, "550") {
+		t.Fatalf("delivery %+v; want failed at once on a 550", d)
+	}
+}
+
+func TestParseSMTPURL(t *testing.T) {
+	c, err := notify.ParseSMTPURL("smtps://user:p%40ss@mail.example.com?from=a@example.com")
+	if err != nil || c.Port != 465 || c.TLS != "implicit" || c.Password != "p@ss" || c.Username != "user" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if c, _ := notify.ParseSMTPURL("smtp://mail.example.com?from=a@example.com"); c.Port != 587 || c.TLS != "starttls" {
+		t.Fatalf("defaults %+v", c)
+	}
+	for _, bad := range []string{"http://x", "smtp://mail.example.com", "smtp://mail.example.com?from=nope", "smtp://h?from=a@b.c&tls=maybe", "smtp://u:hunter2@h:99999?from=a@b.c"} {
+		_, err := notify.ParseSMTPURL(bad)
+		if err == nil || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+// Package notify delivers flips to people: it renders one message per
+// channel kind, sends it (webhook, email, Slack, Discord, Teams, PagerDuty,
+// ntfy) and runs the worker that drains the delivery outbox with retries,
+// backoff and jitter. Every HTTP target is dialled through a guard that
+// refuses private addresses unless the operator allows them.
+package notify
+
+import (
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
+)
+
+// Message is what one delivery says, in every form the kinds need.
+type Message struct {
+	Event          string // beet.down, beet.anomalous, beet.up or test
+	Beet           *beet.Beet
+	Flip           *beet.Flip
+	Reminder       int
+	Flapping       bool
+	IdempotencyKey string
+	IncidentKey    string
+	Link           string // the beet's page
+	Title          string // "Checkout is down"
+	Summary        string // one sentence with the numbers
+	When           string // "since 2026-06-01 15:02 EEST (Europe/Riga), 12 min ago"
+	At             time.Time
+}
+
+// Text is the message as plain text.
+func (m *Message) Text() string {
+	var b strings.Builder
+	b.WriteString(m.Title + "\n\n" + m.Summary + "\n" + m.When + "\n")
+	if m.Link != "" {
+		b.WriteString("\n" + m.Link + "\n")
+	}
+	return b.String()
+}
+
+// HTML is the message as a small HTML document, for email.
+func (m *Message) HTML() string {
+	e := html.EscapeString
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><body style="font-family:sans-serif">`)
+	b.WriteString(`<h2 style="color:` + m.color() + `">` + e(m.Title) + `</h2>`)
+	b.WriteString(`<p>` + e(m.Summary) + `</p><p>` + e(m.When) + `</p>`)
+	if m.Link != "" {
+		b.WriteString(`<p><a href="` + e(m.Link) + `">Open ` + e(m.Beet.Name) + ` in Beet</a></p>`)
+	}
+	b.WriteString(`</body></html>`)
+	return b.String()
+}
+
+// good reports whether the message is good news (recovery or a test).
+func (m *Message) good() bool { return m.Event == beet.EventUp || m.Event == beet.EventTest }
+
+func (m *Message) color() string {
+	switch {
+	case m.good():
+		return "#2e7d32"
+	case m.Event == beet.EventAnomalous:
+		return "#ef6c00"
+	}
+	return "#c62828"
+}
+
+// render builds the message of delivery d about flip f of beet b. incident
+// is the flip that opened the incident (nil if unknown); now is when it
+// is sent, for "how long".
+func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL string, now time.Time) *Message {
+	m := &Message{Event: d.Event, Beet: b, Flip: f, Reminder: d.Reminder, Flapping: d.Flapping,
+		IdempotencyKey: d.IdempotencyKey(), IncidentKey: d.IncidentKey(), At: now}
+	if d.Event == beet.EventTest {
+		m.Title = "Test message from Beet"
+		m.Summary = "This channel works: Beet will send alerts here when a beet goes down, becomes anomalous or recovers."
+		m.When = "Sent " + now.UTC().Format("2006-01-02 15:04:05 MST") + "."
+		m.Beet = &beet.Beet{Name: "Test", Status: beet.StatusUp, Timezone: "UTC"}
+		m.Flip = &beet.Flip{At: now, From: beet.StatusUp, To: beet.StatusUp, Kind: "test", Reason: m.Summary}
+		return m
+	}
+	loc, err := time.LoadLocation(b.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	local := func(t time.Time) string {
+		return t.In(loc).Format("2006-01-02 15:04 MST") + " (" + loc.String() + ")"
+	}
+	if baseURL != "" {
+		m.Link = strings.TrimRight(baseURL, "/") + "/beets/" + strconv.FormatInt(b.ID, 10)
+	}
+	state := map[string]string{beet.EventDown: "down", beet.EventAnomalous: "anomalous"}[d.Event]
+	start := f.At
+	if incident != nil {
+		start = incident.At
+	}
+	switch {
+	case d.Flapping:
+		m.Title = b.Name + " is flapping"
+	case d.Event == beet.EventUp:
+		m.Title = b.Name + " is back up"
+	case d.Reminder > 0:
+		m.Title = b.Name + " is still " + state
+	default:
+		m.Title = b.Name + " is " + state
+	}
+	m.Summary = sentence(f.Reason) + numbers(f)
+	if d.Flapping {
+		m.Summary = "It changed state many times in the last hour; Beet stays quiet about it until it settles. Latest: " + m.Summary
+	}
+	switch {
+	case d.Event == beet.EventUp:
+		m.When = "Recovered " + local(f.At) + " after " + detect.Duration(f.At.Sub(start)) + " (" + stateOf(incident) + " since " + local(start) + ")."
+	default:
+		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + detect.Duration(now.Sub(start)) + " ago."
+	}
+	return m
+}
+
+func stateOf(f *beet.Flip) string {
+	if f == nil {
+		return "in trouble"
+	}
+	return string(f.To)
+}
+
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") && !strings.HasSuffix(s, "?") {
+		s += "."
+	}
+	return s
+}
+
+func numbers(f *beet.Flip) string {
+	switch {
+	case f.Observed != nil && f.Expected != nil:
+		return fmt.Sprintf(" Observed %s, expected %s.", num(*f.Observed), num(*f.Expected))
+	case f.Observed != nil:
+		return fmt.Sprintf(" Observed %s.", num(*f.Observed))
+	}
+	return ""
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

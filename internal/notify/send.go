@@ -1,0 +1,330 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/version"
+)
+
+// PagerDutyEventsURL is the Events API v2 endpoint.
+const PagerDutyEventsURL = "https://events.pagerduty.com/v2/enqueue"
+
+// SendError is a failed attempt: whether retrying can help, and when the
+// receiver asked us to come back (Retry-After). Its text never holds a
+// channel's secret.
+type SendError struct {
+	Msg        string
+	Permanent  bool
+	RetryAfter time.Duration
+}
+
+func (e *SendError) Error() string { return e.Msg }
+
+// Sender sends rendered messages to channels of every kind.
+type Sender struct {
+	client  *http.Client
+	smtp    *SMTPConfig
+	baseURL string
+	// pagerDutyURL is the Events API endpoint; only tests change it (through
+	// export_test.go), so no setting can send routing keys elsewhere.
+	pagerDutyURL string
+}
+
+// SenderOptions configures a Sender.
+type SenderOptions struct {
+	// AllowPrivate lets targets on private addresses through
+	// (BEET_ALLOW_PRIVATE_TARGETS).
+	AllowPrivate bool
+	// BaseURL is the public URL of Beet, for links.
+	BaseURL string
+	// SMTP is the mail server; nil means email channels cannot send.
+	SMTP *SMTPConfig
+}
+
+// NewSender returns a Sender.
+func NewSender(opts SenderOptions) *Sender {
+	return &Sender{client: newHTTPClient(opts.AllowPrivate), smtp: opts.SMTP, baseURL: opts.BaseURL, pagerDutyURL: PagerDutyEventsURL}
+}
+
+// Send delivers m to ch once.
+func (s *Sender) Send(ctx context.Context, ch *beet.Channel, m *Message) error {
+	switch ch.Kind {
+	case beet.ChannelWebhook:
+		body, err := json.Marshal(webhookPayload(m))
+		if err != nil {
+			return err
+		}
+		h := http.Header{}
+		if ch.Config.Secret != "" {
+			h.Set("Beet-Signature", Sign(ch.Config.Secret, time.Now(), body))
+		}
+		return s.post(ctx, ch.Config.URL, "application/json", body, h, m)
+	case beet.ChannelSlack:
+		return s.postJSON(ctx, ch.Config.URL, slackPayload(m), m)
+	case beet.ChannelDiscord:
+		return s.postJSON(ctx, ch.Config.URL, discordPayload(m), m)
+	case beet.ChannelTeams:
+		return s.postJSON(ctx, ch.Config.URL, teamsPayload(m), m)
+	case beet.ChannelPagerDuty:
+		return s.postJSON(ctx, s.pagerDutyURL, pagerDutyPayload(ch.Config.RoutingKey, m), m)
+	case beet.ChannelNtfy:
+		h := http.Header{}
+		h.Set("Title", headerText(m.Title))
+		h.Set("Priority", map[bool]string{true: "default", false: "high"}[m.good()])
+		h.Set("Tags", map[bool]string{true: "white_check_mark", false: "rotating_light"}[m.good()])
+		if m.Link != "" {
+			h.Set("Click", m.Link)
+		}
+		return s.post(ctx, ch.Config.URL, "text/plain; charset=utf-8", []byte(m.Summary+"\n"+m.When), h, m)
+	case beet.ChannelEmail:
+		return s.sendEmail(ctx, ch.Config.To, m)
+	}
+	return &SendError{Msg: fmt.Sprintf("unknown channel kind %q", ch.Kind), Permanent: true}
+}
+
+// Sign returns the Beet-Signature header value for body sent at t:
+// t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.
+func Sign(secret string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+func (s *Sender) postJSON(ctx context.Context, target string, v any, m *Message) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.post(ctx, target, "application/json", body, nil, m)
+}
+
+// post sends one request and classifies the answer: 2xx delivered; 408,
+// 429 and 5xx (and network errors) worth retrying, with the receiver's
+// Retry-After; any other status refused for good.
+func (s *Sender) post(ctx context.Context, target, contentType string, body []byte, h http.Header, m *Message) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return &SendError{Msg: "bad target URL " + beet.MaskURL(target), Permanent: true}
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("User-Agent", "Beet/"+version.Version)
+	req.Header.Set("Idempotency-Key", m.IdempotencyKey)
+	res, err := s.client.Do(req)
+	if err != nil {
+		// *url.Error prints the whole URL, whose path is often the secret.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return &SendError{Msg: "POST " + beet.MaskURL(target) + ": " + err.Error(), Permanent: errors.Is(err, errPrivate)}
+	}
+	defer res.Body.Close()
+	snippet, _ := io.ReadAll(io.LimitReader(res.Body, 300))
+	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10)) // lets the connection be reused
+	if res.StatusCode >= 200 && res.StatusCode < 300 {
+		return nil
+	}
+	msg := "POST " + beet.MaskURL(target) + ": HTTP " + strconv.Itoa(res.StatusCode)
+	if t := strings.TrimSpace(strings.ToValidUTF8(string(snippet), "")); t != "" {
+		msg += ": " + t
+	}
+	retry := res.StatusCode == 408 || res.StatusCode == 429 || res.StatusCode >= 500
+	return &SendError{Msg: msg, Permanent: !retry, RetryAfter: retryAfter(res.Header.Get("Retry-After"), time.Now())}
+}
+
+// retryAfter reads Retry-After as seconds or an HTTP date; 0 if absent.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// headerText makes s safe for an HTTP header: ntfy reads UTF-8 titles, but
+// control characters would break the request.
+func headerText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	return clip(s, 250)
+}
+
+// clip cuts s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+type webhookBeet struct {
+	ID           int64       `json:"id"`
+	Name         string      `json:"name"`
+	Status       beet.Status `json:"status"`
+	StatusReason string      `json:"status_reason"`
+	URL          string      `json:"url"`
+}
+
+type webhookFlip struct {
+	At       time.Time     `json:"at"`
+	From     beet.Status   `json:"from"`
+	To       beet.Status   `json:"to"`
+	Kind     beet.FlipKind `json:"kind"`
+	Reason   string        `json:"reason"`
+	Observed *float64      `json:"observed,omitempty"`
+	Expected *float64      `json:"expected,omitempty"`
+}
+
+// WebhookPayload is the JSON body of a webhook (CONTRACT §2), with three
+// additions: the incident key shared by an alert and its recovery, the
+// reminder number, and whether this is the flapping notice.
+type WebhookPayload struct {
+	Event          string      `json:"event"`
+	Beet           webhookBeet `json:"beet"`
+	Flip           webhookFlip `json:"flip"`
+	IdempotencyKey string      `json:"idempotency_key"`
+	IncidentKey    string      `json:"incident_key"`
+	Reminder       int         `json:"reminder,omitempty"`
+	Flapping       bool        `json:"flapping,omitempty"`
+	Message        string      `json:"message"`
+}
+
+func webhookPayload(m *Message) WebhookPayload {
+	b, f := m.Beet, m.Flip
+	return WebhookPayload{
+		Event: m.Event,
+		Beet:  webhookBeet{ID: b.ID, Name: b.Name, Status: b.Status, StatusReason: b.StatusReason, URL: m.Link},
+		Flip: webhookFlip{At: f.At.UTC(), From: f.From, To: f.To, Kind: f.Kind, Reason: f.Reason,
+			Observed: f.Observed, Expected: f.Expected},
+		IdempotencyKey: m.IdempotencyKey, IncidentKey: m.IncidentKey, Reminder: m.Reminder, Flapping: m.Flapping,
+		Message: m.Title + ". " + m.Summary + " " + m.When,
+	}
+}
+
+// slackPayload follows Slack's incoming webhooks: "text" is the fallback
+// shown in notifications, "blocks" the message itself (mrkdwn sections of
+// at most 3000 characters).
+func slackPayload(m *Message) map[string]any {
+	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
+	text := "*" + esc(m.Title) + "*\n" + esc(m.Summary) + "\n" + esc(m.When)
+	if m.Link != "" {
+		text += "\n<" + m.Link + "|Open in Beet>"
+	}
+	return map[string]any{
+		"text": clip(m.Title+": "+m.Summary, 3000),
+		"blocks": []any{map[string]any{
+			"type": "section",
+			"text": map[string]any{"type": "mrkdwn", "text": clip(text, 3000)},
+		}},
+	}
+}
+
+// discordPayload follows Discord's execute-webhook body: "content" (at most
+// 2000 characters) and one embed (title 256, description 4096).
+func discordPayload(m *Message) map[string]any {
+	color, _ := strconv.ParseInt(strings.TrimPrefix(m.color(), "#"), 16, 64)
+	embed := map[string]any{
+		"title":       clip(m.Title, 256),
+		"description": clip(m.Summary+"\n"+m.When, 4096),
+		"color":       color,
+		"timestamp":   m.Flip.At.UTC().Format(time.RFC3339),
+	}
+	if m.Link != "" {
+		embed["url"] = m.Link
+	}
+	return map[string]any{"content": clip(m.Title, 2000), "embeds": []any{embed}}
+}
+
+// teamsPayload is an Adaptive Card in a message, which Teams' Workflows
+// ("Post to a channel when a webhook request is received") accept.
+func teamsPayload(m *Message) map[string]any {
+	body := []any{
+		map[string]any{"type": "TextBlock", "text": m.Title, "weight": "Bolder", "size": "Medium", "wrap": true,
+			"color": map[bool]string{true: "Good", false: "Attention"}[m.good()]},
+		map[string]any{"type": "TextBlock", "text": m.Summary, "wrap": true},
+		map[string]any{"type": "TextBlock", "text": m.When, "wrap": true, "isSubtle": true},
+	}
+	card := map[string]any{
+		"$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+		"type":    "AdaptiveCard",
+		"version": "1.4",
+		"body":    body,
+	}
+	if m.Link != "" {
+		card["actions"] = []any{map[string]any{"type": "Action.OpenUrl", "title": "Open in Beet", "url": m.Link}}
+	}
+	return map[string]any{
+		"type": "message",
+		"attachments": []any{map[string]any{
+			"contentType": "application/vnd.microsoft.card.adaptive",
+			"contentUrl":  nil,
+			"content":     card,
+		}},
+	}
+}
+
+// pagerDutyPayload is an Events API v2 event: trigger for an alert,
+// resolve for a recovery, under one dedup_key per incident.
+func pagerDutyPayload(routingKey string, m *Message) map[string]any {
+	action := "trigger"
+	if m.Event == beet.EventUp {
+		action = "resolve"
+	}
+	ev := map[string]any{
+		"routing_key":  routingKey,
+		"event_action": action,
+		"dedup_key":    m.IncidentKey,
+	}
+	if action == "trigger" {
+		severity := "critical"
+		if m.Event == beet.EventAnomalous {
+			severity = "warning"
+		} else if m.Event == beet.EventTest {
+			severity = "info"
+		}
+		ev["payload"] = map[string]any{
+			"summary":   clip(m.Title+": "+m.Summary, 1024),
+			"source":    "beet",
+			"severity":  severity,
+			"timestamp": m.Flip.At.UTC().Format(time.RFC3339),
+			"custom_details": map[string]any{
+				"beet_id": m.Beet.ID, "reason": m.Flip.Reason, "when": m.When,
+			},
+		}
+		if m.Link != "" {
+			ev["links"] = []any{map[string]any{"href": m.Link, "text": "Open in Beet"}}
+		}
+	}
+	return ev
+}

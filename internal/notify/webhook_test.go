@@ -1,0 +1,207 @@
+package notify_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/notify"
+	"github.com/beethq/beet/internal/testdb"
+	"github.com/beethq/beet/internal/testlog"
+)
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// webhookBody is the webhook JSON exactly as CONTRACT §2 documents it (and
+// our three documented additions); unknown fields fail the decode.
+type webhookBody struct {
+	Event string `json:"event"`
+	Beet  struct {
+		ID           int64  `json:"id"`
+		Name         string `json:"name"`
+		Status       string `json:"status"`
+		StatusReason string `json:"status_reason"`
+		URL          string `json:"url"`
+	} `json:"beet"`
+	Flip struct {
+		At       time.Time `json:"at"`
+		From     string    `json:"from"`
+		To       string    `json:"to"`
+		Kind     string    `json:"kind"`
+		Reason   string    `json:"reason"`
+		Observed *float64  `json:"observed"`
+		Expected *float64  `json:"expected"`
+	} `json:"flip"`
+	IdempotencyKey string `json:"idempotency_key"`
+	IncidentKey    string `json:"incident_key"`
+	Reminder       int    `json:"reminder"`
+	Flapping       bool   `json:"flapping"`
+	Message        string `json:"message"`
+}
+
+// verifySignature checks Beet-Signature as a receiver would: recompute the
+// HMAC over "<t>.<body>" and refuse stale timestamps.
+func verifySignature(t *testing.T, secret string, req request) {
+	t.Helper()
+	h := req.Header.Get("Beet-Signature")
+	ts, sig, ok := strings.Cut(h, ",")
+	if !ok || !strings.HasPrefix(ts, "t=") || !strings.HasPrefix(sig, "v1=") {
+		t.Fatalf("Beet-Signature %q is not t=<unix>,v1=<hex>", h)
+	}
+	sec, err := strconv.ParseInt(strings.TrimPrefix(ts, "t="), 10, 64)
+	if err != nil || time.Since(time.Unix(sec, 0)).Abs() > 5*time.Minute {
+		t.Fatalf("signature timestamp %q is not now", ts)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(mac, "%d.", sec)
+	mac.Write(req.Body)
+	want := hex.EncodeToString(mac.Sum(nil))
+	if !hmac.Equal([]byte(strings.TrimPrefix(sig, "v1=")), []byte(want)) {
+		t.Fatalf("signature %s does not verify (want v1=%s)", sig, want)
+	}
+}
+
+func TestWebhookDownAndRecovery(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		r := newRig(t, engine)
+		rc := newReceiver(t)
+		ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL + "/hooks/beet", Secret: "whsec_test"})
+		down := r.down()
+		r.up()
+		w := r.worker()
+		ds := r.drain(w, ch)
+		got := rc.requests()
+		if len(got) != 2 || len(ds) != 2 {
+			t.Fatalf("receiver got %d requests for %d deliveries, want 2 and 2", len(got), len(ds))
+		}
+		var alert, recovery webhookBody
+		decodeStrict(t, got[0].Body, &alert)
+		decodeStrict(t, got[1].Body, &recovery)
+		for _, req := range got {
+			verifySignature(t, "whsec_test", req)
+			if req.Header.Get("Content-Type") != "application/json" || req.Header.Get("Idempotency-Key") == "" {
+				t.Errorf("headers %v", req.Header)
+			}
+		}
+		if alert.Event != "beet.down" || alert.Beet.ID != r.beet.ID || alert.Beet.Name != "Checkout succeeded" ||
+			alert.Beet.URL != fmt.Sprintf("https://beet.example.com/beets/%d", r.beet.ID) ||
+			alert.Flip.From != "up" || alert.Flip.To != "down" || alert.Flip.Kind != "silence" ||
+			alert.Flip.Observed == nil || *alert.Flip.Observed != 0 || alert.Flip.Expected == nil || *alert.Flip.Expected != 1 ||
+			!alert.Flip.At.Equal(down.At.UTC().Truncate(time.Microsecond)) || alert.IdempotencyKey != got[0].Header.Get("Idempotency-Key") {
+			t.Errorf("alert payload = %+v", alert)
+		}
+		if !strings.Contains(alert.Message, "Checkout succeeded is down") || !strings.Contains(alert.Message, "Europe/Riga") {
+			t.Errorf("alert message %q lacks the name or the beet's time zone", alert.Message)
+		}
+		if recovery.Event != "beet.up" || recovery.IncidentKey != alert.IncidentKey || recovery.IdempotencyKey == alert.IdempotencyKey {
+			t.Errorf("recovery = %+v; it must close the alert's incident with its own idempotency key", recovery)
+		}
+		if !strings.Contains(recovery.Message, "is back up") || !strings.Contains(recovery.Message, "after") {
+			t.Errorf("recovery message %q", recovery.Message)
+		}
+		for _, d := range ds {
+			if d.Status != beet.DeliveryDelivered || d.Attempts != 1 || d.LastAt == nil || d.Latency <= 0 {
+				t.Errorf("delivery %+v", d)
+			}
+		}
+	})
+}
+
+// TestRetryThenSucceed: a receiver that fails three times (503, 500, 429)
+// then accepts gets the same message four times with one idempotency key,
+// and the delivery ends delivered on attempt 4.
+func TestRetryThenSucceed(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		r := newRig(t, engine)
+		rc := newReceiver(t, 503, 500, 429, 200)
+		ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL + "/flaky"})
+		r.down()
+		ds := r.drain(r.worker(), ch)
+		got := rc.requests()
+		if len(got) != 4 {
+			t.Fatalf("receiver got %d requests, want 4", len(got))
+		}
+		for _, req := range got[1:] {
+			if req.Header.Get("Idempotency-Key") != got[0].Header.Get("Idempotency-Key") || !bytes.Equal(req.Body, got[0].Body) {
+				t.Fatal("a retry is not the same message with the same idempotency key")
+			}
+		}
+		if d := ds[0]; d.Status != beet.DeliveryDelivered || d.Attempts != 4 || d.Error != "" {
+			t.Fatalf("delivery = %+v, want delivered on attempt 4", d)
+		}
+	})
+}
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	r := newRig(t, "sqlite")
+	rc := newReceiver(t, 429)
+	rc.set(func(rc *receiver) { rc.header.Set("Retry-After", "1") })
+	ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL})
+	r.down()
+	r.drain(r.worker(), ch)
+	got := rc.requests()
+	if len(got) != 2 {
+		t.Fatalf("%d requests", len(got))
+	}
+	if gap := got[1].At.Sub(got[0].At); gap < time.Second {
+		t.Fatalf("retried after %s, before the receiver's Retry-After of 1 s", gap)
+	}
+}
+
+func TestPermanentRefusalMarksChannelFailing(t *testing.T) {
+	r := newRig(t, "sqlite")
+	rc := newReceiver(t, 410)
+	ch := r.channel(beet.ChannelSlack, beet.ChannelConfig{URL: rc.URL + "/services/T0/B0/sekretpathsekret"})
+	r.down()
+	var logs testlog.Buffer
+	ds := r.drain(r.worker(func(w *notify.Worker) { w.Log = testlog.New(&logs) }), ch)
+	if len(rc.requests()) != 1 {
+		t.Fatalf("a 410 was retried: %d requests", len(rc.requests()))
+	}
+	if !strings.Contains(logs.String(), "410") || strings.Contains(logs.String(), "sekretpathsekret") {
+		t.Fatalf("the log must say what failed and never the URL's secret path:\n%s", logs.String())
+	}
+	d := ds[0]
+	if d.Status != beet.DeliveryFailed || !strings.Contains(d.Error, "410") || strings.Contains(d.Error, "sekretpathsekret") {
+		t.Fatalf("delivery = %+v: want failed with the status and without the URL's secret path", d)
+	}
+	c, _ := r.db.FindChannelByID(context.Background(), ch.ID)
+	if c.FailingSince == nil || !strings.Contains(c.FailingReason, "410") {
+		t.Fatalf("channel not failing: %+v", c)
+	}
+}
+
+// TestSendTimePrivateRefusal: with private targets not allowed, the dialer
+// refuses the loopback receiver at send time (the address actually
+// dialled), and retrying cannot help.
+func TestSendTimePrivateRefusal(t *testing.T) {
+	r := newRig(t, "sqlite")
+	rc := newReceiver(t)
+	ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: strings.Replace(rc.URL, "127.0.0.1", "localhost", 1) + "/x"})
+	r.down()
+	ds := r.drain(r.worker(func(w *notify.Worker) { w.Sender = notify.NewSender(notify.SenderOptions{}) }), ch)
+	if n := len(rc.requests()); n != 0 {
+		t.Fatalf("the receiver on loopback got %d requests", n)
+	}
+	if d := ds[0]; d.Status != beet.DeliveryFailed || !strings.Contains(d.Error, "BEET_ALLOW_PRIVATE_TARGETS") {
+		t.Fatalf("delivery = %+v", d)
+	}
+}
+
+func TestSign(t *testing.T) {
+	// A fixed vector, so receivers in other languages can check theirs.
+	got := notify.Sign("secret", time.Unix(1700000000, 0), []byte(`{"event":"test"}`))
+	mac := hmac.New(sha256.New, []byte("secret"))
+	mac.Write([]byte(`1700000000.{"event":"test"}`))
+	if want := "t=1700000000,v1=" + hex.EncodeToString(mac.Sum(nil)); got != want {
+		t.Fatalf("Sign = %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,312 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// Store is what the worker reads and writes.
+type Store interface {
+	beet.DeliveryStore
+	FindChannelByID(ctx context.Context, id int64) (*beet.Channel, error)
+	FindBeetByID(ctx context.Context, id int64) (*beet.Beet, error)
+}
+
+// Maintenance answers whether a beet is in a maintenance window at t;
+// *service.Service satisfies it.
+type Maintenance interface {
+	InMaintenance(ctx context.Context, beetID int64, t time.Time) (bool, error)
+}
+
+// Worker drains the outbox: it claims due deliveries, sends them, and
+// records each outcome. Several workers (on several instances) can run
+// against one database; the claim makes each delivery theirs alone until
+// its lease ends.
+type Worker struct {
+	Store       Store
+	Sender      *Sender
+	Maintenance Maintenance // nil: no windows
+	BaseURL     string
+	Now         func() time.Time // nil: time.Now
+	Log         *slog.Logger     // nil discards
+
+	Every       time.Duration // how often to look for due deliveries; default 1s
+	Lease       time.Duration // how long a claim holds; default 2m (well over a send's 30 s limit)
+	Batch       int           // deliveries claimed (and sent concurrently) at once; default 16
+	BackoffBase time.Duration // first retry delay; default 30s, doubling
+	BackoffMax  time.Duration // longest retry delay; default 1h
+	GiveUpAfter time.Duration // retries stop this long after the flip; default 24h
+	// FlapLimit: a beet with more than this many alerting flips in an hour
+	// is flapping; default 6.
+	FlapLimit int
+	// ReminderEvery is how often reminders are looked for; default 1m.
+	ReminderEvery time.Duration
+	// Keep is how long finished deliveries stay in the log; default 30 days.
+	Keep time.Duration
+	// Observe, if set, is told each outcome: delivered, retry, failed or
+	// suppressed, with the send's latency (for metrics).
+	Observe func(kind beet.ChannelKind, outcome string, latency time.Duration)
+}
+
+// Defaults.
+const (
+	DefaultLease       = 2 * time.Minute
+	DefaultBackoffBase = 30 * time.Second
+	DefaultBackoffMax  = time.Hour
+	DefaultGiveUp      = 24 * time.Hour
+	DefaultFlapLimit   = 6
+	maxRetryAfter      = 6 * time.Hour
+	sendTimeout        = 30 * time.Second
+)
+
+func (w *Worker) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func (w *Worker) log() *slog.Logger {
+	if w.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return w.Log
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Run sends due deliveries every w.Every, creates reminders every
+// w.ReminderEvery and prunes the log hourly, until ctx ends.
+func (w *Worker) Run(ctx context.Context) {
+	poll := time.NewTicker(or(w.Every, time.Second))
+	defer poll.Stop()
+	remind := time.NewTicker(or(w.ReminderEvery, time.Minute))
+	defer remind.Stop()
+	prune := time.NewTicker(time.Hour)
+	defer prune.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-poll.C:
+			// Drain: a full batch may have more due behind it.
+			for range 100 {
+				n, err := w.Once(ctx)
+				if err != nil {
+					w.log().Error("notify: claiming deliveries failed", "err", err)
+				}
+				if n < or(w.Batch, 16) || ctx.Err() != nil {
+					break
+				}
+			}
+		case <-remind.C:
+			if n, err := w.Store.CreateReminders(ctx, w.now()); err != nil {
+				w.log().Error("notify: reminders failed", "err", err)
+			} else if n > 0 {
+				w.log().Info("notify: reminders queued", "count", n)
+			}
+		case <-prune.C:
+			if n, err := w.Store.DeleteDeliveriesBefore(ctx, w.now().Add(-or(w.Keep, 30*24*time.Hour)), 10000); err != nil {
+				w.log().Error("notify: pruning the delivery log failed", "err", err)
+			} else if n > 0 {
+				w.log().Info("notify: delivery log pruned", "deleted", n)
+			}
+		}
+	}
+}
+
+// Once claims one batch of due deliveries and sends them concurrently; it
+// returns how many it claimed.
+func (w *Worker) Once(ctx context.Context) (int, error) {
+	ds, err := w.Store.ClaimDeliveries(ctx, w.now(), or(w.Lease, DefaultLease), or(w.Batch, 16))
+	if err != nil {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	for _, d := range ds {
+		wg.Go(func() { w.process(ctx, d) })
+	}
+	wg.Wait()
+	return len(ds), nil
+}
+
+// DeliverNow sends one pending delivery at once (a test message) and
+// returns it as recorded.
+func (w *Worker) DeliverNow(ctx context.Context, id int64) (*beet.Delivery, error) {
+	d, err := w.Store.ClaimDelivery(ctx, id, w.now(), or(w.Lease, DefaultLease))
+	if err != nil {
+		return nil, err
+	}
+	w.process(ctx, d)
+	return w.Store.FindDeliveryByID(ctx, id)
+}
+
+// process sends one claimed delivery and records the outcome.
+func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
+	log := w.log().With("delivery_id", d.ID, "channel_id", d.ChannelID, "event", d.Event, "attempt", d.Attempts)
+	res := beet.DeliveryResult{ID: d.ID, Attempts: d.Attempts}
+	msg, ch, skip, err := w.prepare(ctx, d)
+	switch {
+	case beet.IsNotFound(err):
+		// The beet or flip was deleted while the delivery waited: there
+		// is nothing left to tell, and the channel is not at fault.
+		res.Status, res.Error = beet.DeliveryFailed, "not sent: "+beet.ErrorMessage(err)
+	case err != nil:
+		// Reading what to send failed (the database); try again later.
+		res.Status, res.Error = beet.DeliveryPending, "preparing the message: "+err.Error()
+		res.NextAt = w.now().Add(w.backoff(d.Attempts))
+		log.Warn("notify: could not prepare a delivery", "err", err)
+	case skip != "":
+		res.Status, res.Error = beet.DeliverySuppressed, skip
+		log.Info("notify: delivery suppressed", "why", skip)
+	default:
+		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
+		start := time.Now()
+		err := w.Sender.Send(sctx, ch, msg)
+		res.Latency = time.Since(start)
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			// Shutting down: let the lease lapse, or take it up at once on
+			// restart, rather than count a failure the receiver never saw.
+			res.Status, res.Error, res.NextAt = beet.DeliveryPending, "interrupted by shutdown", w.now()
+			break
+		}
+		w.classify(d, err, &res)
+		attrs := []any{"kind", ch.Kind, "latency_ms", res.Latency.Milliseconds(), "status", res.Status}
+		if err != nil {
+			attrs = append(attrs, "err", err.Error()) // SendError texts carry masked URLs only
+		}
+		if res.Status == beet.DeliveryDelivered {
+			log.Info("notify: delivered", attrs...)
+		} else {
+			log.Warn("notify: delivery failed", attrs...)
+		}
+	}
+	res.At = w.now()
+	if w.Observe != nil && ch != nil && res.Error != "interrupted by shutdown" {
+		outcome := string(res.Status)
+		if res.Status == beet.DeliveryPending {
+			outcome = "retry"
+		}
+		w.Observe(ch.Kind, outcome, res.Latency)
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if ok, err := w.Store.RecordDelivery(rctx, res); err != nil {
+		log.Error("notify: recording a delivery failed; it will be sent again when its lease ends", "err", err)
+	} else if !ok {
+		log.Warn("notify: a delivery's lease ran out before its result was recorded; another attempt owns it")
+	}
+}
+
+// classify turns a send's error into the recorded result.
+func (w *Worker) classify(d *beet.Delivery, err error, res *beet.DeliveryResult) {
+	if err == nil {
+		res.Status = beet.DeliveryDelivered
+		return
+	}
+	res.Error = err.Error()
+	var se *SendError
+	if !errors.As(err, &se) {
+		se = &SendError{Msg: err.Error()}
+	}
+	now := w.now()
+	switch {
+	case se.Permanent:
+		res.Status, res.ChannelFailing = beet.DeliveryFailed, true
+	case now.Sub(d.CreatedAt) >= or(w.GiveUpAfter, DefaultGiveUp):
+		res.Status, res.ChannelFailing = beet.DeliveryFailed, true
+		res.Error = "gave up after " + or(w.GiveUpAfter, DefaultGiveUp).String() + " of retries: " + res.Error
+	default:
+		res.Status = beet.DeliveryPending
+		delay := w.backoff(d.Attempts)
+		if se.RetryAfter > 0 {
+			delay = min(se.RetryAfter, maxRetryAfter)
+		}
+		res.NextAt = now.Add(delay)
+	}
+}
+
+// backoff is the delay after the given attempt: the base doubled each
+// attempt up to the maximum, with jitter over its upper half so that
+// retries from many deliveries do not arrive together.
+func (w *Worker) backoff(attempt int) time.Duration {
+	base, ceiling := or(w.BackoffBase, DefaultBackoffBase), or(w.BackoffMax, DefaultBackoffMax)
+	d := base
+	for i := 1; i < attempt && d < ceiling; i++ {
+		d *= 2
+	}
+	d = min(d, ceiling)
+	return d/2 + rand.N(d/2+1)
+}
+
+// prepare loads what delivery d is about and decides whether it is sent:
+// skip says why not (maintenance, flapping).
+func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet.Channel, string, error) {
+	ch, err := w.Store.FindChannelByID(ctx, d.ChannelID)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	now := w.now()
+	if d.Event == beet.EventTest {
+		return render(d, nil, nil, nil, w.BaseURL, now), ch, "", nil
+	}
+	b, err := w.Store.FindBeetByID(ctx, d.BeetID)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	f, err := w.Store.FindFlipByID(ctx, d.FlipID)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	incident := f
+	if d.IncidentFlipID != 0 && d.IncidentFlipID != f.ID {
+		if incident, err = w.Store.FindFlipByID(ctx, d.IncidentFlipID); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	// A flip is judged at its own time; a reminder at the time it is sent.
+	at := f.At
+	if d.Reminder > 0 {
+		at = now
+	}
+	if w.Maintenance != nil {
+		in, err := w.Maintenance.InMaintenance(ctx, b.ID, at)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if in {
+			return nil, ch, "maintenance window: recorded, not sent", nil
+		}
+	}
+	if d.Reminder == 0 {
+		since := f.At.Add(-time.Hour)
+		n, err := w.Store.CountNotifiedFlips(ctx, b.ID, since, f.At)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if n > or(w.FlapLimit, DefaultFlapLimit) {
+			first, err := w.Store.MarkFlapping(ctx, d.ID, since)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			if !first {
+				return nil, ch, "flapping: one notice was sent; quiet until it settles", nil
+			}
+			d.Flapping = true
+		}
+	}
+	return render(d, b, f, incident, w.BaseURL, now), ch, "", nil
+}

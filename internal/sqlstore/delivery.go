@@ -1,0 +1,311 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+const deliveryColumns = `id, channel_id, beet_id, flip_id, incident_flip_id, event, reminder, flapping, status,
+	attempts, next_at, created_at, last_at, latency_us, error`
+
+// notifiedFlip is the SQL condition for flips that send messages; it
+// mirrors beet.NotifyEvent.
+const notifiedFlip = `kind NOT IN ('manual', 'first_event', 'learned') AND (
+	(to_status = 'down' AND from_status <> 'down') OR
+	(to_status = 'anomalous' AND from_status <> 'anomalous') OR
+	(to_status = 'up' AND from_status IN ('down', 'anomalous')))`
+
+// fanOut writes the outbox rows of a flip: one pending delivery per
+// channel of the beet, in the caller's transaction, so a flip and its
+// messages commit together or not at all. Flips that send nothing write
+// nothing. A flip that leaves trouble, or moves between down and
+// anomalous, belongs to the incident the last flip into trouble opened.
+func fanOut(ctx context.Context, q querier, f *beet.Flip) error {
+	event := beet.NotifyEvent(f)
+	if event == "" {
+		return nil
+	}
+	incident := f.ID
+	if f.From == beet.StatusDown || f.From == beet.StatusAnomalous {
+		var open sql.NullInt64
+		err := q.QueryRowContext(ctx, `SELECT MAX(id) FROM flips WHERE beet_id = $1 AND id < $2
+			AND to_status IN ('down', 'anomalous') AND from_status NOT IN ('down', 'anomalous')`, f.BeetID, f.ID).Scan(&open)
+		if err != nil {
+			return fmt.Errorf("fan out flip: %w", err)
+		}
+		if open.Valid {
+			incident = open.Int64
+		}
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO deliveries (channel_id, beet_id, flip_id, incident_flip_id, event, status, next_at, created_at)
+		SELECT channel_id, $1, $2, $3, $4, 'pending', $5, $5 FROM beet_channels WHERE beet_id = $1`,
+		f.BeetID, f.ID, incident, event, toMicros(f.At))
+	if err != nil {
+		return fmt.Errorf("fan out flip: %w", err)
+	}
+	return nil
+}
+
+// CreateDelivery inserts a delivery no flip made, such as a test message.
+func (db *DB) CreateDelivery(ctx context.Context, d *beet.Delivery) error {
+	nd := *d
+	nd.CreatedAt = stamp(nd.CreatedAt)
+	if nd.NextAt.IsZero() {
+		nd.NextAt = nd.CreatedAt
+	}
+	nd.NextAt = stamp(nd.NextAt)
+	if nd.Status == "" {
+		nd.Status = beet.DeliveryPending
+	}
+	err := db.write.QueryRowContext(ctx, `INSERT INTO deliveries (channel_id, beet_id, flip_id, incident_flip_id, event, status, next_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		nd.ChannelID, nullID(nd.BeetID), nullID(nd.FlipID), nullID(nd.IncidentFlipID), nd.Event, string(nd.Status),
+		toMicros(nd.NextAt), toMicros(nd.CreatedAt)).Scan(&nd.ID)
+	if db.d.isForeignKey(err) {
+		return fmt.Errorf("create delivery: %w", beet.Errorf(beet.ENOTFOUND, "channel %d not found", nd.ChannelID))
+	} else if err != nil {
+		return fmt.Errorf("create delivery: %w", err)
+	}
+	*d = nd
+	return nil
+}
+
+// ClaimDeliveries takes due pending deliveries with one compare and set:
+// the UPDATE counts the attempt and pushes next_at past the lease, so the
+// rows are no longer due for anyone else. On PostgreSQL SKIP LOCKED lets
+// concurrent workers take disjoint rows instead of waiting on each other;
+// a row another worker claimed meanwhile fails the re-checked next_at
+// condition and is skipped. SQLite has one writer and needs neither.
+func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*beet.Delivery, error) {
+	// The CTE runs once (PostgreSQL may run an IN subquery with LIMIT
+	// more than once, claiming more rows than asked).
+	//
+	// Messages about one beet on one channel go out in order: a delivery
+	// waits while an earlier one of the same pair is pending, so a
+	// recovery never overtakes its alert (a PagerDuty resolve before its
+	// trigger would leave the incident open for good).
+	rows, err := db.write.QueryContext(ctx, `WITH due AS (SELECT id AS due_id FROM deliveries d
+			WHERE status = 'pending' AND next_at <= $2
+			AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.channel_id = d.channel_id AND e.beet_id = d.beet_id
+				AND e.status = 'pending' AND e.id < d.id)
+			ORDER BY next_at, id LIMIT $3`+db.d.skipLocked()+`)
+		UPDATE deliveries SET attempts = attempts + 1, next_at = $1 FROM due
+		WHERE id = due_id AND status = 'pending' AND next_at <= $2
+		RETURNING `+deliveryColumns, toMicros(now.Add(lease)), toMicros(now), pageLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []*beet.Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("claim deliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b *beet.Delivery) int { return cmp.Compare(a.ID, b.ID) })
+	return out, rows.Err()
+}
+
+// ClaimDelivery claims one pending delivery by ID, whenever it is due.
+func (db *DB) ClaimDelivery(ctx context.Context, id int64, now time.Time, lease time.Duration) (*beet.Delivery, error) {
+	d, err := scanDelivery(db.write.QueryRowContext(ctx, `UPDATE deliveries SET attempts = attempts + 1, next_at = $1
+		WHERE id = $2 AND status = 'pending' AND next_at <= $3 RETURNING `+deliveryColumns,
+		toMicros(now.Add(lease)), id, toMicros(now)))
+	if err != nil {
+		return nil, fmt.Errorf("claim delivery: %w", notFoundAs(err, beet.ECONFLICT, "delivery %d is not waiting to be sent", id))
+	}
+	return d, nil
+}
+
+// RecordDelivery stores an attempt's outcome if the delivery is still on
+// that attempt (a worker whose lease ran out and was overtaken records
+// nothing), and marks or clears the channel's failing state with it.
+func (db *DB) RecordDelivery(ctx context.Context, r beet.DeliveryResult) (bool, error) {
+	at := stamp(r.At)
+	next := r.NextAt
+	if next.IsZero() {
+		next = at
+	}
+	var done bool
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var channel int64
+		err := tx.QueryRowContext(ctx, `UPDATE deliveries SET status = $1, next_at = $2, last_at = $3, latency_us = $4, error = $5
+			WHERE id = $6 AND attempts = $7 AND status = 'pending' RETURNING channel_id`,
+			string(r.Status), toMicros(stamp(next)), toMicros(at), r.Latency.Microseconds(), cut(r.Error, 1000), r.ID, r.Attempts).Scan(&channel)
+		if err == sql.ErrNoRows {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		done = true
+		switch {
+		case r.ChannelFailing:
+			_, err = tx.ExecContext(ctx, `UPDATE channels SET failing_since = COALESCE(failing_since, $1), failing_reason = $2 WHERE id = $3`,
+				toMicros(at), cut(r.Error, 1000), channel)
+		case r.Status == beet.DeliveryDelivered:
+			_, err = tx.ExecContext(ctx, `UPDATE channels SET failing_since = NULL, failing_reason = '' WHERE id = $1 AND failing_since IS NOT NULL`, channel)
+		}
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("record delivery: %w", err)
+	}
+	return done, nil
+}
+
+// FindDeliveryByID returns the delivery or ENOTFOUND.
+func (db *DB) FindDeliveryByID(ctx context.Context, id int64) (*beet.Delivery, error) {
+	d, err := scanDelivery(db.read.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = $1`, id))
+	if err != nil {
+		return nil, fmt.Errorf("find delivery: %w", notFound(err, "delivery %d not found", id))
+	}
+	return d, nil
+}
+
+// FindDeliveries returns the channel's deliveries, newest first.
+func (db *DB) FindDeliveries(ctx context.Context, channelID int64, limit int) ([]*beet.Delivery, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE channel_id = $1
+		ORDER BY id DESC LIMIT $2`, channelID, pageLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("find deliveries: %w", err)
+	}
+	defer rows.Close()
+	out := []*beet.Delivery{}
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find deliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// FindFlipByID returns the flip or ENOTFOUND.
+func (db *DB) FindFlipByID(ctx context.Context, id int64) (*beet.Flip, error) {
+	var (
+		f                  beet.Flip
+		at                 int64
+		from, to, kind     string
+		observed, expected sql.NullFloat64
+	)
+	err := db.read.QueryRowContext(ctx, `SELECT id, beet_id, at, from_status, to_status, kind, reason, observed, expected
+		FROM flips WHERE id = $1`, id).Scan(&f.ID, &f.BeetID, &at, &from, &to, &kind, &f.Reason, &observed, &expected)
+	if err != nil {
+		return nil, fmt.Errorf("find flip: %w", notFound(err, "flip %d not found", id))
+	}
+	f.At, f.From, f.To, f.Kind = fromMicros(at), beet.Status(from), beet.Status(to), beet.FlipKind(kind)
+	f.Observed, f.Expected = fromNullFloat(observed), fromNullFloat(expected)
+	return &f, nil
+}
+
+// CountNotifiedFlips counts the beet's flips in [since, until] that send
+// messages.
+func (db *DB) CountNotifiedFlips(ctx context.Context, beetID int64, since, until time.Time) (int, error) {
+	var n int
+	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM flips WHERE beet_id = $1 AND at >= $2 AND at <= $3 AND `+notifiedFlip,
+		beetID, toMicros(since), toMicros(until)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count flips: %w", err)
+	}
+	return n, nil
+}
+
+// MarkFlapping flags delivery id as its beet's flapping notice on its
+// channel, in one statement, unless one created since then exists.
+func (db *DB) MarkFlapping(ctx context.Context, id int64, since time.Time) (bool, error) {
+	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE deliveries SET flapping = TRUE WHERE id = $1
+		AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.channel_id = deliveries.channel_id
+			AND o.beet_id = deliveries.beet_id AND o.flapping AND o.created_at >= $2 AND o.id <> $1)`, id, toMicros(since)))
+	if err != nil {
+		return false, fmt.Errorf("mark flapping: %w", err)
+	}
+	return n == 1, nil
+}
+
+// CreateReminders adds the next reminder for every (channel, beet) whose
+// latest message is an alert at least the channel's reminder period old
+// while the beet is still in trouble. The unique index on (channel,
+// incident, reminder) makes concurrent passes on several instances add
+// each reminder once.
+func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
+	n, err := rowsAffected(db.write.ExecContext(ctx, `INSERT INTO deliveries
+		(channel_id, beet_id, flip_id, incident_flip_id, event, reminder, status, next_at, created_at)
+		SELECT d.channel_id, d.beet_id, d.flip_id, d.incident_flip_id, d.event, d.reminder + 1, 'pending', $1, $1
+		FROM channels c
+		JOIN deliveries d ON d.channel_id = c.id
+		JOIN beets b ON b.id = d.beet_id
+		WHERE c.reminder_every > 0
+			AND d.event IN ('beet.down', 'beet.anomalous')
+			AND b.status IN ('down', 'anomalous')
+			AND d.created_at <= $1 - c.reminder_every * 1000000
+			AND d.id = (SELECT MAX(l.id) FROM deliveries l WHERE l.channel_id = d.channel_id AND l.beet_id = d.beet_id)
+		ON CONFLICT DO NOTHING`, toMicros(stamp(now))))
+	if err != nil {
+		return 0, fmt.Errorf("create reminders: %w", err)
+	}
+	return int(n), nil
+}
+
+// DeleteDeliveriesBefore removes finished deliveries created before t, at
+// most limit of them, and returns how many it removed.
+func (db *DB) DeleteDeliveriesBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	n, err := rowsAffected(db.write.ExecContext(ctx, `DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
+		WHERE created_at < $1 AND status <> 'pending' LIMIT $2`+db.d.skipLocked()+`)`, toMicros(t), limit))
+	if err != nil {
+		return 0, fmt.Errorf("delete deliveries: %w", err)
+	}
+	return int(n), nil
+}
+
+func scanDelivery(s scanner) (*beet.Delivery, error) {
+	var (
+		d                        beet.Delivery
+		beetID, flipID, incident sql.NullInt64
+		status                   string
+		next, created            int64
+		last                     sql.NullInt64
+		latency                  int64
+	)
+	err := s.Scan(&d.ID, &d.ChannelID, &beetID, &flipID, &incident, &d.Event, &d.Reminder, &d.Flapping, &status,
+		&d.Attempts, &next, &created, &last, &latency, &d.Error)
+	if err != nil {
+		return nil, err
+	}
+	d.BeetID, d.FlipID, d.IncidentFlipID = beetID.Int64, flipID.Int64, incident.Int64
+	d.Status = beet.DeliveryStatus(status)
+	d.NextAt, d.CreatedAt = fromMicros(next), fromMicros(created)
+	d.LastAt = fromNullMicros(last)
+	d.Latency = time.Duration(latency) * time.Microsecond
+	return &d, nil
+}
+
+func nullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
+
+// cut bounds a stored error text.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		n--
+	}
+	return s[:n]
+}
+
+// notFoundAs is notFound with another code, for a row that exists but is
+// not in the state asked for.
+func notFoundAs(err error, code, format string, args ...any) error {
+	if err == sql.ErrNoRows {
+		return beet.Errorf(code, format, args...)
+	}
+	return err
+}

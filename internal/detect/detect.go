@@ -107,7 +107,8 @@ func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time)
 		model.endIncident()
 	case b.Status == beet.StatusUp && model.Armed() && !model.Scheduled() && model.Surging():
 		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.surgeReason(last))
-		d.Flip.Observed, d.Flip.Expected = ptr(float64(model.up.obs)), ptr(float64(model.up.exp))
+		_, obs, exp := model.surgeRun()
+		d.Flip.Observed, d.Flip.Expected = &obs, &exp
 		model.flags |= flagSurge
 	}
 	status := b.Status

@@ -45,6 +45,8 @@ type RateModel struct {
 	cluster  int64   // Unix seconds: the latest run's smoothed time (the schedule's phase)
 	burst    float32 // mean events per cluster (EWMA), ≥ 1
 	clusterN uint16  // events in the latest cluster, saturating
+	calls    uint16  // calls (groups of events) in the latest cluster, saturating
+	callGap  float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
 	period   uint32  // seconds between runs; 0: none yet
 	streak   uint8   // consecutive gaps that matched period
 	devMean  uint16  // mean |gap − period|, seconds (EWMA)
@@ -69,6 +71,10 @@ const (
 	clusterGap = 60 * time.Second
 	armAfter   = 7 * 24 * time.Hour
 	armEvents  = 30
+	// A busy beet arms after two days: hours not seen yet (the first
+	// weekend) count as unknown, neither normal nor anomalous.
+	armEarly       = 2 * 24 * time.Hour
+	armEventsEarly = 200
 	// falseAlarmsGoal is the silence false alarms a day the threshold aims
 	// at. It sits below the product goal (0.001 for all kinds together)
 	// because real rates drift from what the model learned; set with
@@ -105,11 +111,16 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.cluster = sec
 	}
 	m.closeHours(sec)
+	if m.events > 0 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
+		gap := float32(us-m.last) / 1e6
+		m.callGap += (min(gap, 4*m.callGap+60) - m.callGap) / 32
+	}
 	m.hourCount += float32(count)
 	if m.events > 0 && time.Duration(us-m.last)*time.Microsecond >= clusterGap {
-		m.newCluster(t)
-	} else if m.clusterN < math.MaxUint16 {
+		m.newCluster(t, count)
+	} else {
 		m.clusterN = uint16(min(int(m.clusterN)+count, math.MaxUint16))
+		m.calls = uint16(min(int(m.calls)+1, math.MaxUint16))
 	}
 	m.events = uint32(min(uint64(m.events)+uint64(count), math.MaxUint32))
 	m.last = us
@@ -131,7 +142,9 @@ func (m *RateModel) Armed() bool {
 	if m.Scheduled() {
 		return true
 	}
-	return m.events >= armEvents && m.last/1e6-m.first >= int64(armAfter/time.Second)
+	span := m.last/1e6 - m.first
+	return m.events >= armEvents && span >= int64(armAfter/time.Second) ||
+		m.events >= armEventsEarly && span >= int64(armEarly/time.Second)
 }
 
 // Scheduled reports whether the beet runs on a learned schedule.
@@ -192,7 +205,13 @@ func (c *cusum) close(hour int64, x, count, mu float64) {
 
 // partial is the open hour's contribution to a CUSUM at the last event.
 func (m *RateModel) partial(rho float64) float64 {
-	mu := m.Expected(time.Unix(m.hourStart, 0), time.UnixMicro(m.last))
+	if m.rate[m.bucket(m.hourStart)] < 0 {
+		return 0 // an hour of the week not seen yet: no evidence either way
+	}
+	// Events that would usually come with the next call count as expected
+	// already, so a count sent in one batch is not a surge of its own.
+	end := min(m.hourStart+3600, m.last/1e6+int64(m.callGap))
+	mu := m.Expected(time.Unix(m.hourStart, 0), time.Unix(end, 0))
 	u := float64(m.burst)
 	return nbLLR(rho, float64(m.hourCount)/u, mu/u, m.size())
 }
@@ -209,7 +228,16 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	s := float64(m.dn.s)
 	c := float64(m.hourCount) / u
 	from := time.UnixMicro(m.last)
+	if s >= dropAlarm {
+		return from, true // closed hours crossed it already
+	}
+	// A drop is due one usual gap between calls after the statistic crosses.
+	lag := time.Duration(m.callGap) * time.Second
 	for h := m.hourStart; h < until.Unix(); h += 3600 {
+		if m.rate[m.bucket(h)] < 0 {
+			s, c = max(0, s), 0 // an hour not seen yet: no evidence
+			continue
+		}
 		rate := m.rateAt(h) / u
 		hour := time.Unix(h, 0)
 		full := s + nbLLR(dropRatio, c, rate, r)
@@ -231,7 +259,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 				}
 				mu = hi
 			}
-			t := hour.Add(time.Duration(mu / rate * float64(time.Hour)))
+			t := hour.Add(time.Duration(mu/rate*float64(time.Hour)) + lag)
 			if t.Before(from) {
 				t = from
 			}
@@ -243,15 +271,16 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 }
 
 // newCluster learns the gap between the previous cluster's start and t.
-func (m *RateModel) newCluster(t time.Time) {
+func (m *RateModel) newCluster(t time.Time, count int) {
 	sec := t.Unix()
-	prevN, prev := m.clusterN, m.cluster
-	m.clusterN = 1
-	// Events per cluster: the unit of independent counts for the CUSUMs.
-	// Slow and winsorised, so a surge (whose events merge into long
-	// clusters) does not hide itself.
+	prevN, prevCalls, prev := m.clusterN, m.calls, m.cluster
+	m.clusterN, m.calls = uint16(min(count, math.MaxUint16)), 1
+	// Calls per cluster (a webhook's burst of separate requests, not a
+	// count sent at once, which is many events): the unit of independent
+	// counts for the CUSUMs. Slow and winsorised, so a surge (whose events
+	// merge into long clusters) does not hide itself.
 	if m.flags&(flagFrozen|flagHoldDisp) == 0 {
-		m.burst = max(1, m.burst+(min(float32(prevN), 2*m.burst+1)-m.burst)/64)
+		m.burst = max(1, m.burst+(min(float32(prevCalls), 2*m.burst+1)-m.burst)/64)
 	}
 	if prevN > 3 {
 		m.cluster, m.period, m.streak = sec, 0, 0 // a run pings once or twice; this is a stream of counts
@@ -374,6 +403,9 @@ func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
 	if !ok {
 		due = time.UnixMicro(m.last).Add(maxWalk)
 	}
+	// A beet that reports every so often (counts sent in batches) is given
+	// its usual gap between calls on top.
+	due = due.Add(time.Duration(m.callGap) * time.Second)
 	if drop {
 		if t, dok := m.dropDeadline(due); dok {
 			return t, "drop", true
@@ -473,13 +505,14 @@ func (m *RateModel) learn(hour int64, count float32) {
 		n = 1 + days*2/7
 	}
 	d := m.disp
-	if n > 4 && mu > 0.2 && m.flags&flagHoldDisp == 0 {
+	if n > 1.5 && mu > 0.2 && m.flags&flagHoldDisp == 0 {
 		// Winsorise, so one wild hour moves neither the rate nor D much.
 		count = min(count, mu+6*float32(math.Sqrt(float64(d*mu)))+3)
 		x := (count - mu) * (count - mu)
-		m.disp = min(maxDisp, max(1, 0.97*d+0.03*x/mu))
-		m.nbNum = 0.97*m.nbNum + 0.03*(x-m.burst*mu)
-		m.nbDen = 0.97*m.nbDen + 0.03*mu*mu
+		w := max(0.03, 2/(2+float32(hour-m.first)/3600)) // faster in the first days
+		m.disp = min(maxDisp, max(1, (1-w)*d+w*x/mu))
+		m.nbNum = (1-w)*m.nbNum + w*(x-m.burst*mu)
+		m.nbDen = (1-w)*m.nbDen + w*mu*mu
 	}
 	a := max(1/n, minLearnRate)
 	m.setRate(b, mu+a*(count-mu))
@@ -604,10 +637,21 @@ func (m *RateModel) recoveryReason(t time.Time) string {
 }
 
 func (m *RateModel) surgeReason(t time.Time) string {
-	since := time.Unix(int64(m.up.start), 0)
+	since, obs, exp := m.surgeRun()
 	return fmt.Sprintf("Surge: %.0f events since %s (%s), where about %s were expected (%.1f× normal).",
-		m.up.obs, since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(t.Sub(since)), count(float64(m.up.exp)),
-		float64(m.up.obs)/max(float64(m.up.exp), 1e-9))
+		obs, since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(t.Sub(since)), count(exp), obs/max(exp, 1e-9))
+}
+
+// surgeRun is the surge CUSUM's run up to the last event: its start, the
+// events seen and the events expected (the open hour included).
+func (m *RateModel) surgeRun() (since time.Time, obs, exp float64) {
+	since = time.Unix(m.hourStart, 0)
+	if m.up.s > 0 {
+		since = time.Unix(int64(m.up.start), 0)
+	}
+	end := min(m.hourStart+3600, m.last/1e6+int64(m.callGap))
+	exp = float64(m.up.exp) + m.Expected(time.Unix(m.hourStart, 0), time.Unix(end, 0))
+	return since, float64(m.up.obs + m.hourCount), exp
 }
 
 // The drop and surge CUSUMs test normal against these rate ratios and

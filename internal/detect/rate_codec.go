@@ -15,7 +15,7 @@ const modelVersion = 2
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
 // keeps in the database.
-const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 4 + 8 + 4 + 1 + 2*16 + 4 + 2 + 4 + 1 + 2 + 2
+const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 4 + 8 + 4 + 1 + 2*16 + 4 + 2 + 2 + 4 + 4 + 1 + 2 + 2
 
 // Rates are stored as 16-bit logarithms: 2^(q/1024 − 24) events an hour,
 // from 6e-8 to 1e12 in steps of 0.07%; 0 is a bucket never seen.
@@ -77,6 +77,8 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	}
 	b = le.AppendUint32(b, uint32(m.cluster))
 	b = le.AppendUint16(b, m.clusterN)
+	b = le.AppendUint16(b, m.calls)
+	b = le.AppendUint32(b, math.Float32bits(m.callGap))
 	b = le.AppendUint32(b, m.period)
 	b = append(b, m.streak)
 	b = le.AppendUint16(b, m.devMean)
@@ -124,10 +126,12 @@ func LoadRateModel(b []byte, loc *time.Location) (*RateModel, error) {
 	}
 	m.cluster = int64(le.Uint32(b))
 	m.clusterN = le.Uint16(b[4:])
-	m.period = le.Uint32(b[6:])
-	m.streak = b[10]
-	m.devMean = le.Uint16(b[11:])
-	m.devMax = le.Uint16(b[13:])
+	m.calls = le.Uint16(b[6:])
+	m.callGap = math.Float32frombits(le.Uint32(b[8:]))
+	m.period = le.Uint32(b[12:])
+	m.streak = b[16]
+	m.devMean = le.Uint16(b[17:])
+	m.devMax = le.Uint16(b[19:])
 	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) {
 		return nil, errModel // NaN or out of range: not a model this code wrote
 	}

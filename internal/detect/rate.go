@@ -43,7 +43,9 @@ type RateModel struct {
 	// The schedule model, over cluster starts (events closer than
 	// clusterGap are one run).
 	cluster  int64   // Unix seconds: the latest run's smoothed time (the schedule's phase)
-	burst    float32 // mean events per cluster (EWMA), ≥ 1
+	burst    float32 // mean calls per cluster (EWMA), ≥ 1
+
+	zone zoneSpan // cache for bucket, not stored
 	clusterN uint16  // events in the latest cluster, saturating
 	calls    uint16  // calls (groups of events) in the latest cluster, saturating
 	callGap  float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
@@ -525,14 +527,46 @@ func (m *RateModel) setRate(b int, r float32) {
 	m.rate[b] = decodeRate(m.q[b])
 }
 
-// bucket maps an instant to its local hour of day, weekdays 0-23, weekend 24-47.
+// bucket maps an instant to its local hour of day, weekdays 0-23, weekend
+// 24-47. The zone's offset is cached with the span it holds for, since
+// walks ask hour after hour.
 func (m *RateModel) bucket(unix int64) int {
-	t := time.Unix(unix, 0).In(m.loc)
-	b := t.Hour()
-	if wd := t.Weekday(); wd == time.Saturday || wd == time.Sunday {
-		b += 24
+	if unix < m.zone.start || unix >= m.zone.end {
+		m.zone = zoneAt(unix, m.loc)
+	}
+	local := unix + m.zone.off
+	day := local / 86400
+	if local < 0 && local%86400 != 0 {
+		day--
+	}
+	b := int((local - day*86400) / 3600)
+	if wd := ((day+4)%7 + 7) % 7; wd == 6 || wd == 0 { // 1970-01-01 was a Thursday (4)
+		b += 24 // Saturday or Sunday
 	}
 	return b
+}
+
+// zoneSpan is a zone offset and the span [start, end) of Unix seconds it
+// holds for.
+type zoneSpan struct{ off, start, end int64 }
+
+func zoneAt(unix int64, loc *time.Location) zoneSpan {
+	t := time.Unix(unix, 0).In(loc)
+	_, off := t.Zone()
+	z := zoneSpan{off: int64(off), start: math.MinInt64, end: math.MaxInt64}
+	s, e := t.ZoneBounds()
+	if !s.IsZero() {
+		z.start = s.Unix()
+	}
+	if !e.IsZero() {
+		z.end = e.Unix()
+	}
+	if unix < z.start || unix >= z.end {
+		// Time.ZoneBounds can miss the instant at the end of leap years
+		// (golang/go#81583): cache nothing then.
+		z.start, z.end = unix, unix+1
+	}
+	return z
 }
 
 // Describe says in words what the model has learned, and how soon, after
@@ -662,5 +696,5 @@ const (
 	dropRatio  = 0.2
 	surgeRatio = 4.0
 	dropAlarm  = 20.0
-	surgeAlarm = 20.0
+	surgeAlarm = 14.0
 )

@@ -11,9 +11,9 @@ import (
 )
 
 // TestRateModelLearnsAndArms feeds Poisson events at 10 an hour for 8
-// days: the model arms after a week, is not taken for a schedule, and
-// flags a silence once the expected events reach its threshold
-// (ln(240 a day / goal) ≈ 14 events, about 85 min at 10 an hour).
+// days: the model arms, is not taken for a schedule, and flags a silence
+// once the expected events reach its threshold, ln(gaps a day / goal) × D
+// (about 2 h at 10 an hour), plus the usual gap between calls.
 func TestRateModelLearnsAndArms(t *testing.T) {
 	m := NewRateModel(time.UTC)
 	ts := poissonTimes(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), 10, 8*24*10)
@@ -21,6 +21,9 @@ func TestRateModelLearnsAndArms(t *testing.T) {
 		m.Observe(at, 1)
 		if i == 100 && m.Armed() {
 			t.Fatal("armed after 10 hours")
+		}
+		if i == 600 && !m.Armed() {
+			t.Fatal("a busy beet not armed after 2 days")
 		}
 	}
 	if !m.Armed() || m.Scheduled() {
@@ -31,12 +34,17 @@ func TestRateModelLearnsAndArms(t *testing.T) {
 	if !ok || kind != "silence" {
 		t.Fatalf("deadline %v %q %v", due, kind, ok)
 	}
-	need := math.Log(240/falseAlarmsGoal) * float64(m.disp)
+	d := float64(m.disp)
+	need := math.Log(max(m.daily()/d, 1)/falseAlarmsGoal) * d
+	if math.Abs(m.daily()-240) > 30 || d > 3 {
+		t.Fatalf("learned %.0f events a day, dispersion %.2f; want about 240 and 1", m.daily(), d)
+	}
 	want := time.Duration(need / 10 * float64(time.Hour))
 	if wait := due.Sub(last); wait < want*7/10 || wait > want*13/10 {
 		t.Fatalf("silence flagged after %v, want about %v (D %.2f)", wait, want, m.disp)
 	}
-	if e := m.Expected(last, due); math.Abs(e-need) > 0.5 {
+	lag := time.Duration(m.callGap) * time.Second // the usual gap between calls comes on top
+	if e := m.Expected(last, due.Add(-lag)); math.Abs(e-need) > 0.5 {
 		t.Fatalf("expected events at the deadline %.1f, want %.1f", e, need)
 	}
 }
@@ -78,6 +86,7 @@ func TestRateModelRoundTrip(t *testing.T) {
 		t.Fatalf("encoded %d bytes, want %d (< 200)", len(b), encodedModelLen)
 	}
 	got, err := LoadRateModel(b, time.UTC)
+	got.zone = m.zone // a cache, not state
 	if err != nil || *got != *m {
 		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
 	}
@@ -251,5 +260,27 @@ func TestAutoOldModel(t *testing.T) {
 	d, err = OnEvents(b, now, 1, nil)
 	if err != nil || d.Flip != nil || d.Due != nil || len(d.Model) != encodedModelLen {
 		t.Fatalf("event on an old model: %+v %v", d, err)
+	}
+}
+
+// TestBucket: the cached offset arithmetic agrees with time.Time on every
+// hour of two years in zones with DST both ways and a half-hour offset.
+func TestBucket(t *testing.T) {
+	for _, tz := range []string{"UTC", "Europe/Riga", "America/New_York", "Australia/Sydney", "Australia/Lord_Howe", "Asia/Kolkata"} {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewRateModel(loc)
+		for u := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC).Unix(); u < time.Date(2027, 12, 31, 0, 0, 0, 0, time.UTC).Unix(); u += 1800 {
+			lt := time.Unix(u, 0).In(loc)
+			want := lt.Hour()
+			if lt.Weekday() == time.Saturday || lt.Weekday() == time.Sunday {
+				want += 24
+			}
+			if got := m.bucket(u); got != want {
+				t.Fatalf("%s %v: bucket %d, want %d", tz, lt, got, want)
+			}
+		}
 	}
 }

@@ -42,17 +42,17 @@ type RateModel struct {
 
 	// The schedule model, over cluster starts (events closer than
 	// clusterGap are one run).
-	cluster  int64   // Unix seconds: the latest run's smoothed time (the schedule's phase)
-	burst    float32 // mean calls per cluster (EWMA), ≥ 1
+	cluster int64   // Unix seconds: the latest run's smoothed time (the schedule's phase)
+	burst   float32 // mean calls per cluster (EWMA), ≥ 1
 
-	zone zoneSpan // cache for bucket, not stored
-	clusterN uint16  // events in the latest cluster, saturating
-	calls    uint16  // calls (groups of events) in the latest cluster, saturating
-	callGap  float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
-	period   uint32  // seconds between runs; 0: none yet
-	streak   uint8   // consecutive gaps that matched period
-	devMean  uint16  // mean |gap − period|, seconds (EWMA)
-	devMax   uint16  // largest recent |gap − period|, seconds (slowly decaying)
+	zone     zoneSpan // cache for bucket, not stored
+	clusterN uint16   // events in the latest cluster, saturating
+	calls    uint16   // calls (groups of events) in the latest cluster, saturating
+	callGap  float32  // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
+	period   uint32   // seconds between runs; 0: none yet
+	streak   uint8    // consecutive gaps that matched period
+	devMean  uint16   // mean |gap − period|, seconds (EWMA)
+	devMax   uint16   // largest recent |gap − period|, seconds (slowly decaying)
 }
 
 // A cusum is one CUSUM statistic and the run behind it, kept to explain
@@ -236,11 +236,12 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	// A drop is due one usual gap between calls after the statistic crosses.
 	lag := time.Duration(m.callGap) * time.Second
 	for h := m.hourStart; h < until.Unix(); h += 3600 {
-		if m.rate[m.bucket(h)] < 0 {
+		raw := m.rate[m.bucket(h)]
+		if raw < 0 {
 			s, c = max(0, s), 0 // an hour not seen yet: no evidence
 			continue
 		}
-		rate := m.rateAt(h) / u
+		rate := float64(raw) / u
 		hour := time.Unix(h, 0)
 		full := s + nbLLR(dropRatio, c, rate, r)
 		if full >= dropAlarm && rate > 0 {
@@ -429,18 +430,19 @@ func (m *RateModel) silenceNeed() float64 {
 
 // walk returns the instant after from at which the expected events reach need.
 func (m *RateModel) walk(from time.Time, need float64) (time.Time, bool) {
-	t := from
-	end := t.Add(maxWalk)
+	const hourUs = int64(time.Hour / time.Microsecond)
+	us := from.UnixMicro()
+	end := us + int64(maxWalk/time.Microsecond)
 	acc := 0.0
-	for t.Before(end) {
-		hourEnd := time.Unix((t.Unix()/3600+1)*3600, 0)
-		r := m.rateAt(t.Unix())
-		span := hourEnd.Sub(t).Hours()
+	for us < end {
+		hourEnd := (us/hourUs + 1) * hourUs
+		r := m.rateAt(us / 1e6)
+		span := float64(hourEnd-us) / float64(hourUs)
 		if r > 0 && acc+r*span >= need {
-			return t.Add(time.Duration((need - acc) / r * float64(time.Hour))), true
+			return time.UnixMicro(us + int64((need-acc)/r*float64(hourUs))), true
 		}
 		acc += r * span
-		t = hourEnd
+		us = hourEnd
 	}
 	return time.Time{}, false
 }
@@ -448,14 +450,13 @@ func (m *RateModel) walk(from time.Time, need float64) (time.Time, bool) {
 // Expected returns the events the model expected between a and b. The
 // dashboard draws its expected band from it.
 func (m *RateModel) Expected(a, b time.Time) float64 {
+	const hourUs = int64(time.Hour / time.Microsecond)
 	acc := 0.0
-	for t := a; t.Before(b); {
-		hourEnd := time.Unix((t.Unix()/3600+1)*3600, 0)
-		if hourEnd.After(b) {
-			hourEnd = b
-		}
-		acc += m.rateAt(t.Unix()) * hourEnd.Sub(t).Hours()
-		t = hourEnd
+	end := b.UnixMicro()
+	for us := a.UnixMicro(); us < end; {
+		hourEnd := min((us/hourUs+1)*hourUs, end)
+		acc += m.rateAt(us/1e6) * float64(hourEnd-us) / float64(hourUs)
+		us = hourEnd
 	}
 	return acc
 }

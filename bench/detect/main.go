@@ -36,7 +36,7 @@ var detectors = map[string]detectorEntry{
 	"auto": {newAuto, "`auto` is Beet's learned model (internal/detect, run through detect.OnEvents and detect.OnDeadline as live): " +
 		"event rates per local hour of day for weekdays and weekends, a dispersion index D and a negative-binomial size r of " +
 		"hourly counts, a burst unit (calls per 60 s cluster) and the usual gap between calls. Silence when the events expected " +
-		"since the last one reach ln(gaps a day / 0.0002) × D; drop (to 0.2×) and surge (to 4×) CUSUMs over negative-binomial " +
+		"since the last one reach ln(gaps a day / 0.0002) × D; drop (to 0.2×) and surge (to 3×) CUSUMs over negative-binomial " +
 		"hours, surges checked as events arrive, drops by deadline; a learned schedule (7 matching gaps covering a day) " +
 		"flags a missed run after a grace of at most 10% of the period. It arms after 7 days (2 for busy beets). " +
 		"An alarm is a flip to down or anomalous; a recovery flip ends it."},

@@ -9,12 +9,13 @@ import (
 // RateModel is auto mode's learned model of one beet (DETECTION.md):
 //
 //   - a rate model: expected events per hour by local hour of day, for
-//     weekdays and for weekends (48 rates), and a dispersion index D of
-//     hourly counts (variance / mean, 1 for Poisson) that widens every test
-//     for bursty or overdispersed traffic;
+//     weekdays and for weekends (48 rates), the dispersion of hourly counts
+//     (index D and negative-binomial size r), the burst unit (calls per
+//     cluster) and the usual gap between calls;
 //   - three tests on it: silence (no event while the expected events reach
-//     a threshold), and two CUSUMs of the log-likelihood ratio, scaled by
-//     1/D, against a drop to dropRatio and a surge to surgeRatio of normal;
+//     a threshold widened by D), and two CUSUMs of the negative-binomial
+//     log-likelihood ratio of hourly counts against a drop to dropRatio and
+//     a surge to surgeRatio of normal;
 //   - a schedule model for cron-like beets: a constant period between runs
 //     (in real or in wall-clock time), with a learned jitter.
 //
@@ -40,19 +41,20 @@ type RateModel struct {
 
 	up, dn cusum // surge and drop
 
-	// The schedule model, over cluster starts (events closer than
-	// clusterGap are one run).
-	cluster int64   // Unix seconds: the latest run's smoothed time (the schedule's phase)
-	burst   float32 // mean calls per cluster (EWMA), ≥ 1
+	burst   float32 // mean calls per cluster (EWMA), ≥ 1: the unit of independent counts
+	callGap float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
 
-	zone     zoneSpan // cache for bucket, not stored
-	clusterN uint16   // events in the latest cluster, saturating
-	calls    uint16   // calls (groups of events) in the latest cluster, saturating
-	callGap  float32  // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
-	period   uint32   // seconds between runs; 0: none yet
-	streak   uint8    // consecutive gaps that matched period
-	devMean  uint16   // mean |gap − period|, seconds (EWMA)
-	devMax   uint16   // largest recent |gap − period|, seconds (slowly decaying)
+	// The latest cluster (events closer than clusterGap) and the schedule
+	// model over cluster starts.
+	cluster  int64  // Unix seconds: the latest run's smoothed time (the schedule's phase)
+	clusterN uint16 // events in the latest cluster, saturating
+	calls    uint16 // calls (groups of events) in the latest cluster, saturating
+	period   uint32 // seconds between runs; 0: none yet
+	streak   uint8  // consecutive gaps that matched period
+	devMean  uint16 // mean |lateness| of runs against the phase, seconds (EWMA)
+	devMax   uint16 // largest recent |lateness|, seconds (slowly decaying)
+
+	zone zoneSpan // cache for bucket, not stored
 }
 
 // A cusum is one CUSUM statistic and the run behind it, kept to explain
@@ -101,8 +103,9 @@ func NewRateModel(loc *time.Location) *RateModel {
 	return m
 }
 
-// Observe takes count events at t (t never decreases). While armed it runs
-// the drop and surge CUSUMs over the time since the last event.
+// Observe takes count events at t (t never decreases): it closes the hours
+// that ended (learning them and, once armed, adding them to the CUSUMs),
+// and follows clusters, calls and the schedule.
 func (m *RateModel) Observe(t time.Time, count int) {
 	if count <= 0 {
 		return
@@ -695,7 +698,7 @@ func (m *RateModel) surgeRun() (since time.Time, obs, exp float64) {
 // synthetic family (DETECTION.md).
 const (
 	dropRatio  = 0.2
-	surgeRatio = 4.0
+	surgeRatio = 3.0
 	dropAlarm  = 20.0
 	surgeAlarm = 14.0
 )

@@ -594,10 +594,9 @@ func (m *RateModel) Describe(t time.Time) string {
 	if q := m.quietest(); q >= 0 && float64(m.rate[q]) < 0.5*float64(busyRate) {
 		words += fmt.Sprintf(", fewest around %02d:00 (about %s an hour)", q%24, count(float64(m.rate[q])))
 	}
-	saved := m.last
-	m.last = t.UnixMicro()
+	// The same instant Deadline would set after an event at t.
 	due, ok := m.walk(t, m.silenceNeed())
-	m.last = saved
+	due = due.Add(time.Duration(m.callGap) * time.Second)
 	if ok {
 		words += "; silence at " + t.In(m.loc).Format("15:04") + " would be flagged after about " + Duration(due.Sub(t))
 	}

@@ -43,6 +43,10 @@ func TestRateModelLearnsAndArms(t *testing.T) {
 	if wait := due.Sub(last); wait < want*7/10 || wait > want*13/10 {
 		t.Fatalf("silence flagged after %v, want about %v (D %.2f)", wait, want, m.disp)
 	}
+	// The earliest reliable alert the model states is its deadline.
+	if words := m.Describe(last); !strings.HasSuffix(words, "flagged after about "+Duration(due.Sub(last))) {
+		t.Fatalf("described as %q, deadline after %v", words, due.Sub(last))
+	}
 	lag := time.Duration(m.callGap) * time.Second // the usual gap between calls comes on top
 	if e := m.Expected(last, due.Add(-lag)); math.Abs(e-need) > 0.5 {
 		t.Fatalf("expected events at the deadline %.1f, want %.1f", e, need)

@@ -288,3 +288,35 @@ func TestBucket(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoDropThenSilence: a drop that turns into a full stop flags the
+// drop first (anomalous), then the silence (down), and the next event
+// recovers the beet with how long it was down.
+func TestAutoDropThenSilence(t *testing.T) {
+	a := newAutoBeet("UTC")
+	ts := poissonTimes(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), 40, 40*24*14)
+	for _, at := range ts {
+		a.event(t, at, 1)
+	}
+	t1 := ts[len(ts)-1]
+	for _, at := range poissonTimes(t1, 12, 36) { // a quarter of the rate for 3 h, then nothing
+		a.event(t, at, 1)
+	}
+	a.until(t, t1.Add(24*time.Hour))
+	fl := a.since(t1)
+	if len(fl) != 2 || fl[0].Kind != beet.FlipDrop || fl[0].To != beet.StatusAnomalous ||
+		fl[1].Kind != beet.FlipSilence || fl[1].From != beet.StatusAnomalous || fl[1].To != beet.StatusDown {
+		for _, f := range fl {
+			t.Logf("%s %s→%s %s: %s", f.At, f.From, f.To, f.Kind, f.Reason)
+		}
+		t.Fatal("want a drop, then a silence")
+	}
+	if a.b.DueAt != nil {
+		t.Fatalf("a down beet keeps a deadline %v", a.b.DueAt)
+	}
+	back := t1.Add(25 * time.Hour)
+	a.event(t, back, 1)
+	if last := a.flips[len(a.flips)-1]; last.Kind != beet.FlipRecovery || !strings.Contains(last.Reason, "after being down for") {
+		t.Fatalf("recovery %+v", last)
+	}
+}

@@ -10,8 +10,8 @@ import (
 
 // autoDetector runs Beet's own detector code (internal/detect, auto mode)
 // exactly as the live path and `beet backtest` do: OnEvents for events,
-// OnDeadline for deadlines that pass. An up → down flip is an alarm, a
-// down → up flip its recovery.
+// OnDeadline for deadlines that pass. A flip to down or anomalous is an
+// alarm, a recovery flip its end.
 type autoDetector struct {
 	b         beet.Beet
 	downSince *time.Time
@@ -40,9 +40,11 @@ func (d *autoDetector) Advance(t time.Time) []harness.Alarm {
 		if err != nil {
 			panic(err) // a bug in the detector: the benchmark must not hide it
 		}
-		if f := d.apply(dec); f != nil && f.To == beet.StatusDown {
-			at := f.At
-			d.downSince = &at
+		if f := d.apply(dec); f != nil && (f.To == beet.StatusDown || f.To == beet.StatusAnomalous) {
+			if f.To == beet.StatusDown {
+				at := f.At
+				d.downSince = &at
+			}
 			out = append(out, harness.Alarm{At: f.At, Kind: string(f.Kind)})
 		}
 	}
@@ -55,8 +57,13 @@ func (d *autoDetector) Event(t time.Time, count int) []harness.Alarm {
 		panic(err)
 	}
 	d.b.LastEventAt = &t
-	if f := d.apply(dec); f != nil && f.Kind == beet.FlipRecovery {
-		return []harness.Alarm{{At: t, Kind: "silence", Recovery: true}}
+	switch f := d.apply(dec); {
+	case f == nil:
+	case f.Kind == beet.FlipRecovery:
+		d.downSince = nil
+		return []harness.Alarm{{At: t, Kind: string(f.Kind), Recovery: true}}
+	case f.To == beet.StatusAnomalous:
+		return []harness.Alarm{{At: t, Kind: string(f.Kind)}} // a surge, raised as events arrive
 	}
 	return nil
 }

@@ -33,10 +33,13 @@ type detectorEntry struct {
 
 // detectors is the registry behind -detector.
 var detectors = map[string]detectorEntry{
-	"auto": {newAuto, "`auto` is Beet's learned rate model (internal/detect, silence only so far): rates per local hour of day " +
-		"and weekday/weekend learned from the beet's own events (clusters 60 s apart count once), a dispersion index for " +
-		"bursty traffic, and a silence deadline where the clusters expected since the last event reach ln(gaps a day / 0.0004) " +
-		"× dispersion (the 0.001 goal, aimed at 0.0004 because rates drift). It arms after 7 days and 30 clusters."},
+	"auto": {newAuto, "`auto` is Beet's learned model (internal/detect, run through detect.OnEvents and detect.OnDeadline as live): " +
+		"event rates per local hour of day for weekdays and weekends, a dispersion index D and a negative-binomial size r of " +
+		"hourly counts, a burst unit (calls per 60 s cluster) and the usual gap between calls. Silence when the events expected " +
+		"since the last one reach ln(gaps a day / 0.0002) × D; drop (to 0.2×) and surge (to 3×) CUSUMs over negative-binomial " +
+		"hours, surges checked as events arrive, drops by deadline; a learned schedule (7 matching gaps covering a day) " +
+		"flags a missed run after a grace of at most 10% of the period. It arms after 7 days (2 for busy beets). " +
+		"An alarm is a flip to down or anomalous; a recovery flip ends it."},
 	"never": {baseline.NewNever, "`never` raises no alarm at all: the sanity check (NAB score 0, nothing detected, no false alarm)."},
 	"periodgrace": {baseline.NewPeriodGrace, "`periodgrace` is a fixed period + grace check configured as a careful user would from the " +
 		"stream's clean learning part (synthetic: the first 28 days; NAB: the probationary rows): period = the longest gap " +

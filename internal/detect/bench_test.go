@@ -1,40 +1,65 @@
 package detect
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/beethq/beet"
 )
 
-// BenchmarkOnEventsAuto is the per-event cost of auto mode: decode the
-// model, learn, find the silence deadline, encode the model.
+// poissonTimes returns n event times from t at rate perHour (exponential
+// gaps, seeded): a rate beet, not a schedule.
+func poissonTimes(t time.Time, perHour float64, n int) []time.Time {
+	r := rand.New(rand.NewPCG(1, 2))
+	out := make([]time.Time, n)
+	for i := range out {
+		t = t.Add(time.Duration(r.ExpFloat64() / perHour * float64(time.Hour)))
+		out[i] = t
+	}
+	return out
+}
+
+// BenchmarkOnEventsAuto is the per-event cost of auto mode on an armed
+// rate beet (20 events an hour): decode the model, learn, run the CUSUMs,
+// find the next deadline, encode the model.
 //
 //	go test -run '^$' -bench . -benchmem ./internal/detect
 func BenchmarkOnEventsAuto(b *testing.B) {
-	bt := &beet.Beet{Status: beet.StatusUp, Timezone: "Europe/Riga", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	bt := &beet.Beet{Status: beet.StatusNew, Timezone: "Europe/Riga", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	r := rand.New(rand.NewPCG(1, 2))
 	t := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 10 * 24 * 20 { // ten days at 20 an hour: armed
-		d, _ := OnEvents(bt, t.Add(time.Duration(i)*3*time.Minute), 1, nil)
-		bt.Model = d.Model
-	}
-	t = t.Add(10 * 24 * time.Hour)
-	b.ReportAllocs()
-	for b.Loop() {
-		t = t.Add(3 * time.Minute)
+	step := func() {
+		t = t.Add(time.Duration(r.ExpFloat64() / 20 * float64(time.Hour)))
 		d, _ := OnEvents(bt, t, 1, nil)
 		bt.Model = d.Model
+		if d.Flip != nil {
+			bt.Status = d.Flip.To
+		}
+	}
+	for range 20 * 24 * 10 { // ten days: armed
+		step()
+	}
+	if bt.Status != beet.StatusUp {
+		b.Fatalf("status %s after ten days", bt.Status)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		step()
 	}
 }
 
-// BenchmarkSilenceDeadline is the deadline computation alone.
-func BenchmarkSilenceDeadline(b *testing.B) {
+// BenchmarkDeadline is the deadline computation alone (silence and drop,
+// on a decoded model) for a beet at 5 events an hour.
+func BenchmarkDeadline(b *testing.B) {
 	m := NewRateModel(time.UTC)
-	t := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 10 * 24 * 5 {
-		m.Observe(t.Add(time.Duration(i)*12*time.Minute), 1)
+	for _, t := range poissonTimes(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), 5, 10*24*5) {
+		m.Observe(t, 1)
+	}
+	if !m.Armed() || m.Scheduled() {
+		b.Fatal("not an armed rate model")
 	}
 	for b.Loop() {
-		m.SilenceDeadline()
+		m.Deadline(true)
 	}
 }

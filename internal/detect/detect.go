@@ -34,26 +34,11 @@ func OnEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time) (De
 	if b.Status == beet.StatusPaused {
 		return Decision{}, nil // records events, raises nothing, waits for resume
 	}
+	if b.Detection.Mode == beet.ModeAuto {
+		return onEventsAuto(b, last, count, downSince)
+	}
 	var d Decision
-	var model *RateModel
 	switch b.Detection.Mode {
-	case beet.ModeAuto:
-		var err error
-		if model, err = LoadRateModel(b.Model, location(b)); err != nil {
-			model = NewRateModel(location(b)) // an unreadable model starts over
-		}
-		if b.Status == beet.StatusDown {
-			model.Freeze() // the outage's silent hours must not teach "silence is normal"
-		}
-		model.Observe(last, count)
-		if d.Model, err = model.MarshalBinary(); err != nil {
-			return Decision{}, err
-		}
-		if model.Armed() {
-			if due, ok := model.SilenceDeadline(); ok {
-				d.Due = &due
-			}
-		}
 	case beet.ModePeriod:
 		due := last.Add(period(b) + grace(b))
 		d.Due = &due
@@ -68,23 +53,78 @@ func OnEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time) (De
 		due := c.Next(last.Add(grace(b)), loc).Add(grace(b))
 		d.Due = &due
 	}
-	flip := func(to beet.Status, kind beet.FlipKind, reason string) {
-		d.Flip = &beet.Flip{BeetID: b.ID, At: last, From: b.Status, To: to, Kind: kind, Reason: reason}
+	switch b.Status {
+	case beet.StatusNew:
+		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipFirst, "First event received. "+Expectation(b))
+	case beet.StatusDown, beet.StatusAnomalous:
+		d.Flip = recovery(b, last, downSince)
 	}
+	return d, nil
+}
+
+func flipAt(b *beet.Beet, at time.Time, to beet.Status, kind beet.FlipKind, reason string) *beet.Flip {
+	return &beet.Flip{BeetID: b.ID, At: at, From: b.Status, To: to, Kind: kind, Reason: reason}
+}
+
+func recovery(b *beet.Beet, last time.Time, downSince *time.Time) *beet.Flip {
+	was := ""
+	if downSince != nil {
+		was = " after being down for " + Duration(last.Sub(*downSince))
+	}
+	f := flipAt(b, last, beet.StatusUp, beet.FlipRecovery, "Events are back"+was+".")
+	f.Observed, f.Expected = ptr(1), ptr(1)
+	return f
+}
+
+// onEventsAuto learns from the events, checks a surge (the one alarm an
+// event can raise), recovers an open incident when the rate is back, and
+// sets the next deadline.
+func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time) (Decision, error) {
+	var d Decision
+	model, err := LoadRateModel(b.Model, location(b))
+	if err != nil {
+		model = NewRateModel(location(b)) // an old or unreadable model starts over
+	}
+	switch b.Status {
+	case beet.StatusDown:
+		model.Freeze() // the outage's silent hours must not teach "silence is normal"
+	case beet.StatusAnomalous:
+		model.HoldDispersion()
+	}
+	model.Observe(last, count)
 	switch {
-	case b.Status == beet.StatusNew && b.Detection.Mode == beet.ModeAuto:
-		flip(beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
-	case b.Status == beet.StatusLearning && model != nil && model.Armed():
-		flip(beet.StatusUp, beet.FlipLearned, "Learned this beet's rhythm: "+model.Describe(last)+".")
 	case b.Status == beet.StatusNew:
-		flip(beet.StatusUp, beet.FlipFirst, "First event received. "+Expectation(b))
+		d.Flip = flipAt(b, last, beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
+	case b.Status == beet.StatusLearning && model.Armed():
+		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipLearned, "Learned this beet's rhythm: "+model.Describe(last)+".")
 	case b.Status == beet.StatusDown:
-		was := ""
-		if downSince != nil {
-			was = " after being down for " + Duration(last.Sub(*downSince))
+		d.Flip = recovery(b, last, downSince)
+		model.endIncident()
+	case b.Status == beet.StatusAnomalous && model.incidentOver():
+		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipRecovery, model.recoveryReason(last))
+		hour := time.Unix(model.hourStart, 0)
+		d.Flip.Observed, d.Flip.Expected = ptr(float64(model.hourCount)), ptr(model.Expected(hour, last))
+		model.endIncident()
+	case b.Status == beet.StatusUp && model.Armed() && !model.Scheduled() && model.Surging():
+		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.surgeReason(last))
+		_, obs, exp := model.surgeRun()
+		d.Flip.Observed, d.Flip.Expected = &obs, &exp
+		model.flags |= flagSurge
+	}
+	status := b.Status
+	if d.Flip != nil {
+		status = d.Flip.To
+	}
+	if model.Armed() && (status == beet.StatusUp || status == beet.StatusAnomalous) {
+		if due, _, ok := model.Deadline(status == beet.StatusUp); ok {
+			if due.Before(last) {
+				due = last // already significant (the model keeps microseconds)
+			}
+			d.Due = &due
 		}
-		flip(beet.StatusUp, beet.FlipRecovery, "Events are back"+was+".")
-		d.Flip.Observed, d.Flip.Expected = ptr(1), ptr(1)
+	}
+	if d.Model, err = model.MarshalBinary(); err != nil {
+		return Decision{}, err
 	}
 	return d, nil
 }
@@ -93,10 +133,16 @@ func OnEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time) (De
 // a beet whose deadline (b.DueAt) is at or before now and whose events up
 // to the deadline are all committed.
 func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
-	if b.DueAt == nil || b.Status != beet.StatusUp {
+	if b.DueAt == nil || b.Status != beet.StatusUp && b.Status != beet.StatusAnomalous {
 		return Decision{}, nil // nothing pending; clears a stale deadline
 	}
 	due := *b.DueAt
+	if b.Detection.Mode == beet.ModeAuto {
+		return onDeadlineAuto(b, due)
+	}
+	if b.Status != beet.StatusUp {
+		return Decision{}, nil
+	}
 	f := &beet.Flip{BeetID: b.ID, At: due, From: beet.StatusUp, To: beet.StatusDown, Observed: ptr(0), Expected: ptr(1)}
 	switch b.Detection.Mode {
 	case beet.ModePeriod:
@@ -114,20 +160,62 @@ func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
 		slot := due.Add(-grace(b)).In(loc)
 		f.Kind = beet.FlipMissedRun
 		f.Reason = fmt.Sprintf("Missed the run due at %s: no event by %s (%s).", slot.Format("Jan 2 15:04 MST"), due.In(loc).Format("15:04"), c.Describe(loc))
-	case beet.ModeAuto:
-		model, err := LoadRateModel(b.Model, location(b))
-		if err != nil {
-			return Decision{}, err
-		}
-		last := time.UnixMicro(model.last).UTC()
-		expected := model.Expected(last, due)
-		f.Kind, f.Expected = beet.FlipSilence, &expected
-		f.Reason = fmt.Sprintf("No event since %s (%s); about %.0f would usually have come by now.",
-			last.In(location(b)).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), expected)
 	default:
 		return Decision{}, nil
 	}
 	return Decision{Flip: f}, nil
+}
+
+// onDeadlineAuto: the model (as the last event left it) says which alarm
+// its deadline is. The model is not changed here: the next event learns.
+func onDeadlineAuto(b *beet.Beet, due time.Time) (Decision, error) {
+	model, err := LoadRateModel(b.Model, location(b))
+	if err != nil || !model.Armed() {
+		return Decision{}, nil // an old model: learning starts over at the next event
+	}
+	at, kind, ok := model.Deadline(b.Status == beet.StatusUp)
+	if !ok {
+		return Decision{}, nil
+	}
+	if at.Sub(due) > time.Second {
+		return Decision{Due: &at}, nil // not yet: a deadline set by older code
+	}
+	loc := location(b)
+	last := time.UnixMicro(model.last)
+	f := &beet.Flip{BeetID: b.ID, At: due, From: b.Status, To: beet.StatusDown, Observed: ptr(0)}
+	var d Decision
+	switch kind {
+	case "missed_run":
+		slot := model.NextRun()
+		f.Kind, f.Expected = beet.FlipMissedRun, ptr(1)
+		f.Reason = fmt.Sprintf("Missed the run due at %s: no event by %s (%s).",
+			slot.In(loc).Format("Jan 2 15:04 MST"), due.In(loc).Format("15:04"), model.describeSchedule())
+	case "drop":
+		run := model.dn
+		if run.s <= 0 {
+			run = cusum{start: uint32(last.Unix())}
+		}
+		since := time.Unix(int64(run.start), 0)
+		exp := float64(run.exp) + model.Expected(last, due)
+		f.To, f.Kind = beet.StatusAnomalous, beet.FlipDrop
+		f.Observed, f.Expected = ptr(float64(run.obs)), &exp
+		f.Reason = fmt.Sprintf("Only %.0f events since %s (%s), where about %s were expected: the rate fell to %.0f%% of normal.",
+			run.obs, since.In(loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp), 100*float64(run.obs)/max(exp, 1e-9))
+		if run.obs == 0 {
+			f.Reason = fmt.Sprintf("No events since %s (%s), where about %s were expected.",
+				since.In(loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp))
+		}
+		if next, _, ok := model.Deadline(false); ok {
+			d.Due = &next // silence may follow
+		}
+	default:
+		exp := model.Expected(last, due)
+		f.Kind, f.Expected = beet.FlipSilence, &exp
+		f.Reason = fmt.Sprintf("No event since %s (%s); about %s would usually have come by now.",
+			last.In(loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), count(exp))
+	}
+	d.Flip = f
+	return d, nil
 }
 
 // Expectation tells a person what the detector expects of b and how soon

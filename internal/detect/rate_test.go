@@ -2,39 +2,54 @@ package detect
 
 import (
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/beethq/beet"
 )
 
-// TestRateModelLearnsAndArms feeds 10 evenly spaced clusters an hour for
-// 8 days: the model arms after a week and flags a silence once the
-// expected clusters reach its threshold (ln(240 gaps a day / goal) ≈ 13.3
-// clusters, about 80 min at 10 an hour).
+// TestRateModelLearnsAndArms feeds Poisson events at 10 an hour for 8
+// days: the model arms, is not taken for a schedule, and flags a silence
+// once the expected events reach its threshold, ln(gaps a day / goal) × D
+// (about 2 h at 10 an hour), plus the usual gap between calls.
 func TestRateModelLearnsAndArms(t *testing.T) {
 	m := NewRateModel(time.UTC)
-	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	var last time.Time
-	for i := range 8 * 24 * 10 {
-		last = start.Add(time.Duration(i) * 6 * time.Minute)
-		m.Observe(last, 1)
+	ts := poissonTimes(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), 10, 8*24*10)
+	for i, at := range ts {
+		m.Observe(at, 1)
 		if i == 100 && m.Armed() {
 			t.Fatal("armed after 10 hours")
 		}
+		if i == 600 && !m.Armed() {
+			t.Fatal("a busy beet not armed after 2 days")
+		}
 	}
-	if !m.Armed() {
-		t.Fatal("not armed after 8 days")
+	if !m.Armed() || m.Scheduled() {
+		t.Fatalf("armed %v, scheduled %v after 8 days", m.Armed(), m.Scheduled())
 	}
-	due, ok := m.SilenceDeadline()
-	if !ok {
-		t.Fatal("no silence deadline")
+	last := ts[len(ts)-1]
+	due, kind, ok := m.Deadline(true)
+	if !ok || kind != "silence" {
+		t.Fatalf("deadline %v %q %v", due, kind, ok)
 	}
-	wait := due.Sub(last)
-	want := time.Duration(math.Log(240/falseAlarmsGoal) / 10 * float64(time.Hour))
-	if wait < want*8/10 || wait > want*12/10 {
-		t.Fatalf("silence flagged after %v, want about %v", wait, want)
+	d := float64(m.disp)
+	need := math.Log(max(m.daily()/d, 1)/falseAlarmsGoal) * d
+	if math.Abs(m.daily()-240) > 30 || d > 3 {
+		t.Fatalf("learned %.0f events a day, dispersion %.2f; want about 240 and 1", m.daily(), d)
 	}
-	if e := m.Expected(last, due); math.Abs(e-math.Log(240/falseAlarmsGoal)) > 1 {
-		t.Fatalf("expected clusters at the deadline %.1f", e)
+	want := time.Duration(need / 10 * float64(time.Hour))
+	if wait := due.Sub(last); wait < want*7/10 || wait > want*13/10 {
+		t.Fatalf("silence flagged after %v, want about %v (D %.2f)", wait, want, m.disp)
+	}
+	// The earliest reliable alert the model states is its deadline.
+	if words := m.Describe(last); !strings.HasSuffix(words, "flagged after about "+Duration(due.Sub(last))) {
+		t.Fatalf("described as %q, deadline after %v", words, due.Sub(last))
+	}
+	lag := time.Duration(m.callGap) * time.Second // the usual gap between calls comes on top
+	if e := m.Expected(last, due.Add(-lag)); math.Abs(e-need) > 0.5 {
+		t.Fatalf("expected events at the deadline %.1f, want %.1f", e, need)
 	}
 }
 
@@ -42,15 +57,23 @@ func TestRateModelLearnsAndArms(t *testing.T) {
 // not count night hours toward a silence.
 func TestRateModelQuietNights(t *testing.T) {
 	m := NewRateModel(time.UTC)
+	r := rand.New(rand.NewPCG(3, 4))
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	var last time.Time
 	for day := range 14 {
-		for minute := 9 * 60; minute < 17*60; minute += 5 {
-			last = start.AddDate(0, 0, day).Add(time.Duration(minute) * time.Minute)
-			m.Observe(last, 1)
+		for range 100 { // 100 events between 09:00 and 17:00, in order
+			last = start.AddDate(0, 0, day).Add(9*time.Hour + time.Duration(r.Int64N(int64(8*time.Hour))))
+		}
+		times := make([]time.Time, 100)
+		for i := range times {
+			times[i] = start.AddDate(0, 0, day).Add(9*time.Hour + time.Duration(i)*8*time.Hour/100 + time.Duration(r.Int64N(int64(4*time.Minute))))
+		}
+		for _, at := range times {
+			m.Observe(at, 1)
+			last = at
 		}
 	}
-	due, ok := m.SilenceDeadline()
+	due, _, ok := m.Deadline(false)
 	if !ok || due.Hour() < 9 || due.Hour() > 12 || due.Sub(last) < 14*time.Hour {
 		t.Fatalf("deadline %v after a last event at %v: want the next morning, not the night", due, last)
 	}
@@ -58,23 +81,242 @@ func TestRateModelQuietNights(t *testing.T) {
 
 func TestRateModelRoundTrip(t *testing.T) {
 	m := NewRateModel(time.UTC)
-	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 500 {
-		m.Observe(start.Add(time.Duration(i)*7*time.Minute), 1+i%3)
+	for i, at := range poissonTimes(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), 8, 2000) {
+		m.Observe(at, 1+i%3)
 	}
 	m.Freeze()
 	b, _ := m.MarshalBinary()
-	if len(b) != encodedModelLen {
-		t.Fatalf("encoded %d bytes, want %d", len(b), encodedModelLen)
+	if len(b) != encodedModelLen || len(b) >= 200 {
+		t.Fatalf("encoded %d bytes, want %d (< 200)", len(b), encodedModelLen)
 	}
 	got, err := LoadRateModel(b, time.UTC)
+	got.zone = m.zone // a cache, not state
 	if err != nil || *got != *m {
 		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
 	}
 	if _, err := LoadRateModel(b[:10], time.UTC); err == nil {
 		t.Fatal("a cut model loaded")
 	}
-	if m, err := LoadRateModel(nil, time.UTC); err != nil || m.clusters != 0 {
+	old := make([]byte, 326) // version 1
+	old[0] = 1
+	if _, err := LoadRateModel(old, time.UTC); err == nil {
+		t.Fatal("a version 1 model loaded")
+	}
+	if m, err := LoadRateModel(nil, time.UTC); err != nil || m.events != 0 {
 		t.Fatal("an empty model is not a new one")
+	}
+}
+
+// autoBeet replays events through OnEvents and due deadlines through
+// OnDeadline, as the live path and the backtest do, and returns the flips.
+type autoBeet struct {
+	b     beet.Beet
+	flips []beet.Flip
+}
+
+func newAutoBeet(tz string) *autoBeet {
+	return &autoBeet{b: beet.Beet{ID: 1, Status: beet.StatusNew, Timezone: tz, Detection: beet.Detection{Mode: beet.ModeAuto}}}
+}
+
+func (a *autoBeet) apply(t *testing.T, d Decision, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.b.DueAt = d.Due
+	if d.Model != nil {
+		a.b.Model = d.Model
+	}
+	if d.Flip != nil {
+		if d.Flip.From != a.b.Status {
+			t.Fatalf("flip from %s on a %s beet", d.Flip.From, a.b.Status)
+		}
+		a.b.Status = d.Flip.To
+		a.flips = append(a.flips, *d.Flip)
+	}
+}
+
+func (a *autoBeet) until(t *testing.T, at time.Time) {
+	for a.b.DueAt != nil && a.b.DueAt.Before(at) {
+		d, err := OnDeadline(&a.b, *a.b.DueAt)
+		a.apply(t, d, err)
+	}
+}
+
+func (a *autoBeet) event(t *testing.T, at time.Time, n int) {
+	a.until(t, at)
+	var since *time.Time
+	if a.b.Status == beet.StatusDown {
+		since = &a.flips[len(a.flips)-1].At
+	}
+	d, err := OnEvents(&a.b, at, n, since)
+	a.apply(t, d, err)
+}
+
+func (a *autoBeet) since(at time.Time) []beet.Flip {
+	var out []beet.Flip
+	for _, f := range a.flips {
+		if !f.At.Before(at) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestAutoSurgeDropRecovery: a 40-an-hour beet learns for two weeks; a
+// fivefold surge is flagged inline, as events arrive, and recovers once
+// the rate is back; a drop to a tenth is flagged by a deadline between
+// events and recovers too; every flip explains itself with numbers.
+func TestAutoSurgeDropRecovery(t *testing.T) {
+	a := newAutoBeet("Europe/Riga")
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	ts := poissonTimes(t0, 40, 40*24*14)
+	for _, at := range ts {
+		a.event(t, at, 1)
+	}
+	if a.b.Status != beet.StatusUp || len(a.flips) != 2 {
+		t.Fatalf("status %s after two weeks, flips %+v", a.b.Status, a.flips)
+	}
+	t1 := ts[len(ts)-1]
+	phase := func(from time.Time, perHour float64, d time.Duration) time.Time {
+		for _, at := range poissonTimes(from, perHour, int(perHour*d.Hours())) {
+			a.event(t, at, 1)
+		}
+		return from.Add(d)
+	}
+	t2 := phase(t1, 200, 2*time.Hour)
+	fl := a.since(t1)
+	if len(fl) == 0 || fl[0].Kind != beet.FlipSurge || fl[0].To != beet.StatusAnomalous || fl[0].At.Sub(t1) > time.Hour {
+		t.Fatalf("surge: %+v", fl)
+	}
+	if !strings.HasPrefix(fl[0].Reason, "Surge: ") || *fl[0].Observed < 2**fl[0].Expected {
+		t.Fatalf("surge reason %q observed %v expected %v", fl[0].Reason, *fl[0].Observed, *fl[0].Expected)
+	}
+	t3 := phase(t2, 40, 6*time.Hour)
+	fl = a.since(t2)
+	if len(fl) != 1 || fl[0].Kind != beet.FlipRecovery || fl[0].To != beet.StatusUp {
+		t.Fatalf("after the surge: %+v", fl)
+	}
+	t4 := phase(t3, 4, 6*time.Hour)
+	fl = a.since(t3)
+	if len(fl) == 0 || fl[0].Kind != beet.FlipDrop || fl[0].To != beet.StatusAnomalous || fl[0].At.Sub(t3) > 2*time.Hour {
+		t.Fatalf("drop: %+v", fl)
+	}
+	if !strings.HasPrefix(fl[0].Reason, "Only ") || *fl[0].Observed > *fl[0].Expected/3 {
+		t.Fatalf("drop reason %q", fl[0].Reason)
+	}
+	phase(t4, 40, 8*time.Hour)
+	fl = a.since(t4)
+	if len(fl) == 0 || fl[len(fl)-1].Kind != beet.FlipRecovery || a.b.Status != beet.StatusUp {
+		t.Fatalf("after the drop: %+v", fl)
+	}
+}
+
+// TestAutoLearnsDailySchedule: a job at 02:00 Europe/Riga ± 2 min is
+// learned as a schedule across the spring-forward night, and a missed run
+// is flagged within its grace (at most a tenth of the period), with the
+// schedule in words.
+func TestAutoLearnsDailySchedule(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	a := newAutoBeet("Europe/Riga")
+	r := rand.New(rand.NewPCG(5, 6))
+	run := func(day int) time.Time {
+		return time.Date(2026, 3, day, 2, 0, 0, 0, riga).Add(time.Duration(r.Int64N(int64(4*time.Minute))) - 2*time.Minute)
+	}
+	for day := 10; day <= 31; day++ { // 2026-03-29 is the spring-forward night
+		a.event(t, run(day), 1)
+	}
+	if a.b.Status != beet.StatusUp || len(a.flips) != 2 || a.flips[1].Kind != beet.FlipLearned {
+		t.Fatalf("flips %+v", a.flips)
+	}
+	if want := "runs daily at about 0"; !strings.Contains(a.flips[1].Reason, want) || !strings.Contains(a.flips[1].Reason, "Europe/Riga") {
+		t.Fatalf("learned reason %q", a.flips[1].Reason)
+	}
+	slot := time.Date(2026, 4, 1, 2, 0, 0, 0, riga) // missed
+	a.until(t, slot.Add(3*time.Hour))
+	fl := a.since(slot.Add(-time.Hour))
+	if len(fl) != 1 || fl[0].Kind != beet.FlipMissedRun || fl[0].At.Sub(slot) > 10*time.Minute || fl[0].At.Before(slot) {
+		t.Fatalf("missed run: %+v", fl)
+	}
+	if !strings.Contains(fl[0].Reason, "Missed the run due at Apr 1 0") {
+		t.Fatalf("reason %q", fl[0].Reason)
+	}
+	a.event(t, run(2+31-31).AddDate(0, 1, 0), 1) // Apr 2's run: recovery
+	if a.b.Status != beet.StatusUp {
+		t.Fatalf("status %s after the next run", a.b.Status)
+	}
+	if e := Expectation(&a.b); !strings.Contains(e, "runs daily") {
+		t.Fatalf("expectation %q", e)
+	}
+}
+
+// TestAutoOldModel: a model in an older encoding restarts learning at the
+// next event and never errors; its deadline clears.
+func TestAutoOldModel(t *testing.T) {
+	old := make([]byte, 326)
+	old[0] = 1
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	b := &beet.Beet{Status: beet.StatusUp, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}, Model: old, DueAt: &now}
+	d, err := OnDeadline(b, now)
+	if err != nil || d.Flip != nil || d.Due != nil {
+		t.Fatalf("deadline on an old model: %+v %v", d, err)
+	}
+	d, err = OnEvents(b, now, 1, nil)
+	if err != nil || d.Flip != nil || d.Due != nil || len(d.Model) != encodedModelLen {
+		t.Fatalf("event on an old model: %+v %v", d, err)
+	}
+}
+
+// TestBucket: the cached offset arithmetic agrees with time.Time on every
+// hour of two years in zones with DST both ways and a half-hour offset.
+func TestBucket(t *testing.T) {
+	for _, tz := range []string{"UTC", "Europe/Riga", "America/New_York", "Australia/Sydney", "Australia/Lord_Howe", "Asia/Kolkata"} {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewRateModel(loc)
+		for u := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC).Unix(); u < time.Date(2027, 12, 31, 0, 0, 0, 0, time.UTC).Unix(); u += 1800 {
+			lt := time.Unix(u, 0).In(loc)
+			want := lt.Hour()
+			if lt.Weekday() == time.Saturday || lt.Weekday() == time.Sunday {
+				want += 24
+			}
+			if got := m.bucket(u); got != want {
+				t.Fatalf("%s %v: bucket %d, want %d", tz, lt, got, want)
+			}
+		}
+	}
+}
+
+// TestAutoDropThenSilence: a drop that turns into a full stop flags the
+// drop first (anomalous), then the silence (down), and the next event
+// recovers the beet with how long it was down.
+func TestAutoDropThenSilence(t *testing.T) {
+	a := newAutoBeet("UTC")
+	ts := poissonTimes(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), 40, 40*24*14)
+	for _, at := range ts {
+		a.event(t, at, 1)
+	}
+	t1 := ts[len(ts)-1]
+	for _, at := range poissonTimes(t1, 12, 36) { // a quarter of the rate for 3 h, then nothing
+		a.event(t, at, 1)
+	}
+	a.until(t, t1.Add(24*time.Hour))
+	fl := a.since(t1)
+	if len(fl) != 2 || fl[0].Kind != beet.FlipDrop || fl[0].To != beet.StatusAnomalous ||
+		fl[1].Kind != beet.FlipSilence || fl[1].From != beet.StatusAnomalous || fl[1].To != beet.StatusDown {
+		for _, f := range fl {
+			t.Logf("%s %s→%s %s: %s", f.At, f.From, f.To, f.Kind, f.Reason)
+		}
+		t.Fatal("want a drop, then a silence")
+	}
+	if a.b.DueAt != nil {
+		t.Fatalf("a down beet keeps a deadline %v", a.b.DueAt)
+	}
+	back := t1.Add(25 * time.Hour)
+	a.event(t, back, 1)
+	if last := a.flips[len(a.flips)-1]; last.Kind != beet.FlipRecovery || !strings.Contains(last.Reason, "after being down for") {
+		t.Fatalf("recovery %+v", last)
 	}
 }

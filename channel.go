@@ -456,4 +456,8 @@ type MaintenanceStore interface {
 	FindMaintenance(ctx context.Context, accountID, beetID int64) ([]*MaintenanceWindow, error)
 	FindMaintenanceByID(ctx context.Context, id int64) (*MaintenanceWindow, error)
 	DeleteMaintenance(ctx context.Context, id int64) error
+	// FindLiveMaintenance returns, across accounts, up to limit windows
+	// that can still cover an instant after since: every repeating window
+	// and the one-off windows that end after since.
+	FindLiveMaintenance(ctx context.Context, since time.Time, limit int) ([]*MaintenanceWindow, error)
 }

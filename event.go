@@ -63,6 +63,10 @@ type EventFilter struct {
 type EventSpan struct {
 	First, Last time.Time // earliest and latest receipt time
 	Count       int
+	// Maintenance says the events (or the beet's previous one) fell in a
+	// maintenance window: they move the beet's state as usual, but the
+	// learned model does not learn from the hours they close.
+	Maintenance bool
 }
 
 // Observer applies a beet's newly stored events to its detection state. It

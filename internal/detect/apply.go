@@ -31,7 +31,7 @@ func ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 	if b.Status == beet.StatusDown {
 		downSince = &b.StatusSince
 	}
-	d, err := OnEvents(b, last, sp.Count, downSince)
+	d, err := onEvents(b, last, sp.Count, downSince, sp.Maintenance)
 	if err != nil {
 		return flips, err
 	}

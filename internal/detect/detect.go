@@ -31,11 +31,17 @@ type Decision struct {
 // newest one's receipt time, and downSince, for a beet that is down, when
 // it went down (nil if unknown). The flip, if any, starts from b.Status.
 func OnEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time) (Decision, error) {
+	return onEvents(b, last, count, downSince, false)
+}
+
+// onEvents is OnEvents; with freeze, the hours the events close teach the
+// learned model nothing (a maintenance window).
+func onEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time, freeze bool) (Decision, error) {
 	if b.Status == beet.StatusPaused {
 		return Decision{}, nil // records events, raises nothing, waits for resume
 	}
 	if b.Detection.Mode == beet.ModeAuto {
-		return onEventsAuto(b, last, count, downSince)
+		return onEventsAuto(b, last, count, downSince, freeze)
 	}
 	var d Decision
 	switch b.Detection.Mode {
@@ -79,16 +85,18 @@ func recovery(b *beet.Beet, last time.Time, downSince *time.Time) *beet.Flip {
 // onEventsAuto learns from the events, checks a surge (the one alarm an
 // event can raise), recovers an open incident when the rate is back, and
 // sets the next deadline.
-func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time) (Decision, error) {
+func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time, freeze bool) (Decision, error) {
 	var d Decision
 	model, err := LoadRateModel(b.Model, location(b))
 	if err != nil {
 		model = NewRateModel(location(b)) // an old or unreadable model starts over
 	}
-	switch b.Status {
-	case beet.StatusDown:
+	switch {
+	case freeze:
+		model.Freeze() // a maintenance window's hours are not normal either
+	case b.Status == beet.StatusDown:
 		model.Freeze() // the outage's silent hours must not teach "silence is normal"
-	case beet.StatusAnomalous:
+	case b.Status == beet.StatusAnomalous:
 		model.HoldDispersion()
 	}
 	model.Observe(last, count)

@@ -205,7 +205,10 @@ func (s *Service) CreateMaintenance(ctx context.Context, accountID int64, w *bee
 	if len(ws) >= maxMaintenanceWindows {
 		return beet.Errorf(beet.ECONFLICT, "an account has at most %d maintenance windows", maxMaintenanceWindows)
 	}
-	return s.store.CreateMaintenance(ctx, w)
+	if err := s.store.CreateMaintenance(ctx, w); err != nil {
+		return err
+	}
+	return s.refreshMaintenance(ctx, s.Now(), true)
 }
 
 const maxMaintenanceWindows = 100
@@ -224,12 +227,16 @@ func (s *Service) DeleteMaintenance(ctx context.Context, accountID, id int64) er
 	if w.AccountID != accountID {
 		return beet.Errorf(beet.ENOTFOUND, "maintenance window %d not found", id)
 	}
-	return s.store.DeleteMaintenance(ctx, id)
+	if err := s.store.DeleteMaintenance(ctx, id); err != nil {
+		return err
+	}
+	return s.refreshMaintenance(ctx, s.Now(), true)
 }
 
 // InMaintenance reports whether the beet is in one of its or its account's
-// maintenance windows at t. Notifications use it to hold messages; the
-// detector can use it to not learn from the window.
+// maintenance windows at t. Notifications use it to hold messages;
+// detection, which runs inside the ingestion commit, asks an in-memory
+// view of the same windows instead (maintenance.go).
 func (s *Service) InMaintenance(ctx context.Context, beetID int64, t time.Time) (bool, error) {
 	b, err := s.store.FindBeetByID(ctx, beetID)
 	if err != nil {

@@ -16,6 +16,9 @@ import (
 // the next group.
 func (s *Service) ObserveEvents(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
 	before := *b
+	// The first event after a window closes the window's hours: those teach
+	// nothing either.
+	sp.Maintenance = s.inMaintenanceNow(b, sp.First) || b.LastEventAt != nil && s.inMaintenanceNow(b, *b.LastEventAt)
 	flips, err := detect.ApplyEvents(b, sp)
 	if err != nil {
 		*b = before
@@ -47,6 +50,9 @@ const (
 // (instances) never flip a beet twice. While the global guard's incident
 // is open, beets that fall silent are held instead of flipped.
 func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int) (flipped, examined int, err error) {
+	if err := s.refreshMaintenance(ctx, now, false); err != nil {
+		s.log.Warn("maintenance windows could not be read; detection keeps the last copy", "err", err)
+	}
 	due, err := s.store.FindDueBeets(ctx, watermark, limit)
 	if err != nil {
 		return 0, 0, err

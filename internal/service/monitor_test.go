@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/testdb"
 )
@@ -238,4 +239,55 @@ func TestGlobalGuard(t *testing.T) {
 			t.Fatalf("after the incident: flipped %d, beet 2 %s; want the 2 silent beets down", got, status(ids[2]))
 		}
 	})
+}
+
+// TestMaintenanceWindowIsNotLearned: events in (or just after) a window
+// the account set through the service reach the detector marked, so its
+// model learns nothing from the window's hours; outside it they teach.
+func TestMaintenanceWindowIsNotLearned(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	svc, store := openService(t, service.Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	a, _, _ := svc.CreateAccount(ctx, "maint@example.com", "password1", beet.PlanFree)
+	b, _ := svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: "checkout"})
+	start, end := now.Add(-3*time.Hour), now.Add(time.Hour)
+	if err := svc.CreateMaintenance(ctx, a.ID, &beet.MaintenanceWindow{Start: &start, End: &end}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.FindBeetByID(ctx, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := detect.ApplyEvents(got, beet.EventSpan{First: now.Add(-5 * time.Hour), Last: now.Add(-5 * time.Hour), Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	sp := beet.EventSpan{First: now.Add(-time.Hour), Last: now.Add(-time.Hour), Count: 1} // closes hours in the window
+	model := func(maintenance bool) []byte {
+		c := *got
+		sp := sp
+		sp.Maintenance = maintenance
+		if _, err := detect.ApplyEvents(&c, sp); err != nil {
+			t.Fatal(err)
+		}
+		return c.Model
+	}
+	frozen, learned := model(true), model(false)
+	if string(frozen) == string(learned) {
+		t.Fatal("the test is void: a frozen and a learning model came out the same")
+	}
+	live := *got
+	svc.ObserveEvents(&live, sp)
+	if string(live.Model) != string(frozen) {
+		t.Error("events in an account-wide maintenance window were learned from")
+	}
+	// After the window is deleted, the same events teach.
+	ws, _ := svc.MaintenanceWindows(ctx, a.ID)
+	if err := svc.DeleteMaintenance(ctx, a.ID, ws[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	live = *got
+	svc.ObserveEvents(&live, sp)
+	if string(live.Model) != string(learned) {
+		t.Error("with no window, the events were not learned from")
+	}
 }

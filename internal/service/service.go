@@ -32,6 +32,8 @@ type Service struct {
 	pw           PasswordParams
 	notify       NotifyOptions // set by SetNotify (channel.go)
 
+	maint maintenanceView // live maintenance windows, for detection
+
 	watchedMu sync.Mutex // the global guard's cached count of watched beets
 	watchedN  int
 	watchedAt time.Time

@@ -95,3 +95,23 @@ func scanMaintenance(s scanner) (*beet.MaintenanceWindow, error) {
 	w.CreatedAt = fromMicros(created)
 	return &w, nil
 }
+
+// FindLiveMaintenance returns the windows that can still cover an instant
+// after since, for the detector's in-memory view of maintenance.
+func (db *DB) FindLiveMaintenance(ctx context.Context, since time.Time, limit int) ([]*beet.MaintenanceWindow, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+maintenanceColumns+` FROM maintenance_windows
+		WHERE cron <> '' OR ends_at > $1 ORDER BY id LIMIT $2`, toMicros(since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("find live maintenance windows: %w", err)
+	}
+	defer rows.Close()
+	var out []*beet.MaintenanceWindow
+	for rows.Next() {
+		w, err := scanMaintenance(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find live maintenance windows: %w", err)
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}

@@ -365,6 +365,16 @@ func testMaintenance(t *testing.T, s beet.Store) {
 	if w := ws[1]; w.BeetID != 0 || w.Cron != "0 2 * * 0" || w.Timezone != "Europe/Riga" || w.Duration != 2*time.Hour || w.Start != nil {
 		t.Errorf("repeating window = %+v", w)
 	}
+	// Live windows: the repeating one always, the one-off one until it ends.
+	if ws, err := s.FindLiveMaintenance(ctx, end.Add(-time.Second), 10); err != nil || len(ws) != 2 {
+		t.Errorf("live windows before the one-off ends = %v, %v; want both", ws, err)
+	}
+	if ws, err := s.FindLiveMaintenance(ctx, end, 10); err != nil || len(ws) != 1 || ws[0].ID != weekly.ID {
+		t.Errorf("live windows once the one-off ended = %v, %v; want the repeating one", ws, err)
+	}
+	if ws, _ := s.FindLiveMaintenance(ctx, t0, 1); len(ws) != 1 {
+		t.Errorf("live windows with limit 1 = %d", len(ws))
+	}
 	if err := s.DeleteMaintenance(ctx, once.ID); err != nil {
 		t.Fatal(err)
 	}

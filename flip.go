@@ -48,6 +48,8 @@ type Store interface {
 	EventStore
 	ProblemStore
 	FlipStore
+	SessionStore
+	DashboardStore
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	// SchemaCurrent reports whether every migration has been applied.

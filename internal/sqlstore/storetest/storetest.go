@@ -44,6 +44,8 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"Problems", testProblems},
 		{"Retention", testRetention},
 		{"DeleteEventsBefore", testDeleteEventsBefore},
+		{"Sessions", testSessions}, {"DeleteExpiredSessions", testDeleteExpiredSessions}, // sessions.go
+		{"CountEventBuckets", testCountEventBuckets}, {"SearchBeets", testSearchBeets}, {"FirstRunSetup", testFirstRunSetup},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

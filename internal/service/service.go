@@ -5,6 +5,7 @@ package service
 
 import (
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/beethq/beet"
@@ -29,11 +30,16 @@ type Service struct {
 	log          *slog.Logger
 	cleanupBatch int
 	pw           PasswordParams
+	// Dashboard sign-in (session.go).
+	setupDone atomic.Bool
+	logins    *throttle
+	hashing   chan struct{}
 }
 
 // New returns a Service over store.
 func New(store beet.Store, opts Options) *Service {
-	s := &Service{store: store, now: opts.Now, log: opts.Log, cleanupBatch: opts.CleanupBatch, pw: DefaultPasswordParams}
+	s := &Service{store: store, now: opts.Now, log: opts.Log, cleanupBatch: opts.CleanupBatch, pw: DefaultPasswordParams,
+		logins: newThrottle(), hashing: make(chan struct{}, hashingSlots)}
 	if s.now == nil {
 		s.now = time.Now
 	}

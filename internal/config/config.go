@@ -18,6 +18,7 @@
 //	BEET_SPOOL_PATH        --spool-path         <db file>.spool         local file that keeps events while the database is down (PostgreSQL: ./beet.spool)
 //	BEET_INGEST_BATCH      --ingest-batch       256                     most events committed in one ingestion transaction (1 to 10000)
 //	BEET_INGEST_WAIT       --ingest-wait        0s                      how long a commit group waits to fill (0 to 100ms; 0 takes what is queued)
+//	BEET_SIGNUP            --signup             closed                  closed or open: whether anyone may create an account from the dashboard after the first-run setup
 //
 // Every bad setting gives one error that names its variable and flag; all of
 // them are reported together, on one line, so an operator fixes them in one go.
@@ -63,6 +64,9 @@ type Config struct {
 	IngestBatch int
 	// IngestWait is how long a commit group waits to fill.
 	IngestWait time.Duration
+	// SignupOpen lets anyone create an account from the dashboard; when
+	// false only the first-run setup (and the CLI) creates accounts.
+	SignupOpen bool
 }
 
 // Limits checked by Validate.
@@ -222,6 +226,22 @@ var settings = []setting{
 			}
 			return nil
 		},
+	},
+	{
+		env: "BEET_SIGNUP", flag: "signup", def: "closed",
+		usage: "closed or open: may anyone create an account from the dashboard",
+		parse: func(c *Config, s string) error {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "closed":
+				c.SignupOpen = false
+			case "open":
+				c.SignupOpen = true
+			default:
+				return errors.New("must be closed or open")
+			}
+			return nil
+		},
+		check: func(Config) error { return nil },
 	},
 }
 

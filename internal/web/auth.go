@@ -49,6 +49,9 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request, p *reqCtx) error
 	}
 	v := authView{layoutView: h.layout(r, p, "Set up Beet"), Email: r.PostFormValue("email"), Plans: beet.Plans,
 		Plan: beet.Plan(r.PostFormValue("plan"))}
+	if v.Plan == "" {
+		v.Plan = beet.PlanFree
+	}
 	pw := r.PostFormValue("password")
 	if pw != r.PostFormValue("password2") {
 		v.Err = &formError{Field: "password2", Message: "The two passwords differ."}

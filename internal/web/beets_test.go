@@ -49,7 +49,9 @@ func TestBeetPages(t *testing.T) {
 	get.Body.Close()
 	post, _ := http.Post(a.URL()+"/api/v1/beet/"+token, "text/plain", strings.NewReader(`{"value": 5}`))
 	post.Body.Close()
-	waitFor(t, "two events on the page", func() bool { return strings.Count(b.get("/beets/1").body, "<td>GET</td>")+strings.Count(b.get("/beets/1").body, "<td>POST</td>") == 2 })
+	waitFor(t, "two events on the page", func() bool {
+		return strings.Count(b.get("/beets/1").body, "<td>GET</td>")+strings.Count(b.get("/beets/1").body, "<td>POST</td>") == 2
+	})
 	page = b.get("/beets/1").body
 	if !strings.Contains(page, `<td class="num">5</td>`) || !strings.Contains(page, "EET</td>") && !strings.Contains(page, "EEST</td>") {
 		t.Errorf("events lack the value or the Riga time:\n%s", page[strings.Index(page, "Recent events"):][:800])

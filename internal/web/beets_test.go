@@ -81,7 +81,7 @@ func TestBeetPages(t *testing.T) {
 
 	// The list: status in words, last event, 24 h count; search and filter.
 	list := b.get("/").body
-	for _, s := range []string{"Learning", "First event received", "Last event just now", "2 / 24 h", "New: no event yet", "Nightly backup"} {
+	for _, s := range []string{"Learning", "First event received", "Last event just now", "2 / 24 h", "No event yet", "Nightly backup"} {
 		if !strings.Contains(list, s) {
 			t.Errorf("list lacks %q", s)
 		}

@@ -106,11 +106,16 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
+	writeArtefact(t, name, png)
+}
+
+func writeArtefact(t *testing.T, name string, b []byte) {
+	t.Helper()
 	path := filepath.Join(artefactDir(t), name)
-	if err := os.WriteFile(path, png, 0o644); err != nil {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("saved %s (%d bytes)", path, len(png))
+	t.Logf("saved %s (%d bytes)", path, len(b))
 }
 
 // foreignSite serves a page from another origin (localhost instead of

@@ -102,7 +102,7 @@ func ago(now, t time.Time) string {
 func statusWords(s beet.Status) string {
 	switch s {
 	case beet.StatusNew:
-		return "New: no event yet"
+		return "New"
 	case beet.StatusLearning:
 		return "Learning"
 	case beet.StatusUp:

@@ -10,10 +10,13 @@ import (
 	"testing"
 
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/testdb"
 )
 
-func TestBeetPages(t *testing.T) {
-	a := startApp(t, nil)
+func TestBeetPages(t *testing.T) { testdb.Each(t, testBeetPages) }
+
+func testBeetPages(t *testing.T, engine string) {
+	a := startApp(t, func(c *config.Config) { c.DatabaseURL = testdb.URL(t, engine) })
 	b := newBrowser(t, a.URL())
 	setup(t, b, "ada@example.com")
 
@@ -155,8 +158,10 @@ func TestBeetPages(t *testing.T) {
 
 // TestAccountsCannotSeeEachOther: every page and form of a beet answers
 // 404 to another account's user, and changes nothing.
-func TestAccountsCannotSeeEachOther(t *testing.T) {
-	a := startApp(t, func(c *config.Config) { c.SignupOpen = true })
+func TestAccountsCannotSeeEachOther(t *testing.T) { testdb.Each(t, testAccountsCannotSeeEachOther) }
+
+func testAccountsCannotSeeEachOther(t *testing.T, engine string) {
+	a := startApp(t, func(c *config.Config) { c.SignupOpen = true; c.DatabaseURL = testdb.URL(t, engine) })
 	ada := newBrowser(t, a.URL())
 	setup(t, ada, "ada@example.com")
 	want(t, "ada's beet", ada.post("/beets", url.Values{"name": {"Ada's"}, "timezone": {"UTC"}}), http.StatusSeeOther, "/beets/1?created=1")

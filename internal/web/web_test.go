@@ -27,6 +27,7 @@ func startApp(t *testing.T, mod func(*config.Config)) *app.App {
 	t.Helper()
 	cfg := config.Default()
 	cfg.DatabaseURL = "sqlite://" + filepath.Join(t.TempDir(), "beet.db")
+	cfg.SpoolPath = filepath.Join(t.TempDir(), "beet.spool")
 	// A port of its own, known before start, so the base URL (in the
 	// snippets and ingestion URLs) points at this server.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

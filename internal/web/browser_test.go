@@ -75,7 +75,7 @@ func newChrome(t *testing.T) (context.Context, func() []string) {
 // run runs browser steps with a time limit, failing the test on error.
 func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := chromedp.Do(tctx, steps...); err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -262,6 +262,12 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the list scrolls sideways on a phone (%v)", err)
 	}
 	screenshot(t, ctx, "beets-phone.png")
+	run(t, ctx, "phone-sized beet page", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	wide, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+	if err != nil || wide {
+		t.Errorf("the beet page scrolls sideways on a phone (%v)", err)
+	}
+	screenshot(t, ctx, "beet-phone.png")
 	run(t, ctx, "desktop again", chromedp.EmulateViewport(1280, 900))
 
 	// Rotate: confirm in the dialog; the new token is shown.
@@ -294,6 +300,15 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("%d events after the new URL was called; want 6", n)
 	}
 	run(t, ctx, "page after rotation", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	// The open page shows a new event by itself, table and chart.
+	resp, err := http.Get(newURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	run(t, ctx, "the page refreshes itself",
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#events tr").length === 7 && /^7 events/.test(document.getElementById("chart").getAttribute("aria-label"))`,
+			chromedp.WithPollingTimeout(18*time.Second), chromedp.WithPollingInterval(200*time.Millisecond)))
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}

@@ -61,6 +61,8 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeArtefact(t, "readme-down.png", png)
+	run(t, ctx, "account", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("keys")))
+	screenshot(t, ctx, "readme-account.png")
 	run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(chromedp.CSS(".beets")))
 	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())

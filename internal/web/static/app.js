@@ -107,6 +107,7 @@
 
   function drawChart() {
     if (!chartEl || !window.uPlot) return;
+    var tz = chartEl.getAttribute("data-tz") || "UTC";
     fetch(chartEl.getAttribute("data-src") + "?range=" + encodeURIComponent(chartRange), { headers: { Accept: "application/json" }, cache: "no-store" })
       .then(function (r) { if (!r.ok) throw new Error("chart: " + r.status); return r.json(); })
       .then(function (d) {
@@ -126,6 +127,7 @@
         var opts = {
           width: Math.max(280, chartEl.clientWidth), height: 240,
           series: series, bands: bands, legend: { show: false },
+          tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), tz); },
           scales: { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max * 1.1)]; } } },
           axes: [{}, { size: 44 }],
           hooks: { draw: [function (u) {

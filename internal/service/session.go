@@ -126,7 +126,13 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*Sign
 	if err := s.logins.check(now, key, ip); err != nil {
 		return nil, err
 	}
-	s.hashing <- struct{}{} // argon2id takes 64 MiB: bound how many run at once
+	// argon2id takes 64 MiB: bound how many run at once, and give up
+	// waiting when the client does.
+	select {
+	case s.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	u, err := s.Authenticate(ctx, email, password)
 	<-s.hashing
 	if beet.ErrorCode(err) == beet.EUNAUTHORIZED {

@@ -243,7 +243,7 @@ func (h *Handler) needSignIn(w http.ResponseWriter, r *http.Request) {
 
 // csp allows only Beet's own scripts, styles and connections: no inline
 // script or style, no framing, no plugins.
-const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 func (h *Handler) headers(next http.Handler) http.Handler {

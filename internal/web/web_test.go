@@ -163,7 +163,14 @@ func TestFirstRunSignInSignOut(t *testing.T) {
 		"password2": {"correct horse"}}), http.StatusSeeOther, "/login")
 	want(t, "the other browser is not signed in", other.get("/"), http.StatusSeeOther, "/login")
 
+	// Sign-up is closed by default: no link, no page, no form.
+	want(t, "sign-up page", b.get("/signup"), http.StatusNotFound, "")
+	want(t, "sign-up form", other.post("/signup", url.Values{"email": {"eve@example.com"}, "password": {"correct horse"},
+		"password2": {"correct horse"}}), http.StatusNotFound, "")
 	want(t, "sign out", b.post("/logout", url.Values{}), http.StatusSeeOther, "/login?out=1")
+	if strings.Contains(b.get("/login").body, "/signup") {
+		t.Error("the sign-in page offers sign-up while it is closed")
+	}
 	want(t, "dashboard after sign-out", b.get("/"), http.StatusSeeOther, "/login")
 	want(t, "a beet page after sign-out", b.get("/beets/1"), http.StatusSeeOther, "/login?next=%2Fbeets%2F1")
 

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
@@ -116,6 +118,23 @@ func writeArtefact(t *testing.T, name string, b []byte) {
 		t.Fatal(err)
 	}
 	t.Logf("saved %s (%d bytes)", path, len(b))
+}
+
+// pressKey presses and releases one key as a keyboard does: one keyDown
+// carrying the key's text, then a keyUp. (chromedp.KeyEvent also sends a
+// separate char event, which Chrome takes as a second press of Enter.)
+func pressKey(key, text string, code int64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: key, Code: key, Text: text,
+			WindowsVirtualKeyCode: code, NativeVirtualKeyCode: code}
+		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
+			return err
+		}
+		up := down
+		up.Type, up.Text = input.DispatchKeyEventTypeKeyUp, ""
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
+		return err
+	})
 }
 
 // foreignSite serves a page from another origin (localhost instead of
@@ -269,6 +288,17 @@ func TestBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "beet-phone.png")
 	run(t, ctx, "desktop again", chromedp.EmulateViewport(1280, 900))
+
+	// The keyboard reaches the confirmation dialogs: Enter opens, Escape
+	// closes without deleting.
+	run(t, ctx, "open the beet page", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.ID("ingest-url")),
+		chromedp.Poll[chromedp.Void](`document.documentElement.getAttribute("data-js") === "ready"`, chromedp.WithPollingTimeout(5*time.Second)))
+	run(t, ctx, "Enter on Delete…", chromedp.Focus(chromedp.CSS(`a[data-dialog="dlg-delete"]`)), pressKey("Enter", "\r", 13))
+	run(t, ctx, "the dialog opens with the focus on Cancel",
+		chromedp.Poll[chromedp.Void](`document.getElementById("dlg-delete").open && document.activeElement.hasAttribute("data-close")`,
+			chromedp.WithPollingTimeout(5*time.Second)))
+	run(t, ctx, "Escape closes it", pressKey("Escape", "", 27),
+		chromedp.Poll[chromedp.Void](`!document.getElementById("dlg-delete").open`, chromedp.WithPollingTimeout(5*time.Second)))
 
 	// Rotate: confirm in the dialog; the new token is shown.
 	run(t, ctx, "rotate", chromedp.Navigate(base+"/beets/1"),

@@ -67,8 +67,10 @@
       if (d && d.showModal) {
         ev.preventDefault();
         d.showModal();
-        var first = d.querySelector("button");
-        if (first) first.focus();
+        // Focus Cancel, not the destructive button, so a second key
+        // press cannot confirm by accident.
+        var safe = d.querySelector("[data-close]") || d.querySelector("button");
+        if (safe) safe.focus();
       }
     } else if (t.hasAttribute("data-close")) {
       var dlg = t.closest("dialog");
@@ -193,4 +195,6 @@
         .then(function () { busy = false; });
     }, every * 1000);
   }
+  // Tests (and styles, if ever needed) can tell the behaviour is attached.
+  document.documentElement.setAttribute("data-js", "ready");
 })();

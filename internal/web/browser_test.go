@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"

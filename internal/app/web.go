@@ -4,17 +4,23 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/web"
 )
 
 // mountWeb puts the dashboard on mux. Its routes carry their own session
 // and cross-origin checks; the ingestion and API routes stay outside them.
 func (a *App) mountWeb(mux *http.ServeMux) error {
+	proxies, err := config.ParseProxies(a.cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
 	h, err := web.New(web.Options{
-		Service:    a.backend.Service,
-		Log:        a.log.With("component", "web"),
-		BaseURL:    a.cfg.BaseURL,
-		SignupOpen: a.cfg.SignupOpen,
+		Service:        a.backend.Service,
+		Log:            a.log.With("component", "web"),
+		BaseURL:        a.cfg.BaseURL,
+		SignupOpen:     a.cfg.SignupOpen,
+		TrustedProxies: proxies,
 	})
 	if err != nil {
 		return err

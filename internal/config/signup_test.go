@@ -35,3 +35,18 @@ func TestSignup(t *testing.T) {
 		}
 	}
 }
+
+func TestTrustedProxies(t *testing.T) {
+	c, err := config.Load(nil, env(map[string]string{"BEET_TRUSTED_PROXIES": " 10.0.0.0/8, 192.0.2.7 ,::1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := config.ParseProxies(c.TrustedProxies)
+	if err != nil || len(ps) != 3 || ps[0].String() != "10.0.0.0/8" || ps[1].String() != "192.0.2.7/32" || ps[2].String() != "::1/128" {
+		t.Fatalf("proxies %v, %v", ps, err)
+	}
+	if _, err := config.Load(nil, env(map[string]string{"BEET_TRUSTED_PROXIES": "10.0.0.0/8,proxy.local"})); err == nil ||
+		!strings.Contains(err.Error(), "BEET_TRUSTED_PROXIES (--trusted-proxies)") || !strings.Contains(err.Error(), `"proxy.local"`) {
+		t.Errorf("a host name: %v", err)
+	}
+}

@@ -100,7 +100,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, p *reqCtx) error
 	}
 	v := authView{layoutView: h.layout(r, p, "Sign in"), Email: r.PostFormValue("email"),
 		Next: safeNext(r.PostFormValue("next")), SignupOpen: h.signupOpen}
-	in, err := h.svc.SignIn(r.Context(), v.Email, r.PostFormValue("password"), clientIP(r))
+	in, err := h.svc.SignIn(r.Context(), v.Email, r.PostFormValue("password"), h.clientIP(r))
 	switch beet.ErrorCode(err) {
 	case "":
 	case beet.EUNAUTHORIZED, beet.ERATELIMITED:
@@ -157,7 +157,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 		h.render(w, r, http.StatusUnprocessableEntity, "signup", v)
 		return nil
 	}
-	in, err := h.svc.SignUp(r.Context(), v.Email, pw, clientIP(r))
+	in, err := h.svc.SignUp(r.Context(), v.Email, pw, h.clientIP(r))
 	switch beet.ErrorCode(err) {
 	case "":
 	case beet.EVALIDATION, beet.ECONFLICT, beet.ERATELIMITED:

@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"path"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ type Options struct {
 	BaseURL string
 	// SignupOpen lets anyone create an account (BEET_SIGNUP=open).
 	SignupOpen bool
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client, for sign-in throttling per address.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler is the dashboard.
@@ -54,6 +58,7 @@ type Handler struct {
 	baseURL    string
 	secure     bool // the base URL is https: cookies are Secure
 	signupOpen bool
+	proxies    []netip.Prefix
 	pages      map[string]*template.Template
 	static     fs.FS
 	assetHash  map[string]string // static file → short content hash, for cache busting
@@ -72,6 +77,7 @@ func New(opts Options) (*Handler, error) {
 		baseURL:    strings.TrimRight(opts.BaseURL, "/"),
 		secure:     strings.HasPrefix(opts.BaseURL, "https://"),
 		signupOpen: opts.SignupOpen,
+		proxies:    opts.TrustedProxies,
 		cop:        http.NewCrossOriginProtection(),
 	}
 	sub, err := fs.Sub(staticFS, "static")
@@ -357,12 +363,39 @@ func (h *Handler) clearCookie(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true, Secure: h.secureRequest(r), SameSite: http.SameSiteLaxMode})
 }
 
-// clientIP is the connection's address, for login throttling. Forwarding
-// headers are not trusted: anyone can send them.
-func clientIP(r *http.Request) string {
+// clientIP is the client's address, for sign-in throttling: the
+// connection's, or, when that is a trusted proxy, the last address in
+// X-Forwarded-For that is not one (anyone can prepend addresses to the
+// header; only what the trusted proxies appended is believed).
+func (h *Handler) clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	addr, err := netip.ParseAddr(host)
+	if err != nil || !h.trusted(addr) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0 && i >= len(hops)-20; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a garbled hop: stop at the last address we could trust
+		}
+		addr = a
+		if !h.trusted(a) {
+			break
+		}
+	}
+	return addr.String()
+}
+
+func (h *Handler) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range h.proxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }

@@ -52,6 +52,8 @@ type Store interface {
 	ChannelStore
 	DeliveryStore
 	MaintenanceStore
+	SessionStore
+	DashboardStore
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	// SchemaCurrent reports whether every migration has been applied.

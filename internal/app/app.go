@@ -96,6 +96,10 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	ih.Register(mux)
 	api.New(b.Service, a.log.With("component", "api")).Register(mux)
 	server.RegisterHealth(mux, b.Store, a.log.With("component", "health"))
+	if err := a.mountWeb(mux); err != nil {
+		a.Stop(ctx)
+		return nil, err
+	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	a.server = server.New(mux, a.log.With("component", "http"))
 	return a, nil
@@ -114,6 +118,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.log.Info("listening", "addr", a.server.Addr().String(), "url", a.server.URL(),
 		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine())
 
+	a.announceSetup(ctx)
 	a.startSweeper()
 	if a.cfg.CleanupInterval > 0 {
 		r := &jobs.Retention{

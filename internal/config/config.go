@@ -20,6 +20,8 @@
 //	BEET_INGEST_WAIT       --ingest-wait        0s                      how long a commit group waits to fill (0 to 100ms; 0 takes what is queued)
 //	BEET_SMTP_URL          --smtp-url           (none)                  mail server for email channels: smtp://user:pass@host:587?from=alerts@example.com (smtps:// for TLS on connect)
 //	BEET_ALLOW_PRIVATE_TARGETS --allow-private-targets false           let channels post to loopback, private and link-local addresses (self-hosted, alerting inside the network)
+//	BEET_SIGNUP            --signup             closed                  closed or open: whether anyone may create an account from the dashboard after the first-run setup
+//	BEET_TRUSTED_PROXIES   --trusted-proxies    (none)                  comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (for sign-in throttling)
 //
 // Every bad setting gives one error that names its variable and flag; all of
 // them are reported together, on one line, so an operator fixes them in one go.
@@ -32,6 +34,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -69,6 +72,12 @@ type Config struct {
 	SMTPURL string
 	// AllowPrivateTargets lets channels reach private addresses.
 	AllowPrivateTargets bool
+	// SignupOpen lets anyone create an account from the dashboard; when
+	// false only the first-run setup (and the CLI) creates accounts.
+	SignupOpen bool
+	// TrustedProxies lists the reverse proxies (addresses or CIDRs, comma
+	// separated) whose X-Forwarded-For names the client; see ParseProxies.
+	TrustedProxies string
 }
 
 // Limits checked by Validate.
@@ -246,6 +255,28 @@ var settings = []setting{
 			return nil
 		},
 		check: func(Config) error { return nil },
+	},
+	{
+		env: "BEET_SIGNUP", flag: "signup", def: "closed",
+		usage: "closed or open: may anyone create an account from the dashboard",
+		parse: func(c *Config, s string) error {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "closed":
+				c.SignupOpen = false
+			case "open":
+				c.SignupOpen = true
+			default:
+				return errors.New("must be closed or open")
+			}
+			return nil
+		},
+		check: func(Config) error { return nil },
+	},
+	{
+		env: "BEET_TRUSTED_PROXIES", flag: "trusted-proxies", def: "",
+		usage: "reverse proxies (addresses or CIDRs, comma separated) whose X-Forwarded-For is believed",
+		parse: func(c *Config, s string) error { c.TrustedProxies = strings.TrimSpace(s); return nil },
+		check: func(c Config) error { _, err := ParseProxies(c.TrustedProxies); return err },
 	},
 }
 
@@ -492,4 +523,32 @@ func checkBaseURL(s string) error {
 		return errors.New("must not have a query, fragment or user info")
 	}
 	return nil
+}
+
+// MaxTrustedProxies bounds BEET_TRUSTED_PROXIES.
+const MaxTrustedProxies = 100
+
+// ParseProxies reads a comma-separated list of addresses ("10.0.0.7") and
+// CIDRs ("10.0.0.0/8") into prefixes.
+func ParseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if len(out) == MaxTrustedProxies {
+			return nil, fmt.Errorf("more than %d entries", MaxTrustedProxies)
+		}
+		if p, err := netip.ParsePrefix(part); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an IP address or CIDR", part)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }

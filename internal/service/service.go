@@ -6,6 +6,7 @@ package service
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/beethq/beet"
@@ -37,11 +38,16 @@ type Service struct {
 	watchedMu sync.Mutex // the global guard's cached count of watched beets
 	watchedN  int
 	watchedAt time.Time
+	// Dashboard sign-in (session.go).
+	setupDone atomic.Bool
+	logins    *throttle
+	hashing   chan struct{}
 }
 
 // New returns a Service over store.
 func New(store beet.Store, opts Options) *Service {
-	s := &Service{store: store, now: opts.Now, log: opts.Log, cleanupBatch: opts.CleanupBatch, pw: DefaultPasswordParams}
+	s := &Service{store: store, now: opts.Now, log: opts.Log, cleanupBatch: opts.CleanupBatch, pw: DefaultPasswordParams,
+		logins: newThrottle(), hashing: make(chan struct{}, hashingSlots)}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -47,6 +47,8 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"Problems", testProblems},
 		{"Retention", testRetention},
 		{"DeleteEventsBefore", testDeleteEventsBefore},
+		{"Sessions", testSessions}, {"DeleteExpiredSessions", testDeleteExpiredSessions}, // sessions.go
+		{"CountEventBuckets", testCountEventBuckets}, {"SearchBeets", testSearchBeets}, {"FirstRunSetup", testFirstRunSetup},
 	}
 	tests = append(tests, channelTests...)
 	for _, tc := range tests {

@@ -1,0 +1,120 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/backtest"
+)
+
+// SearchBeets lists a page of the account's beets whose name contains q
+// (any case), optionally of one status, and how many match in all.
+func (s *Service) SearchBeets(ctx context.Context, accountID int64, f beet.BeetFilter, q string) ([]*beet.Beet, int, error) {
+	f.AccountID = &accountID
+	if err := checkPage(f.Limit, f.Offset); err != nil {
+		return nil, 0, err
+	}
+	if len(q) > beet.MaxNameLen*4 {
+		return nil, 0, beet.FieldError("q", "is longer than a beet name can be")
+	}
+	return s.store.SearchBeets(ctx, f, q)
+}
+
+// EventCounts counts events per bucket for beets the caller already holds
+// (so already scoped to its account), such as a page of the beet list.
+func (s *Service) EventCounts(ctx context.Context, beets []*beet.Beet, b beet.Buckets) (map[int64][]int64, error) {
+	ids := make([]int64, len(beets))
+	for i, x := range beets {
+		ids[i] = x.ID
+	}
+	return s.store.CountEventBuckets(ctx, ids, b)
+}
+
+// BeetEventCounts counts one of the account's beets' events per bucket.
+func (s *Service) BeetEventCounts(ctx context.Context, accountID, id int64, b beet.Buckets) ([]int64, error) {
+	if _, err := s.Beet(ctx, accountID, id); err != nil {
+		return nil, err
+	}
+	m, err := s.store.CountEventBuckets(ctx, []int64{id}, b)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := m[id]; ok {
+		return c, nil
+	}
+	return make([]int64, b.N), nil
+}
+
+// Backtest limits: the preview replays at most BacktestDays of a beet's
+// history, and at most BacktestMaxEvents of its newest events in it.
+const (
+	BacktestDays      = 30
+	BacktestMaxEvents = 50_000
+)
+
+// BacktestResult is what some detection settings would have done over a
+// beet's recent history.
+type BacktestResult struct {
+	From, Until time.Time
+	Events      int
+	Truncated   bool // more events than BacktestMaxEvents: only the newest were replayed
+	Flips       []beet.Flip
+}
+
+// Backtest replays the account's beet's last BacktestDays of events
+// through the live detector with detection d instead of its own settings,
+// without saving anything: the flips are the alerts d would have raised.
+func (s *Service) Backtest(ctx context.Context, accountID, id int64, d beet.Detection) (*BacktestResult, error) {
+	b, err := s.Beet(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	trial := *b
+	trial.Detection = d
+	if err := validateBeet(&trial); err != nil {
+		return nil, err
+	}
+	until := s.Now()
+	res := &BacktestResult{From: until.Add(-BacktestDays * 24 * time.Hour), Until: until}
+	// Newest first, a page at a time, back to the start of the window.
+	var times []time.Time
+	page := until
+	for len(times) < BacktestMaxEvents {
+		evs, err := s.store.FindEvents(ctx, beet.EventFilter{BeetID: id, Since: &res.From, Until: &page, Limit: beet.MaxPageLimit})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range evs {
+			times = append(times, e.ReceivedAt)
+		}
+		if len(evs) < beet.MaxPageLimit {
+			break
+		}
+		page = evs[len(evs)-1].ReceivedAt
+		if len(times) >= BacktestMaxEvents {
+			res.Truncated = true
+		}
+	}
+	if len(times) > BacktestMaxEvents {
+		times, res.Truncated = times[:BacktestMaxEvents], true
+	}
+	if res.Truncated && len(times) > 0 {
+		res.From = times[len(times)-1]
+	}
+	res.Events = len(times)
+	// Oldest first, events at one instant as one point with a count.
+	points := make([]backtest.Point, 0, len(times))
+	for i := len(times) - 1; i >= 0; i-- {
+		if n := len(points); n > 0 && points[n-1].At.Equal(times[i]) {
+			points[n-1].Count++
+			continue
+		}
+		points = append(points, backtest.Point{At: times[i], Count: 1})
+	}
+	res.Flips, err = backtest.Run(trial, points, until)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

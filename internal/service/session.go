@@ -1,0 +1,351 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"sync"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// Session lifetimes: a session ends after SessionIdle without use, and
+// SessionMax after sign-in whatever happens.
+const (
+	SessionIdle = 7 * 24 * time.Hour
+	SessionMax  = 30 * 24 * time.Hour
+	// touchEvery bounds the writes a busy session costs: its last use is
+	// saved at most once a minute, which is plenty for a 7-day idle limit.
+	touchEvery = time.Minute
+	// sessionIDLen is the random bytes in a session cookie.
+	sessionIDLen = 32
+	// pruneBatch bounds the expired sessions deleted at each sign-in.
+	pruneBatch = 100
+)
+
+// Login throttling: failed sign-ins are counted per email and per client
+// address over loginWindow; past the limit, sign-in is refused until the
+// window passes. Only failures count, so a person who types their password
+// right is never slowed down.
+const (
+	loginWindow      = 15 * time.Minute
+	loginFailsPerKey = 10  // per email
+	loginFailsPerIP  = 50  // per client address (offices share one)
+	loginMaxKeys     = 1e5 // per map; see throttle.fail
+)
+
+// SignedIn is what a successful sign-in hands back: the cookie value (the
+// only copy; the store keeps its hash) and the session.
+type SignedIn struct {
+	Cookie  string
+	Session *beet.Session
+}
+
+// SetupNeeded reports whether Beet has no account yet, so the dashboard
+// should offer the first-run setup. Once false it stays false without a
+// query.
+func (s *Service) SetupNeeded(ctx context.Context) (bool, error) {
+	if s.setupDone.Load() {
+		return false, nil
+	}
+	exist, err := s.store.AccountsExist(ctx)
+	if err != nil {
+		return false, err
+	}
+	if exist {
+		s.setupDone.Store(true)
+	}
+	return !exist, nil
+}
+
+// Setup creates the first account and its first user, and signs the user
+// in. It fails with ECONFLICT once any account exists.
+func (s *Service) Setup(ctx context.Context, email, password string, plan beet.Plan) (*SignedIn, error) {
+	a, u, err := s.newAccount(email, password, plan)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateFirstAccount(ctx, a, u); err != nil {
+		return nil, err
+	}
+	s.setupDone.Store(true)
+	s.log.Info("first-run setup done", "account_id", a.ID, "user_id", u.ID)
+	return s.startSession(ctx, u)
+}
+
+// SignUp creates a new account (free plan) with its first user, and signs
+// the user in. Whether sign-up is open is the caller's decision
+// (BEET_SIGNUP); the caller's address is throttled like a failed sign-in.
+func (s *Service) SignUp(ctx context.Context, email, password, ip string) (*SignedIn, error) {
+	now := s.now()
+	if err := s.logins.check(now, "", ip); err != nil {
+		return nil, err
+	}
+	s.logins.fail(now, "", ip) // every sign-up counts, so one address cannot make thousands
+	a, u, err := s.newAccount(email, password, beet.PlanFree)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateAccount(ctx, a, u); err != nil {
+		if beet.ErrorCode(err) == beet.ECONFLICT {
+			return nil, &beet.Error{Code: beet.ECONFLICT, Field: "email", Message: "an account with this email already exists; sign in instead"}
+		}
+		return nil, err
+	}
+	s.log.Info("account signed up", "account_id", a.ID)
+	return s.startSession(ctx, u)
+}
+
+func (s *Service) newAccount(email, password string, plan beet.Plan) (*beet.Account, *beet.User, error) {
+	email, err := normaliseEmail(email)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := validatePassword(password); err != nil {
+		return nil, nil, err
+	}
+	if !plan.Valid() {
+		return nil, nil, beet.FieldError("plan", "unknown plan %q (want free, starter, pro or enterprise)", plan)
+	}
+	now := s.Now()
+	return &beet.Account{Plan: plan, CreatedAt: now},
+		&beet.User{Email: email, PasswordHash: s.hashPassword(password), CreatedAt: now}, nil
+}
+
+// SignIn checks the email and password and starts a session. ip is the
+// client's address, for throttling; repeated failures for one email or one
+// address are refused with ERATELIMITED for a while.
+func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*SignedIn, error) {
+	if len(password) > maxPasswordLen {
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "wrong email or password")
+	}
+	now := s.now()
+	key := normaliseLoginEmail(email)
+	if err := s.logins.check(now, key, ip); err != nil {
+		return nil, err
+	}
+	// argon2id takes 64 MiB: bound how many run at once, and give up
+	// waiting when the client does.
+	select {
+	case s.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	u, err := s.Authenticate(ctx, email, password)
+	<-s.hashing
+	if beet.ErrorCode(err) == beet.EUNAUTHORIZED {
+		s.logins.fail(now, key, ip)
+		s.log.Info("sign-in failed", "ip", ip)
+		return nil, err
+	} else if err != nil {
+		return nil, err
+	}
+	s.logins.forget(key)
+	// Sign-ins are rare, so they carry the clean-up of old sessions.
+	if n, err := s.store.DeleteExpiredSessions(ctx, s.Now(), s.Now().Add(-SessionIdle), pruneBatch); err != nil {
+		s.log.Warn("pruning expired sessions failed", "err", err)
+	} else if n > 0 {
+		s.log.Debug("expired sessions pruned", "count", n)
+	}
+	return s.startSession(ctx, u)
+}
+
+func (s *Service) startSession(ctx context.Context, u *beet.User) (*SignedIn, error) {
+	raw := make([]byte, sessionIDLen)
+	rand.Read(raw)
+	cookie := base64.RawURLEncoding.EncodeToString(raw)
+	now := s.Now()
+	sess := &beet.Session{IDHash: hashSession(cookie), UserID: u.ID, AccountID: u.AccountID,
+		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionMax)}
+	if err := s.store.CreateSession(ctx, sess); err != nil {
+		return nil, err
+	}
+	s.log.Info("signed in", "account_id", u.AccountID, "user_id", u.ID)
+	return &SignedIn{Cookie: cookie, Session: sess}, nil
+}
+
+// SessionFor returns the live session of a cookie value, or EUNAUTHORIZED
+// for an unknown, expired or idle one (which it deletes).
+func (s *Service) SessionFor(ctx context.Context, cookie string) (*beet.Session, error) {
+	if len(cookie) != base64.RawURLEncoding.EncodedLen(sessionIDLen) {
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "not signed in")
+	}
+	h := hashSession(cookie)
+	sess, err := s.store.FindSessionByHash(ctx, h)
+	if beet.IsNotFound(err) {
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "not signed in")
+	} else if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	if !now.Before(sess.ExpiresAt) || !now.Before(sess.LastSeenAt.Add(SessionIdle)) {
+		if err := s.store.DeleteSession(ctx, h); err != nil {
+			s.log.Warn("deleting an expired session failed", "err", err)
+		}
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "your session has expired; sign in again")
+	}
+	if now.Sub(sess.LastSeenAt) >= touchEvery {
+		if err := s.store.TouchSession(ctx, h, now); err != nil {
+			s.log.Warn("saving a session's last use failed", "err", err)
+		}
+		sess.LastSeenAt = now
+	}
+	return sess, nil
+}
+
+// SignOut ends the session of a cookie value; an unknown one is fine.
+func (s *Service) SignOut(ctx context.Context, cookie string) error {
+	return s.store.DeleteSession(ctx, hashSession(cookie))
+}
+
+func hashSession(cookie string) []byte {
+	h := sha256.Sum256([]byte(cookie))
+	return h[:]
+}
+
+func (s *Service) hashPassword(pw string) string {
+	s.hashing <- struct{}{}
+	defer func() { <-s.hashing }()
+	return HashPassword(pw, s.pw)
+}
+
+// normaliseLoginEmail is the throttling key of an email as typed: case
+// and spaces do not make a new key.
+func normaliseLoginEmail(email string) string {
+	e, err := normaliseEmail(email)
+	if err != nil {
+		return "invalid"
+	}
+	return e
+}
+
+// APIKeys lists the account's API keys, revoked ones included.
+func (s *Service) APIKeys(ctx context.Context, accountID int64) ([]*beet.APIKey, error) {
+	return s.store.FindAPIKeys(ctx, accountID)
+}
+
+// RevokeAccountAPIKey revokes one of the account's keys; another
+// account's key is not found.
+func (s *Service) RevokeAccountAPIKey(ctx context.Context, accountID, keyID int64) error {
+	k, err := s.store.FindAPIKeyByID(ctx, keyID)
+	if err != nil {
+		return err
+	}
+	if k.AccountID != accountID {
+		return beet.Errorf(beet.ENOTFOUND, "API key %d not found", keyID)
+	}
+	if k.RevokedAt != nil {
+		return nil
+	}
+	if err := s.store.RevokeAPIKey(ctx, keyID, s.Now()); err != nil {
+		return err
+	}
+	s.log.Info("API key revoked", "account_id", accountID, "key_id", keyID, "prefix", k.Prefix)
+	return nil
+}
+
+// Users lists the account's users.
+func (s *Service) Users(ctx context.Context, accountID int64) ([]*beet.User, error) {
+	return s.store.FindUsers(ctx, accountID)
+}
+
+// AddUser adds a person who can sign in to the account.
+func (s *Service) AddUser(ctx context.Context, accountID int64, email, password string) (*beet.User, error) {
+	email, err := normaliseEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	if err := validatePassword(password); err != nil {
+		return nil, err
+	}
+	u := &beet.User{AccountID: accountID, Email: email, PasswordHash: s.hashPassword(password), CreatedAt: s.Now()}
+	if err := s.store.AddUser(ctx, u); err != nil {
+		if beet.ErrorCode(err) == beet.ECONFLICT {
+			return nil, &beet.Error{Code: beet.ECONFLICT, Field: "email", Message: "this email address already has a user"}
+		}
+		return nil, err
+	}
+	s.log.Info("user added", "account_id", accountID, "user_id", u.ID)
+	return u, nil
+}
+
+// throttle counts failures per email and per address in fixed windows.
+// Both maps are bounded: when one is full of live entries, new keys go
+// uncounted rather than pushing out old ones, so flooding it with made-up
+// emails cannot wipe the count of the one being guessed.
+type throttle struct {
+	mu     sync.Mutex
+	emails map[string]*fails
+	ips    map[string]*fails
+}
+
+type fails struct {
+	n     int
+	start time.Time
+}
+
+func newThrottle() *throttle {
+	return &throttle{emails: map[string]*fails{}, ips: map[string]*fails{}}
+}
+
+func (t *throttle) check(now time.Time, email, ip string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range []struct {
+		m     map[string]*fails
+		key   string
+		limit int
+	}{{t.emails, email, loginFailsPerKey}, {t.ips, ip, loginFailsPerIP}} {
+		f := c.m[c.key]
+		if c.key == "" || f == nil || now.Sub(f.start) >= loginWindow || f.n < c.limit {
+			continue
+		}
+		wait := f.start.Add(loginWindow).Sub(now)
+		return beet.Errorf(beet.ERATELIMITED, "too many failed attempts; try again in %d min", int(wait/time.Minute)+1)
+	}
+	return nil
+}
+
+func (t *throttle) fail(now time.Time, email, ip string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range []struct {
+		m   map[string]*fails
+		key string
+	}{{t.emails, email}, {t.ips, ip}} {
+		if c.key == "" {
+			continue
+		}
+		f := c.m[c.key]
+		if f == nil || now.Sub(f.start) >= loginWindow {
+			if f == nil && len(c.m) >= loginMaxKeys {
+				prune(c.m, now)
+				if len(c.m) >= loginMaxKeys {
+					continue
+				}
+			}
+			f = &fails{start: now}
+			c.m[c.key] = f
+		}
+		f.n++
+	}
+}
+
+func (t *throttle) forget(email string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.emails, email)
+}
+
+func prune(m map[string]*fails, now time.Time) {
+	for k, f := range m {
+		if now.Sub(f.start) >= loginWindow {
+			delete(m, k)
+		}
+	}
+}
+
+// hashingSlots bounds concurrent password hashes (64 MiB each).
+const hashingSlots = 4

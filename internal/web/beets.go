@@ -1,0 +1,449 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
+	"github.com/beethq/beet/internal/service"
+)
+
+// listPage is how many beets one page of the list shows.
+const listPage = 100
+
+type beetRow struct {
+	*beet.Beet
+	Spark string // SVG polyline points of the last 24 h, per hour
+	Total int64  // events in the last 24 h
+}
+
+type listView struct {
+	layoutView
+	Rows     []beetRow
+	Total    int
+	Q        string
+	Status   string
+	Statuses []beet.Status
+	Offset   int
+	PrevURL  string
+	NextURL  string
+	Filtered bool
+}
+
+func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	q := r.URL.Query()
+	v := listView{layoutView: h.layout(r, p, "Beets"), Q: strings.TrimSpace(q.Get("q")), Status: q.Get("status"), Statuses: beet.Statuses}
+	f := beet.BeetFilter{Limit: listPage}
+	if v.Status != "" {
+		st := beet.Status(v.Status)
+		if !st.Valid() {
+			return beet.FieldError("status", "unknown status %q", v.Status)
+		}
+		f.Status = &st
+	}
+	v.Offset, _ = strconv.Atoi(q.Get("offset"))
+	f.Offset = max(v.Offset, 0)
+	v.Filtered = v.Q != "" || v.Status != ""
+	beets, total, err := h.svc.SearchBeets(r.Context(), p.session.AccountID, f, v.Q)
+	if err != nil {
+		return err
+	}
+	v.Total = total
+	// One query counts the page's last 24 hours, per hour, for sparklines.
+	now := h.svc.Now()
+	b := beet.Buckets{From: now.Truncate(time.Hour).Add(-23 * time.Hour), Step: time.Hour, N: 24}
+	counts, err := h.svc.EventCounts(r.Context(), beets, b)
+	if err != nil {
+		return err
+	}
+	for _, x := range beets {
+		c := counts[x.ID]
+		if c == nil {
+			c = make([]int64, b.N)
+		}
+		row := beetRow{Beet: x, Spark: sparkline(c)}
+		for _, n := range c {
+			row.Total += n
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	page := func(off int) string {
+		u := url.Values{}
+		if v.Q != "" {
+			u.Set("q", v.Q)
+		}
+		if v.Status != "" {
+			u.Set("status", v.Status)
+		}
+		if off > 0 {
+			u.Set("offset", strconv.Itoa(off))
+		}
+		if len(u) == 0 {
+			return "/"
+		}
+		return "/?" + u.Encode()
+	}
+	if f.Offset > 0 {
+		v.PrevURL = page(max(0, f.Offset-listPage))
+	}
+	if f.Offset+len(beets) < total {
+		v.NextURL = page(f.Offset + listPage)
+	}
+	h.render(w, r, http.StatusOK, "beets", v)
+	return nil
+}
+
+type newBeetView struct {
+	layoutView
+	Welcome     bool
+	Name        string
+	Description string
+	Timezone    string
+	Err         *formError
+}
+
+func (h *Handler) newBeetForm(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	h.render(w, r, http.StatusOK, "beet_new", newBeetView{layoutView: h.layout(r, p, "New beet"),
+		Welcome: r.URL.Query().Get("welcome") == "1", Timezone: "UTC"})
+	return nil
+}
+
+func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	in := service.BeetInput{Name: r.PostFormValue("name"), Description: r.PostFormValue("description"),
+		Timezone: strings.TrimSpace(r.PostFormValue("timezone"))}
+	b, err := h.svc.CreateBeet(r.Context(), p.session.AccountID, in)
+	if beet.ErrorCode(err) == beet.EVALIDATION {
+		h.render(w, r, http.StatusUnprocessableEntity, "beet_new", newBeetView{layoutView: h.layout(r, p, "New beet"),
+			Name: in.Name, Description: in.Description, Timezone: in.Timezone, Err: formErr(err)})
+		return nil
+	} else if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/beets/"+strconv.FormatInt(b.ID, 10)+"?created=1", http.StatusSeeOther)
+	return nil
+}
+
+// detailView is the beet page.
+type detailView struct {
+	layoutView
+	B           *beet.Beet
+	URL         string
+	MaskedURL   string
+	MaskedToken string
+	Snippets    []snippet
+	Events      []*beet.Event
+	Problems    []*beet.Problem
+	Flips       []*beet.Flip
+	Expectation string
+	Reliable    string // when alerts can be trusted, in words
+	Created     bool
+	Rotated     bool
+	Det         detectionForm
+	SettingsErr *formError
+	DetErr      *formError
+	Backtest    *service.BacktestResult
+	Timezones   []string
+}
+
+// detectionForm is the detection settings as the form shows them.
+type detectionForm struct {
+	Mode          string
+	PeriodMinutes string
+	GraceMinutes  string
+	Cron          string
+	Timezone      string
+}
+
+func formOf(d beet.Detection) detectionForm {
+	f := detectionForm{Mode: string(d.Mode), Cron: d.Cron, Timezone: d.Timezone}
+	if d.PeriodSeconds > 0 {
+		f.PeriodMinutes = strconv.FormatFloat(float64(d.PeriodSeconds)/60, 'g', -1, 64)
+	}
+	if d.GraceSeconds > 0 || d.Mode != beet.ModeAuto {
+		f.GraceMinutes = strconv.FormatFloat(float64(d.GraceSeconds)/60, 'g', -1, 64)
+	}
+	return f
+}
+
+// detection reads the form into settings, or says which field is wrong.
+func (f detectionForm) detection() (beet.Detection, error) {
+	d := beet.Detection{Mode: beet.DetectionMode(f.Mode)}
+	var err error
+	switch d.Mode {
+	case beet.ModePeriod:
+		if d.PeriodSeconds, err = parseMinutes("detection.period_seconds", f.PeriodMinutes); err != nil {
+			return d, err
+		}
+		if d.GraceSeconds, err = parseMinutes("detection.grace_seconds", f.GraceMinutes); err != nil {
+			return d, err
+		}
+	case beet.ModeCron:
+		d.Cron, d.Timezone = strings.TrimSpace(f.Cron), strings.TrimSpace(f.Timezone)
+		if d.GraceSeconds, err = parseMinutes("detection.grace_seconds", f.GraceMinutes); err != nil {
+			return d, err
+		}
+	}
+	return d, d.Validate()
+}
+
+func detectionFormOf(r *http.Request, vals url.Values) detectionForm {
+	return detectionForm{Mode: vals.Get("mode"), PeriodMinutes: vals.Get("period_minutes"), GraceMinutes: vals.Get("grace_minutes"),
+		Cron: vals.Get("cron"), Timezone: vals.Get("cron_timezone")}
+}
+
+// Sizes of the tables on the beet page.
+const (
+	detailEvents   = 50
+	detailProblems = 20
+	detailFlips    = 20
+)
+
+func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return nil, err
+	}
+	ctx, acc := r.Context(), p.session.AccountID
+	b, err := h.svc.Beet(ctx, acc, id)
+	if err != nil {
+		return nil, err
+	}
+	v := &detailView{layoutView: h.layout(r, p, b.Name), B: b, Det: formOf(b.Detection), Timezones: commonZones}
+	v.URL = h.baseURL + "/api/v1/beet/" + b.Token
+	v.MaskedToken = mask(b.Token)
+	v.MaskedURL = h.baseURL + "/api/v1/beet/" + v.MaskedToken
+	v.Snippets = snippets(v.URL, b.Token)
+	if v.Events, err = h.svc.Events(ctx, acc, beet.EventFilter{BeetID: id, Limit: detailEvents}); err != nil {
+		return nil, err
+	}
+	if v.Problems, err = h.svc.Problems(ctx, acc, id, detailProblems); err != nil {
+		return nil, err
+	}
+	if v.Flips, err = h.svc.Flips(ctx, acc, id, detailFlips); err != nil {
+		return nil, err
+	}
+	v.Expectation = detect.Expectation(b)
+	v.Reliable = reliable(b, v.Flips)
+	return v, nil
+}
+
+// reliable says from when the beet's alerts can be trusted.
+func reliable(b *beet.Beet, flips []*beet.Flip) string {
+	switch {
+	case b.Status == beet.StatusPaused:
+		return "Paused: no alerts until it is resumed."
+	case b.Detection.Mode != beet.ModeAuto:
+		if b.LastEventAt == nil {
+			return "From the first event: the settings say what to expect."
+		}
+		return "Now: the settings say what to expect."
+	case b.Status == beet.StatusNew:
+		return "About a week after the first event: auto mode learns the rhythm first (at least 7 days and 30 bursts of events)."
+	case b.Status == beet.StatusLearning:
+		for _, f := range flips {
+			if f.Kind == beet.FlipFirst {
+				return "Not before " + f.At.Add(7*24*time.Hour).Format("Jan 2 15:04 MST") +
+					" (7 days after the first event), and once at least 30 bursts of events have been seen."
+			}
+		}
+		return "After a week of events, once at least 30 bursts of events have been seen."
+	}
+	return "Now: the rhythm is learned."
+}
+
+func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	v, err := h.detail(r, p)
+	if err != nil {
+		return err
+	}
+	v.Created = r.URL.Query().Get("created") == "1"
+	v.Rotated = r.URL.Query().Get("rotated") == "1"
+	h.render(w, r, http.StatusOK, "beet", v)
+	return nil
+}
+
+type confirmView struct {
+	layoutView
+	B       *beet.Beet
+	Action  string
+	Title   string
+	Message string
+	Button  string
+}
+
+// confirmations are the actions that ask first. With JavaScript, the
+// beet page asks in a dialog; this page is the same question without it.
+var confirmations = map[string][3]string{
+	"rotate": {"Rotate the token?", "The current URL stops recording at once. Every page, job and snippet that uses it must get the new one.", "Rotate token"},
+	"delete": {"Delete this beet?", "The beet, its events, problems and history are deleted. This cannot be undone.", "Delete beet"},
+}
+
+func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	c, ok := confirmations[r.PathValue("action")]
+	if !ok {
+		return beet.Errorf(beet.ENOTFOUND, "no such action")
+	}
+	b, err := h.svc.Beet(r.Context(), p.session.AccountID, id)
+	if err != nil {
+		return err
+	}
+	h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, c[0]), B: b, Action: r.PathValue("action"),
+		Title: c[0], Message: c[1], Button: c[2]})
+	return nil
+}
+
+func beetURL(id int64) string { return "/beets/" + strconv.FormatInt(id, 10) }
+
+func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.RotateToken(r.Context(), p.session.AccountID, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, beetURL(id)+"?rotated=1#send", http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) pause(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.Pause(r.Context(), p.session.AccountID, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, beetURL(id), http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) resume(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.Resume(r.Context(), p.session.AccountID, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, beetURL(id), http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) deleteBeet(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.DeleteBeet(r.Context(), p.session.AccountID, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	name, desc, tz := r.PostFormValue("name"), r.PostFormValue("description"), strings.TrimSpace(r.PostFormValue("timezone"))
+	bots := r.PostFormValue("allow_bots") == "on"
+	upd := beet.BeetUpdate{Name: &name, Description: &desc, Timezone: &tz, AllowBots: &bots}
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	_, err = h.svc.UpdateBeet(r.Context(), p.session.AccountID, id, upd)
+	if beet.ErrorCode(err) == beet.EVALIDATION {
+		v, derr := h.detail(r, p)
+		if derr != nil {
+			return derr
+		}
+		v.B.Name, v.B.Description, v.B.Timezone, v.B.AllowBots = name, desc, tz, bots
+		v.SettingsErr = formErr(err)
+		h.render(w, r, http.StatusUnprocessableEntity, "beet", v)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	http.Redirect(w, r, beetURL(id)+"#settings", http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) saveDetection(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	form := detectionFormOf(r, r.PostForm)
+	d, err := form.detection()
+	if err == nil {
+		_, err = h.svc.UpdateBeet(r.Context(), p.session.AccountID, id, beet.BeetUpdate{Detection: &d})
+	}
+	if beet.ErrorCode(err) == beet.EVALIDATION {
+		v, derr := h.detail(r, p)
+		if derr != nil {
+			return derr
+		}
+		v.Det, v.DetErr = form, formErr(err)
+		h.render(w, r, http.StatusUnprocessableEntity, "beet", v)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	http.Redirect(w, r, beetURL(id)+"#detection", http.StatusSeeOther)
+	return nil
+}
+
+// backtest shows the beet page with the alerts the form's settings would
+// have raised over the last 30 days; nothing is saved.
+func (h *Handler) backtest(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	v, err := h.detail(r, p)
+	if err != nil {
+		return err
+	}
+	v.Det = detectionFormOf(r, r.URL.Query())
+	d, err := v.Det.detection()
+	if err == nil {
+		v.Backtest, err = h.svc.Backtest(r.Context(), p.session.AccountID, v.B.ID, d)
+	}
+	if beet.ErrorCode(err) == beet.EVALIDATION {
+		v.DetErr = formErr(err)
+		h.render(w, r, http.StatusUnprocessableEntity, "beet", v)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	h.render(w, r, http.StatusOK, "beet", v)
+	return nil
+}
+
+// pathID reads {id}; anything but a positive number is not found, as in
+// the API.
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, beet.Errorf(beet.ENOTFOUND, "no such beet")
+	}
+	return id, nil
+}
+
+// commonZones are offered in the time zone fields' suggestions; any IANA
+// name is accepted.
+var commonZones = []string{"UTC", "Europe/London", "Europe/Berlin", "Europe/Paris", "Europe/Riga", "Europe/Helsinki",
+	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo",
+	"Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Asia/Shanghai", "Australia/Sydney", "Africa/Johannesburg"}

@@ -1,0 +1,194 @@
+package web_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/detect"
+	"github.com/beethq/beet/internal/service"
+)
+
+// TestScreenshotsWithHistory fills a Beet with ten days of made-up but
+// plausible history (a learned checkout rhythm with an outage, a nightly
+// job, a webhook that went down, a paused and a new beet) and saves the
+// screenshots the README shows. It checks what the pictures promise: the
+// learned band and the state changes are on the chart.
+func TestScreenshotsWithHistory(t *testing.T) {
+	ctx, consoleErrors := newChrome(t)
+	a := startApp(t, nil)
+	base := a.URL()
+	run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("name")))
+	seedHistory(t, a)
+
+	run(t, ctx, "list", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".beets")))
+	screenshot(t, ctx, "readme-beets.png")
+	run(t, ctx, "checkout, 7 days", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
+		chromedp.Click(chromedp.CSS(`[data-range="7d"]`)),
+		chromedp.Poll[chromedp.Void](`/events in the last 7d/.test(document.getElementById("chart").getAttribute("aria-label"))`,
+			chromedp.WithPollingTimeout(5*time.Second)))
+	label := attr(t, ctx, "#chart", "aria-label")
+	if want := "with the expected band"; !strings.Contains(label, want) || !strings.Contains(label, "state changes marked") {
+		t.Errorf("chart label %q: want the band and the state changes", label)
+	}
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("activity")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtefact(t, "readme-chart.png", png)
+	run(t, ctx, "top of the page", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtefact(t, "readme-beet.png", png)
+	run(t, ctx, "down beet", chromedp.Navigate(base+"/beets/3"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("summary")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtefact(t, "readme-down.png", png)
+	run(t, ctx, "account", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("keys")))
+	screenshot(t, ctx, "readme-account.png")
+	run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(".beets")))
+	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtefact(t, "readme-beets-phone.png", png)
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// seedHistory writes the made-up history straight to the store, with the
+// detector's own model, as if Beet had been watching for ten days.
+func seedHistory(t *testing.T, a *app.App) {
+	t.Helper()
+	ctx := context.Background()
+	svc, st := a.Backend().Service, a.Backend().Store
+	now := time.Now().UTC()
+	start := now.Add(-10 * 24 * time.Hour)
+	rng := rand.New(rand.NewPCG(1, 2))
+	mk := func(name, tz string, d *beet.Detection) *beet.Beet {
+		b, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: name, Timezone: tz, Detection: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	add := func(b *beet.Beet, times []time.Time) {
+		ev := make([]beet.Event, len(times))
+		for i, at := range times {
+			var id beet.EventID
+			id[0], id[1], id[2], id[3] = byte(b.ID), byte(i>>16), byte(i>>8), byte(i)
+			ev[i] = beet.Event{ID: id, BeetID: b.ID, ReceivedAt: at.Truncate(time.Microsecond), Method: "GET",
+				UserAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15"}
+			if i%3 == 0 {
+				v := float64(20 + rng.IntN(180))
+				ev[i].Value, ev[i].Method = &v, "POST"
+			}
+		}
+		if err := st.AddEvents(ctx, ev, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flip := func(b *beet.Beet, at time.Time, from, to beet.Status, kind beet.FlipKind, reason string) {
+		if err := st.SetBeetStatus(ctx, &beet.Flip{BeetID: b.ID, At: at, From: from, To: to, Kind: kind, Reason: reason}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// 1. Checkout: busy by day in Riga, quiet at night, an outage today.
+	riga, _ := time.LoadLocation("Europe/Riga")
+	checkout := mk("Checkout succeeded", "Europe/Riga", nil)
+	outFrom, outTo := now.Add(-7*time.Hour), now.Add(-5*time.Hour)
+	var times []time.Time
+	for t0 := start; t0.Before(now); t0 = t0.Add(time.Hour) {
+		h := t0.In(riga).Hour()
+		rate := 1.0
+		if h >= 8 && h < 23 {
+			rate = 9
+		}
+		for n := poisson(rng, rate); n > 0; n-- {
+			at := t0.Add(time.Duration(rng.Int64N(int64(time.Hour))))
+			if at.Before(now) && (at.Before(outFrom) || at.After(outTo)) {
+				times = append(times, at)
+			}
+		}
+	}
+	slices.SortFunc(times, time.Time.Compare)
+	add(checkout, times)
+	model := detect.NewRateModel(riga)
+	for _, at := range times {
+		model.Observe(at, 1)
+	}
+	enc, _ := model.MarshalBinary()
+	// Store the model through the ingestion observer, re-adding the last
+	// event (same ID, so no new row).
+	i := len(times) - 1
+	var id beet.EventID
+	id[0], id[1], id[2], id[3] = byte(checkout.ID), byte(i>>16), byte(i>>8), byte(i)
+	setModel := func(b *beet.Beet, _ beet.EventSpan) []beet.Flip { b.Model = enc; return nil }
+	if err := st.AddEvents(ctx, []beet.Event{{ID: id, BeetID: checkout.ID, ReceivedAt: times[i].Truncate(time.Microsecond), Method: "GET"}}, setModel); err != nil {
+		t.Fatal(err)
+	}
+	flip(checkout, times[0], beet.StatusNew, beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
+	flip(checkout, times[0].Add(7*24*time.Hour), beet.StatusLearning, beet.StatusUp, beet.FlipLearned, "Learned this beet's rhythm: "+model.Describe(now)+".")
+	flip(checkout, outFrom.Add(40*time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence,
+		"No event since "+outFrom.In(riga).Format("Jan 2 15:04 MST")+" (40 min); about 6 would usually have come by now.")
+	flip(checkout, outTo.Add(5*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery, "Events are back after being down for 1 h 25 min.")
+
+	// 2. Nightly backup: a cron job at 02:00 UTC, every night.
+	backup := mk("Nightly backup", "UTC", &beet.Detection{Mode: beet.ModeCron, Cron: "0 2 * * *", Timezone: "UTC", GraceSeconds: 1800})
+	times = nil
+	for d := start.Truncate(24 * time.Hour).Add(24*time.Hour + 2*time.Hour); d.Before(now); d = d.Add(24 * time.Hour) {
+		times = append(times, d.Add(time.Duration(3+rng.IntN(9))*time.Minute))
+	}
+	add(backup, times)
+	flip(backup, times[0], beet.StatusNew, beet.StatusUp, beet.FlipFirst, "First event received. "+detect.Expectation(backup))
+
+	// 3. Stripe webhook: every few minutes until two hours ago.
+	hook := mk("Stripe webhook received", "UTC", &beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 1800, GraceSeconds: 600})
+	times = nil
+	stop := now.Add(-2 * time.Hour)
+	for at := start.Add(5 * 24 * time.Hour); at.Before(stop); at = at.Add(time.Duration(2+rng.IntN(12)) * time.Minute) {
+		times = append(times, at)
+	}
+	add(hook, times)
+	flip(hook, times[0], beet.StatusNew, beet.StatusUp, beet.FlipFirst, "First event received. "+detect.Expectation(hook))
+	last := times[len(times)-1]
+	flip(hook, last.Add(40*time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence,
+		"No event since "+last.Format("Jan 2 15:04 MST")+" (40 min); expected one at least every 30 min, plus 10 min grace.")
+
+	// 4. A paused beet and 5. a new one.
+	paused := mk("Newsletter signup", "Europe/Berlin", nil)
+	add(paused, []time.Time{now.Add(-50 * time.Hour), now.Add(-49 * time.Hour)})
+	flip(paused, now.Add(-50*time.Hour), beet.StatusNew, beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
+	if _, err := svc.Pause(ctx, 1, paused.ID); err != nil {
+		t.Fatal(err)
+	}
+	mk("Search API heartbeat", "UTC", nil)
+}
+
+func poisson(rng *rand.Rand, mean float64) int {
+	n, p := 0, rng.Float64()
+	for l := math.Exp(-mean); p > l; p *= rng.Float64() {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,200 @@
+// Beet dashboard behaviour. Every page works without it; this adds copy
+// buttons, token reveal, confirmation dialogs, the chart and self-refresh.
+// No inline script anywhere: the Content-Security-Policy forbids it.
+"use strict";
+(function () {
+  var toastTimer;
+  function toast(msg) {
+    var t = document.getElementById("toast");
+    if (!t) return;
+    t.textContent = msg;
+    t.classList.add("show");
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(function () { t.classList.remove("show"); }, 1800);
+  }
+
+  // Copy: the clipboard API where the page is a secure context, else a
+  // hidden textarea and execCommand (plain http on a LAN address).
+  function copy(text, button) {
+    function done() {
+      toast("Copied");
+      if (button) {
+        var was = button.textContent;
+        button.textContent = "Copied";
+        setTimeout(function () { button.textContent = was; }, 1500);
+      }
+    }
+    function fallback() {
+      var ta = document.createElement("textarea");
+      ta.value = text;
+      ta.setAttribute("readonly", "");
+      ta.className = "sr-only";
+      document.body.appendChild(ta);
+      ta.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      document.body.removeChild(ta);
+      if (ok) done(); else toast("Select the text and copy it by hand");
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else {
+      fallback();
+    }
+  }
+
+  function setRevealed(scope, on) {
+    scope.querySelectorAll(".secret").forEach(function (el) {
+      el.textContent = on ? el.dataset.secret : el.dataset.masked;
+      if (on) el.setAttribute("data-revealed", ""); else el.removeAttribute("data-revealed");
+    });
+    scope.querySelectorAll("[data-reveal]").forEach(function (b) {
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+      b.textContent = on ? "Hide" : "Reveal";
+    });
+  }
+
+  document.addEventListener("click", function (ev) {
+    var t = ev.target.closest("[data-copy], [data-reveal], [data-dialog], [data-close], [data-range]");
+    if (!t) return;
+    if (t.hasAttribute("data-copy")) {
+      copy(t.getAttribute("data-copy"), t);
+    } else if (t.hasAttribute("data-reveal")) {
+      var scope = t.closest("section") || document;
+      setRevealed(scope, t.getAttribute("aria-pressed") !== "true");
+    } else if (t.hasAttribute("data-dialog")) {
+      var d = document.getElementById(t.getAttribute("data-dialog"));
+      if (d && d.showModal) {
+        ev.preventDefault();
+        d.showModal();
+        // Focus Cancel, not the destructive button, so a second key
+        // press cannot confirm by accident.
+        var safe = d.querySelector("[data-close]") || d.querySelector("button");
+        if (safe) safe.focus();
+      }
+    } else if (t.hasAttribute("data-close")) {
+      var dlg = t.closest("dialog");
+      if (dlg) dlg.close();
+    } else if (t.hasAttribute("data-range")) {
+      document.querySelectorAll("[data-range]").forEach(function (b) {
+        b.setAttribute("aria-pressed", b === t ? "true" : "false");
+      });
+      chartRange = t.getAttribute("data-range");
+      drawChart();
+    }
+  });
+
+  // Filters apply as soon as a status is picked.
+  document.querySelectorAll("form[data-autosubmit] select").forEach(function (s) {
+    s.addEventListener("change", function () { s.form.submit(); });
+  });
+
+  // Detection form: show the fields of the chosen mode only.
+  document.querySelectorAll("form[data-detection]").forEach(function (f) {
+    function sync() {
+      var m = (f.querySelector("input[name=mode]:checked") || {}).value || "auto";
+      f.querySelectorAll("[data-mode]").forEach(function (el) {
+        el.hidden = el.getAttribute("data-mode").split(" ").indexOf(m) < 0;
+      });
+    }
+    f.addEventListener("change", sync);
+    sync();
+  });
+
+  // Chart: events per bucket as bars, the learned band, flips as lines.
+  var chartEl = document.getElementById("chart");
+  var chartRange = "24h";
+  var plot = null;
+  var flipColours = { up: "#146c2e", down: "#a51d2d", anomalous: "#8a4b00", learning: "#1a4f8a", paused: "#5e4a00", "new": "#4a4650" };
+
+  function drawChart() {
+    if (!chartEl || !window.uPlot) return;
+    var tz = chartEl.getAttribute("data-tz") || "UTC";
+    fetch(chartEl.getAttribute("data-src") + "?range=" + encodeURIComponent(chartRange), { headers: { Accept: "application/json" }, cache: "no-store" })
+      .then(function (r) { if (!r.ok) throw new Error("chart: " + r.status); return r.json(); })
+      .then(function (d) {
+        var data = [d.times, d.counts];
+        var series = [{}, {
+          label: "Events", stroke: "#7a1f4b", fill: "rgba(122,31,75,0.55)", width: 1,
+          paths: uPlot.paths.bars({ size: [0.75, 40] }), points: { show: false }
+        }];
+        var bands = [];
+        if (d.band) {
+          data.push(d.band.hi, d.band.lo, d.band.mid);
+          series.push({ label: "Expected (high)", stroke: "rgba(26,95,180,0.5)", width: 1, points: { show: false } });
+          series.push({ label: "Expected (low)", stroke: "rgba(26,95,180,0.5)", width: 1, points: { show: false } });
+          series.push({ label: "Expected", stroke: "#1a5fb4", width: 1.5, dash: [5, 4], points: { show: false } });
+          bands.push({ series: [2, 3], fill: "rgba(26,95,180,0.15)" });
+        }
+        var opts = {
+          width: Math.max(280, chartEl.clientWidth), height: 240,
+          series: series, bands: bands, legend: { show: false },
+          tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), tz); },
+          scales: { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max * 1.1)]; } } },
+          axes: [{}, { size: 44 }],
+          hooks: { draw: [function (u) {
+            var ctx = u.ctx;
+            ctx.save();
+            (d.flips || []).forEach(function (f) {
+              var x = Math.round(u.valToPos(f.at, "x", true));
+              if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+              ctx.strokeStyle = flipColours[f.to] || "#a51d2d";
+              ctx.lineWidth = 2 * devicePixelRatio;
+              ctx.beginPath();
+              ctx.moveTo(x, u.bbox.top);
+              ctx.lineTo(x, u.bbox.top + u.bbox.height);
+              ctx.stroke();
+            });
+            ctx.restore();
+          }] }
+        };
+        if (plot) plot.destroy();
+        chartEl.textContent = "";
+        plot = new uPlot(opts, data, chartEl);
+        var total = d.counts.reduce(function (a, b) { return a + b; }, 0);
+        chartEl.setAttribute("aria-label", total + " events in the last " + d.range +
+          (d.flips.length ? ", " + d.flips.length + " state changes marked" : "") + (d.band ? ", with the expected band" : ""));
+      })
+      .catch(function (e) { console.warn(e); });
+  }
+  if (chartEl) {
+    drawChart();
+    var lastWidth = chartEl.clientWidth;
+    window.addEventListener("resize", function () {
+      if (plot && Math.abs(chartEl.clientWidth - lastWidth) > 20) {
+        lastWidth = chartEl.clientWidth;
+        plot.setSize({ width: Math.max(280, lastWidth), height: 240 });
+      }
+    });
+  }
+
+  // Self-refresh: fetch this page again and swap the parts marked
+  // data-refresh (by id), so filters, focus and open dialogs survive.
+  var parts = document.querySelectorAll("[data-refresh][id]");
+  if (parts.length) {
+    var every = 1e9;
+    parts.forEach(function (p) { every = Math.min(every, Number(p.getAttribute("data-refresh")) || 30); });
+    var busy = false;
+    setInterval(function () {
+      if (busy || document.hidden || document.querySelector("dialog[open]")) return;
+      busy = true;
+      fetch(location.href, { cache: "no-store", headers: { Accept: "text/html" } })
+        .then(function (r) {
+          if (!r.ok || r.redirected) throw new Error("refresh: " + r.status);
+          return r.text();
+        })
+        .then(function (html) {
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          parts.forEach(function (p) {
+            var fresh = doc.getElementById(p.id);
+            if (fresh && fresh.innerHTML !== p.innerHTML) p.innerHTML = fresh.innerHTML;
+          });
+          drawChart();
+        })
+        .catch(function (e) { console.warn(e); })
+        .then(function () { busy = false; });
+    }, every * 1000);
+  }
+  // Tests (and styles, if ever needed) can tell the behaviour is attached.
+  document.documentElement.setAttribute("data-js", "ready");
+})();

@@ -1,0 +1,192 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
+)
+
+// layoutView is what the layout needs on every page.
+type layoutView struct {
+	Title    string
+	SignedIn bool
+	Nav      string // "beets" or "account": the current section
+	Now      time.Time
+}
+
+func (h *Handler) layout(r *http.Request, p *reqCtx, title string) layoutView {
+	v := layoutView{Title: title, Now: h.svc.Now()}
+	if p != nil && p.session != nil {
+		v.SignedIn = true
+	}
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/account"):
+		v.Nav = "account"
+	case r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/beets"):
+		v.Nav = "beets"
+	}
+	return v
+}
+
+// formError is a form's failure shown above it, with the field at fault.
+type formError struct {
+	Message string
+	Field   string
+}
+
+func formErr(err error) *formError {
+	return &formError{Message: beet.ErrorMessage(err), Field: beet.ErrorField(err)}
+}
+
+func (h *Handler) funcs() template.FuncMap {
+	return template.FuncMap{
+		"asset": func(name string) string { return "/static/" + name + "?v=" + h.assetHash[name] },
+		"ago":   ago,
+		"inZone": func(t time.Time, tz string) string {
+			loc, err := time.LoadLocation(tz)
+			if err != nil {
+				loc = time.UTC
+			}
+			return t.In(loc).Format("2006-01-02 15:04:05 MST")
+		},
+		"utc":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"statusOf": statusWords,
+		"value": func(v *float64) string {
+			if v == nil {
+				return "—"
+			}
+			return strconv.FormatFloat(*v, 'g', -1, 64)
+		},
+		"minutes": func(s int64) string {
+			if s == 0 {
+				return ""
+			}
+			return strconv.FormatFloat(float64(s)/60, 'g', -1, 64)
+		},
+		"dur": func(s int64) string { return detect.Duration(time.Duration(s) * time.Second) },
+		"isField": func(e *formError, field string) bool {
+			return e != nil && (e.Field == field || strings.HasPrefix(e.Field, field+"."))
+		},
+	}
+}
+
+// ago writes how long before now t was, for people: "just now", "3 min
+// ago", "2 h ago", "5 days ago".
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "in " + detect.Duration(-d)
+	case d < 10*time.Second:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%d s ago", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+	default:
+		return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
+	}
+}
+
+// statusWords says a status in words; the colour is a CSS class of the
+// same name, and never the only sign.
+func statusWords(s beet.Status) string {
+	switch s {
+	case beet.StatusNew:
+		return "New"
+	case beet.StatusLearning:
+		return "Learning"
+	case beet.StatusUp:
+		return "Up"
+	case beet.StatusDown:
+		return "Down"
+	case beet.StatusAnomalous:
+		return "Anomalous"
+	case beet.StatusPaused:
+		return "Paused"
+	}
+	return string(s)
+}
+
+// sparkline draws counts as an SVG polyline's points in a 96 × 24 box,
+// tallest bucket at the top; all zero is a flat line at the bottom.
+func sparkline(counts []int64) string {
+	if len(counts) == 0 {
+		return ""
+	}
+	peak := int64(0)
+	for _, c := range counts {
+		peak = max(peak, c)
+	}
+	var b strings.Builder
+	stepX := 96.0 / math.Max(1, float64(len(counts)-1))
+	for i, c := range counts {
+		y := 23.0
+		if peak > 0 {
+			y = 23 - 21*float64(c)/float64(peak)
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%.1f,%.1f", float64(i)*stepX, y)
+	}
+	return b.String()
+}
+
+// mask hides all of a token but its prefix and last four characters.
+func mask(token string) string {
+	if len(token) <= len(beet.TokenPrefix)+4 {
+		return token
+	}
+	return token[:len(beet.TokenPrefix)] + strings.Repeat("•", len(token)-len(beet.TokenPrefix)-4) + token[len(token)-4:]
+}
+
+// snippet is one copy-paste way to send events.
+type snippet struct {
+	ID, Title, Help string
+	Text, Masked    string
+}
+
+// snippets are the ways to call the ingestion URL, each shown masked and
+// copied whole.
+func snippets(url, token string) []snippet {
+	masked := strings.ReplaceAll(url, token, mask(token))
+	mk := func(id, title, help, tmpl string) snippet {
+		return snippet{ID: id, Title: title, Help: help,
+			Text: strings.ReplaceAll(tmpl, "URL", url), Masked: strings.ReplaceAll(tmpl, "URL", masked)}
+	}
+	return []snippet{
+		mk("img", "Image beacon (HTML)", "Paste it into the page that proves the event happened, such as an order confirmation.",
+			`<img src="URL" alt="" width="1" height="1" referrerpolicy="no-referrer">`),
+		mk("fetch", "fetch POST with a value (JavaScript)", "Sends a number with the event, such as an order total.",
+			`fetch("URL", {method: "POST", body: JSON.stringify({value: 5}), keepalive: true});`),
+		mk("beacon", "navigator.sendBeacon (JavaScript)", "Survives the page being closed, for events on the way out.",
+			`navigator.sendBeacon("URL");`),
+		mk("curl", "curl (shell)", "From a script or a terminal.",
+			`curl -fsS -X POST -d '{"value": 1}' "URL"`),
+		mk("cron", "cron line", "Records a run after your job succeeds; here, every day at 02:00.",
+			`0 2 * * * /path/to/job && curl -fsS -m 10 --retry 3 "URL" > /dev/null`),
+	}
+}
+
+// Detection form fields, in minutes for people.
+func parseMinutes(field, s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) || f > 366*24*60 {
+		return 0, beet.FieldError(field, "%q is not a number of minutes", s)
+	}
+	return int64(math.Round(f * 60)), nil
+}

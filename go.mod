@@ -3,9 +3,9 @@ module github.com/beethq/beet
 go 1.26.8
 
 require (
-	github.com/emersion/go-smtp v0.24.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/emersion/go-smtp v0.24.0
 	github.com/hashicorp/cronexpr v1.1.3
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/jackc/pgx/v5 v5.12.0

@@ -127,8 +127,10 @@ func ValidateTimezone(field, tz string) error {
 type BeetFilter struct {
 	AccountID *int64
 	Status    *Status
-	Limit     int // 0 means the store's default
-	Offset    int
+	// Name matches beets whose name contains it, in any case; "" matches all.
+	Name   string
+	Limit  int // 0 means the store's default
+	Offset int
 }
 
 // BeetUpdate changes a beet. A nil field means "unchanged".

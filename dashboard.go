@@ -20,14 +20,11 @@ func (b Buckets) End() time.Time { return b.From.Add(time.Duration(b.N) * b.Step
 
 // DashboardStore answers the dashboard's reads that the other stores do not:
 // counts of events per time bucket (counted by the database, bounded by
-// time), a name search, and the first-run setup.
+// time) and the first-run setup.
 type DashboardStore interface {
 	// CountEventBuckets counts each beet's events per bucket; the result
 	// maps a beet ID to N counts (beets without events are absent).
 	CountEventBuckets(ctx context.Context, beetIDs []int64, b Buckets) (map[int64][]int64, error)
-	// SearchBeets is FindBeets with a case-insensitive name match (an
-	// empty Name matches every beet).
-	SearchBeets(ctx context.Context, f BeetFilter, name string) ([]*Beet, int, error)
 	// AccountsExist reports whether any account exists.
 	AccountsExist(ctx context.Context) (bool, error)
 	// CreateFirstAccount is CreateAccount for the first-run setup: it

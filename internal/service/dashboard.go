@@ -11,14 +11,11 @@ import (
 // SearchBeets lists a page of the account's beets whose name contains q
 // (any case), optionally of one status, and how many match in all.
 func (s *Service) SearchBeets(ctx context.Context, accountID int64, f beet.BeetFilter, q string) ([]*beet.Beet, int, error) {
-	f.AccountID = &accountID
-	if err := checkPage(f.Limit, f.Offset); err != nil {
-		return nil, 0, err
-	}
 	if len(q) > beet.MaxNameLen*4 {
 		return nil, 0, beet.FieldError("q", "is longer than a beet name can be")
 	}
-	return s.store.SearchBeets(ctx, f, q)
+	f.Name = q
+	return s.Beets(ctx, accountID, f)
 }
 
 // EventCounts counts events per bucket for beets the caller already holds

@@ -107,6 +107,12 @@ func (db *DB) FindBeets(ctx context.Context, f beet.BeetFilter) ([]*beet.Beet, i
 		args = append(args, string(*f.Status))
 		where = append(where, "status = $"+strconv.Itoa(len(args)))
 	}
+	if name := strings.TrimSpace(f.Name); name != "" {
+		// LIKE's wildcards in the name are matched literally.
+		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(name))
+		args = append(args, "%"+esc+"%")
+		where = append(where, "LOWER(name) LIKE $"+strconv.Itoa(len(args))+` ESCAPE '\'`)
+	}
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")

@@ -66,52 +66,6 @@ func (db *DB) CountEventBuckets(ctx context.Context, beetIDs []int64, b beet.Buc
 	return out, nil
 }
 
-// SearchBeets is FindBeets with a case-insensitive substring match on the
-// name. LIKE's wildcards in name are matched literally.
-func (db *DB) SearchBeets(ctx context.Context, f beet.BeetFilter, name string) ([]*beet.Beet, int, error) {
-	var (
-		where []string
-		args  []any
-	)
-	if f.AccountID != nil {
-		args = append(args, *f.AccountID)
-		where = append(where, "account_id = $"+strconv.Itoa(len(args)))
-	}
-	if f.Status != nil {
-		args = append(args, string(*f.Status))
-		where = append(where, "status = $"+strconv.Itoa(len(args)))
-	}
-	if name = strings.TrimSpace(name); name != "" {
-		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(name))
-		args = append(args, "%"+esc+"%")
-		where = append(where, "LOWER(name) LIKE $"+strconv.Itoa(len(args))+` ESCAPE '\'`)
-	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " WHERE " + strings.Join(where, " AND ")
-	}
-	query := `SELECT ` + beetColumns + `, COUNT(*) OVER () FROM beets` + cond +
-		` ORDER BY id LIMIT $` + strconv.Itoa(len(args)+1) + ` OFFSET $` + strconv.Itoa(len(args)+2)
-	rows, err := db.read.QueryContext(ctx, query, append(args, pageLimit(f.Limit), max(f.Offset, 0))...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("search beets: %w", err)
-	}
-	defer rows.Close()
-	out := []*beet.Beet{}
-	total := 0
-	for rows.Next() {
-		b, err := scanBeet(rows, &total)
-		if err != nil {
-			return nil, 0, fmt.Errorf("search beets: %w", err)
-		}
-		out = append(out, b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("search beets: %w", err)
-	}
-	return out, total, nil
-}
-
 // AccountsExist reports whether any account exists.
 func (db *DB) AccountsExist(ctx context.Context) (bool, error) {
 	var one int

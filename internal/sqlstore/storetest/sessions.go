@@ -160,7 +160,7 @@ func testSearchBeets(t *testing.T, s beet.Store) {
 		{"_", []int64{pct.ID}},
 		{"nothing like it", nil},
 	} {
-		got, total, err := s.SearchBeets(ctx, beet.BeetFilter{AccountID: &a.ID}, tc.q)
+		got, total, err := s.FindBeets(ctx, beet.BeetFilter{AccountID: &a.ID, Name: tc.q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func testSearchBeets(t *testing.T, s beet.Store) {
 			}
 		}
 	}
-	all, total, err := s.SearchBeets(ctx, beet.BeetFilter{AccountID: &a.ID, Limit: 2}, "")
+	all, total, err := s.FindBeets(ctx, beet.BeetFilter{AccountID: &a.ID, Limit: 2})
 	if err != nil || len(all) != 2 || total != 3 {
 		t.Errorf("empty search, limit 2: %d beets, total %d, %v; want 2 of 3", len(all), total, err)
 	}

@@ -21,7 +21,7 @@ func TestLayout(t *testing.T) {
 		mod + "/internal/sqlstore": true, mod + "/internal/ingest": true, mod + "/internal/api": true,
 		mod + "/internal/ratelimit": true, mod + "/internal/server": true, mod + "/internal/jobs": true,
 		mod + "/internal/notify": true,
-		mod + "/internal/web": true,
+		mod + "/internal/web":    true,
 	}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	seen := 0

@@ -117,20 +117,11 @@ func (db *DB) DeleteChannel(ctx context.Context, id int64) error {
 
 // BeetChannels returns the IDs of the channels the beet notifies, in order.
 func (db *DB) BeetChannels(ctx context.Context, beetID int64) ([]int64, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT channel_id FROM beet_channels WHERE beet_id = $1 ORDER BY channel_id`, beetID)
+	ids, err := scanIDs(db.read.QueryContext(ctx, `SELECT channel_id FROM beet_channels WHERE beet_id = $1 ORDER BY channel_id`, beetID))
 	if err != nil {
 		return nil, fmt.Errorf("beet channels: %w", err)
 	}
-	defer rows.Close()
-	out := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("beet channels: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return ids, nil
 }
 
 // SetBeetChannels replaces the beet's channels in one transaction. A

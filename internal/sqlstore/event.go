@@ -330,26 +330,14 @@ func (db *DB) FindEvents(ctx context.Context, f beet.EventFilter) ([]*beet.Event
 // index, so a beet with millions of events costs one index seek. Limit 0
 // means beet.DefaultPageLimit.
 func (db *DB) BeetsWithEventsBefore(ctx context.Context, p beet.Plan, cutoff time.Time, afterID int64, limit int) ([]int64, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT b.id FROM beets b JOIN accounts a ON a.id = b.account_id
+	ids, err := scanIDs(db.read.QueryContext(ctx, `SELECT b.id FROM beets b JOIN accounts a ON a.id = b.account_id
 		WHERE a.plan = $1 AND b.id > $2
 		AND EXISTS (SELECT 1 FROM events e WHERE e.beet_id = b.id AND e.received_at < $3)
-		ORDER BY b.id LIMIT $4`, string(p), afterID, toMicros(cutoff), pageLimit(limit))
+		ORDER BY b.id LIMIT $4`, string(p), afterID, toMicros(cutoff), pageLimit(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("beets with events before: %w", err)
 	}
-	defer rows.Close()
-	out := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("beets with events before: %w", err)
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("beets with events before: %w", err)
-	}
-	return out, nil
+	return ids, nil
 }
 
 // DeleteEventsBefore deletes up to limit of the beet's oldest events older

@@ -274,3 +274,20 @@ func rowsAffected(res sql.Result, err error) (int64, error) {
 	}
 	return res.RowsAffected()
 }
+
+// scanIDs reads a one-column result of IDs; never nil on success.
+func scanIDs(rows *sql.Rows, err error) ([]int64, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}

@@ -12,6 +12,7 @@ type accountView struct {
 	Account   *beet.Account
 	Keys      []*beet.APIKey
 	Users     []*beet.User
+	Channels  []channelRow
 	NewKey    string // shown once, right after creation
 	NewKeyFor string
 	KeyErr    *formError
@@ -34,6 +35,11 @@ func (h *Handler) account(r *http.Request, p *reqCtx) (*accountView, error) {
 	if v.Users, err = h.svc.Users(ctx, acc); err != nil {
 		return nil, err
 	}
+	chans, err := h.svc.Channels(ctx, acc)
+	if err != nil {
+		return nil, err
+	}
+	v.Channels = channelsOf(chans)
 	return v, nil
 }
 
@@ -47,6 +53,8 @@ func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, p *reqCtx)
 		v.Notice = "The key is revoked: calls with it fail from now on."
 	case "user":
 		v.Notice = "The user is added and can sign in now."
+	case "channel-deleted":
+		v.Notice = "The channel is deleted: alerts no longer go to it."
 	}
 	h.render(w, r, http.StatusOK, "account", v)
 	return nil

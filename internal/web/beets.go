@@ -269,10 +269,13 @@ func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 	return nil
 }
 
+// confirmView asks before a destructive action: Action is the form's
+// URL, Back the page to return to.
 type confirmView struct {
 	layoutView
-	B       *beet.Beet
+	Name    string
 	Action  string
+	Back    string
 	Title   string
 	Message string
 	Button  string
@@ -298,8 +301,8 @@ func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request, p *reqCtx)
 	if err != nil {
 		return err
 	}
-	h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, c[0]), B: b, Action: r.PathValue("action"),
-		Title: c[0], Message: c[1], Button: c[2]})
+	h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, c[0]), Name: b.Name,
+		Action: beetURL(b.ID) + "/" + r.PathValue("action"), Back: beetURL(b.ID), Title: c[0], Message: c[1], Button: c[2]})
 	return nil
 }
 

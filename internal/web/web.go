@@ -184,6 +184,13 @@ func (h *Handler) routes() []route {
 		{"POST /account/keys", true, h.createKey},
 		{"POST /account/keys/{key}/revoke", true, h.revokeKey},
 		{"POST /account/users", true, h.addUser},
+		{"GET /account/channels", true, h.channelsRedirect},
+		{"GET /account/channels/new", true, h.newChannelForm},
+		{"POST /account/channels", true, h.createChannel},
+		{"GET /account/channels/{id}", true, h.channelPage},
+		{"GET /account/channels/{id}/confirm/delete", true, h.confirmChannelDelete},
+		{"POST /account/channels/{id}/test", true, h.testChannel},
+		{"POST /account/channels/{id}/delete", true, h.deleteChannel},
 	}
 }
 

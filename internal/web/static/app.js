@@ -101,6 +101,21 @@
     sync();
   });
 
+  // New channel form: show the fields of the chosen kind only, and leave
+  // the others out of the post (without script, all are shown and sent).
+  document.querySelectorAll("form[data-channel-form]").forEach(function (f) {
+    var kind = f.querySelector("select[name=kind]");
+    function sync() {
+      f.querySelectorAll("[data-kinds]").forEach(function (el) {
+        var off = el.getAttribute("data-kinds").split(" ").indexOf(kind.value) < 0;
+        el.hidden = off;
+        el.querySelectorAll("input").forEach(function (i) { i.disabled = off; });
+      });
+    }
+    kind.addEventListener("change", sync);
+    sync();
+  });
+
   // Chart: events per bucket as bars, the learned band, flips as lines.
   var chartEl = document.getElementById("chart");
   var chartRange = "24h";

@@ -150,6 +150,8 @@ type detailView struct {
 	DetErr      *formError
 	Backtest    *service.BacktestResult
 	Timezones   []string
+	Channels    []channelRow   // the account's channels
+	ChannelOn   map[int64]bool // those this beet notifies
 }
 
 // detectionForm is the detection settings as the form shows them.
@@ -231,6 +233,14 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	}
 	v.Expectation = detect.Expectation(b)
 	v.Reliable = reliable(b, v.Flips)
+	chans, err := h.svc.Channels(ctx, acc)
+	if err != nil {
+		return nil, err
+	}
+	v.Channels, v.ChannelOn = channelsOf(chans), map[int64]bool{}
+	for _, id := range b.Channels {
+		v.ChannelOn[id] = true
+	}
 	return v, nil
 }
 

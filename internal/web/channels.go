@@ -308,3 +308,29 @@ func (h *Handler) deleteChannel(w http.ResponseWriter, r *http.Request, p *reqCt
 	http.Redirect(w, r, "/account?done=channel-deleted#channels", http.StatusSeeOther)
 	return nil
 }
+
+// saveBeetChannels sets which of the account's channels the beet notifies:
+// the checked ones (none silences it). Another account's channel is not
+// found, as in the API.
+func (h *Handler) saveBeetChannels(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	ids := []int64{}
+	for _, s := range r.PostForm["channel"] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return beet.Errorf(beet.ENOTFOUND, "channel %q not found", s)
+		}
+		ids = append(ids, n)
+	}
+	if _, err := h.svc.SetBeetChannels(r.Context(), p.session.AccountID, id, ids); err != nil {
+		return err
+	}
+	http.Redirect(w, r, beetURL(id)+"#alerts", http.StatusSeeOther)
+	return nil
+}

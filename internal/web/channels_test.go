@@ -155,6 +155,25 @@ func testChannelPages(t *testing.T, engine string) {
 		}
 	}
 
+	// A beet notifies every channel at first; its page chooses.
+	want(t, "beet", b.post("/beets", url.Values{"name": {"Checkout"}, "timezone": {"UTC"}}), http.StatusSeeOther, "/beets/1?created=1")
+	checked := regexp.MustCompile(`<input type="checkbox" name="channel" value="1" checked>`)
+	if p := b.get("/beets/1").body; !checked.MatchString(p) || strings.Contains(p, `id="no-channels"`) {
+		t.Error("the new beet does not notify the channel")
+	}
+	want(t, "uncheck", b.post("/beets/1/channels", url.Values{}), http.StatusSeeOther, "/beets/1#alerts")
+	if p := b.get("/beets/1").body; checked.MatchString(p) || !strings.Contains(p, `id="no-channels"`) {
+		t.Error("after unchecking, the beet page still shows the channel checked")
+	}
+	want(t, "check", b.post("/beets/1/channels", url.Values{"channel": {"1"}}), http.StatusSeeOther, "/beets/1#alerts")
+	if p := b.get("/beets/1").body; !checked.MatchString(p) {
+		t.Error("after checking, the channel is not checked")
+	}
+	want(t, "a channel that is not there", b.post("/beets/1/channels", url.Values{"channel": {"99"}}), http.StatusNotFound, "")
+	if p := b.get("/beets/1").body; !checked.MatchString(p) {
+		t.Error("a refused selection changed the beet's channels")
+	}
+
 	// Test: the receiver gets it, the page shows the delivery.
 	r := b.post("/account/channels/1/test", url.Values{})
 	m := testedRE.FindStringSubmatch(r.location)
@@ -244,5 +263,16 @@ func TestChannelsOfAnotherAccount(t *testing.T) {
 	page := ada.get("/account/channels/1").body
 	if !strings.Contains(page, "Ada&#39;s hook") || strings.Count(page, `<tr id="d-`) != 1 {
 		t.Error("eve changed ada's channel or its log")
+	}
+	// Nor can eve point her beet at ada's channel, or change ada's beet's.
+	want(t, "ada's beet", ada.post("/beets", url.Values{"name": {"Ada's beet"}, "timezone": {"UTC"}}), http.StatusSeeOther, "/beets/1?created=1")
+	want(t, "eve's beet", eve.post("/beets", url.Values{"name": {"Eve's beet"}, "timezone": {"UTC"}}), http.StatusSeeOther, "/beets/2?created=1")
+	want(t, "eve takes ada's channel", eve.post("/beets/2/channels", url.Values{"channel": {"1"}}), http.StatusNotFound, "")
+	want(t, "eve silences ada's beet", eve.post("/beets/1/channels", url.Values{}), http.StatusNotFound, "")
+	if p := eve.get("/beets/2").body; strings.Contains(p, "Ada&#39;s hook") || strings.Contains(p, `name="channel"`) {
+		t.Error("eve's beet page offers ada's channel")
+	}
+	if p := ada.get("/beets/1").body; !strings.Contains(p, `<input type="checkbox" name="channel" value="1" checked>`) {
+		t.Error("ada's beet lost its channel")
 	}
 }

@@ -179,6 +179,7 @@ func (h *Handler) routes() []route {
 		{"POST /beets/{id}/delete", true, h.deleteBeet},
 		{"POST /beets/{id}/settings", true, h.saveSettings},
 		{"POST /beets/{id}/detection", true, h.saveDetection},
+		{"POST /beets/{id}/channels", true, h.saveBeetChannels},
 		{"GET /beets/{id}/backtest", true, h.backtest},
 		{"GET /account", true, h.accountPage},
 		{"POST /account/keys", true, h.createKey},

@@ -13,6 +13,7 @@ type accountView struct {
 	Keys      []*beet.APIKey
 	Users     []*beet.User
 	Channels  []channelRow
+	Windows   []windowRow
 	NewKey    string // shown once, right after creation
 	NewKeyFor string
 	KeyErr    *formError
@@ -40,6 +41,9 @@ func (h *Handler) account(r *http.Request, p *reqCtx) (*accountView, error) {
 		return nil, err
 	}
 	v.Channels = channelsOf(chans)
+	if v.Windows, err = h.windowRows(r, acc); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
@@ -53,6 +57,10 @@ func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, p *reqCtx)
 		v.Notice = "The key is revoked: calls with it fail from now on."
 	case "user":
 		v.Notice = "The user is added and can sign in now."
+	case "window":
+		v.Notice = "The maintenance window is added."
+	case "window-deleted":
+		v.Notice = "The maintenance window is deleted."
 	case "channel-deleted":
 		v.Notice = "The channel is deleted: alerts no longer go to it."
 	}

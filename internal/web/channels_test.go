@@ -276,3 +276,83 @@ func TestChannelsOfAnotherAccount(t *testing.T) {
 		t.Error("ada's beet lost its channel")
 	}
 }
+
+func TestMaintenancePages(t *testing.T) {
+	a := startApp(t, func(c *config.Config) { c.SignupOpen = true })
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	want(t, "beet", b.post("/beets", url.Values{"name": {"Checkout"}, "timezone": {"UTC"}}), http.StatusSeeOther, "/beets/1?created=1")
+	if p := b.get("/beets/1").body; !strings.Contains(p, `href="/account/maintenance/new?beet=1"`) {
+		t.Error("the beet page has no link to add a window for it")
+	}
+	if p := b.get("/account").body; !strings.Contains(p, "No maintenance window") || !strings.Contains(p, `href="/account/maintenance/new"`) {
+		t.Fatal("no maintenance section on the account page")
+	}
+	form := b.get("/account/maintenance/new?beet=1")
+	if form.status != 200 || !strings.Contains(form.body, `<option value="1" selected>Checkout</option>`) {
+		t.Fatalf("new window form: %d\n%s", form.status, form.body)
+	}
+	noInlineScript(t, "maintenance form", form.body)
+
+	bad := []struct {
+		form            url.Values
+		field, contains string
+	}{
+		{url.Values{"mode": {"once"}, "starts_at": {"2030-06-01T22:00"}, "ends_at": {"2030-06-01T21:00"}, "timezone": {"UTC"}}, "w-end", "must be after starts_at"},
+		{url.Values{"mode": {"once"}, "starts_at": {"tomorrow"}, "ends_at": {"2030-06-01T21:00"}, "timezone": {"UTC"}}, "w-start", "not a date and time"},
+		{url.Values{"mode": {"once"}, "starts_at": {"2030-06-01T20:00"}, "ends_at": {"2030-06-01T21:00"}, "timezone": {"Mars/Base"}}, "w-tz", "Mars/Base"},
+		{url.Values{"mode": {"repeat"}, "cron": {"0 25 * * *"}, "duration_minutes": {"60"}, "timezone": {"UTC"}}, "w-cron", "not a valid cron expression"},
+		{url.Values{"mode": {"repeat"}, "cron": {"0 2 * * 0"}, "duration_minutes": {"0.5"}, "timezone": {"UTC"}}, "w-min", "must be from 60"},
+		{url.Values{"mode": {"repeat"}, "cron": {"0 2 * * 0"}, "duration_minutes": {"60"}, "timezone": {"UTC"}, "beet_id": {"99"}}, "w-beet", "not found"},
+	}
+	for _, c := range bad {
+		r := b.post("/account/maintenance", c.form)
+		if r.status != http.StatusUnprocessableEntity {
+			t.Fatalf("%v: %d, want 422\n%.400s", c.form, r.status, r.body)
+		}
+		if got := fieldError(r.body, c.field); !strings.Contains(got, c.contains) {
+			t.Errorf("%v: error next to %s = %q, want %q", c.form, c.field, got, c.contains)
+		}
+	}
+	if p := b.get("/account").body; !strings.Contains(p, "No maintenance window") {
+		t.Fatal("a refused window was created")
+	}
+
+	want(t, "once, for the beet", b.post("/account/maintenance", url.Values{"mode": {"once"}, "beet_id": {"1"}, "starts_at": {"2030-06-01T22:00"},
+		"ends_at": {"2030-06-02T01:30"}, "timezone": {"Europe/Riga"}, "note": {"db upgrade"}}), http.StatusSeeOther, "/account?done=window#maintenance")
+	want(t, "repeating, for all", b.post("/account/maintenance", url.Values{"mode": {"repeat"}, "cron": {"0 2 * * 0"}, "duration_minutes": {"90"},
+		"timezone": {"Europe/Riga"}}), http.StatusSeeOther, "/account?done=window#maintenance")
+	p := b.get("/account").body
+	for _, s := range []string{"From 2030-06-01 19:00 to 2030-06-01 22:30 UTC", "db upgrade", "<td>Checkout</td>",
+		"At 0 2 * * 0 (cron, Europe/Riga) for 1 h 30 min", "<td>Every beet</td>"} {
+		if !strings.Contains(p, s) {
+			t.Errorf("account page lacks %q", s)
+		}
+	}
+	noInlineScript(t, "account page", p)
+
+	eve := newBrowser(t, a.URL())
+	want(t, "eve signs up", eve.post("/signup", url.Values{"email": {"eve@example.com"}, "password": {"correct horse"}, "password2": {"correct horse"}}),
+		http.StatusSeeOther, "/beets/new?welcome=1")
+	if p := eve.get("/account").body; strings.Contains(p, "db upgrade") || !strings.Contains(p, "No maintenance window") {
+		t.Error("eve sees ada's windows")
+	}
+	want(t, "eve's confirm page", eve.get("/account/maintenance/1/confirm/delete"), http.StatusNotFound, "")
+	want(t, "eve deletes", eve.post("/account/maintenance/1/delete", url.Values{}), http.StatusNotFound, "")
+	r := eve.post("/account/maintenance", url.Values{"mode": {"repeat"}, "cron": {"0 2 * * 0"}, "duration_minutes": {"60"}, "timezone": {"UTC"}, "beet_id": {"1"}})
+	if r.status != http.StatusUnprocessableEntity || fieldError(r.body, "w-beet") == "" || strings.Contains(r.body, "Checkout") {
+		t.Errorf("eve's window on ada's beet: %d", r.status)
+	}
+	if p := eve.get("/account").body; !strings.Contains(p, "No maintenance window") {
+		t.Error("eve's refused window was created")
+	}
+
+	c := b.get("/account/maintenance/1/confirm/delete")
+	if c.status != 200 || !strings.Contains(c.body, "cannot be undone") || !strings.Contains(c.body, `action="/account/maintenance/1/delete"`) {
+		t.Fatalf("delete confirmation: %d", c.status)
+	}
+	want(t, "delete", b.post("/account/maintenance/1/delete", url.Values{}), http.StatusSeeOther, "/account?done=window-deleted#maintenance")
+	if p := b.get("/account").body; strings.Contains(p, "db upgrade") || !strings.Contains(p, "Every beet") {
+		t.Error("after delete, the account page shows the wrong windows")
+	}
+}

@@ -192,6 +192,10 @@ func (h *Handler) routes() []route {
 		{"GET /account/channels/{id}/confirm/delete", true, h.confirmChannelDelete},
 		{"POST /account/channels/{id}/test", true, h.testChannel},
 		{"POST /account/channels/{id}/delete", true, h.deleteChannel},
+		{"GET /account/maintenance/new", true, h.newWindowForm},
+		{"POST /account/maintenance", true, h.createWindow},
+		{"GET /account/maintenance/{id}/confirm/delete", true, h.confirmWindowDelete},
+		{"POST /account/maintenance/{id}/delete", true, h.deleteWindow},
 	}
 }
 

@@ -89,8 +89,8 @@
     s.addEventListener("change", function () { s.form.submit(); });
   });
 
-  // Detection form: show the fields of the chosen mode only.
-  document.querySelectorAll("form[data-detection]").forEach(function (f) {
+  // Detection and maintenance forms: show the fields of the chosen mode only.
+  document.querySelectorAll("form[data-detection], form[data-window-form]").forEach(function (f) {
     function sync() {
       var m = (f.querySelector("input[name=mode]:checked") || {}).value || "auto";
       f.querySelectorAll("[data-mode]").forEach(function (el) {

@@ -113,6 +113,7 @@ func testChannelPages(t *testing.T, engine string) {
 		{url.Values{"kind": {"email"}, "name": {"Ops mail"}, "to": {"not an address"}}, "c-to", "is not an email address"},
 		{url.Values{"kind": {"pagerduty"}, "name": {"PD"}, "routing_key": {"short"}}, "c-rk", "32-character"},
 		{url.Values{"kind": {"pigeon"}, "name": {"Coo"}}, "c-kind", "is not a channel kind"},
+		{url.Values{"kind": {"email"}, "name": {"Ops mail"}, "to": {"ops@example.com"}}, "c-kind", "BEET_SMTP_URL"},
 		{url.Values{"kind": {"webhook"}, "name": {"Ops hook"}, "url": {hookURL}, "reminder_every_seconds": {"60"}}, "c-rem", "must be 0 (off) or from 900"},
 	}
 	for _, c := range bad {
@@ -354,5 +355,21 @@ func TestMaintenancePages(t *testing.T) {
 	want(t, "delete", b.post("/account/maintenance/1/delete", url.Values{}), http.StatusSeeOther, "/account?done=window-deleted#maintenance")
 	if p := b.get("/account").body; strings.Contains(p, "db upgrade") || !strings.Contains(p, "Every beet") {
 		t.Error("after delete, the account page shows the wrong windows")
+	}
+}
+
+// Without BEET_ALLOW_PRIVATE_TARGETS, a channel to a loopback address is
+// refused on the form, next to the URL.
+func TestChannelPrivateTargetRefused(t *testing.T) {
+	a := startApp(t, nil)
+	rc := newReceiver(t)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	r := b.post("/account/channels", url.Values{"kind": {"webhook"}, "name": {"Local"}, "url": {rc.URL + "/hook"}})
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(fieldError(r.body, "c-url"), "private, loopback or link-local") {
+		t.Fatalf("loopback webhook: %d %q", r.status, fieldError(r.body, "c-url"))
+	}
+	if p := b.get("/account").body; !strings.Contains(p, "No channel yet") {
+		t.Error("the refused channel was created")
 	}
 }

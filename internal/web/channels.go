@@ -47,12 +47,26 @@ func kindLabel(k beet.ChannelKind) string {
 
 // reminderOptions are the choices of how often an alert repeats while a
 // beet stays down; the service checks the value as the API's.
-var reminderOptions = []struct {
+type reminderOption struct {
 	Seconds int64
 	Label   string
-}{
+}
+
+var reminderOptions = []reminderOption{
 	{0, "Never"}, {900, "Every 15 min"}, {1800, "Every 30 min"}, {3600, "Every hour"}, {4 * 3600, "Every 4 hours"},
 	{12 * 3600, "Every 12 hours"}, {86400, "Every day"},
+}
+
+// remindersWith is the choices plus the channel's own value when it is
+// none of them (set through the API), so saving the form keeps it.
+func remindersWith(d time.Duration) []reminderOption {
+	secs := int64(d / time.Second)
+	for _, o := range reminderOptions {
+		if o.Seconds == secs {
+			return reminderOptions
+		}
+	}
+	return append(append([]reminderOption(nil), reminderOptions...), reminderOption{secs, "Every " + detect.Duration(d)})
 }
 
 // channelRow is a channel as the pages show it: config masked the way the
@@ -80,6 +94,20 @@ func rowOf(c *beet.Channel) channelRow {
 		row.Reminder = "Every " + detect.Duration(c.ReminderEvery)
 	}
 	return row
+}
+
+// Takes says whether the channel's kind has the setting ("url", "secret",
+// "to" or "routing_key"), for the settings form.
+func (c channelRow) Takes(field string) bool {
+	switch c.Kind {
+	case beet.ChannelEmail:
+		return field == "to"
+	case beet.ChannelPagerDuty:
+		return field == "routing_key"
+	case beet.ChannelWebhook:
+		return field == "url" || field == "secret"
+	}
+	return field == "url"
 }
 
 func channelsOf(cs []*beet.Channel) []channelRow {
@@ -112,13 +140,10 @@ var channelFields = map[string]bool{"kind": true, "name": true, "config.url": tr
 type channelNewView struct {
 	layoutView
 	Kinds     []kindOption
-	Reminders []struct {
-		Seconds int64
-		Label   string
-	}
-	F        channelForm
-	Err      *formError
-	ErrAtTop bool
+	Reminders []reminderOption
+	F         channelForm
+	Err       *formError
+	ErrAtTop  bool
 }
 
 func (h *Handler) channelNewView(r *http.Request, p *reqCtx, f channelForm, err error) channelNewView {
@@ -168,17 +193,26 @@ func (h *Handler) createChannel(w http.ResponseWriter, r *http.Request, p *reqCt
 	return err
 }
 
+// reminderOf reads the reminder select, in seconds.
+func reminderOf(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > int64(10*365*24*time.Hour/time.Second) {
+		return 0, beet.FieldError("reminder_every_seconds", "%q is not one of the choices", s)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
 func (h *Handler) newChannel(r *http.Request, p *reqCtx, f channelForm) (*beet.Channel, error) {
-	var every int64
-	if s := strings.TrimSpace(f.Reminder); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 || n > int64(beet.MaxReminderEvery/time.Second) {
-			return nil, beet.FieldError("reminder_every_seconds", "%q is not one of the choices", s)
-		}
-		every = n
+	every, err := reminderOf(f.Reminder)
+	if err != nil {
+		return nil, err
 	}
 	return h.svc.CreateChannel(r.Context(), p.session.AccountID, service.ChannelInput{
-		Kind: beet.ChannelKind(f.Kind), Name: f.Name, ReminderEvery: time.Duration(every) * time.Second,
+		Kind: beet.ChannelKind(f.Kind), Name: f.Name, ReminderEvery: every,
 		Config: beet.ChannelConfig{URL: f.URL, Secret: f.Secret, To: f.To, RoutingKey: f.RoutingKey}})
 }
 
@@ -231,27 +265,33 @@ func latency(d time.Duration) string {
 type channelView struct {
 	layoutView
 	C          channelRow
+	Reminders  []reminderOption
+	F          channelForm // the settings form: name, reminder and the (unmasked) email address
+	Err        *formError  // the settings form's error
+	ErrAtTop   bool
+	Saved      bool
 	Deliveries []deliveryRow
 	LogFull    bool         // the log has more than the page shows
 	Tested     *deliveryRow // the test message just sent, when there is one
 	Created    bool
 }
 
-func (h *Handler) channelPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+func (h *Handler) channelView(r *http.Request, p *reqCtx) (*channelView, error) {
 	id, err := pathID(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctx, acc := r.Context(), p.session.AccountID
 	c, err := h.svc.Channel(ctx, acc, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ds, err := h.svc.Deliveries(ctx, acc, id, channelLog)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	v := channelView{layoutView: h.layout(r, p, c.Name), C: rowOf(c), Created: r.URL.Query().Get("created") == "1"}
+	v := &channelView{layoutView: h.layout(r, p, c.Name), C: rowOf(c), Reminders: remindersWith(c.ReminderEvery),
+		F: channelForm{Name: c.Name, To: c.Config.Masked().To, Reminder: strconv.FormatInt(int64(c.ReminderEvery/time.Second), 10)}}
 	v.LogFull = len(ds) == channelLog
 	tested, _ := strconv.ParseInt(r.URL.Query().Get("tested"), 10, 64)
 	for _, d := range ds {
@@ -261,7 +301,53 @@ func (h *Handler) channelPage(w http.ResponseWriter, r *http.Request, p *reqCtx)
 			v.Tested = &row
 		}
 	}
+	return v, nil
+}
+
+func (h *Handler) channelPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	v, err := h.channelView(r, p)
+	if err != nil {
+		return err
+	}
+	v.Created = r.URL.Query().Get("created") == "1"
+	v.Saved = r.URL.Query().Get("saved") == "1"
 	h.render(w, r, http.StatusOK, "channel", v)
+	return nil
+}
+
+// saveChannel changes a channel's name, reminders and settings. A setting
+// left empty keeps the stored one (UpdateChannel's rule, as in the API),
+// so secrets need not be typed again to rename a channel.
+func (h *Handler) saveChannel(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	f := channelForm{Name: r.PostFormValue("name"), URL: strings.TrimSpace(r.PostFormValue("url")), Secret: r.PostFormValue("secret"),
+		To: strings.TrimSpace(r.PostFormValue("to")), RoutingKey: strings.TrimSpace(r.PostFormValue("routing_key")),
+		Reminder: r.PostFormValue("reminder_every_seconds")}
+	every, err := reminderOf(f.Reminder)
+	if err == nil {
+		_, err = h.svc.UpdateChannel(r.Context(), p.session.AccountID, id, beet.ChannelUpdate{Name: &f.Name, ReminderEvery: &every,
+			Config: &beet.ChannelConfig{URL: f.URL, Secret: f.Secret, To: f.To, RoutingKey: f.RoutingKey}})
+	}
+	if beet.ErrorCode(err) == beet.EVALIDATION {
+		v, verr := h.channelView(r, p)
+		if verr != nil {
+			return verr
+		}
+		f.Secret, f.RoutingKey = "", ""
+		v.F, v.Err = f, formErr(err)
+		v.ErrAtTop = !channelFields[v.Err.Field]
+		h.render(w, r, http.StatusUnprocessableEntity, "channel", v)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	http.Redirect(w, r, channelURL(id)+"?saved=1#settings", http.StatusSeeOther)
 	return nil
 }
 

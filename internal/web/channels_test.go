@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"html"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/config"
@@ -216,10 +218,40 @@ func testChannelPages(t *testing.T, engine string) {
 		t.Errorf("the receiver got %d messages, want 2", len(rc.got()))
 	}
 
+	// Settings: empty settings keep the stored ones; a bad URL is marked.
+	want(t, "rename", b.post("/account/channels/1/settings", url.Values{"name": {"Ops hook 2"}, "url": {""}, "secret": {""},
+		"reminder_every_seconds": {"900"}}), http.StatusSeeOther, "/account/channels/1?saved=1#settings")
+	page = b.get("/account/channels/1?saved=1").body
+	if !strings.Contains(page, "Ops hook 2") || !strings.Contains(page, "Every 15 min") || !strings.Contains(page, html.EscapeString(masked)) ||
+		!strings.Contains(page, "The settings are saved") || !strings.Contains(page, "(set; never shown)") {
+		t.Errorf("after renaming:\n%s", page)
+	}
+	r = b.post("/account/channels/1/settings", url.Values{"name": {"Ops hook 3"}, "url": {"ftp://example.com/"}, "reminder_every_seconds": {"900"}})
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(fieldError(r.body, "c-url"), "absolute http") || !strings.Contains(r.body, `value="Ops hook 3"`) ||
+		!strings.Contains(r.body, "<details class=\"edit\" open>") {
+		t.Errorf("bad URL in settings: %d %q", r.status, fieldError(r.body, "c-url"))
+	}
+	noInlineScript(t, "settings with an error", r.body)
+	moved := rc.URL + "/hooks/T0123/B0456/qrstuvwxyz012345"
+	want(t, "new URL", b.post("/account/channels/1/settings", url.Values{"name": {"Ops hook 2"}, "url": {moved}, "reminder_every_seconds": {"900"}}),
+		http.StatusSeeOther, "/account/channels/1?saved=1#settings")
+	if page = b.get("/account/channels/1").body; !strings.Contains(page, html.EscapeString(beet.MaskURL(moved))) || strings.Contains(page, "qrstuvwxyz012345") {
+		t.Error("the new URL is not shown masked")
+	}
+	// A reminder set through the API that the select does not offer is
+	// kept as the selected choice, so saving the form keeps it.
+	two := 2 * time.Hour
+	if _, err := a.Backend().Service.UpdateChannel(context.Background(), 1, 1, beet.ChannelUpdate{ReminderEvery: &two}); err != nil {
+		t.Fatal(err)
+	}
+	if page = b.get("/account/channels/1").body; !strings.Contains(page, `<option value="7200" selected>Every 2 h</option>`) {
+		t.Error("a 2 h reminder is not offered as selected")
+	}
+
 	// Delete: a confirmation page (without script), then gone.
 	c := b.get("/account/channels/1/confirm/delete")
 	if c.status != 200 || !strings.Contains(c.body, "cannot be undone") || !strings.Contains(c.body, `action="/account/channels/1/delete"`) ||
-		!strings.Contains(c.body, "Ops hook") {
+		!strings.Contains(c.body, "Ops hook 2") {
 		t.Fatalf("delete confirmation: %d\n%s", c.status, c.body)
 	}
 	want(t, "delete", b.post("/account/channels/1/delete", url.Values{}), http.StatusSeeOther, "/account?done=channel-deleted#channels")
@@ -253,8 +285,8 @@ func TestChannelsOfAnotherAccount(t *testing.T) {
 			t.Errorf("eve GET %s: %d", p, r.status)
 		}
 	}
-	for _, p := range []string{"/account/channels/1/test", "/account/channels/1/delete", "/account/channels/99/test"} {
-		if r := eve.post(p, url.Values{}); r.status != 404 {
+	for _, p := range []string{"/account/channels/1/test", "/account/channels/1/delete", "/account/channels/1/settings", "/account/channels/99/test"} {
+		if r := eve.post(p, url.Values{"name": {"eve's now"}, "url": {rc.URL + "/eve"}}); r.status != 404 {
 			t.Errorf("eve POST %s: %d", p, r.status)
 		}
 	}

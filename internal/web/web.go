@@ -191,6 +191,7 @@ func (h *Handler) routes() []route {
 		{"GET /account/channels/{id}", true, h.channelPage},
 		{"GET /account/channels/{id}/confirm/delete", true, h.confirmChannelDelete},
 		{"POST /account/channels/{id}/test", true, h.testChannel},
+		{"POST /account/channels/{id}/settings", true, h.saveChannel},
 		{"POST /account/channels/{id}/delete", true, h.deleteChannel},
 		{"GET /account/maintenance/new", true, h.newWindowForm},
 		{"POST /account/maintenance", true, h.createWindow},

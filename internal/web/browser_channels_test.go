@@ -83,6 +83,14 @@ func TestBrowserChannels(t *testing.T) {
 		t.Errorf("the receiver got %d messages, want 1", n)
 	}
 	screenshot(t, ctx, "channel.png")
+	run(t, ctx, "phone-sized channel page", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.ID("send-test")))
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+	if err != nil || wide {
+		t.Errorf("the channel page scrolls sideways on a phone (%v)", err)
+	}
+	screenshot(t, ctx, "channel-phone.png")
+	run(t, ctx, "desktop again", chromedp.EmulateViewport(1280, 900))
 	run(t, ctx, "account page lists it", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("channels")))
 	if s := text(t, ctx, "#channels tbody"); !strings.Contains(s, "Ops hook") || !strings.Contains(s, "OK") || strings.Contains(s, "secret-path-123456") {
 		t.Errorf("account page channels: %q", s)

@@ -218,6 +218,24 @@ func testChannelPages(t *testing.T, engine string) {
 		t.Errorf("the receiver got %d messages, want 2", len(rc.got()))
 	}
 
+	// A refusal for good marks the channel failing, on its page and the
+	// account page; the next success clears it.
+	rc.status.Store(http.StatusNotFound)
+	r = b.post("/account/channels/1/test", url.Values{})
+	page = b.get(strings.TrimSuffix(r.location, "#log")).body
+	if !strings.Contains(page, "The test message was not delivered (failed)") || !strings.Contains(page, `id="state">Failing`) ||
+		!regexp.MustCompile(`Failing since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: POST [^<]*HTTP 404`).MatchString(page) {
+		t.Errorf("a 404 does not show the channel failing:\n%s", page)
+	}
+	if p := b.get("/account").body; !strings.Contains(p, `<span class="badge st-down">Failing</span>`) {
+		t.Error("the account page does not show the channel failing")
+	}
+	rc.status.Store(http.StatusOK)
+	b.post("/account/channels/1/test", url.Values{})
+	if p := b.get("/account/channels/1").body; !strings.Contains(p, `id="state">OK`) {
+		t.Error("a delivered test does not clear the failing state")
+	}
+
 	// Settings: empty settings keep the stored ones; a bad URL is marked.
 	want(t, "rename", b.post("/account/channels/1/settings", url.Values{"name": {"Ops hook 2"}, "url": {""}, "secret": {""},
 		"reminder_every_seconds": {"900"}}), http.StatusSeeOther, "/account/channels/1?saved=1#settings")

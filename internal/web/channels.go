@@ -45,8 +45,8 @@ func kindLabel(k beet.ChannelKind) string {
 	return string(k)
 }
 
-// reminderOptions are the choices of how often an alert repeats while a
-// beet stays down; the service checks the value as the API's.
+// reminderOption is one choice of how often an alert repeats while a beet
+// stays down or anomalous; the service checks the value as the API's.
 type reminderOption struct {
 	Seconds int64
 	Label   string
@@ -70,7 +70,9 @@ func remindersWith(d time.Duration) []reminderOption {
 }
 
 // channelRow is a channel as the pages show it: config masked the way the
-// API masks it, so no secret reaches the HTML whole.
+// API masks it, so no secret reaches the HTML whole. Templates show
+// Masked, never the embedded Channel's Config (the tests look for the
+// secrets in every page).
 type channelRow struct {
 	*beet.Channel
 	Masked    beet.ChannelConfig

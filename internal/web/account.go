@@ -12,6 +12,8 @@ type accountView struct {
 	Account   *beet.Account
 	Keys      []*beet.APIKey
 	Users     []*beet.User
+	Channels  []channelRow
+	Windows   []windowRow
 	NewKey    string // shown once, right after creation
 	NewKeyFor string
 	KeyErr    *formError
@@ -34,6 +36,14 @@ func (h *Handler) account(r *http.Request, p *reqCtx) (*accountView, error) {
 	if v.Users, err = h.svc.Users(ctx, acc); err != nil {
 		return nil, err
 	}
+	chans, err := h.svc.Channels(ctx, acc)
+	if err != nil {
+		return nil, err
+	}
+	v.Channels = channelsOf(chans)
+	if v.Windows, err = h.windowRows(r, acc); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
@@ -47,6 +57,12 @@ func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, p *reqCtx)
 		v.Notice = "The key is revoked: calls with it fail from now on."
 	case "user":
 		v.Notice = "The user is added and can sign in now."
+	case "window":
+		v.Notice = "The maintenance window is added."
+	case "window-deleted":
+		v.Notice = "The maintenance window is deleted."
+	case "channel-deleted":
+		v.Notice = "The channel is deleted: alerts no longer go to it."
 	}
 	h.render(w, r, http.StatusOK, "account", v)
 	return nil

@@ -150,6 +150,8 @@ type detailView struct {
 	DetErr      *formError
 	Backtest    *service.BacktestResult
 	Timezones   []string
+	Channels    []channelRow   // the account's channels
+	ChannelOn   map[int64]bool // those this beet notifies
 }
 
 // detectionForm is the detection settings as the form shows them.
@@ -231,6 +233,14 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	}
 	v.Expectation = detect.Expectation(b)
 	v.Reliable = reliable(b, v.Flips)
+	chans, err := h.svc.Channels(ctx, acc)
+	if err != nil {
+		return nil, err
+	}
+	v.Channels, v.ChannelOn = channelsOf(chans), map[int64]bool{}
+	for _, id := range b.Channels {
+		v.ChannelOn[id] = true
+	}
 	return v, nil
 }
 
@@ -269,10 +279,13 @@ func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 	return nil
 }
 
+// confirmView asks before a destructive action: Action is the form's
+// URL, Back the page to return to.
 type confirmView struct {
 	layoutView
-	B       *beet.Beet
+	Name    string
 	Action  string
+	Back    string
 	Title   string
 	Message string
 	Button  string
@@ -298,8 +311,8 @@ func (h *Handler) confirmPage(w http.ResponseWriter, r *http.Request, p *reqCtx)
 	if err != nil {
 		return err
 	}
-	h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, c[0]), B: b, Action: r.PathValue("action"),
-		Title: c[0], Message: c[1], Button: c[2]})
+	h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, c[0]), Name: b.Name,
+		Action: beetURL(b.ID) + "/" + r.PathValue("action"), Back: beetURL(b.ID), Title: c[0], Message: c[1], Button: c[2]})
 	return nil
 }
 

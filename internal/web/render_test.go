@@ -39,7 +39,7 @@ func TestTemplatesParsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"error", "setup", "login", "signup", "beets", "beet_new", "beet", "confirm", "account"} {
+	for _, p := range []string{"error", "setup", "login", "signup", "beets", "beet_new", "beet", "confirm", "account", "channel", "channel_new", "maintenance_new"} {
 		if h.pages[p] == nil {
 			t.Errorf("no page template %q", p)
 		}

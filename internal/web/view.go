@@ -74,6 +74,13 @@ func (h *Handler) funcs() template.FuncMap {
 		"isField": func(e *formError, field string) bool {
 			return e != nil && (e.Field == field || strings.HasPrefix(e.Field, field+"."))
 		},
+		// fieldMsg is the error to show next to field, or "".
+		"fieldMsg": func(e *formError, field string) string {
+			if e != nil && e.Field == field {
+				return e.Message
+			}
+			return ""
+		},
 	}
 }
 

@@ -89,8 +89,8 @@
     s.addEventListener("change", function () { s.form.submit(); });
   });
 
-  // Detection form: show the fields of the chosen mode only.
-  document.querySelectorAll("form[data-detection]").forEach(function (f) {
+  // Detection and maintenance forms: show the fields of the chosen mode only.
+  document.querySelectorAll("form[data-detection], form[data-window-form]").forEach(function (f) {
     function sync() {
       var m = (f.querySelector("input[name=mode]:checked") || {}).value || "auto";
       f.querySelectorAll("[data-mode]").forEach(function (el) {
@@ -98,6 +98,21 @@
       });
     }
     f.addEventListener("change", sync);
+    sync();
+  });
+
+  // New channel form: show the fields of the chosen kind only, and leave
+  // the others out of the post (without script, all are shown and sent).
+  document.querySelectorAll("form[data-channel-form]").forEach(function (f) {
+    var kind = f.querySelector("select[name=kind]");
+    function sync() {
+      f.querySelectorAll("[data-kinds]").forEach(function (el) {
+        var off = el.getAttribute("data-kinds").split(" ").indexOf(kind.value) < 0;
+        el.hidden = off;
+        el.querySelectorAll("input").forEach(function (i) { i.disabled = off; });
+      });
+    }
+    kind.addEventListener("change", sync);
     sync();
   });
 

@@ -1,0 +1,254 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
+	"github.com/beethq/beet/internal/service"
+)
+
+// Maintenance windows: listed on the account page, added on a page of
+// their own, deleted after a confirmation. The service checks them as it
+// does for the API; the form only turns what people type into a window.
+
+// windowRow is a maintenance window as the account page shows it.
+type windowRow struct {
+	*beet.MaintenanceWindow
+	Scope  string // "Every beet" or the beet's name
+	When   string // in words
+	Active bool
+}
+
+func (h *Handler) windowRows(r *http.Request, acc int64) ([]windowRow, error) {
+	ws, err := h.svc.MaintenanceWindows(r.Context(), acc)
+	if err != nil || len(ws) == 0 {
+		return nil, err
+	}
+	names, err := h.beetNames(r, acc)
+	if err != nil {
+		return nil, err
+	}
+	now := h.svc.Now()
+	out := make([]windowRow, 0, len(ws))
+	for _, w := range ws {
+		row := windowRow{MaintenanceWindow: w, Scope: "Every beet", Active: service.Covers(w, now)}
+		if w.BeetID != 0 {
+			row.Scope = names[w.BeetID]
+			if row.Scope == "" {
+				row.Scope = "Beet " + strconv.FormatInt(w.BeetID, 10)
+			}
+		}
+		if w.Cron != "" {
+			row.When = "At " + w.Cron + " (cron, " + w.Timezone + ") for " + detect.Duration(w.Duration)
+		} else if w.Start != nil && w.End != nil {
+			row.When = "From " + w.Start.UTC().Format("2006-01-02 15:04") + " to " + w.End.UTC().Format("2006-01-02 15:04 MST")
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// beetOption is one beet a window can be limited to.
+type beetOption struct {
+	ID   int64
+	Name string
+}
+
+func (h *Handler) beetOptions(r *http.Request, acc int64) ([]beetOption, error) {
+	bs, _, err := h.svc.Beets(r.Context(), acc, beet.BeetFilter{Limit: beet.MaxPageLimit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]beetOption, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, beetOption{b.ID, b.Name})
+	}
+	return out, nil
+}
+
+func (h *Handler) beetNames(r *http.Request, acc int64) (map[int64]string, error) {
+	opts, err := h.beetOptions(r, acc)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[int64]string, len(opts))
+	for _, o := range opts {
+		m[o.ID] = o.Name
+	}
+	return m, nil
+}
+
+// windowForm is the new-window form as typed.
+type windowForm struct {
+	Mode     string // "once" or "repeat"
+	BeetID   string
+	Starts   string // datetime-local, in Timezone
+	Ends     string
+	Timezone string
+	Cron     string
+	Minutes  string // a repeating window's length
+	Note     string
+}
+
+var windowFields = map[string]bool{"beet_id": true, "starts_at": true, "ends_at": true, "timezone": true, "cron": true,
+	"duration_seconds": true, "note": true}
+
+type windowNewView struct {
+	layoutView
+	F         windowForm
+	Beets     []beetOption
+	Timezones []string
+	Err       *formError
+	ErrAtTop  bool
+}
+
+func (h *Handler) windowNewView(r *http.Request, p *reqCtx, f windowForm, err error) (windowNewView, error) {
+	v := windowNewView{layoutView: h.layout(r, p, "New maintenance window"), F: f, Timezones: commonZones}
+	var berr error
+	if v.Beets, berr = h.beetOptions(r, p.session.AccountID); berr != nil {
+		return v, berr
+	}
+	if err != nil {
+		v.Err = formErr(err)
+		v.ErrAtTop = !windowFields[v.Err.Field]
+	}
+	return v, nil
+}
+
+func (h *Handler) newWindowForm(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	v, err := h.windowNewView(r, p, windowForm{Mode: "once", Timezone: "UTC", BeetID: r.URL.Query().Get("beet")}, nil)
+	if err != nil {
+		return err
+	}
+	h.render(w, r, http.StatusOK, "maintenance_new", v)
+	return nil
+}
+
+// window reads the form into a window; the service validates it.
+func (f windowForm) window() (*beet.MaintenanceWindow, error) {
+	w := &beet.MaintenanceWindow{Note: f.Note}
+	if s := strings.TrimSpace(f.BeetID); s != "" && s != "0" {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, beet.FieldError("beet_id", "%q is not a beet", s)
+		}
+		w.BeetID = id
+	}
+	tz := strings.TrimSpace(f.Timezone)
+	if f.Mode == "repeat" {
+		w.Cron, w.Timezone = strings.TrimSpace(f.Cron), tz
+		if w.Cron == "" {
+			return nil, beet.FieldError("cron", "is required for a repeating window")
+		}
+		secs, err := parseMinutes("duration_seconds", f.Minutes)
+		if err != nil {
+			return nil, err
+		}
+		w.Duration = time.Duration(secs) * time.Second
+		return w, nil
+	}
+	if err := beet.ValidateTimezone("timezone", tz); err != nil {
+		return nil, err
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, beet.FieldError("timezone", "%q is not an IANA time zone", tz)
+	}
+	at := func(field, s string) (*time.Time, error) {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return nil, beet.FieldError(field, "is required")
+		}
+		for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04"} {
+			if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+				return &t, nil
+			}
+		}
+		return nil, beet.FieldError(field, "%q is not a date and time such as 2026-06-01T22:00", s)
+	}
+	if w.Start, err = at("starts_at", f.Starts); err != nil {
+		return nil, err
+	}
+	if w.End, err = at("ends_at", f.Ends); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (h *Handler) createWindow(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	f := windowForm{Mode: r.PostFormValue("mode"), BeetID: r.PostFormValue("beet_id"), Starts: r.PostFormValue("starts_at"),
+		Ends: r.PostFormValue("ends_at"), Timezone: r.PostFormValue("timezone"), Cron: r.PostFormValue("cron"),
+		Minutes: r.PostFormValue("duration_minutes"), Note: r.PostFormValue("note")}
+	mw, err := f.window()
+	if err == nil {
+		err = h.svc.CreateMaintenance(r.Context(), p.session.AccountID, mw)
+	}
+	switch code := beet.ErrorCode(err); {
+	case err == nil:
+		http.Redirect(w, r, "/account?done=window#maintenance", http.StatusSeeOther)
+		return nil
+	case code == beet.EVALIDATION || code == beet.ECONFLICT || (code == beet.ENOTFOUND && beet.ErrorField(err) == "beet_id"):
+		v, verr := h.windowNewView(r, p, f, err)
+		if verr != nil {
+			return verr
+		}
+		status := http.StatusUnprocessableEntity
+		if code == beet.ECONFLICT {
+			status = http.StatusConflict
+		}
+		h.render(w, r, status, "maintenance_new", v)
+		return nil
+	}
+	return err
+}
+
+// accountWindow finds the account's window by the path's {id}.
+func (h *Handler) accountWindow(r *http.Request, acc int64) (windowRow, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return windowRow{}, err
+	}
+	rows, err := h.windowRows(r, acc)
+	if err != nil {
+		return windowRow{}, err
+	}
+	for _, row := range rows {
+		if row.ID == id {
+			return row, nil
+		}
+	}
+	return windowRow{}, beet.Errorf(beet.ENOTFOUND, "maintenance window %d not found", id)
+}
+
+func (h *Handler) confirmWindowDelete(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	row, err := h.accountWindow(r, p.session.AccountID)
+	if err != nil {
+		return err
+	}
+	url := "/account/maintenance/" + strconv.FormatInt(row.ID, 10)
+	h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, "Delete this maintenance window?"),
+		Name: row.Scope + ": " + row.When, Action: url + "/delete", Back: "/account#maintenance",
+		Title: "Delete this maintenance window?", Message: windowDeleteMessage, Button: "Delete window"})
+	return nil
+}
+
+const windowDeleteMessage = "Alerts during it are sent again from now on. This cannot be undone."
+
+func (h *Handler) deleteWindow(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.DeleteMaintenance(r.Context(), p.session.AccountID, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/account?done=window-deleted#maintenance", http.StatusSeeOther)
+	return nil
+}

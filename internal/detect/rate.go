@@ -377,16 +377,39 @@ func (m *RateModel) tolerance() int64 {
 	return min(g, max(60, p/10))
 }
 
-// NextRun returns when the next scheduled run is due (before grace).
+// NextRun returns when the next scheduled run is due (before grace): the
+// first slot after the latest run that no event has answered yet. An
+// event within a slot's window (its grace either side, at most half a
+// period) is that slot's run, even one inside a longer cluster (extra
+// pings, a job also started by hand), and a slot whose window the last
+// event is past was settled already (flagged when its deadline passed),
+// so the deadline is always after the last event: an event never brings
+// a passed slot back.
 func (m *RateModel) NextRun() time.Time {
 	p := int64(m.period)
-	next := m.cluster + p
-	if p%86400 == 0 {
-		// The same wall-clock time p/86400 days later, or later if DST
-		// made real time the longer one.
-		next = max(next, m.wallNext(m.cluster, p/86400))
+	if p <= 0 {
+		return time.Unix(m.cluster, 0) // no schedule
 	}
-	return time.Unix(next, 0)
+	// Slots up to after are answered or past.
+	after := m.last/1e6 + min(m.tolerance(), p/2)
+	k := max(1, (after-m.cluster)/p)
+	for ; ; k++ {
+		if next := m.slot(k); next > after {
+			return time.Unix(next, 0)
+		}
+	}
+}
+
+// slot is the k-th scheduled run after the latest run's (smoothed) time.
+func (m *RateModel) slot(k int64) int64 {
+	p := int64(m.period)
+	next := m.cluster + k*p
+	if p%86400 == 0 {
+		// The same wall-clock time k·p/86400 days later, or later if DST
+		// made real time the longer one.
+		next = max(next, m.wallNext(m.cluster, k*p/86400))
+	}
+	return next
 }
 
 // Grace is how long after NextRun a missing run is flagged.

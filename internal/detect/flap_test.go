@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
@@ -84,17 +85,7 @@ func TestScheduleExtraEventsDoNotFlap(t *testing.T) {
 	b := &beet.Beet{ID: 1, Status: beet.StatusNew, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
 	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	burst := time.Date(2026, 3, 12, 2, 0, 0, 0, time.UTC)
-	var events []time.Time
-	for at := t0; at.Before(t0.Add(12 * 24 * time.Hour)); at = at.Add(2 * time.Minute) {
-		n := 1
-		if !at.Before(burst) && at.Before(burst.Add(3*time.Hour)) {
-			n = 10
-		}
-		for i := range n {
-			events = append(events, at.Add(time.Duration(i)*12*time.Second))
-		}
-	}
-	flips := scheduleRun(t, b, events, t0.Add(12*24*time.Hour))
+	flips := scheduleRun(t, b, burstEvents(t0, burst, time.Time{}), t0.Add(12*24*time.Hour))
 	if len(flips) < 2 || flips[1].Kind != beet.FlipLearned || !strings.Contains(flips[1].Reason, "runs every 2 min") {
 		t.Fatalf("not learned as a schedule: %+v", flips)
 	}
@@ -109,4 +100,107 @@ func TestScheduleExtraEventsDoNotFlap(t *testing.T) {
 		t.Fatalf("%d flips out of up and %d back, status %s; want at most one incident:%s", out, back, b.Status, log)
 	}
 	t.Logf("flips from the burst on:%s", log)
+}
+
+// burstEvents is a run every 2 minutes from t0 for 12 days, with ten
+// events 12 s apart instead of one for the 3 hours from burst, and no run
+// at skip.
+func burstEvents(t0, burst, skip time.Time) []time.Time {
+	var events []time.Time
+	for at := t0; at.Before(t0.Add(12 * 24 * time.Hour)); at = at.Add(2 * time.Minute) {
+		n := 1
+		if !at.Before(burst) && at.Before(burst.Add(3*time.Hour)) {
+			n = 10
+		}
+		if at.Equal(skip) {
+			n = 0
+		}
+		for i := range n {
+			events = append(events, at.Add(time.Duration(i)*12*time.Second))
+		}
+	}
+	return events
+}
+
+// TestScheduleExtraEventsProperty: schedule beets (every 2 min, 5 min, an
+// hour, a day; UTC and Europe/Riga) learn their schedule, then for an
+// episode get extra events at random: bursts after runs, single pings
+// shortly before or after runs, or pings anywhere. While every run still
+// comes, whatever the extras, the episode raises at most one incident (one
+// flip out of up, one back) and never a down flip. In a second half of the
+// trials one run in six is skipped during the episode too: missed runs may
+// then be flagged, but never one whose slot had an event within its grace
+// (checked in every trial), and the beet is up again at the end.
+func TestScheduleExtraEventsProperty(t *testing.T) {
+	periods := []time.Duration{2 * time.Minute, 5 * time.Minute, time.Hour, 24 * time.Hour}
+	trials := 96
+	if testing.Short() {
+		trials = 24
+	}
+	for trial := range trials {
+		skip := trial >= trials/2
+		r := rand.New(rand.NewPCG(uint64(trial), 77))
+		p := periods[trial%len(periods)]
+		tz := []string{"UTC", "Europe/Riga"}[trial/len(periods)%2]
+		loc, _ := time.LoadLocation(tz)
+		jitter := time.Second
+		if p >= time.Hour {
+			jitter = time.Duration(1+r.IntN(60)) * time.Second
+		}
+		learn, episode := 2*24*time.Hour, 6*time.Hour
+		if p >= time.Hour {
+			learn, episode = 12*24*time.Hour, 3*24*time.Hour
+		}
+		t0 := time.Date(2026, 3, 20, 1, 30, 0, 0, loc) // the spring-forward night falls inside
+		start, end := t0.Add(learn), t0.Add(learn+episode)
+		kind := r.IntN(4)
+		var events []time.Time
+		for at := t0; at.Before(end.Add(3 * 24 * time.Hour)); at = at.Add(p) {
+			run := at.Add(time.Duration(r.Int64N(int64(2*jitter))) - jitter)
+			in := !run.Before(start) && run.Before(end)
+			if !in || !skip || r.IntN(6) > 0 {
+				events = append(events, run)
+			}
+			if !in {
+				continue
+			}
+			switch kind {
+			case 0: // a burst right after the run
+				n, gap := 2+r.IntN(12), time.Duration(1+r.IntN(30))*time.Second
+				for i := 1; i <= n; i++ {
+					events = append(events, run.Add(time.Duration(i)*gap))
+				}
+			case 1: // a ping shortly before or after, now and then
+				if r.IntN(3) == 0 {
+					events = append(events, run.Add(time.Duration(r.Int64N(int64(p/2)))-p/4))
+				}
+			case 2: // pings anywhere
+				for range r.IntN(3) {
+					events = append(events, run.Add(time.Duration(r.Int64N(int64(p)))))
+				}
+			case 3: // a burst around the run, some of it early
+				for range 1 + r.IntN(6) {
+					events = append(events, run.Add(time.Duration(r.Int64N(int64(4*time.Minute)))-2*time.Minute))
+				}
+			}
+		}
+		sort.Slice(events, func(i, j int) bool { return events[i].Before(events[j]) })
+		b := &beet.Beet{ID: 1, Status: beet.StatusNew, Timezone: tz, Detection: beet.Detection{Mode: beet.ModeAuto}}
+		name := fmt.Sprintf("trial %d (every %s, %s, extras of kind %d, skipped runs %v)", trial, p, tz, kind, skip)
+		flips := scheduleRun(t, b, events, events[len(events)-1].Add(time.Second))
+		if len(flips) < 2 || flips[1].Kind != beet.FlipLearned || flips[1].At.After(start) || !strings.Contains(flips[1].Reason, "runs ") {
+			t.Fatalf("%s: not learned as a schedule before the episode: %+v", name, flips)
+		}
+		out, back, log := episodeFlips(flips, start)
+		if skip {
+			if b.Status != beet.StatusUp {
+				t.Errorf("%s: %s 3 days after:%s", name, b.Status, log)
+			}
+			continue
+		}
+		down := strings.Contains(log, "→down")
+		if out > 1 || back != out || down || b.Status != beet.StatusUp {
+			t.Errorf("%s: %d flips out of up, %d back, %s 3 days after (a run came for every slot):%s", name, out, back, b.Status, log)
+		}
+	}
 }

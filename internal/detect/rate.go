@@ -673,8 +673,13 @@ func abs(x int64) int64 {
 }
 
 // incidentOver reports whether an open drop or surge has ended: its
-// CUSUM, capped at the alarm level while open, has fallen back to 0.
+// CUSUM, capped at the alarm level while open, has fallen back to 0, or
+// the beet keeps a schedule again (a day of runs on time and nothing else:
+// the CUSUMs do not run under a schedule, so they would hold forever).
 func (m *RateModel) incidentOver() bool {
+	if m.Scheduled() {
+		return true
+	}
 	if m.flags&flagSurge != 0 {
 		return float64(m.up.s)+m.partial(surgeRatio) <= 0
 	}
@@ -691,6 +696,9 @@ func (m *RateModel) recoveryReason(t time.Time) string {
 	what := "drop"
 	if m.flags&flagSurge != 0 {
 		what = "surge"
+	}
+	if m.Scheduled() {
+		return fmt.Sprintf("Back on schedule after the %s: %s.", what, m.describeSchedule())
 	}
 	return fmt.Sprintf("The event rate is back to normal after the %s (about %s an hour expected at %s).",
 		what, count(m.rateAt(t.Unix())), t.In(m.loc).Format("15:04"))

@@ -122,6 +122,28 @@ func burstEvents(t0, burst, skip time.Time) []time.Time {
 	return events
 }
 
+// TestScheduleBurstIsOneSurge: the 3-hour burst on a learned 2-minute
+// schedule is more events than a run brings, so the rate model takes over
+// at once and flags it as one surge within minutes, which recovers once
+// the rate is back; the schedule is learned again afterwards, and a run
+// missed the next day is flagged within its grace.
+func TestScheduleBurstIsOneSurge(t *testing.T) {
+	b := &beet.Beet{ID: 1, Status: beet.StatusNew, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	burst := time.Date(2026, 3, 12, 2, 0, 0, 0, time.UTC)
+	skip := time.Date(2026, 3, 13, 12, 0, 0, 0, time.UTC)
+	flips := scheduleRun(t, b, burstEvents(t0, burst, skip), t0.Add(12*24*time.Hour))
+	_, _, log := episodeFlips(flips, burst)
+	fl := flips[2:]
+	if len(fl) != 4 ||
+		fl[0].Kind != beet.FlipSurge || fl[0].At.Sub(burst) > 10*time.Minute ||
+		fl[1].Kind != beet.FlipRecovery || fl[1].At.Before(burst.Add(3*time.Hour)) ||
+		fl[2].Kind != beet.FlipMissedRun || fl[2].At.Before(skip) || fl[2].At.Sub(skip) > 2*time.Minute ||
+		fl[3].Kind != beet.FlipRecovery {
+		t.Fatalf("want a surge, its recovery, a missed run and its recovery:%s", log)
+	}
+}
+
 // TestScheduleExtraEventsProperty: schedule beets (every 2 min, 5 min, an
 // hour, a day; UTC and Europe/Riga) learn their schedule, then for an
 // episode get extra events at random: bursts after runs, single pings

@@ -90,6 +90,8 @@ const (
 
 	// A schedule needs this many matching gaps in a row, covering a day.
 	scheduleStreak = 7
+	// A scheduled run's cluster holds at most this many events.
+	maxRunEvents = 3
 )
 
 // NewRateModel starts a model for a beet in loc.
@@ -116,6 +118,7 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.cluster = sec
 	}
 	m.closeHours(sec)
+	scheduled := m.Scheduled()
 	if m.events > 0 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
 		gap := float32(us-m.last) / 1e6
 		m.callGap += (min(gap, 4*m.callGap+60) - m.callGap) / 32
@@ -126,6 +129,18 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	} else {
 		m.clusterN = uint16(min(int(m.clusterN)+count, math.MaxUint16))
 		m.calls = uint16(min(int(m.calls)+1, math.MaxUint16))
+		if m.clusterN > maxRunEvents {
+			// A run pings once or twice: this is a stream of events, or
+			// a schedule getting more than its runs (extra pings, a job
+			// also started by hand, a retry loop). The rate model takes
+			// over at once, so a burst can be a surge.
+			m.period, m.streak = 0, 0
+		}
+	}
+	if scheduled && !m.Scheduled() && m.flags&(flagSurge|flagHoldDisp) == 0 {
+		// The drop and surge CUSUMs did not run under the schedule: start
+		// them afresh, not from what they held before it.
+		m.up, m.dn = cusum{}, cusum{}
 	}
 	m.events = uint32(min(uint64(m.events)+uint64(count), math.MaxUint32))
 	m.last = us
@@ -288,7 +303,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	if m.flags&(flagFrozen|flagHoldDisp) == 0 {
 		m.burst = max(1, m.burst+(min(float32(prevCalls), 2*m.burst+1)-m.burst)/64)
 	}
-	if prevN > 3 {
+	if prevN > maxRunEvents {
 		m.cluster, m.period, m.streak = sec, 0, 0 // a run pings once or twice; this is a stream of counts
 		return
 	}

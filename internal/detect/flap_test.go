@@ -226,3 +226,35 @@ func TestScheduleExtraEventsProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestDailyRetryLoop: a daily job at 02:00 Europe/Riga (learned over four
+// weeks) runs a retry loop for 3 hours after one run, an event every 12 s.
+// The rate model takes over during the loop and may flag it as a surge;
+// the next day's run resumes the schedule. Forgetting the schedule instead
+// (the rate model learns the loop's hours as a rate of about 25 an hour)
+// flagged a silence half an hour after the next day's run.
+func TestDailyRetryLoop(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	b := &beet.Beet{ID: 1, Status: beet.StatusNew, Timezone: "Europe/Riga", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	r := rand.New(rand.NewPCG(9, 9))
+	loop := time.Date(2026, 5, 1, 2, 0, 0, 0, riga)
+	var events []time.Time
+	for day := 0; day < 36; day++ {
+		run := time.Date(2026, 4, 1+day, 2, 0, 0, 0, riga).Add(time.Duration(r.Int64N(int64(4*time.Minute))) - 2*time.Minute)
+		events = append(events, run)
+		if run.Sub(loop).Abs() < time.Hour {
+			for i := 1; i <= 900; i++ {
+				events = append(events, run.Add(time.Duration(i)*12*time.Second))
+			}
+		}
+	}
+	flips := scheduleRun(t, b, events, events[len(events)-1].Add(time.Hour))
+	out, back, log := episodeFlips(flips, loop.Add(-time.Hour))
+	if out > 1 || back != out || strings.Contains(log, "→down") || b.Status != beet.StatusUp {
+		t.Fatalf("%d flips out of up, %d back, %s at the end; want at most one surge and its recovery:%s", out, back, b.Status, log)
+	}
+	if m, _ := LoadRateModel(b.Model, riga); !m.Scheduled() {
+		t.Fatalf("the schedule did not resume:%s", log)
+	}
+	t.Logf("from the loop on:%s", log)
+}

@@ -729,8 +729,9 @@ func abs(x int64) int64 {
 
 // incidentOver reports whether an open drop or surge has ended: its
 // CUSUM, capped at the alarm level while open, has fallen back to 0, or
-// the beet keeps a schedule again (a day of runs on time and nothing else:
-// the CUSUMs do not run under a schedule, so they would hold forever).
+// the beet has kept its schedule for an hour of runs (onSchedule: a
+// schedule learned again, or resumed after the burst that opened the
+// incident; a CUSUM that stopped with the schedule would hold for ever).
 func (m *RateModel) incidentOver() bool {
 	if m.onSchedule() {
 		return true

@@ -38,7 +38,8 @@ var detectors = map[string]detectorEntry{
 		"hourly counts, a burst unit (calls per 60 s cluster) and the usual gap between calls. Silence when the events expected " +
 		"since the last one reach ln(gaps a day / 0.0002) × D; drop (to 0.2×) and surge (to 3×) CUSUMs over negative-binomial " +
 		"hours, surges checked as events arrive, drops by deadline; a learned schedule (7 matching gaps covering a day) " +
-		"flags a missed run after a grace of at most 10% of the period. It arms after 7 days (2 for busy beets). " +
+		"flags a missed run after a grace of at most 10% of the period (any event within a run's window is that run; more than 3 events in one " +
+		"cluster suspend the schedule, handing over to the rate model until a run on the schedule resumes it). It arms after 7 days (2 for busy beets). " +
 		"An alarm is a flip to down or anomalous; a recovery flip ends it."},
 	"never": {baseline.NewNever, "`never` raises no alarm at all: the sanity check (NAB score 0, nothing detected, no false alarm)."},
 	"periodgrace": {baseline.NewPeriodGrace, "`periodgrace` is a fixed period + grace check configured as a careful user would from the " +

@@ -66,6 +66,8 @@ func (r report) writeSynthetic(w io.Writer) {
 		}
 	}
 
+	r.writeEpisodes(w)
+
 	fmt.Fprintf(w, "\n### Families\n\n| family | traffic |")
 	if r.hasDescriptions() {
 		fmt.Fprintf(w, " detector set-up on the first clean beets |\n|---|---|---|\n")
@@ -80,6 +82,36 @@ func (r report) writeSynthetic(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+}
+
+// writeEpisodes reports the episodes (a schedule getting extra events):
+// not incidents, but a detector must not flap on them.
+func (r report) writeEpisodes(w io.Writer) {
+	if len(r.synth.Episodes) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n### Schedules getting extra events\n\n"+
+		"Not incidents: every run still comes, with more events than usual. A detector may flag the episode once "+
+		"(a surge) or take the extras as runs; it must not flap, nor say the beet is down. Alarms are counted from the "+
+		"first affected run to %s after the episode's end (the next run without extras, or the end of a retry loop).\n\n", fmtTTD(harness.DetectTolerance))
+	fmt.Fprintf(w, "| family | episode | n | with an alarm | most alarms in one | silence or missed-run alarms |\n|---|---|---:|---:|---:|---:|\n")
+	for _, f := range r.families {
+		for _, spec := range f.Episodes {
+			n, flagged, most, down := 0, 0, 0, 0
+			for _, o := range r.synth.Episodes {
+				if o.Family != f.Name || o.Episode != spec.Name {
+					continue
+				}
+				n++
+				if o.Alarms > 0 {
+					flagged++
+				}
+				most = max(most, o.Alarms)
+				down += o.Down
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d |\n", f.Name, spec.Name, n, flagged, most, down)
+		}
+	}
 }
 
 func (r report) hasDescriptions() bool {

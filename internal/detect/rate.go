@@ -66,9 +66,11 @@ type cusum struct {
 }
 
 const (
-	flagFrozen   = 1 << iota // an incident is open: hours teach nothing
-	flagSurge                // a surge alarm is open
-	flagHoldDisp             // a drop or surge is open: the dispersion learns nothing
+	flagFrozen    = 1 << iota // an incident is open: hours teach nothing
+	flagSurge                 // a surge alarm is open
+	flagHoldDisp              // a drop or surge is open: the dispersion learns nothing
+	flagSuspended             // the schedule is suspended: the latest cluster holds more than a run's events
+	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
 )
 
 const (
@@ -90,6 +92,8 @@ const (
 
 	// A schedule needs this many matching gaps in a row, covering a day.
 	scheduleStreak = 7
+	// A scheduled run's cluster holds at most this many events.
+	maxRunEvents = 3
 )
 
 // NewRateModel starts a model for a beet in loc.
@@ -116,6 +120,7 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.cluster = sec
 	}
 	m.closeHours(sec)
+	scheduled := m.Scheduled()
 	if m.events > 0 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
 		gap := float32(us-m.last) / 1e6
 		m.callGap += (min(gap, 4*m.callGap+60) - m.callGap) / 32
@@ -126,6 +131,18 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	} else {
 		m.clusterN = uint16(min(int(m.clusterN)+count, math.MaxUint16))
 		m.calls = uint16(min(int(m.calls)+1, math.MaxUint16))
+		if m.clusterN > maxRunEvents && m.Scheduled() {
+			// A run pings once or twice: this schedule is getting more
+			// than its runs (extra pings, a retry loop). The rate model
+			// takes over while the cluster lasts, so a burst can be a
+			// surge; the next cluster resumes the schedule if it is on it.
+			m.flags |= flagSuspended
+		}
+	}
+	if scheduled && !m.Scheduled() && m.flags&(flagSurge|flagHoldDisp) == 0 {
+		// The drop and surge CUSUMs did not run under the schedule: start
+		// them afresh, not from what they held before it.
+		m.up, m.dn = cusum{}, cusum{}
 	}
 	m.events = uint32(min(uint64(m.events)+uint64(count), math.MaxUint32))
 	m.last = us
@@ -154,8 +171,19 @@ func (m *RateModel) Armed() bool {
 
 // Scheduled reports whether the beet runs on a learned schedule.
 func (m *RateModel) Scheduled() bool {
-	return m.period > 0 && m.streak >= scheduleStreak &&
-		(int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8)
+	return m.flags&flagSuspended == 0 && m.period > 0 && (m.flags&flagResumed != 0 || m.confirmed())
+}
+
+// confirmed reports whether the streak of runs on the schedule confirms it.
+func (m *RateModel) confirmed() bool {
+	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8)
+}
+
+// onSchedule reports whether the beet keeps its schedule, and has for an
+// hour of runs on time and nothing else (at least one run): an open surge
+// or drop is over then.
+func (m *RateModel) onSchedule() bool {
+	return m.Scheduled() && m.streak > 0 && int64(m.streak)*int64(m.period) >= 3600
 }
 
 // The drop and surge CUSUMs run over hours: counts within one hour share
@@ -179,8 +207,12 @@ func (m *RateModel) size() float64 {
 	return min(1000, max(0.5, float64(m.nbDen/m.nbNum)))
 }
 
-// cusumsOn reports whether the drop and surge CUSUMs run.
-func (m *RateModel) cusumsOn() bool { return !m.Scheduled() && m.Armed() }
+// cusumsOn reports whether the drop and surge CUSUMs run: on the rate
+// model, and while a drop or surge is open (a schedule suspended by a
+// burst and resumed in between must not lose the burst's evidence).
+func (m *RateModel) cusumsOn() bool {
+	return m.Armed() && (!m.Scheduled() || m.flags&(flagSurge|flagHoldDisp) != 0)
+}
 
 // closeCUSUMs adds a finished hour (count events, mu expected) to both CUSUMs.
 func (m *RateModel) closeCUSUMs(hour int64, count, mu float64) {
@@ -288,8 +320,27 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	if m.flags&(flagFrozen|flagHoldDisp) == 0 {
 		m.burst = max(1, m.burst+(min(float32(prevCalls), 2*m.burst+1)-m.burst)/64)
 	}
-	if prevN > 3 {
+	if prevN > maxRunEvents {
+		if m.flags&flagSuspended != 0 {
+			// A suspended schedule resumes with a run on it, k periods
+			// after the anchor (the long cluster's start). If the burst
+			// opened an incident (a surge), the schedule holds from now on,
+			// but the incident ends only after an hour of runs on time
+			// (onSchedule), counted by the streak: so extras after every
+			// run are one incident, not a surge and a recovery per run.
+			m.flags &^= flagSuspended
+			p := int64(m.period)
+			if l, ok := m.lateness(prev, sec, max(1, (sec-prev+p/2)/p)); ok && abs(l) <= m.tolerance() {
+				m.cluster = sec - l*3/4
+				if m.flags&(flagSurge|flagHoldDisp) != 0 {
+					m.flags |= flagResumed
+					m.streak = 0
+				}
+				return
+			}
+		}
 		m.cluster, m.period, m.streak = sec, 0, 0 // a run pings once or twice; this is a stream of counts
+		m.flags &^= flagResumed
 		return
 	}
 	if m.period == 0 {
@@ -320,6 +371,9 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	if m.streak < math.MaxUint8 {
 		m.streak++
 	}
+	if m.confirmed() {
+		m.flags &^= flagResumed
+	}
 	if p%86400 != 0 {
 		m.period = uint32(max(1, p+late/16)) // follows a slowly drifting interval
 	}
@@ -339,6 +393,7 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	}
 	m.cluster = now
 	m.period, m.streak, m.devMean, m.devMax = uint32(min(max(p, 1), math.MaxUint32)), 0, 0, 0
+	m.flags &^= flagResumed
 }
 
 // lateness is how much later than k periods after the anchor prev a run
@@ -377,16 +432,39 @@ func (m *RateModel) tolerance() int64 {
 	return min(g, max(60, p/10))
 }
 
-// NextRun returns when the next scheduled run is due (before grace).
+// NextRun returns when the next scheduled run is due (before grace): the
+// first slot after the latest run that no event has answered yet. An
+// event within a slot's window (its grace either side, at most half a
+// period) is that slot's run, even one inside a longer cluster (extra
+// pings, a job also started by hand), and a slot whose window the last
+// event is past was settled already (flagged when its deadline passed),
+// so the deadline is always after the last event: an event never brings
+// a passed slot back.
 func (m *RateModel) NextRun() time.Time {
 	p := int64(m.period)
-	next := m.cluster + p
-	if p%86400 == 0 {
-		// The same wall-clock time p/86400 days later, or later if DST
-		// made real time the longer one.
-		next = max(next, m.wallNext(m.cluster, p/86400))
+	if p <= 0 {
+		return time.Unix(m.cluster, 0) // no schedule
 	}
-	return time.Unix(next, 0)
+	// Slots up to after are answered or past.
+	after := m.last/1e6 + min(m.tolerance(), p/2)
+	k := max(1, (after-m.cluster)/p)
+	for ; ; k++ {
+		if next := m.slot(k); next > after {
+			return time.Unix(next, 0)
+		}
+	}
+}
+
+// slot is the k-th scheduled run after the latest run's (smoothed) time.
+func (m *RateModel) slot(k int64) int64 {
+	p := int64(m.period)
+	next := m.cluster + k*p
+	if p%86400 == 0 {
+		// The same wall-clock time k·p/86400 days later, or later if DST
+		// made real time the longer one.
+		next = max(next, m.wallNext(m.cluster, k*p/86400))
+	}
+	return next
 }
 
 // Grace is how long after NextRun a missing run is flagged.
@@ -650,8 +728,14 @@ func abs(x int64) int64 {
 }
 
 // incidentOver reports whether an open drop or surge has ended: its
-// CUSUM, capped at the alarm level while open, has fallen back to 0.
+// CUSUM, capped at the alarm level while open, has fallen back to 0, or
+// the beet has kept its schedule for an hour of runs (onSchedule: a
+// schedule learned again, or resumed after the burst that opened the
+// incident; a CUSUM that stopped with the schedule would hold for ever).
 func (m *RateModel) incidentOver() bool {
+	if m.onSchedule() {
+		return true
+	}
 	if m.flags&flagSurge != 0 {
 		return float64(m.up.s)+m.partial(surgeRatio) <= 0
 	}
@@ -668,6 +752,9 @@ func (m *RateModel) recoveryReason(t time.Time) string {
 	what := "drop"
 	if m.flags&flagSurge != 0 {
 		what = "surge"
+	}
+	if m.onSchedule() {
+		return fmt.Sprintf("Back on schedule after the %s: %s.", what, m.describeSchedule())
 	}
 	return fmt.Sprintf("The event rate is back to normal after the %s (about %s an hour expected at %s).",
 		what, count(m.rateAt(t.Unix())), t.In(m.loc).Format("15:04"))

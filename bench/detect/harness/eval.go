@@ -32,12 +32,22 @@ type CleanOutcome struct {
 	Describe string  // the detector's Describe(), if any
 }
 
+// An EpisodeOutcome is how a detector took one episode (Family.Episodes):
+// the alarms it raised from the episode's start to its end + DetectTolerance,
+// and how many of them said the beet was down (silence, missed run) while
+// its events kept coming.
+type EpisodeOutcome struct {
+	Family, Episode string
+	Alarms, Down    int
+}
+
 // Results holds every outcome of a synthetic evaluation, in a fixed order
 // (family, incident spec, stream; then family, clean stream), whatever the
 // scheduling of workers, so a report depends only on the seed.
 type Results struct {
 	Incidents []IncidentOutcome
 	Clean     []CleanOutcome
+	Episodes  []EpisodeOutcome
 	Events    int // events replayed
 }
 
@@ -48,6 +58,7 @@ type job struct {
 	i     int
 	inc   *IncidentOutcome
 	clean *CleanOutcome
+	ep    *EpisodeOutcome
 }
 
 // Evaluate generates every stream of cfg, replays it through a fresh
@@ -68,14 +79,26 @@ func Evaluate(cfg Config, f Factory) (*Results, error) {
 			jobs = append(jobs, job{fam: fam, i: i})
 		}
 	}
+	nClean := len(jobs) - nInc
+	for _, fam := range cfg.Families {
+		for k := range fam.Episodes {
+			for i := 0; i < cfg.IncidentStreams; i++ {
+				jobs = append(jobs, job{fam: fam, spec: &fam.Episodes[k], i: i})
+			}
+		}
+	}
 	// Outcome slots are allocated up front so workers write without locks.
 	res.Incidents = make([]IncidentOutcome, nInc)
-	res.Clean = make([]CleanOutcome, len(jobs)-nInc)
+	res.Clean = make([]CleanOutcome, nClean)
+	res.Episodes = make([]EpisodeOutcome, len(jobs)-nInc-nClean)
 	for k := range jobs {
-		if k < nInc {
+		switch {
+		case k < nInc:
 			jobs[k].inc = &res.Incidents[k]
-		} else {
+		case k < nInc+nClean:
 			jobs[k].clean = &res.Clean[k-nInc]
+		default:
+			jobs[k].ep = &res.Episodes[k-nInc-nClean]
 		}
 	}
 
@@ -139,8 +162,29 @@ func (j job) run(cfg Config, f Factory) (int, error) {
 	if err != nil {
 		return len(s.Events), err
 	}
+	if j.ep != nil {
+		*j.ep = ScoreEpisode(s.Info.Family, s.Incidents[0], alarms)
+		return len(s.Events), nil
+	}
 	*j.inc = ScoreIncident(s.Info.Family, s.Incidents[0], alarms)
 	return len(s.Events), nil
+}
+
+// ScoreEpisode counts the alarms raised in [Start, End+DetectTolerance] of
+// an episode, and those of them that said the beet was down.
+func ScoreEpisode(family string, ep Incident, alarms []Alarm) EpisodeOutcome {
+	o := EpisodeOutcome{Family: family, Episode: ep.Spec.Name}
+	last := ep.End.Add(DetectTolerance)
+	for _, a := range alarms {
+		if a.Recovery || a.At.Before(ep.Start) || a.At.After(last) {
+			continue
+		}
+		o.Alarms++
+		if a.Kind == KindSilence || a.Kind == KindMissedRun {
+			o.Down++
+		}
+	}
+	return o
 }
 
 // ScoreIncident finds the first raised alarm in [Start, End+DetectTolerance]

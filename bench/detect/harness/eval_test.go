@@ -102,4 +102,13 @@ func TestEvaluateIsDeterministicAndScores(t *testing.T) {
 	if fa := SummariseClean(a.Clean, "cron-hourly"); fa.Alarms != 0 || fa.Days != 14 {
 		t.Errorf("cron-hourly clean: %+v", fa)
 	}
+	// Every run comes in an episode, so the gap check is quiet there too.
+	if len(a.Episodes) != 3*3 {
+		t.Fatalf("%d episode outcomes", len(a.Episodes))
+	}
+	for _, o := range a.Episodes {
+		if o.Family != "cron-hourly" || o.Alarms != 0 || o.Down != 0 {
+			t.Errorf("episode %+v", o)
+		}
+	}
 }

@@ -21,6 +21,13 @@ var (
 		{Name: "missed 1 run", Kind: IncidentMissedRun, Runs: 1},
 		{Name: "missed 3 runs", Kind: IncidentMissedRun, Runs: 3},
 	}
+	// A job also started by hand, or a retry loop: every run comes, with
+	// more events than usual.
+	cronEpisodes = []IncidentSpec{
+		{Name: "10 events a run (12 s apart), 6 runs", Kind: IncidentExtraPings, Runs: 6, Extra: 9, ExtraGap: 12 * time.Second},
+		{Name: "a run by hand between runs, 6 times", Kind: IncidentExtraPings, Runs: 6, Extra: 1},
+		{Name: "a retry loop: an event every 12 s for 3 h", Kind: IncidentExtraPings, Runs: 1, Extra: 900, ExtraGap: 12 * time.Second},
+	}
 	// Rate-family beets live in four zones whose DST changes fall on
 	// different dates, the southern one in the opposite season.
 	rateZones = []string{"America/New_York", "Europe/Berlin", "Europe/Riga", "Australia/Sydney"}
@@ -60,13 +67,13 @@ func Families() []*Family {
 				return m
 			}},
 		{Name: "cron-daily", Description: "daily job at 02:00 Europe/Riga, each run ±2 min",
-			Zones: []string{"Europe/Riga"}, Incidents: cronIncidents, newModel: func(*rand.Rand) model {
+			Zones: []string{"Europe/Riga"}, Incidents: cronIncidents, Episodes: cronEpisodes, newModel: func(*rand.Rand) model {
 				return &cronModel{dailyHour: 2, jitterMin: -2 * time.Minute, jitterMax: 2 * time.Minute}
 			}},
 		{Name: "cron-hourly", Description: "hourly job at a fixed minute, each run 0-60 s late",
-			Zones: []string{"Europe/Riga"}, Incidents: cronIncidents, newModel: cronEvery(time.Hour, time.Minute)},
+			Zones: []string{"Europe/Riga"}, Incidents: cronIncidents, Episodes: cronEpisodes, newModel: cronEvery(time.Hour, time.Minute)},
 		{Name: "cron-5min", Description: "job every 5 min, each run 0-10 s late",
-			Zones: []string{"Europe/Riga"}, Incidents: cronIncidents, newModel: cronEvery(5*time.Minute, 10*time.Second)},
+			Zones: []string{"Europe/Riga"}, Incidents: cronIncidents, Episodes: cronEpisodes, newModel: cronEvery(5*time.Minute, 10*time.Second)},
 	}
 }
 

@@ -16,6 +16,9 @@ const (
 	IncidentDrop      = "drop"       // rate × Factor (< 1) for Duration
 	IncidentSurge     = "surge"      // rate × Factor (> 1) for Duration
 	IncidentMissedRun = "missed_run" // Runs consecutive scheduled runs do not happen
+	// Runs consecutive scheduled runs each bring Extra more events (an
+	// episode, not an incident: see Family.Episodes).
+	IncidentExtraPings = "extra_pings"
 )
 
 // An IncidentSpec describes one kind of incident injected into a family.
@@ -25,7 +28,11 @@ type IncidentSpec struct {
 	Duration  time.Duration
 	Factor    float64 // drop/surge: lower bound of the rate factor
 	FactorMax float64 // surge: upper bound (drawn uniformly per incident); 0 = Factor
-	Runs      int     // missed_run: how many consecutive runs are missed
+	Runs      int     // missed_run, extra_pings: how many consecutive runs are missed or have extras
+	Extra     int     // extra_pings: extra events per run
+	// ExtraGap is the time from a run to its first extra event and between
+	// extras (extra_pings); 0: one extra halfway to the next slot.
+	ExtraGap time.Duration
 }
 
 // An Incident is the ground truth of one injected incident. A detection is
@@ -33,7 +40,7 @@ type IncidentSpec struct {
 type Incident struct {
 	Spec   IncidentSpec
 	Start  time.Time // outage/drop/surge start; the first missed run's scheduled time
-	End    time.Time // when normal traffic resumes (for missed runs: the next run's scheduled time)
+	End    time.Time // when normal traffic resumes (for missed runs and extra pings: the next run's scheduled time, or a retry loop's end)
 	Factor float64   // the rate factor actually used (drop/surge)
 }
 
@@ -56,7 +63,11 @@ type Family struct {
 	Description string
 	Zones       []string // IANA zones its beets live in; one is drawn per beet
 	Incidents   []IncidentSpec
-	newModel    func(r *rand.Rand) model
+	// Episodes are traffic that is not an incident to detect but must not
+	// make a detector flap: a schedule getting extra events. A detector may
+	// flag one (a surge) and recover, or treat the extras as runs.
+	Episodes []IncidentSpec
+	newModel func(r *rand.Rand) model
 }
 
 // model generates one beet's traffic; each beet draws its own parameters.
@@ -136,16 +147,20 @@ func (f *Family) IncidentStream(seed uint64, spec IncidentSpec, i int) (Stream, 
 	u := s.Info.LearnEnd.Add(time.Duration(r.Int64N(int64(incidentSpan * 24 * time.Hour))))
 	inc := Incident{Spec: spec}
 	switch spec.Kind {
-	case IncidentMissedRun:
+	case IncidentMissedRun, IncidentExtraPings:
 		slot, ok := m.nextSlot(s.Info.Location, u)
 		if !ok {
-			return s, fmt.Errorf("synth: %s: missed runs need a schedule family", name)
+			return s, fmt.Errorf("synth: %s: %s needs a schedule family", name, spec.Kind)
 		}
 		inc.Start = slot
 		for k := 0; k < spec.Runs; k++ {
 			slot, _ = m.nextSlot(s.Info.Location, slot.Add(time.Second))
 		}
 		inc.End = slot
+		if spec.Kind == IncidentExtraPings {
+			// Extras may run on past the next slot (a retry loop).
+			inc.End = maxTime(inc.End, inc.Start.Add(time.Duration(spec.Extra)*spec.ExtraGap))
+		}
 	case IncidentOutage, IncidentDrop, IncidentSurge:
 		inc.Start = u.Truncate(time.Minute)
 		inc.End = inc.Start.Add(spec.Duration)
@@ -372,6 +387,7 @@ func (m *cronModel) nextSlot(loc *time.Location, t time.Time) (time.Time, bool) 
 
 func (m *cronModel) generate(r *rand.Rand, loc *time.Location, start, end time.Time, inc []Incident) []Event {
 	var evs []Event
+	extraRuns := make([]int, len(inc)) // runs given their extras so far, per incident
 	for s, _ := m.nextSlot(loc, start); s.Before(end); s, _ = m.nextSlot(loc, s.Add(time.Second)) {
 		missed := false
 		for _, in := range inc {
@@ -383,8 +399,25 @@ func (m *cronModel) generate(r *rand.Rand, loc *time.Location, start, end time.T
 			continue
 		}
 		j := m.jitterMin + time.Duration(r.Int64N(int64(m.jitterMax-m.jitterMin)+1))
-		if t := s.Add(j); !t.Before(start) && t.Before(end) {
+		t := s.Add(j)
+		if !t.Before(start) && t.Before(end) {
 			evs = append(evs, Event{T: t, Count: 1})
+		}
+		for k, in := range inc {
+			if in.Spec.Kind != IncidentExtraPings || s.Before(in.Start) || extraRuns[k] == in.Spec.Runs {
+				continue
+			}
+			extraRuns[k]++
+			gap := in.Spec.ExtraGap
+			if gap == 0 {
+				next, _ := m.nextSlot(loc, s.Add(time.Second))
+				gap = next.Sub(s) / 2
+			}
+			for k := 1; k <= in.Spec.Extra; k++ {
+				if e := t.Add(time.Duration(k) * gap); !e.Before(start) && e.Before(end) {
+					evs = append(evs, Event{T: e, Count: 1})
+				}
+			}
 		}
 	}
 	return removeOutages(evs, inc)

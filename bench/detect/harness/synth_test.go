@@ -128,6 +128,40 @@ func TestMissedRunsAreMissing(t *testing.T) {
 	}
 }
 
+// TestExtraPingsComeWithEveryRun checks the episodes of schedule families:
+// the stream is the same as without extras (every run still comes), plus
+// exactly Runs × Extra events in the episode.
+func TestExtraPingsComeWithEveryRun(t *testing.T) {
+	for _, name := range []string{"cron-daily", "cron-hourly", "cron-5min"} {
+		f := family(t, name)
+		if len(f.Episodes) != 3 {
+			t.Fatalf("%s: %d episodes", name, len(f.Episodes))
+		}
+		for _, sp := range f.Episodes {
+			s, err := f.IncidentStream(1, sp, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			none := sp
+			none.Extra = 0 // the same name, so the same draws: the same runs
+			s0, err := f.IncidentStream(1, none, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, end := s.Incidents[0], minTime(s.End, s0.End)
+			if n := count(s0.Events, in.Start.Add(-2*time.Minute), end); n == 0 {
+				t.Fatalf("%s, %s: no runs", name, sp.Name)
+			}
+			extra := count(s.Events, s.Info.Start, end) - count(s0.Events, s.Info.Start, end)
+			inEpisode := count(s.Events, in.Start.Add(-2*time.Minute), in.End.Add(2*time.Minute)) -
+				count(s0.Events, in.Start.Add(-2*time.Minute), in.End.Add(2*time.Minute))
+			if extra != sp.Runs*sp.Extra || inEpisode != extra {
+				t.Errorf("%s, %s: %d extra events, %d of them in the episode; want %d", name, sp.Name, extra, inEpisode, sp.Runs*sp.Extra)
+			}
+		}
+	}
+}
+
 // TestCronDailyFollowsLocalTime checks the 02:00 Europe/Riga job stays at
 // 02:00 local across the DST change, so its UTC gap is 23 h or 25 h once.
 func TestCronDailyFollowsLocalTime(t *testing.T) {

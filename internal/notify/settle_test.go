@@ -23,6 +23,9 @@ type flapRig struct {
 	hook, pd     *receiver
 	hookCh, pdCh *beet.Channel
 	w            *notify.Worker
+	// kinds and kindChans are further receivers and channels, if any.
+	kinds     map[beet.ChannelKind]*receiver
+	kindChans []*beet.Channel
 }
 
 func newFlapRig(t *testing.T, r *rig) *flapRig {
@@ -53,6 +56,13 @@ func (fr *flapRig) flap(n int) []*beet.Flip {
 func (fr *flapRig) drainAll() {
 	fr.drain(fr.w, fr.hookCh)
 	fr.drain(fr.w, fr.pdCh)
+}
+
+func (fr *flapRig) drainKinds() {
+	fr.drainAll()
+	for _, c := range fr.kindChans {
+		fr.drain(fr.w, c)
+	}
 }
 
 func (fr *flapRig) settle(want int) {
@@ -318,4 +328,106 @@ func TestPauseBeforeAlertSent(t *testing.T) {
 	if len(pd) != 2 || pd[0].EventAction != "trigger" || pd[1].EventAction != "resolve" || pd[1].DedupKey != incidentKey(fr.beet, down) {
 		t.Fatalf("PagerDuty: %+v", pd)
 	}
+}
+
+// TestPauseAndSettledFormats: the pause and settled messages pass each chat
+// kind's format checks and say what happened.
+func TestPauseAndSettledFormats(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(fr *flapRig)
+		want string
+	}{
+		{"pause", func(fr *flapRig) {
+			fr.down()
+			if _, err := fr.svc.Pause(context.Background(), fr.acct.ID, fr.beet.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, "is paused"},
+		{"settled", func(fr *flapRig) {
+			fr.flap(9)
+			fr.drainKinds()
+			if _, err := fr.w.CreateSettled(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}, "has settled: it is down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := newFlapRig(t, newRig(t, "sqlite"))
+			fr.kinds = map[beet.ChannelKind]*receiver{}
+			for _, k := range []beet.ChannelKind{beet.ChannelSlack, beet.ChannelDiscord, beet.ChannelTeams, beet.ChannelNtfy} {
+				rc := newReceiver(t)
+				fr.kinds[k] = rc
+				fr.kindChans = append(fr.kindChans, fr.channel(k, beet.ChannelConfig{URL: rc.URL + "/" + string(k)}))
+			}
+			tc.run(fr)
+			fr.drainKinds()
+			last := func(k beet.ChannelKind) request {
+				got := fr.kinds[k].requests()
+				if len(got) == 0 {
+					t.Fatalf("%s got nothing", k)
+				}
+				return got[len(got)-1]
+			}
+			if m := checkSlack(t, last(beet.ChannelSlack).Body); !strings.Contains(m.Text, tc.want) {
+				t.Errorf("slack: %s", last(beet.ChannelSlack).Body)
+			}
+			if m := checkDiscord(t, last(beet.ChannelDiscord).Body); !strings.Contains(m.Content, tc.want) {
+				t.Errorf("discord: %s", last(beet.ChannelDiscord).Body)
+			}
+			if m := checkTeams(t, last(beet.ChannelTeams).Body); !strings.Contains(m.Attachments[0].Content.Body[0].Text, tc.want) {
+				t.Errorf("teams: %s", last(beet.ChannelTeams).Body)
+			}
+			if h := last(beet.ChannelNtfy).Header; !strings.Contains(h.Get("Title"), tc.want) {
+				t.Errorf("ntfy: %v", h)
+			}
+		})
+	}
+}
+
+// TestPauseAfterFlapping: pausing a beet whose flapping ended down closes
+// both its current incident and the one the flapping notice opened;
+// pausing one whose flapping ended up sends nothing then, and the settled
+// message says it is paused and resolves the notice's incident.
+func TestPauseAfterFlapping(t *testing.T) {
+	ctx := context.Background()
+	t.Run("down", func(t *testing.T) {
+		fr := newFlapRig(t, newRig(t, "sqlite"))
+		fs := fr.flap(9)
+		fr.drainAll()
+		if _, err := fr.svc.Pause(ctx, fr.acct.ID, fr.beet.ID); err != nil {
+			t.Fatal(err)
+		}
+		fr.drainAll()
+		pd := fr.pdEvents()
+		if len(pd) != 7 || pd[5].EventAction != "resolve" || pd[5].DedupKey != incidentKey(fr.beet, fs[8]) ||
+			pd[6].EventAction != "resolve" || pd[6].DedupKey != incidentKey(fr.beet, fs[4]) {
+			t.Fatalf("PagerDuty: %+v", pd)
+		}
+		fr.settle(0)
+	})
+	t.Run("up", func(t *testing.T) {
+		fr := newFlapRig(t, newRig(t, "sqlite"))
+		fs := fr.flap(8)
+		fr.drainAll()
+		if _, err := fr.svc.Pause(ctx, fr.acct.ID, fr.beet.ID); err != nil {
+			t.Fatal(err)
+		}
+		fr.drainAll()
+		if n := len(fr.pdEvents()); n != 5 {
+			t.Fatalf("pausing an up beet sent %d PagerDuty events", n-5)
+		}
+		// The pause is the beet's latest flip: an hour after it, settled.
+		fr.w.Now = func() time.Time { return time.Now().Add(61 * time.Minute) }
+		fr.settle(2)
+		pd := fr.pdEvents()
+		if len(pd) != 6 || pd[5].EventAction != "resolve" || pd[5].DedupKey != incidentKey(fr.beet, fs[4]) {
+			t.Fatalf("PagerDuty: %+v", pd)
+		}
+		var m webhookBody
+		decodeStrict(t, fr.hook.requests()[5].Body, &m)
+		if m.Event != "beet.paused" || !m.Settled || !strings.Contains(m.Message, "has settled: it is paused") {
+			t.Fatalf("settled message = %+v", m)
+		}
+	})
 }

@@ -18,18 +18,23 @@ import (
 
 // Message is what one delivery says, in every form the kinds need.
 type Message struct {
-	Event          string // beet.down, beet.anomalous, beet.up or test
+	Event          string // beet.down, beet.anomalous, beet.up, beet.paused or test
 	Beet           *beet.Beet
 	Flip           *beet.Flip
 	Reminder       int
 	Flapping       bool
+	Settled        bool // a beet reported flapping has settled; Event is its state
 	IdempotencyKey string
 	IncidentKey    string
-	Link           string // the beet's page
-	Title          string // "Checkout is down"
-	Summary        string // one sentence with the numbers
-	When           string // "since 2026-06-01 15:02 EEST (Europe/Riga), 12 min ago"
-	At             time.Time
+	// ResolvesIncidentKey is an earlier incident this message also closes:
+	// the one a flapping notice opened, when the flips after it (and so
+	// its recovery) were suppressed.
+	ResolvesIncidentKey string
+	Link                string // the beet's page
+	Title               string // "Checkout is down"
+	Summary             string // one sentence with the numbers
+	When                string // "since 2026-06-01 15:02 EEST (Europe/Riga), 12 min ago"
+	At                  time.Time
 }
 
 // Text is the message as plain text.
@@ -56,8 +61,27 @@ func (m *Message) HTML() string {
 	return b.String()
 }
 
-// good reports whether the message is good news (recovery or a test).
-func (m *Message) good() bool { return m.Event == beet.EventUp || m.Event == beet.EventTest }
+// good reports whether the message is good news (recovery, pause or a
+// test).
+func (m *Message) good() bool {
+	return m.Event == beet.EventUp || m.Event == beet.EventTest || m.Event == EventPaused
+}
+
+// resolves reports whether the message ends its incident.
+func (m *Message) resolves() bool { return m.Event == beet.EventUp || m.Event == EventPaused }
+
+// stateEvent is the event that names status s.
+func stateEvent(s beet.Status) string {
+	switch s {
+	case beet.StatusDown:
+		return beet.EventDown
+	case beet.StatusAnomalous:
+		return beet.EventAnomalous
+	case beet.StatusPaused:
+		return EventPaused
+	}
+	return beet.EventUp
+}
 
 func (m *Message) color() string {
 	switch {
@@ -93,11 +117,23 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 	if baseURL != "" {
 		m.Link = strings.TrimRight(baseURL, "/") + "/beets/" + strconv.FormatInt(b.ID, 10)
 	}
-	state := map[string]string{beet.EventDown: "down", beet.EventAnomalous: "anomalous"}[d.Event]
 	start := f.At
 	if incident != nil {
 		start = incident.At
 	}
+	switch d.Event {
+	case EventSettled:
+		m.Event, m.Settled = stateEvent(f.To), true
+		renderSettled(m, b, f, start, local, now)
+		return m
+	case EventPaused:
+		was := string(f.From)
+		m.Title = b.Name + " is paused"
+		m.Summary = "Paused by a user while it was " + was + "; alerts are off until it is resumed."
+		m.When = "Paused " + local(f.At) + " after " + detect.Duration(f.At.Sub(start)) + " " + was + " (since " + local(start) + ")."
+		return m
+	}
+	state := map[string]string{beet.EventDown: "down", beet.EventAnomalous: "anomalous"}[d.Event]
 	switch {
 	case d.Flapping:
 		m.Title = b.Name + " is flapping"
@@ -119,6 +155,26 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + detect.Duration(now.Sub(start)) + " ago."
 	}
 	return m
+}
+
+// renderSettled words the message that a beet reported flapping has
+// settled: its state now, and since when. f is its latest flip; start is
+// when its open incident began (down or anomalous).
+func renderSettled(m *Message, b *beet.Beet, f *beet.Flip, start time.Time, local func(time.Time) string, now time.Time) {
+	state := string(f.To)
+	m.Title = b.Name + " has settled: it is " + state
+	switch f.To {
+	case beet.StatusDown, beet.StatusAnomalous:
+		m.Summary = "It stopped flapping and is still " + state + ": " + sentence(f.Reason) + numbers(f) +
+			" Alerts are sent as usual again."
+		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + detect.Duration(now.Sub(start)) + " ago."
+	case beet.StatusPaused:
+		m.Summary = "It stopped flapping and was paused by a user; alerts are off until it is resumed."
+		m.When = "Paused since " + local(f.At) + ", " + detect.Duration(now.Sub(f.At)) + " ago."
+	default:
+		m.Summary = "It stopped flapping: no change of state since it came back up. Alerts are sent as usual again."
+		m.When = "Up since " + local(f.At) + ", " + detect.Duration(now.Sub(f.At)) + " ago."
+	}
 }
 
 func stateOf(f *beet.Flip) string {

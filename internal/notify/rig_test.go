@@ -92,7 +92,12 @@ type rig struct {
 
 func newRig(t *testing.T, engine string) *rig {
 	t.Helper()
-	db := testdb.New(t, engine)
+	return newRigOn(t, testdb.New(t, engine))
+}
+
+// newRigOn is newRig on an open database.
+func newRigOn(t *testing.T, db *sqlstore.DB) *rig {
+	t.Helper()
 	svc := newSvc(db)
 	a, _, err := svc.CreateAccount(context.Background(), "n@example.com", "password1", beet.PlanFree)
 	if err != nil {

@@ -81,7 +81,18 @@ func (s *Sender) Send(ctx context.Context, ch *beet.Channel, m *Message) error {
 	case beet.ChannelTeams:
 		return s.postJSON(ctx, ch.Config.URL, teamsPayload(m), m)
 	case beet.ChannelPagerDuty:
-		return s.postJSON(ctx, s.pagerDutyURL, pagerDutyPayload(ch.Config.RoutingKey, m), m)
+		if err := s.postJSON(ctx, s.pagerDutyURL, pagerDutyPayload(ch.Config.RoutingKey, m), m); err != nil {
+			return err
+		}
+		if k := m.ResolvesIncidentKey; k != "" && k != m.IncidentKey {
+			// After the main event, so the beet is never without an open
+			// incident while it is in trouble; a retry sends both again,
+			// which PagerDuty deduplicates by key.
+			return s.postJSON(ctx, s.pagerDutyURL, map[string]any{
+				"routing_key": ch.Config.RoutingKey, "event_action": "resolve", "dedup_key": k,
+			}, m)
+		}
+		return nil
 	case beet.ChannelNtfy:
 		h := http.Header{}
 		h.Set("Title", headerText(m.Title))
@@ -206,18 +217,22 @@ type webhookFlip struct {
 	Expected *float64      `json:"expected,omitempty"`
 }
 
-// WebhookPayload is the JSON body of a webhook (CONTRACT §2), with three
+// WebhookPayload is the JSON body of a webhook (CONTRACT §2), with these
 // additions: the incident key shared by an alert and its recovery, the
-// reminder number, and whether this is the flapping notice.
+// reminder number, whether this is the flapping notice or the message
+// that a flapping beet settled, an earlier incident the message also
+// closes, and the event beet.paused.
 type WebhookPayload struct {
-	Event          string      `json:"event"`
-	Beet           webhookBeet `json:"beet"`
-	Flip           webhookFlip `json:"flip"`
-	IdempotencyKey string      `json:"idempotency_key"`
-	IncidentKey    string      `json:"incident_key"`
-	Reminder       int         `json:"reminder,omitempty"`
-	Flapping       bool        `json:"flapping,omitempty"`
-	Message        string      `json:"message"`
+	Event               string      `json:"event"`
+	Beet                webhookBeet `json:"beet"`
+	Flip                webhookFlip `json:"flip"`
+	IdempotencyKey      string      `json:"idempotency_key"`
+	IncidentKey         string      `json:"incident_key"`
+	ResolvesIncidentKey string      `json:"resolves_incident_key,omitempty"`
+	Reminder            int         `json:"reminder,omitempty"`
+	Flapping            bool        `json:"flapping,omitempty"`
+	Settled             bool        `json:"settled,omitempty"`
+	Message             string      `json:"message"`
 }
 
 func webhookPayload(m *Message) WebhookPayload {
@@ -227,7 +242,8 @@ func webhookPayload(m *Message) WebhookPayload {
 		Beet:  webhookBeet{ID: b.ID, Name: b.Name, Status: b.Status, StatusReason: b.StatusReason, URL: m.Link},
 		Flip: webhookFlip{At: f.At.UTC(), From: f.From, To: f.To, Kind: f.Kind, Reason: f.Reason,
 			Observed: f.Observed, Expected: f.Expected},
-		IdempotencyKey: m.IdempotencyKey, IncidentKey: m.IncidentKey, Reminder: m.Reminder, Flapping: m.Flapping,
+		IdempotencyKey: m.IdempotencyKey, IncidentKey: m.IncidentKey, ResolvesIncidentKey: m.ResolvesIncidentKey,
+		Reminder: m.Reminder, Flapping: m.Flapping, Settled: m.Settled,
 		Message: m.Title + ". " + m.Summary + " " + m.When,
 	}
 }
@@ -298,7 +314,7 @@ func teamsPayload(m *Message) map[string]any {
 // resolve for a recovery, under one dedup_key per incident.
 func pagerDutyPayload(routingKey string, m *Message) map[string]any {
 	action := "trigger"
-	if m.Event == beet.EventUp {
+	if m.resolves() {
 		action = "resolve"
 	}
 	ev := map[string]any{

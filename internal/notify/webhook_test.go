@@ -21,7 +21,7 @@ import (
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
 // webhookBody is the webhook JSON exactly as CONTRACT §2 documents it (and
-// our three documented additions); unknown fields fail the decode.
+// our documented additions); unknown fields fail the decode.
 type webhookBody struct {
 	Event string `json:"event"`
 	Beet  struct {
@@ -40,11 +40,13 @@ type webhookBody struct {
 		Observed *float64  `json:"observed"`
 		Expected *float64  `json:"expected"`
 	} `json:"flip"`
-	IdempotencyKey string `json:"idempotency_key"`
-	IncidentKey    string `json:"incident_key"`
-	Reminder       int    `json:"reminder"`
-	Flapping       bool   `json:"flapping"`
-	Message        string `json:"message"`
+	IdempotencyKey      string `json:"idempotency_key"`
+	IncidentKey         string `json:"incident_key"`
+	ResolvesIncidentKey string `json:"resolves_incident_key"`
+	Reminder            int    `json:"reminder"`
+	Flapping            bool   `json:"flapping"`
+	Settled             bool   `json:"settled"`
+	Message             string `json:"message"`
 }
 
 // verifySignature checks Beet-Signature as a receiver would: recompute the

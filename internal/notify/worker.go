@@ -16,7 +16,28 @@ type Store interface {
 	beet.DeliveryStore
 	FindChannelByID(ctx context.Context, id int64) (*beet.Channel, error)
 	FindBeetByID(ctx context.Context, id int64) (*beet.Beet, error)
+	// CreateSettled adds one EventSettled delivery per (channel, beet)
+	// whose newest flapping notice was followed by no sent message about a
+	// flip, once the beet has not flipped for quiet; it is idempotent
+	// across instances and returns how many it added.
+	CreateSettled(ctx context.Context, now time.Time, quiet time.Duration) (int, error)
+	// FindOpenFlapping returns the newest flapping notice of the channel
+	// and beet before delivery beforeID if no message about a flip was
+	// sent after it, or nil.
+	FindOpenFlapping(ctx context.Context, channelID, beetID, beforeID int64) (*beet.Delivery, error)
 }
+
+// Events the outbox stores beyond beet.NotifyEvent's.
+const (
+	// EventPaused: a person paused a beet that was down or anomalous. The
+	// message ends the incident (PagerDuty resolve) and says alerts are
+	// off until the beet is resumed. Written with the pause flip.
+	EventPaused = "beet.paused"
+	// EventSettled: a beet reported flapping has not flipped for
+	// SettleAfter. It is sent as the event of the beet's state (beet.up,
+	// beet.down, beet.anomalous or beet.paused) with Settled set.
+	EventSettled = "beet.settled"
+)
 
 // Maintenance answers whether a beet is in a maintenance window at t;
 // *service.Service satisfies it.
@@ -45,8 +66,13 @@ type Worker struct {
 	// FlapLimit: a beet with more than this many alerting flips in an hour
 	// is flapping; default 6.
 	FlapLimit int
-	// ReminderEvery is how often reminders are looked for; default 1m.
+	// ReminderEvery is how often reminders (and settled beets) are looked
+	// for; default 1m.
 	ReminderEvery time.Duration
+	// SettleAfter: a beet reported flapping that has not flipped for this
+	// long has settled, and each channel that got the flapping notice is
+	// told its state once; default 1h (the flapping window).
+	SettleAfter time.Duration
 	// Keep is how long finished deliveries stay in the log; default 30 days.
 	Keep time.Duration
 	// Observe, if set, is told each outcome: delivered, retry, failed or
@@ -61,6 +87,7 @@ const (
 	DefaultBackoffMax  = time.Hour
 	DefaultGiveUp      = 24 * time.Hour
 	DefaultFlapLimit   = 6
+	DefaultSettleAfter = time.Hour
 	maxRetryAfter      = 6 * time.Hour
 	sendTimeout        = 30 * time.Second
 )
@@ -117,6 +144,11 @@ func (w *Worker) Run(ctx context.Context) {
 			} else if n > 0 {
 				w.log().Info("notify: reminders queued", "count", n)
 			}
+			if n, err := w.CreateSettled(ctx); err != nil {
+				w.log().Error("notify: settled messages failed", "err", err)
+			} else if n > 0 {
+				w.log().Info("notify: settled messages queued", "count", n)
+			}
 		case <-prune.C:
 			if n, err := w.Store.DeleteDeliveriesBefore(ctx, w.now().Add(-or(w.Keep, 30*24*time.Hour)), 10000); err != nil {
 				w.log().Error("notify: pruning the delivery log failed", "err", err)
@@ -125,6 +157,13 @@ func (w *Worker) Run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// CreateSettled queues the settled message of every beet reported
+// flapping that has been quiet for SettleAfter (see Store.CreateSettled);
+// Run calls it with the reminders.
+func (w *Worker) CreateSettled(ctx context.Context) (int, error) {
+	return w.Store.CreateSettled(ctx, w.now(), or(w.SettleAfter, DefaultSettleAfter))
 }
 
 // Once claims one batch of due deliveries and sends them concurrently; it
@@ -277,9 +316,10 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 			return nil, nil, "", err
 		}
 	}
-	// A flip is judged at its own time; a reminder at the time it is sent.
+	// A flip is judged at its own time; a reminder or a settled message (about
+	// an old flip) at the time it is sent.
 	at := f.At
-	if d.Reminder > 0 {
+	if d.Reminder > 0 || d.Event == EventSettled {
 		at = now
 	}
 	if w.Maintenance != nil {
@@ -291,7 +331,8 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 			return nil, ch, "maintenance window: recorded, not sent", nil
 		}
 	}
-	if d.Reminder == 0 {
+	// Pauses and settled messages end a flapping run: never suppressed.
+	if d.Reminder == 0 && d.Event != EventPaused && d.Event != EventSettled {
 		since := f.At.Add(-time.Hour)
 		n, err := w.Store.CountNotifiedFlips(ctx, b.ID, since, f.At)
 		if err != nil {
@@ -308,5 +349,19 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 			d.Flapping = true
 		}
 	}
-	return render(d, b, f, incident, w.BaseURL, now), ch, "", nil
+	m := render(d, b, f, incident, w.BaseURL, now)
+	if d.Reminder == 0 {
+		// The first message sent after a flapping notice also closes the
+		// incident that notice opened, when it is another one (flips in
+		// between were suppressed, their recoveries with them).
+		open, err := w.Store.FindOpenFlapping(ctx, d.ChannelID, d.BeetID, d.ID)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if open != nil && (open.Event == beet.EventDown || open.Event == beet.EventAnomalous) &&
+			open.IncidentKey() != m.IncidentKey {
+			m.ResolvesIncidentKey = open.IncidentKey()
+		}
+	}
+	return m, ch, "", nil
 }

@@ -21,13 +21,29 @@ const notifiedFlip = `kind NOT IN ('manual', 'first_event', 'learned') AND (
 	(to_status = 'anomalous' AND from_status <> 'anomalous') OR
 	(to_status = 'up' AND from_status IN ('down', 'anomalous')))`
 
+// Events the outbox stores beyond beet.NotifyEvent's (the notify package
+// renders them): a person paused a beet that was down or anomalous, and a
+// beet reported flapping has settled.
+const (
+	eventPaused  = "beet.paused"
+	eventSettled = "beet.settled"
+)
+
 // fanOut writes the outbox rows of a flip: one pending delivery per
 // channel of the beet, in the caller's transaction, so a flip and its
 // messages commit together or not at all. Flips that send nothing write
 // nothing. A flip that leaves trouble, or moves between down and
 // anomalous, belongs to the incident the last flip into trouble opened.
+// Pausing a beet that is down or anomalous ends its incident too: it
+// writes a beet.paused message (PagerDuty resolves, the others are told
+// alerts are off until it is resumed); other pauses and resumes send
+// nothing.
 func fanOut(ctx context.Context, q querier, f *beet.Flip) error {
 	event := beet.NotifyEvent(f)
+	if event == "" && f.Kind == beet.FlipManual && f.To == beet.StatusPaused &&
+		(f.From == beet.StatusDown || f.From == beet.StatusAnomalous) {
+		event = eventPaused
+	}
 	if event == "" {
 		return nil
 	}
@@ -232,19 +248,26 @@ func (db *DB) MarkFlapping(ctx context.Context, id int64, since time.Time) (bool
 }
 
 // CreateReminders adds the next reminder for every (channel, beet) whose
-// latest message is an alert at least the channel's reminder period old
-// while the beet is still in trouble. The unique index on (channel,
+// latest message is an alert (or a settled message while the beet is in
+// trouble) at least the channel's reminder period old while the beet is
+// still in trouble. The reminder's number is one more than the highest of
+// its incident on the channel, so a move between down and anomalous in
+// one incident does not restart the count. The unique index on (channel,
 // incident, reminder) makes concurrent passes on several instances add
 // each reminder once.
 func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 	n, err := rowsAffected(db.write.ExecContext(ctx, `INSERT INTO deliveries
 		(channel_id, beet_id, flip_id, incident_flip_id, event, reminder, status, next_at, created_at)
-		SELECT d.channel_id, d.beet_id, d.flip_id, d.incident_flip_id, d.event, d.reminder + 1, 'pending', $1, $1
+		SELECT d.channel_id, d.beet_id, d.flip_id, d.incident_flip_id,
+			CASE WHEN d.event = '`+eventSettled+`' THEN (CASE WHEN b.status = 'down' THEN 'beet.down' ELSE 'beet.anomalous' END) ELSE d.event END,
+			COALESCE((SELECT MAX(r.reminder) FROM deliveries r WHERE r.channel_id = d.channel_id
+				AND r.incident_flip_id = d.incident_flip_id AND r.reminder > 0), 0) + 1,
+			'pending', $1, $1
 		FROM channels c
 		JOIN deliveries d ON d.channel_id = c.id
 		JOIN beets b ON b.id = d.beet_id
 		WHERE c.reminder_every > 0
-			AND d.event IN ('beet.down', 'beet.anomalous')
+			AND d.event IN ('beet.down', 'beet.anomalous', '`+eventSettled+`')
 			AND b.status IN ('down', 'anomalous')
 			AND d.created_at <= $1 - c.reminder_every * 1000000
 			AND d.id = (SELECT MAX(l.id) FROM deliveries l WHERE l.channel_id = d.channel_id AND l.beet_id = d.beet_id)
@@ -253,6 +276,60 @@ func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 		return 0, fmt.Errorf("create reminders: %w", err)
 	}
 	return int(n), nil
+}
+
+// CreateSettled adds one beet.settled delivery for every (channel, beet)
+// whose newest flapping notice was sent and never followed by another
+// message about a flip (only suppressed ones), once the beet has not
+// flipped for quiet. It is about the beet's latest flip (its current
+// state). Its incident is the flapping notice's while the beet is up or
+// paused (a PagerDuty resolve closes what the notice opened), and the
+// beet's open incident while it is down or anomalous (later reminders and
+// the recovery carry that one). The unique index on (channel, flip) for
+// settled messages makes concurrent passes on several instances add each
+// one once. Flapping notices older than 7 days are not looked at.
+func (db *DB) CreateSettled(ctx context.Context, now time.Time, quiet time.Duration) (int, error) {
+	now = stamp(now)
+	n, err := rowsAffected(db.write.ExecContext(ctx, `INSERT INTO deliveries
+		(channel_id, beet_id, flip_id, incident_flip_id, event, status, next_at, created_at)
+		SELECT f.channel_id, f.beet_id, l.id,
+			CASE WHEN b.status IN ('down', 'anomalous') THEN COALESCE((SELECT MAX(o.id) FROM flips o WHERE o.beet_id = b.id
+				AND o.to_status IN ('down', 'anomalous') AND o.from_status NOT IN ('down', 'anomalous')), f.incident_flip_id)
+			ELSE f.incident_flip_id END,
+			'`+eventSettled+`', 'pending', $1, $1
+		FROM deliveries f
+		JOIN beets b ON b.id = f.beet_id
+		JOIN flips l ON l.id = (SELECT MAX(x.id) FROM flips x WHERE x.beet_id = f.beet_id)
+		WHERE f.flapping AND f.status <> 'pending' AND f.created_at >= $3
+			AND f.id = (SELECT MAX(g.id) FROM deliveries g WHERE g.channel_id = f.channel_id AND g.beet_id = f.beet_id AND g.flapping)
+			AND b.status IN ('up', 'down', 'anomalous', 'paused')
+			AND l.at <= $2
+			AND EXISTS (SELECT 1 FROM beet_channels bc WHERE bc.beet_id = f.beet_id AND bc.channel_id = f.channel_id)
+			AND NOT EXISTS (SELECT 1 FROM deliveries s WHERE s.channel_id = f.channel_id AND s.beet_id = f.beet_id AND s.id > f.id
+				AND (s.status = 'pending' OR (s.reminder = 0 AND (s.status <> 'suppressed' OR s.event = '`+eventSettled+`'))))
+		ON CONFLICT DO NOTHING`, toMicros(now), toMicros(now.Add(-quiet)), toMicros(now.Add(-7*24*time.Hour))))
+	if err != nil {
+		return 0, fmt.Errorf("create settled: %w", err)
+	}
+	return int(n), nil
+}
+
+// FindOpenFlapping returns the newest flapping notice of the channel and
+// beet before delivery beforeID if no message about a flip was sent after
+// it (only suppressed ones), or nil: the incident that notice opened may
+// still be open at the receiver.
+func (db *DB) FindOpenFlapping(ctx context.Context, channelID, beetID, beforeID int64) (*beet.Delivery, error) {
+	d, err := scanDelivery(db.read.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries f
+		WHERE f.id = (SELECT MAX(g.id) FROM deliveries g WHERE g.channel_id = $1 AND g.beet_id = $2 AND g.flapping AND g.id < $3)
+			AND NOT EXISTS (SELECT 1 FROM deliveries s WHERE s.channel_id = f.channel_id AND s.beet_id = f.beet_id
+				AND s.id > f.id AND s.id < $3 AND s.reminder = 0 AND s.status <> 'suppressed')`,
+		channelID, beetID, beforeID))
+	if err == sql.ErrNoRows {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("find open flapping notice: %w", err)
+	}
+	return d, nil
 }
 
 // DeleteDeliveriesBefore removes finished deliveries created before t, at

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -19,6 +20,8 @@ var channelTests = []struct {
 	{"OutboxClaim", testOutboxClaim},
 	{"Reminders", testReminders},
 	{"Flapping", testFlapping},
+	{"Settled", testSettled},
+	{"PauseFanOut", testPauseFanOut},
 	{"Maintenance", testMaintenance},
 }
 
@@ -333,6 +336,105 @@ func testFlapping(t *testing.T, s beet.Store) {
 	}
 	if d, _ := s.FindDeliveryByID(ctx, ds[1].ID); !d.Flapping {
 		t.Fatal("Flapping not stored")
+	}
+}
+
+// settler is the part of the outbox only the notify worker uses.
+type settler interface {
+	CreateSettled(ctx context.Context, now time.Time, quiet time.Duration) (int, error)
+	FindOpenFlapping(ctx context.Context, channelID, beetID, beforeID int64) (*beet.Delivery, error)
+}
+
+// sendNext claims the next delivery of the store and records status.
+func sendNext(t *testing.T, s beet.Store, now time.Time, status beet.DeliveryStatus) *beet.Delivery {
+	t.Helper()
+	ds, err := s.ClaimDeliveries(t.Context(), now, time.Minute, 1)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("claim = %v, %v; want one delivery", ds, err)
+	}
+	if ok, err := s.RecordDelivery(t.Context(), beet.DeliveryResult{ID: ds[0].ID, Attempts: ds[0].Attempts, At: now, Status: status}); err != nil || !ok {
+		t.Fatalf("RecordDelivery = %v, %v", ok, err)
+	}
+	return ds[0]
+}
+
+func testSettled(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	st, ok := s.(settler)
+	if !ok {
+		t.Skip("the store does not look for settled beets")
+	}
+	a := newAccount(t, s, beet.PlanFree)
+	c := newChannel(t, s, a.ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/1"})
+	b := newBeet(t, s, a.ID)
+	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	down := flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence)
+	now := t0.Add(2 * time.Minute)
+	notice := sendNext(t, s, now, beet.DeliveryDelivered)
+	if ok, err := s.MarkFlapping(ctx, notice.ID, t0); err != nil || !ok {
+		t.Fatalf("MarkFlapping = %v, %v", ok, err)
+	}
+	flip(t, s, b.ID, t0.Add(3*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
+	down2 := flip(t, s, b.ID, t0.Add(4*time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence)
+	if n, err := st.CreateSettled(ctx, now, time.Hour); err != nil || n != 0 {
+		t.Fatalf("CreateSettled with deliveries pending = %d, %v", n, err)
+	}
+	now = t0.Add(5 * time.Minute)
+	sendNext(t, s, now, beet.DeliverySuppressed)
+	sendNext(t, s, now, beet.DeliverySuppressed)
+	if n, _ := st.CreateSettled(ctx, t0.Add(63*time.Minute), time.Hour); n != 0 {
+		t.Fatalf("CreateSettled before an hour of quiet = %d", n)
+	}
+	if d, err := st.FindOpenFlapping(ctx, c.ID, b.ID, 1<<40); err != nil || d == nil || d.ID != notice.ID || d.IncidentFlipID != down.ID {
+		t.Fatalf("FindOpenFlapping = %+v, %v; want the notice", d, err)
+	}
+	for i, want := range []int{1, 0, 0} {
+		if n, err := st.CreateSettled(ctx, t0.Add(65*time.Minute), time.Hour); err != nil || n != want {
+			t.Fatalf("CreateSettled pass %d = %d, %v; want %d", i, n, err, want)
+		}
+	}
+	ds, _ := s.FindDeliveries(ctx, c.ID, 1)
+	d := ds[0]
+	if d.Event != "beet.settled" || d.FlipID != down2.ID || d.IncidentFlipID != down2.ID || d.Status != beet.DeliveryPending || d.Reminder != 0 {
+		t.Fatalf("settled delivery = %+v; want the latest flip and the open incident", d)
+	}
+	sendNext(t, s, t0.Add(65*time.Minute), beet.DeliveryDelivered)
+	if d, err := st.FindOpenFlapping(ctx, c.ID, b.ID, 1<<40); err != nil || d != nil {
+		t.Fatalf("FindOpenFlapping after the settled message = %+v, %v; want none", d, err)
+	}
+	if n, _ := st.CreateSettled(ctx, t0.Add(3*time.Hour), time.Hour); n != 0 {
+		t.Fatalf("CreateSettled after the settled message = %d", n)
+	}
+	// Reminders continue from a settled message while the beet is down.
+	every := 15 * time.Minute
+	if _, err := s.UpdateChannel(ctx, c.ID, beet.ChannelUpdate{ReminderEvery: &every}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.CreateReminders(ctx, t0.Add(81*time.Minute)); err != nil || n != 1 {
+		t.Fatalf("CreateReminders after a settled message = %d, %v", n, err)
+	}
+	ds, _ = s.FindDeliveries(ctx, c.ID, 1)
+	if r := ds[0]; r.Event != beet.EventDown || r.Reminder != 1 || r.IncidentFlipID != down2.ID {
+		t.Fatalf("reminder = %+v", r)
+	}
+}
+
+func testPauseFanOut(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	c := newChannel(t, s, a.ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/1"})
+	b := newBeet(t, s, a.ID)
+	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	down := flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusUp, beet.StatusAnomalous, beet.FlipDrop)
+	pause := flip(t, s, b.ID, t0.Add(2*time.Minute), beet.StatusAnomalous, beet.StatusPaused, beet.FlipManual)
+	flip(t, s, b.ID, t0.Add(3*time.Minute), beet.StatusPaused, beet.StatusUp, beet.FlipManual)
+	flip(t, s, b.ID, t0.Add(4*time.Minute), beet.StatusUp, beet.StatusPaused, beet.FlipManual)
+	ds, _ := s.FindDeliveries(ctx, c.ID, 0)
+	if len(ds) != 2 {
+		t.Fatalf("%d deliveries; want the alert and one pause message (resume and pausing an up beet send nothing)", len(ds))
+	}
+	if d := ds[0]; d.Event != "beet.paused" || d.FlipID != pause.ID || d.IncidentFlipID != down.ID {
+		t.Fatalf("pause delivery = %+v; want the incident of the alert", d)
 	}
 }
 

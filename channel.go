@@ -243,6 +243,14 @@ const (
 	EventAnomalous = "beet.anomalous"
 	EventUp        = "beet.up"
 	EventTest      = "test"
+	// EventPaused: a person paused a beet that was down or anomalous. The
+	// message ends the incident (PagerDuty resolve) and says alerts are
+	// off until the beet is resumed. Written with the pause flip.
+	EventPaused = "beet.paused"
+	// EventSettled: a beet reported flapping has not flipped for an hour.
+	// It is sent as the event of the beet's state (beet.up, beet.down,
+	// beet.anomalous or beet.paused) with "settled" set.
+	EventSettled = "beet.settled"
 )
 
 // Delivery is one message to one channel: a row of the outbox. Flips

@@ -64,11 +64,11 @@ func (m *Message) HTML() string {
 // good reports whether the message is good news (recovery, pause or a
 // test).
 func (m *Message) good() bool {
-	return m.Event == beet.EventUp || m.Event == beet.EventTest || m.Event == EventPaused
+	return m.Event == beet.EventUp || m.Event == beet.EventTest || m.Event == beet.EventPaused
 }
 
 // resolves reports whether the message ends its incident.
-func (m *Message) resolves() bool { return m.Event == beet.EventUp || m.Event == EventPaused }
+func (m *Message) resolves() bool { return m.Event == beet.EventUp || m.Event == beet.EventPaused }
 
 // stateEvent is the event that names status s.
 func stateEvent(s beet.Status) string {
@@ -78,7 +78,7 @@ func stateEvent(s beet.Status) string {
 	case beet.StatusAnomalous:
 		return beet.EventAnomalous
 	case beet.StatusPaused:
-		return EventPaused
+		return beet.EventPaused
 	}
 	return beet.EventUp
 }
@@ -122,11 +122,11 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 		start = incident.At
 	}
 	switch d.Event {
-	case EventSettled:
+	case beet.EventSettled:
 		m.Event, m.Settled = stateEvent(f.To), true
 		renderSettled(m, b, f, start, local, now)
 		return m
-	case EventPaused:
+	case beet.EventPaused:
 		was := string(f.From)
 		m.Title = b.Name + " is paused"
 		m.Summary = "Paused by a user while it was " + was + "; alerts are off until it is resumed."

@@ -16,7 +16,7 @@ type Store interface {
 	beet.DeliveryStore
 	FindChannelByID(ctx context.Context, id int64) (*beet.Channel, error)
 	FindBeetByID(ctx context.Context, id int64) (*beet.Beet, error)
-	// CreateSettled adds one EventSettled delivery per (channel, beet)
+	// CreateSettled adds one beet.EventSettled delivery per (channel, beet)
 	// whose newest flapping notice was followed by no sent message about a
 	// flip, once the beet has not flipped for quiet; it is idempotent
 	// across instances and returns how many it added.
@@ -26,18 +26,6 @@ type Store interface {
 	// sent after it, or nil.
 	FindOpenFlapping(ctx context.Context, channelID, beetID, beforeID int64) (*beet.Delivery, error)
 }
-
-// Events the outbox stores beyond beet.NotifyEvent's.
-const (
-	// EventPaused: a person paused a beet that was down or anomalous. The
-	// message ends the incident (PagerDuty resolve) and says alerts are
-	// off until the beet is resumed. Written with the pause flip.
-	EventPaused = "beet.paused"
-	// EventSettled: a beet reported flapping has not flipped for
-	// SettleAfter. It is sent as the event of the beet's state (beet.up,
-	// beet.down, beet.anomalous or beet.paused) with Settled set.
-	EventSettled = "beet.settled"
-)
 
 // Maintenance answers whether a beet is in a maintenance window at t;
 // *service.Service satisfies it.
@@ -319,7 +307,7 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 	// A flip is judged at its own time; a reminder or a settled message (about
 	// an old flip) at the time it is sent.
 	at := f.At
-	if d.Reminder > 0 || d.Event == EventSettled {
+	if d.Reminder > 0 || d.Event == beet.EventSettled {
 		at = now
 	}
 	if w.Maintenance != nil {
@@ -332,7 +320,7 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 		}
 	}
 	// Pauses and settled messages end a flapping run: never suppressed.
-	if d.Reminder == 0 && d.Event != EventPaused && d.Event != EventSettled {
+	if d.Reminder == 0 && d.Event != beet.EventPaused && d.Event != beet.EventSettled {
 		since := f.At.Add(-time.Hour)
 		n, err := w.Store.CountNotifiedFlips(ctx, b.ID, since, f.At)
 		if err != nil {

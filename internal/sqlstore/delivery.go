@@ -21,14 +21,6 @@ const notifiedFlip = `kind NOT IN ('manual', 'first_event', 'learned') AND (
 	(to_status = 'anomalous' AND from_status <> 'anomalous') OR
 	(to_status = 'up' AND from_status IN ('down', 'anomalous')))`
 
-// Events the outbox stores beyond beet.NotifyEvent's (the notify package
-// renders them): a person paused a beet that was down or anomalous, and a
-// beet reported flapping has settled.
-const (
-	eventPaused  = "beet.paused"
-	eventSettled = "beet.settled"
-)
-
 // fanOut writes the outbox rows of a flip: one pending delivery per
 // channel of the beet, in the caller's transaction, so a flip and its
 // messages commit together or not at all. Flips that send nothing write
@@ -42,7 +34,7 @@ func fanOut(ctx context.Context, q querier, f *beet.Flip) error {
 	event := beet.NotifyEvent(f)
 	if event == "" && f.Kind == beet.FlipManual && f.To == beet.StatusPaused &&
 		(f.From == beet.StatusDown || f.From == beet.StatusAnomalous) {
-		event = eventPaused
+		event = beet.EventPaused
 	}
 	if event == "" {
 		return nil
@@ -259,7 +251,7 @@ func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 	n, err := rowsAffected(db.write.ExecContext(ctx, `INSERT INTO deliveries
 		(channel_id, beet_id, flip_id, incident_flip_id, event, reminder, status, next_at, created_at)
 		SELECT d.channel_id, d.beet_id, d.flip_id, d.incident_flip_id,
-			CASE WHEN d.event = '`+eventSettled+`' THEN (CASE WHEN b.status = 'down' THEN 'beet.down' ELSE 'beet.anomalous' END) ELSE d.event END,
+			CASE WHEN d.event = '`+beet.EventSettled+`' THEN (CASE WHEN b.status = 'down' THEN 'beet.down' ELSE 'beet.anomalous' END) ELSE d.event END,
 			COALESCE((SELECT MAX(r.reminder) FROM deliveries r WHERE r.channel_id = d.channel_id
 				AND r.incident_flip_id = d.incident_flip_id AND r.reminder > 0), 0) + 1,
 			'pending', $1, $1
@@ -267,7 +259,7 @@ func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 		JOIN deliveries d ON d.channel_id = c.id
 		JOIN beets b ON b.id = d.beet_id
 		WHERE c.reminder_every > 0
-			AND d.event IN ('beet.down', 'beet.anomalous', '`+eventSettled+`')
+			AND d.event IN ('beet.down', 'beet.anomalous', '`+beet.EventSettled+`')
 			AND b.status IN ('down', 'anomalous')
 			AND d.created_at <= $1 - c.reminder_every * 1000000
 			AND d.id = (SELECT MAX(l.id) FROM deliveries l WHERE l.channel_id = d.channel_id AND l.beet_id = d.beet_id)
@@ -296,7 +288,7 @@ func (db *DB) CreateSettled(ctx context.Context, now time.Time, quiet time.Durat
 			CASE WHEN b.status IN ('down', 'anomalous') THEN COALESCE((SELECT MAX(o.id) FROM flips o WHERE o.beet_id = b.id
 				AND o.to_status IN ('down', 'anomalous') AND o.from_status NOT IN ('down', 'anomalous')), f.incident_flip_id)
 			ELSE f.incident_flip_id END,
-			'`+eventSettled+`', 'pending', $1, $1
+			'`+beet.EventSettled+`', 'pending', $1, $1
 		FROM deliveries f
 		JOIN beets b ON b.id = f.beet_id
 		JOIN flips l ON l.id = (SELECT MAX(x.id) FROM flips x WHERE x.beet_id = f.beet_id)
@@ -306,7 +298,7 @@ func (db *DB) CreateSettled(ctx context.Context, now time.Time, quiet time.Durat
 			AND l.at <= $2
 			AND EXISTS (SELECT 1 FROM beet_channels bc WHERE bc.beet_id = f.beet_id AND bc.channel_id = f.channel_id)
 			AND NOT EXISTS (SELECT 1 FROM deliveries s WHERE s.channel_id = f.channel_id AND s.beet_id = f.beet_id AND s.id > f.id
-				AND (s.status = 'pending' OR (s.reminder = 0 AND (s.status <> 'suppressed' OR s.event = '`+eventSettled+`'))))
+				AND (s.status = 'pending' OR (s.reminder = 0 AND (s.status <> 'suppressed' OR s.event = '`+beet.EventSettled+`'))))
 		ON CONFLICT DO NOTHING`, toMicros(now), toMicros(now.Add(-quiet)), toMicros(now.Add(-7*24*time.Hour))))
 	if err != nil {
 		return 0, fmt.Errorf("create settled: %w", err)

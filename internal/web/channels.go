@@ -249,6 +249,10 @@ func eventWords(e string) string {
 		return "Anomaly alert"
 	case beet.EventUp:
 		return "Recovery"
+	case beet.EventPaused:
+		return "Paused while alerting"
+	case beet.EventSettled:
+		return "Settled after flapping"
 	}
 	return e
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/ingest"
 	"github.com/beethq/beet/internal/ratelimit"
+	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -22,7 +23,10 @@ type benchRig struct {
 }
 
 // newBenchRig makes 10,000 beets on a fresh store and an ingestion handler.
-func newBenchRig(b *testing.B, engine string) *benchRig {
+// newBenchRig: with detect, detection follows every commit, as in
+// `beet serve`, and every beet has had its first event (its flip to
+// learning) before the timer starts, so the benchmark is the steady state.
+func newBenchRig(b *testing.B, engine string, detect bool) *benchRig {
 	store := testdb.New(b, engine)
 	ctx := context.Background()
 	now := time.Now()
@@ -43,7 +47,24 @@ func newBenchRig(b *testing.B, engine string) *benchRig {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := ingest.NewWriter(store, spool, ingest.WriterOptions{})
+	var observe beet.Observer
+	if detect {
+		observe = service.New(store, service.Options{}).ObserveEvents
+		var first []beet.Event
+		for i := range 10000 {
+			var id beet.EventID
+			id[0], id[1], id[2] = 0xfe, byte(i>>8), byte(i)
+			first = append(first, beet.Event{ID: id, BeetID: int64(i + 1), ReceivedAt: now.Add(-time.Hour), Method: "GET"})
+		}
+		for len(first) > 0 {
+			n := min(len(first), 256)
+			if err := store.AddEvents(ctx, first[:n], observe); err != nil {
+				b.Fatal(err)
+			}
+			first = first[n:]
+		}
+	}
+	w := ingest.NewWriter(store, spool, ingest.WriterOptions{Observe: observe})
 	r.h = ingest.New(ingest.Options{Store: store, Limiter: ratelimit.NewMemory(ratelimit.MemoryOptions{}), Writer: w})
 	b.Cleanup(func() { w.Close(); r.h.Close(); spool.Close() })
 	return r
@@ -54,9 +75,12 @@ func newBenchRig(b *testing.B, engine string) *benchRig {
 //
 //	go test -run '^$' -bench Handler -cpu 2 ./internal/ingest
 func BenchmarkHandler(b *testing.B) {
-	for _, engine := range []string{"sqlite", "postgres"} {
-		b.Run(engine, func(b *testing.B) {
-			r := newBenchRig(b, engine)
+	for _, run := range []struct {
+		name, engine string
+		detect       bool
+	}{{"sqlite", "sqlite", false}, {"sqlite+detect", "sqlite", true}, {"postgres", "postgres", false}, {"postgres+detect", "postgres", true}} {
+		b.Run(run.name, func(b *testing.B) {
+			r := newBenchRig(b, run.engine, run.detect)
 			var next atomic.Int64
 			b.ReportAllocs()
 			b.SetParallelism(32) // many requests waiting on group commits, as under load

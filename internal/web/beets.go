@@ -330,42 +330,6 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 	return nil
 }
 
-func (h *Handler) pause(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if _, err := h.svc.Pause(r.Context(), p.session.AccountID, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, beetURL(id), http.StatusSeeOther)
-	return nil
-}
-
-func (h *Handler) resume(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if _, err := h.svc.Resume(r.Context(), p.session.AccountID, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, beetURL(id), http.StatusSeeOther)
-	return nil
-}
-
-func (h *Handler) deleteBeet(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteBeet(r.Context(), p.session.AccountID, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, "/", http.StatusSeeOther)
-	return nil
-}
-
 func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	if err := parseForm(w, r); err != nil {
 		return err

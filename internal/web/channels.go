@@ -389,18 +389,6 @@ func (h *Handler) confirmChannelDelete(w http.ResponseWriter, r *http.Request, p
 
 const channelDeleteMessage = "Alerts stop going to it at once, and its delivery log is deleted. This cannot be undone."
 
-func (h *Handler) deleteChannel(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteChannel(r.Context(), p.session.AccountID, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, "/account?done=channel-deleted#channels", http.StatusSeeOther)
-	return nil
-}
-
 // saveBeetChannels sets which of the account's channels the beet notifies:
 // the checked ones (none silences it). Another account's channel is not
 // found, as in the API.

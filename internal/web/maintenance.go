@@ -240,15 +240,3 @@ func (h *Handler) confirmWindowDelete(w http.ResponseWriter, r *http.Request, p 
 }
 
 const windowDeleteMessage = "Alerts during it are sent again from now on. This cannot be undone."
-
-func (h *Handler) deleteWindow(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteMaintenance(r.Context(), p.session.AccountID, id); err != nil {
-		return err
-	}
-	http.Redirect(w, r, "/account?done=window-deleted#maintenance", http.StatusSeeOther)
-	return nil
-}

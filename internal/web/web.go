@@ -174,9 +174,9 @@ func (h *Handler) routes() []route {
 		{"GET /beets/{id}/chart.json", true, h.chartData},
 		{"GET /beets/{id}/confirm/{action}", true, h.confirmPage},
 		{"POST /beets/{id}/rotate", true, h.rotate},
-		{"POST /beets/{id}/pause", true, h.pause},
-		{"POST /beets/{id}/resume", true, h.resume},
-		{"POST /beets/{id}/delete", true, h.deleteBeet},
+		{"POST /beets/{id}/pause", true, byID(dropBeet(h.svc.Pause), beetURL)},
+		{"POST /beets/{id}/resume", true, byID(dropBeet(h.svc.Resume), beetURL)},
+		{"POST /beets/{id}/delete", true, byID(h.svc.DeleteBeet, to("/"))},
 		{"POST /beets/{id}/settings", true, h.saveSettings},
 		{"POST /beets/{id}/detection", true, h.saveDetection},
 		{"POST /beets/{id}/channels", true, h.saveBeetChannels},
@@ -192,13 +192,41 @@ func (h *Handler) routes() []route {
 		{"GET /account/channels/{id}/confirm/delete", true, h.confirmChannelDelete},
 		{"POST /account/channels/{id}/test", true, h.testChannel},
 		{"POST /account/channels/{id}/settings", true, h.saveChannel},
-		{"POST /account/channels/{id}/delete", true, h.deleteChannel},
+		{"POST /account/channels/{id}/delete", true, byID(h.svc.DeleteChannel, to("/account?done=channel-deleted#channels"))},
 		{"GET /account/maintenance/new", true, h.newWindowForm},
 		{"POST /account/maintenance", true, h.createWindow},
 		{"GET /account/maintenance/{id}/confirm/delete", true, h.confirmWindowDelete},
-		{"POST /account/maintenance/{id}/delete", true, h.deleteWindow},
+		{"POST /account/maintenance/{id}/delete", true, byID(h.svc.DeleteMaintenance, to("/account?done=window-deleted#maintenance"))},
 	}
 }
+
+// byID serves a form that acts on the object named by the path's ID, in
+// the session's account (another account's object is not found, as in the
+// API), and then sends the browser to next(id).
+func byID(act func(ctx context.Context, accountID, id int64) error, next func(id int64) string) func(http.ResponseWriter, *http.Request, *reqCtx) error {
+	return func(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		if err := act(r.Context(), p.session.AccountID, id); err != nil {
+			return err
+		}
+		http.Redirect(w, r, next(id), http.StatusSeeOther)
+		return nil
+	}
+}
+
+// dropBeet adapts a service call that returns the changed beet to byID.
+func dropBeet(f func(ctx context.Context, accountID, id int64) (*beet.Beet, error)) func(context.Context, int64, int64) error {
+	return func(ctx context.Context, accountID, id int64) error {
+		_, err := f(ctx, accountID, id)
+		return err
+	}
+}
+
+// to is a fixed next page for byID.
+func to(url string) func(int64) string { return func(int64) string { return url } }
 
 // reqCtx is what a handler knows about the request beyond http.Request.
 type reqCtx struct {

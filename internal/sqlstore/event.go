@@ -206,7 +206,15 @@ type eventWrites struct {
 	insert *sql.Stmt         // a full chunk of events
 }
 
+// eventWriteStmts prepares them on the first call that succeeds and then
+// hands out the same set: every commit needs them, and building their SQL
+// text to look them up cost a commit more than it should.
 func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
+	db.eventsMu.Lock()
+	defer db.eventsMu.Unlock()
+	if db.events != nil {
+		return *db.events, nil
+	}
 	w := eventWrites{find: make(map[int]*sql.Stmt, len(idChunks))}
 	var err error
 	if db.d.name() != "postgres" {
@@ -219,8 +227,11 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 	if w.save, err = db.prepared(ctx, db.write, saveBeetSQL); err != nil {
 		return w, err
 	}
-	w.insert, err = db.prepared(ctx, db.write, insertEventsSQL(db.d.insertChunk()))
-	return w, err
+	if w.insert, err = db.prepared(ctx, db.write, insertEventsSQL(db.d.insertChunk())); err != nil {
+		return w, err
+	}
+	db.events = &w
+	return w, nil
 }
 
 // insertEvents writes the events of live sources with multi-row INSERTs of

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -36,6 +37,9 @@ type DB struct {
 	d     dialect
 	log   *slog.Logger
 	stmts stmtCache
+
+	eventsMu sync.Mutex
+	events   *eventWrites // AddEvents' statements, once all are prepared
 }
 
 var _ beet.Store = (*DB)(nil)

@@ -167,16 +167,22 @@ func crashRig(t *testing.T, engine string, beets int) (env []string, tokens []st
 	return env, tokens
 }
 
+// envValue is the last value env gives key, as a process would see it.
+func envValue(env []string, key string) string {
+	var v string
+	for _, e := range env {
+		if rest, ok := strings.CutPrefix(e, key+"="); ok {
+			v = rest
+		}
+	}
+	return v
+}
+
 // waitSpoolEmpty waits up to 60 s for the spool file named in env to be
 // empty (or absent).
 func waitSpoolEmpty(t *testing.T, env []string) {
 	t.Helper()
-	var path string
-	for _, e := range env {
-		if v, ok := strings.CutPrefix(e, "BEET_SPOOL_PATH="); ok {
-			path = v
-		}
-	}
+	path := envValue(env, "BEET_SPOOL_PATH")
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		fi, err := os.Stat(path)
 		if err != nil || fi.Size() == 0 {
@@ -191,13 +197,7 @@ func waitSpoolEmpty(t *testing.T, env []string) {
 // countEvents counts every event through a fresh server's store.
 func countEvents(t *testing.T, env []string) int64 {
 	t.Helper()
-	var dbURL string
-	for _, e := range env {
-		if v, ok := strings.CutPrefix(e, "BEET_DATABASE_URL="); ok {
-			dbURL = v
-		}
-	}
-	db := testdb.Open(t, dbURL)
+	db := testdb.Open(t, envValue(env, "BEET_DATABASE_URL"))
 	beets, _, err := db.FindBeets(context.Background(), beet.BeetFilter{Limit: beet.MaxPageLimit})
 	if err != nil {
 		t.Fatal(err)

@@ -258,18 +258,43 @@ func (s *Service) InMaintenance(ctx context.Context, beetID int64, t time.Time) 
 // for a one-off window, or within duration of the latest cron slot at or
 // before t, on the wall clock of its time zone.
 func Covers(w *beet.MaintenanceWindow, t time.Time) bool {
+	return parseWindow(w).covers(t)
+}
+
+// window is a maintenance window with its cron expression and zone parsed,
+// so checking it costs no parsing.
+type window struct {
+	w    *beet.MaintenanceWindow
+	cron *schedule.Cron // nil for a one-off window, or one that does not parse
+	loc  *time.Location
+}
+
+func parseWindow(w *beet.MaintenanceWindow) window {
+	pw := window{w: w}
 	if w.Cron == "" {
-		return w.Start != nil && w.End != nil && !t.Before(*w.Start) && t.Before(*w.End)
+		return pw
 	}
 	c, err := schedule.ParseCron(w.Cron)
 	if err != nil {
-		return false
+		return pw
 	}
 	loc, err := time.LoadLocation(w.Timezone)
 	if err != nil {
-		return false
+		return pw
 	}
-	slot := c.Prev(t, loc)
+	pw.cron, pw.loc = c, loc
+	return pw
+}
+
+func (pw window) covers(t time.Time) bool {
+	w := pw.w
+	if w.Cron == "" {
+		return w.Start != nil && w.End != nil && !t.Before(*w.Start) && t.Before(*w.End)
+	}
+	if pw.cron == nil {
+		return false // a window that does not parse covers nothing
+	}
+	slot := pw.cron.Prev(t, pw.loc)
 	return !slot.IsZero() && t.Before(slot.Add(w.Duration))
 }
 

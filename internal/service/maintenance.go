@@ -22,8 +22,8 @@ const (
 
 type maintenanceView struct {
 	mu       sync.RWMutex
-	byBeet   map[int64][]*beet.MaintenanceWindow // windows of one beet
-	byAcct   map[int64][]*beet.MaintenanceWindow // account-wide windows
+	byBeet   map[int64][]window // windows of one beet, parsed
+	byAcct   map[int64][]window // account-wide windows, parsed
 	loadedAt time.Time
 }
 
@@ -42,12 +42,12 @@ func (s *Service) refreshMaintenance(ctx context.Context, now time.Time, force b
 	if err != nil {
 		return err
 	}
-	byBeet, byAcct := map[int64][]*beet.MaintenanceWindow{}, map[int64][]*beet.MaintenanceWindow{}
+	byBeet, byAcct := map[int64][]window{}, map[int64][]window{}
 	for _, w := range ws {
 		if w.BeetID != 0 {
-			byBeet[w.BeetID] = append(byBeet[w.BeetID], w)
+			byBeet[w.BeetID] = append(byBeet[w.BeetID], parseWindow(w))
 		} else {
-			byAcct[w.AccountID] = append(byAcct[w.AccountID], w)
+			byAcct[w.AccountID] = append(byAcct[w.AccountID], parseWindow(w))
 		}
 	}
 	v.mu.Lock()
@@ -62,9 +62,9 @@ func (s *Service) inMaintenanceNow(b *beet.Beet, t time.Time) bool {
 	v := &s.maint
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	for _, ws := range [][]*beet.MaintenanceWindow{v.byBeet[b.ID], v.byAcct[b.AccountID]} {
+	for _, ws := range [][]window{v.byBeet[b.ID], v.byAcct[b.AccountID]} {
 		for _, w := range ws {
-			if Covers(w, t) {
+			if w.covers(t) {
 				return true
 			}
 		}

@@ -22,6 +22,15 @@
 //	BEET_ALLOW_PRIVATE_TARGETS --allow-private-targets false           let channels post to loopback, private and link-local addresses (self-hosted, alerting inside the network)
 //	BEET_SIGNUP            --signup             closed                  closed or open: whether anyone may create an account from the dashboard after the first-run setup
 //	BEET_TRUSTED_PROXIES   --trusted-proxies    (none)                  comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (for sign-in throttling)
+//	BEET_ROLE              --role               all                     all, ingest (HTTP: ingestion, API, dashboard) or worker (sweeper, clean-up, outbox)
+//	BEET_METRICS_LISTEN    --metrics-listen     127.0.0.1:9090          admin listener for /metrics (host:port, or off)
+//	BEET_METRICS_TOKEN     --metrics-token      (none)                  also serve /metrics on the public listener to requests bearing this token (16+ characters)
+//	BEET_SWEEP_INTERVAL    --sweep-interval     5s                      how often the sweeper looks for passed deadlines (100ms to 1m)
+//	BEET_DELIVERY_LEASE    --delivery-lease     2m                      how long a claimed notification is an instance's own before another may retry it (1s to 1h)
+//	BEET_CONFIG            --config             (none)                  a settings file (TOML or YAML, flat, the same names); see file.go
+//
+// Precedence: flag, then environment variable, then the settings file, then
+// the default.
 //
 // Every bad setting gives one error that names its variable and flag; all of
 // them are reported together, on one line, so an operator fixes them in one go.
@@ -78,6 +87,17 @@ type Config struct {
 	// TrustedProxies lists the reverse proxies (addresses or CIDRs, comma
 	// separated) whose X-Forwarded-For names the client; see ParseProxies.
 	TrustedProxies string
+	// Role says what this instance runs: RoleAll, RoleIngest or RoleWorker.
+	Role string
+	// MetricsListen is the admin listener serving /metrics; "off" disables it.
+	MetricsListen string
+	// MetricsToken, when set, also serves /metrics on the public listener
+	// to requests with "Authorization: Bearer <token>".
+	MetricsToken string
+	// SweepInterval is how often the deadline sweeper runs.
+	SweepInterval time.Duration
+	// DeliveryLease is how long a claimed delivery stays with its instance.
+	DeliveryLease time.Duration
 }
 
 // Limits checked by Validate.
@@ -101,6 +121,10 @@ func Default() Config {
 		CleanupBatch:    1000,
 		ShutdownTimeout: 15 * time.Second,
 		IngestBatch:     256,
+		Role:            RoleAll,
+		MetricsListen:   DefaultMetricsListen,
+		SweepInterval:   5 * time.Second,
+		DeliveryLease:   2 * time.Minute,
 	}
 }
 
@@ -369,39 +393,88 @@ func (v *flagValue) Set(s string) error { v.s, v.set = s, true; return nil }
 type Flags struct {
 	getenv func(string) string
 	values []*flagValue
+	file   *flagValue // --config
 }
 
-// Bind registers a flag for every setting on fs. getenv is os.Getenv in
-// production and a map lookup in tests.
+// Bind registers a flag for every setting on fs, and --config for a
+// settings file. getenv is os.Getenv in production and a map lookup in
+// tests.
 func Bind(fs *flag.FlagSet, getenv func(string) string) *Flags {
-	f := &Flags{getenv: getenv}
+	f := &Flags{getenv: getenv, file: &flagValue{}}
 	for _, s := range settings {
 		v := &flagValue{s: s.def}
 		f.values = append(f.values, v)
 		usage := s.usage + " [$" + s.env + "]"
 		fs.Var(v, s.flag, usage)
 	}
+	fs.Var(f.file, "config", "settings file, TOML (KEY = \"value\") or YAML (KEY: value), with the BEET_* names [$BEET_CONFIG]")
 	return f
 }
 
-// Config resolves each setting (flag, else variable, else default), parses
-// and validates it, and returns the Config or Errors with one entry per bad
-// setting. Call it after fs.Parse.
-func (f *Flags) Config() (Config, error) {
-	var c Config
-	var errs Errors
-	raws := make([]string, len(settings))
-	bad := make([]bool, len(settings))
+// Source says where a setting's value came from.
+type Source string
+
+// Sources, from strongest to weakest.
+const (
+	FromFlag    Source = "flag"
+	FromEnv     Source = "env"
+	FromFile    Source = "file"
+	FromDefault Source = "default"
+)
+
+// resolved is one setting's raw text and where it came from.
+type resolved struct {
+	raw    string
+	source Source
+}
+
+// resolve picks each setting's text: flag, else variable, else the
+// settings file, else the default.
+func (f *Flags) resolve() ([]resolved, error) {
+	file, err := f.readFile()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]resolved, len(settings))
 	for i, s := range settings {
-		raws[i] = s.def
+		out[i] = resolved{s.def, FromDefault}
+		if v, ok := file[s.env]; ok {
+			out[i] = resolved{v, FromFile}
+		}
 		if env := f.getenv(s.env); env != "" {
-			raws[i] = env
+			out[i] = resolved{env, FromEnv}
 		}
 		if f.values[i].set {
-			raws[i] = f.values[i].s
+			out[i] = resolved{f.values[i].s, FromFlag}
 		}
-		if err := s.parse(&c, raws[i]); err != nil {
-			errs = append(errs, newSettingError(s, raws[i], err))
+	}
+	return out, nil
+}
+
+// Config resolves each setting (flag, else variable, else file, else
+// default), parses and validates it, and returns the Config or Errors with
+// one entry per bad setting. Call it after fs.Parse.
+func (f *Flags) Config() (Config, error) {
+	res, err := f.resolve()
+	if err != nil {
+		return Config{}, err
+	}
+	c, errs := build(res)
+	if len(errs) > 0 {
+		return Config{}, errs
+	}
+	return c, nil
+}
+
+// build parses and checks the resolved texts; errs has one entry per bad
+// setting, in table order.
+func build(res []resolved) (Config, Errors) {
+	var c Config
+	var errs Errors
+	bad := make([]bool, len(settings))
+	for i, s := range settings {
+		if err := s.parse(&c, res[i].raw); err != nil {
+			errs = append(errs, newSettingError(s, res[i].raw, err))
 			bad[i] = true
 		}
 	}
@@ -420,13 +493,10 @@ func (f *Flags) Config() (Config, error) {
 			continue
 		}
 		if err := s.check(c); err != nil {
-			errs = append(errs, newSettingError(s, raws[i], err))
+			errs = append(errs, newSettingError(s, res[i].raw, err))
 		}
 	}
-	if len(errs) > 0 {
-		return Config{}, errs
-	}
-	return c, nil
+	return c, errs
 }
 
 func settingIndex(env string) int {

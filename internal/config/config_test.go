@@ -58,6 +58,7 @@ func TestLoad(t *testing.T) {
 					BaseURL: "https://beet.example.com", LogLevel: slog.LevelDebug, LogFormat: "json",
 					CleanupInterval: time.Hour, CleanupBatch: 10000, ShutdownTimeout: 30 * time.Second,
 					RedisURL: "redis://127.0.0.1:6379/2", SpoolPath: "/var/lib/beet/spool", IngestBatch: 500, IngestWait: 2 * time.Millisecond,
+					Role: "all", MetricsListen: config.DefaultMetricsListen, SweepInterval: 5 * time.Second, DeliveryLease: 2 * time.Minute,
 				}
 				if c != want {
 					t.Fatalf("got %+v, want %+v", c, want)

@@ -54,7 +54,7 @@ func startServe(t *testing.T, env []string) *process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--cleanup-interval", "0")
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--cleanup-interval", "0", "--metrics-listen", "off")
 	cmd.Env = append(os.Environ(), env...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -46,6 +46,7 @@ var commands = []command{
 	{"apikeys revoke", "--id N", "revoke an API key", apikeysRevokeCmd},
 	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
 	{"backtest", "[--mode auto|period|cron] [--period D --grace D] [--cron EXPR --timezone TZ] [--until RFC3339] < events.csv", "replay past events through the detector; print its flips", backtestCmd},
+	{"config check", "[config flags] [--config FILE]", "print the effective settings (secrets masked); exit 1 if one is invalid", configCheckCmd},
 	{"version", "", "print the version", versionCmd},
 }
 
@@ -186,6 +187,7 @@ func (c *cli) config(f *config.Flags) (config.Config, error) {
 	if err != nil {
 		return cfg, &usageError{msg: err.Error(), bare: true}
 	}
+	c.warnUnknown(cfg)
 	return cfg, nil
 }
 

@@ -17,7 +17,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/beethq/beet/internal/api"
 	"github.com/beethq/beet/internal/config"
@@ -42,6 +41,7 @@ type App struct {
 	now     func() time.Time
 	backend *Backend
 	server  *server.Server
+	admin   *server.Server // metrics listener; nil when off
 	writer  *ingest.Writer
 	reg     *prometheus.Registry
 
@@ -76,8 +76,13 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	if err := a.lock(cfg); err != nil {
+		a.Stop(ctx)
+		return nil, err
+	}
 	b, err := OpenBackend(ctx, cfg, Options{Log: a.log, Now: a.now})
 	if err != nil {
+		a.Stop(ctx)
 		return nil, err
 	}
 	a.backend = b
@@ -86,27 +91,30 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	reg := prometheus.NewRegistry()
 	a.reg = reg
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	ih, err := a.startIngest(cfg, reg)
-	if err != nil {
-		a.Stop(ctx)
-		return nil, err
-	}
+	a.registerStoreMetrics(reg)
 
 	mux := http.NewServeMux()
-	ih.Register(mux)
-	api.New(b.Service, a.log.With("component", "api")).Register(mux)
 	server.RegisterHealth(mux, b.Store, a.log.With("component", "health"))
-	if err := a.mountWeb(mux); err != nil {
-		a.Stop(ctx)
-		return nil, err
+	if cfg.RunsHTTP() {
+		ih, err := a.startIngest(cfg, reg)
+		if err != nil {
+			a.Stop(ctx)
+			return nil, err
+		}
+		ih.Register(mux)
+		api.New(b.Service, a.log.With("component", "api")).Register(mux)
+		if err := a.mountWeb(mux); err != nil {
+			a.Stop(ctx)
+			return nil, err
+		}
 	}
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	a.server = server.New(mux, a.log.With("component", "http"))
+	a.mountMetrics(mux)
+	a.server = server.New(a.instrumentHTTP(reg, mux), a.log.With("component", "http"))
 	return a, nil
 }
 
-// Start binds the listener and starts the background jobs. On error, call
-// Stop to release what New opened.
+// Start binds the listeners and starts the background jobs the role runs.
+// On error, call Stop to release what New opened.
 func (a *App) Start(ctx context.Context) error {
 	if err := a.startNotify(); err != nil {
 		return err
@@ -115,10 +123,19 @@ func (a *App) Start(ctx context.Context) error {
 		return err
 	}
 	a.onStop("http", a.server.Shutdown)
+	if err := a.startAdmin(); err != nil {
+		return err
+	}
 	a.log.Info("listening", "addr", a.server.Addr().String(), "url", a.server.URL(),
-		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine())
+		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine(), "role", a.cfg.Role)
 
-	a.announceSetup(ctx)
+	if a.cfg.RunsHTTP() {
+		a.announceSetup(ctx)
+	}
+	if !a.cfg.RunsJobs() {
+		a.log.Info("role ingest: the sweeper, clean-up and outbox run on worker instances")
+		return nil
+	}
 	a.startSweeper()
 	if a.cfg.CleanupInterval > 0 {
 		r := &jobs.Retention{

@@ -24,6 +24,7 @@ func testConfig(t *testing.T) config.Config {
 	cfg.Listen = "127.0.0.1:0"
 	cfg.CleanupInterval = 0
 	cfg.ShutdownTimeout = 5 * time.Second
+	cfg.MetricsListen = "127.0.0.1:0"
 	return cfg
 }
 

@@ -10,23 +10,25 @@ import (
 // that stores them; the sweep lag covers an event between its receipt and
 // the writer taking it. Deadlines are minutes apart at the least (periods
 // are at least 60 s), so a few seconds of lag cost no speed that matters.
-const (
-	sweepEvery = 5 * time.Second
-	sweepLag   = 2 * time.Second
-)
+const sweepLag = 2 * time.Second
 
 // startSweeper runs the deadline sweeper. It sweeps only deadlines before
 // the oldest event the writer is still committing, and holds while the
-// spool has events (their times are not known until replay).
+// spool has events (their times are not known until replay). A worker-only
+// instance has no writer of its own: it keeps the fixed lag, which covers
+// the other instances' commit groups (milliseconds each).
 func (a *App) startSweeper() {
 	s := &jobs.Sweeper{
-		Sweeper:   a.backend.Service,
-		Ready:     func() bool { return !a.writer.Spooling() },
-		Watermark: a.writer.CommittedBefore,
-		Every:     sweepEvery,
-		Lag:       sweepLag,
-		Now:       a.now,
-		Log:       a.log.With("component", "sweeper"),
+		Sweeper: a.backend.Service,
+		Every:   a.cfg.SweepInterval,
+		Lag:     sweepLag,
+		Now:     a.now,
+		Log:     a.log.With("component", "sweeper"),
+		Observe: a.observeSweep(),
+	}
+	if a.writer != nil {
+		s.Ready = func() bool { return !a.writer.Spooling() }
+		s.Watermark = a.writer.CommittedBefore
 	}
 	a.goJob("sweeper", s.Run)
 }

@@ -61,11 +61,13 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	log := a.log.With("component", "ingest")
 	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
 		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Observe: a.backend.Service.ObserveEvents,
+		OnCommit: observeCommits(reg),
 	})
 	a.writer = w
 	a.onStop("writer", func(context.Context) error { w.Close(); return nil })
 	registerWriterMetrics(reg, w)
-	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log})
+	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log,
+		Count: countOutcomes(reg)})
 	a.onStop("ingest", func(context.Context) error { h.Close(); return nil })
 	a.log.Debug("ingestion ready", "spool", path)
 	return h, nil

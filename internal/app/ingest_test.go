@@ -94,7 +94,7 @@ func TestIngestEndToEnd(t *testing.T) {
 			t.Fatalf("the rotated token still records: %s", body)
 		}
 
-		res, err := http.Get(a.URL() + "/metrics")
+		res, err := http.Get(a.AdminURL() + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,8 @@ import (
 
 // startNotify connects the service to the delivery side (channel URL
 // checks, email on or off, test messages sent at once) and starts the
-// outbox worker. Every instance runs one; claims keep them apart.
+// outbox worker. Every instance whose role runs jobs runs one; claims keep
+// them apart. An ingest-only instance still sends test messages at once.
 func (a *App) startNotify() error {
 	var smtp *notify.SMTPConfig
 	if a.cfg.SMTPURL != "" {
@@ -32,6 +33,7 @@ func (a *App) startNotify() error {
 		BaseURL:     a.cfg.BaseURL,
 		Now:         a.now,
 		Log:         a.log.With("component", "notify"),
+		Lease:       a.cfg.DeliveryLease,
 	}
 	sent := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "beet_notify_deliveries_total",
@@ -57,6 +59,8 @@ func (a *App) startNotify() error {
 	if allow {
 		a.log.Warn("channels may post to private addresses (BEET_ALLOW_PRIVATE_TARGETS=true)")
 	}
-	a.goJob("notify", w.Run)
+	if a.cfg.RunsJobs() {
+		a.goJob("notify", w.Run)
+	}
 	return nil
 }

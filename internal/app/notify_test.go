@@ -247,7 +247,7 @@ func TestNotificationsLive(t *testing.T) {
 				t.Errorf("suppressed row says %q", log.Deliveries[0].Error)
 			}
 		}
-		res, err := http.Get(a.URL() + "/metrics")
+		res, err := http.Get(a.AdminURL() + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,23 @@ type Options struct {
 	Writer  *Writer
 	Now     func() time.Time
 	Log     *slog.Logger
+	// Count, if set, is told the outcome of every GET or POST (metrics).
+	Count func(Outcome)
 }
+
+// Outcome is what became of one ingestion request.
+type Outcome string
+
+// Outcomes. BadBody is an event recorded without its value (CONTRACT §1):
+// events recorded = Recorded + BadBody.
+const (
+	OutcomeRecorded       Outcome = "recorded"
+	OutcomeBadBody        Outcome = "bad_body"
+	OutcomeLimited        Outcome = "limited"
+	OutcomeUnknownToken   Outcome = "unknown_token"
+	OutcomeMalformedToken Outcome = "malformed_token"
+	OutcomeBot            Outcome = "bot"
+)
 
 // Handler serves GET|POST {base}/api/v1/beet/{token} as CONTRACT §1 pins
 // it: every answer is the transparent GIF (or an empty 204 for a CORS
@@ -44,6 +60,7 @@ type Handler struct {
 	log      *slog.Logger
 	problems *problemRecorder
 	tokens   *tokenCache
+	count    func(Outcome)
 }
 
 // New returns the ingestion handler.
@@ -57,7 +74,10 @@ func New(o Options) *Handler {
 	log := o.Log.With("component", "ingest")
 	h := &Handler{
 		store: o.Store, limiter: o.Limiter, writer: o.Writer, now: o.Now, log: log,
-		tokens: newTokenCache(tokenCacheSize, tokenCacheTTL),
+		tokens: newTokenCache(tokenCacheSize, tokenCacheTTL), count: o.Count,
+	}
+	if h.count == nil {
+		h.count = func(Outcome) {}
 	}
 	h.problems = newProblemRecorder(o.Store, h.resolve, log)
 	return h
@@ -122,6 +142,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	token := strings.TrimPrefix(r.URL.Path, Prefix)
 	if !beet.ValidTokenShape(token) {
+		h.count(OutcomeMalformedToken)
 		writeGIF(w, http.StatusOK, true) // cannot be a token: no limiter, no database
 		return
 	}
@@ -129,6 +150,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 
 	if allowed, retry, err := h.limiter.Allow(ctx, token, now); err == nil && !allowed {
+		h.count(OutcomeLimited)
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil(retry.Seconds())))))
 		h.problems.note(problemKey{token: token, kind: beet.ProblemRateLimited}, now,
 			"more than 60 requests within 10 s; the excess got 429 and was not recorded")
@@ -143,6 +165,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// token and replay resolves it.
 		h.log.Debug("beet lookup failed; spooling by token", "token", beet.Redact(token), "err", err)
 	case ent.beetID == 0:
+		h.count(OutcomeUnknownToken)
 		writeGIF(w, http.StatusOK, true) // unknown token
 		return
 	}
@@ -153,6 +176,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
 				"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
 		}
+		h.count(OutcomeBot)
 		writeGIF(w, http.StatusOK, true)
 		return
 	}
@@ -172,11 +196,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
 	}
 	if pb.problem != "" {
+		h.count(OutcomeBadBody)
 		key := problemKey{beetID: ent.beetID, kind: pb.problem}
 		if ent.beetID == 0 {
 			key.token = token
 		}
 		h.problems.note(key, now, pb.detail)
+	} else {
+		h.count(OutcomeRecorded)
 	}
 	writeGIF(w, http.StatusOK, true)
 }

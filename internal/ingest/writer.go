@@ -30,6 +30,10 @@ type WriterOptions struct {
 	// transaction that stores it, directly or by replay (beet.Observer), so
 	// detection follows every committed event at no commit of its own.
 	Observe beet.Observer
+	// OnCommit, if set, is told each group the writer tried to commit to
+	// the database: its size, how long the commit took, and whether it
+	// succeeded (metrics).
+	OnCommit func(events int, took time.Duration, ok bool)
 }
 
 // ErrWriterClosed is returned by Write after Close.
@@ -150,6 +154,9 @@ func (w *Writer) Close() {
 // Spooling reports whether events are waiting in the spool.
 func (w *Writer) Spooling() bool { return w.spool.Size() > 0 }
 
+// SpoolBytes is the size of the events waiting in the spool (metrics).
+func (w *Writer) SpoolBytes() int64 { return w.spool.Size() }
+
 // CommittedBefore is the instant before which every event handed to the
 // writer is committed: the receipt time of the oldest event in the commit
 // under way, or now when none is. Deadline sweeps stay behind it so our
@@ -247,8 +254,12 @@ func (w *Writer) commit(batch []*writeReq) {
 		}
 		w.inFlight.Store(max(oldest.UnixMicro(), 1))
 		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
+		start := time.Now()
 		err := w.store.AddEvents(ctx, events, w.opt.Observe)
 		cancel()
+		if w.opt.OnCommit != nil {
+			w.opt.OnCommit(len(events), time.Since(start), err == nil)
+		}
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
 			answer(batch, nil)

@@ -27,6 +27,9 @@ type Sweeper struct {
 	Batch     int
 	Now       func() time.Time // nil means time.Now
 	Log       *slog.Logger     // nil discards
+	// Observe, if set, is told each pass that ran: beets flipped, how long
+	// it took, and its error (metrics).
+	Observe func(flipped int, took time.Duration, err error)
 }
 
 // Run calls Once every s.Every until ctx ends.
@@ -37,13 +40,23 @@ func (s *Sweeper) Run(ctx context.Context) {
 // Once sweeps every due beet, a batch at a time, and returns how many
 // flipped. It does nothing while the ingestion path is not caught up.
 func (s *Sweeper) Once(ctx context.Context) (int, error) {
+	start := time.Now()
+	n, ran, err := s.once(ctx)
+	if ran && s.Observe != nil {
+		s.Observe(n, time.Since(start), err)
+	}
+	return n, err
+}
+
+// once is Once; ran is false when the pass was held.
+func (s *Sweeper) once(ctx context.Context) (int, bool, error) {
 	log := s.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if s.Ready != nil && !s.Ready() {
 		log.DebugContext(ctx, "sweep held: ingestion is catching up")
-		return 0, nil
+		return 0, false, nil
 	}
 	now := time.Now()
 	if s.Now != nil {
@@ -61,7 +74,7 @@ func (s *Sweeper) Once(ctx context.Context) (int, error) {
 		total += n
 		if err != nil {
 			log.ErrorContext(ctx, "sweep failed", "err", err, "flipped", total)
-			return total, err
+			return total, true, err
 		}
 		// Every examined beet was flipped or had its deadline moved, so a
 		// full batch may have more due behind it; a short one was the last.
@@ -69,10 +82,10 @@ func (s *Sweeper) Once(ctx context.Context) (int, error) {
 			if total > 0 {
 				log.InfoContext(ctx, "sweep", "flipped", total)
 			}
-			return total, nil
+			return total, true, nil
 		}
 	}
-	return total, nil
+	return total, true, nil
 }
 
 const maxBatchesPerSweep = 100

@@ -1,53 +1,87 @@
-// Package version reports which build of Beet is running. Release builds set
-// the values with the linker:
+// Package version reports which build of Beet is running, from what the Go
+// toolchain records in the binary (runtime/debug.ReadBuildInfo): the module
+// version (set by `go install …@v1.2.0`), the VCS revision and commit time
+// (set by `go build` inside a git checkout), and whether the tree had
+// uncommitted changes. Release builds may override each with the linker:
 //
-//	go build -ldflags "-X github.com/beethq/beet/internal/version.Version=1.2.0 \
-//	  -X github.com/beethq/beet/internal/version.Commit=$(git rev-parse --short HEAD)" ./cmd/beet
+//	go build -ldflags "-X github.com/beethq/beet/internal/version.Version=v1.2.0 \
+//	  -X github.com/beethq/beet/internal/version.Commit=$(git rev-parse HEAD) \
+//	  -X github.com/beethq/beet/internal/version.Date=$(date -u +%Y-%m-%dT%H:%M:%SZ)" ./cmd/beet
 package version
 
-import "runtime/debug"
+import (
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
 
-// Version and Commit are set with -ldflags -X; they stay "dev" and "" in a
-// plain go build, where Commit falls back to the VCS stamp Go records.
+// Set with -ldflags -X by release builds; empty means "ask the build info".
+// Version stays "dev" in a plain build of a checkout, whose module version
+// is "(devel)".
 var (
 	Version = "dev"
 	Commit  = ""
+	Date    = ""
 )
 
-// String returns "dev (commit abc1234)" or just the version when the commit
-// is unknown.
-func String() string {
-	c := commit()
-	if c == "" {
-		return Version
-	}
-	return Version + " (commit " + c + ")"
+// Info is the build's identity.
+type Info struct {
+	Version   string // v1.2.0, or dev
+	Revision  string // full VCS commit hash, or ""
+	Time      string // commit time, RFC 3339, or ""
+	Modified  bool   // built from a tree with uncommitted changes
+	GoVersion string
 }
 
-func commit() string {
-	if Commit != "" {
-		return Commit
-	}
-	info, ok := debug.ReadBuildInfo()
+// Get returns the build's identity: ldflags first, then the build info.
+var Get = sync.OnceValue(func() Info {
+	info := Info{Version: Version, Revision: Commit, Time: Date, GoVersion: runtime.Version()}
+	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return ""
+		return info
 	}
-	var rev, dirty string
-	for _, s := range info.Settings {
+	if info.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		info.Version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
+			if info.Revision == "" {
+				info.Revision = s.Value
 			}
+		case "vcs.time":
+			if info.Time == "" {
+				info.Time = s.Value
+			}
+		case "vcs.modified":
+			info.Modified = s.Value == "true" && Commit == ""
 		}
 	}
-	if len(rev) > 12 {
-		rev = rev[:12]
+	return info
+})
+
+// String returns "v1.2.0 (commit 0123456789ab, 2026-11-25T12:00:00Z)", with
+// "-dirty" after a commit built with uncommitted changes, or just the
+// version when nothing else is known.
+func String() string {
+	i := Get()
+	var extra []string
+	if i.Revision != "" {
+		rev := i.Revision
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if i.Modified {
+			rev += "-dirty"
+		}
+		extra = append(extra, "commit "+rev)
 	}
-	if rev == "" {
-		return ""
+	if i.Time != "" {
+		extra = append(extra, i.Time)
 	}
-	return rev + dirty
+	if len(extra) == 0 {
+		return i.Version
+	}
+	return i.Version + " (" + strings.Join(extra, ", ") + ")"
 }

@@ -1,0 +1,305 @@
+package app
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/ingest"
+	"github.com/beethq/beet/internal/server"
+	"github.com/beethq/beet/internal/sqlstore"
+	"github.com/beethq/beet/internal/version"
+)
+
+// Metrics. /metrics is served on the admin listener (BEET_METRICS_LISTEN,
+// loopback by default) and, only with BEET_METRICS_TOKEN, on the public
+// listener to requests bearing that token. docs/OPERATIONS.md lists every
+// series with what to watch.
+
+// storeStatsEvery bounds how often a scrape queries the database for the
+// queue gauges: several Prometheus servers scraping every few seconds cost
+// one set of queries per interval.
+const storeStatsEvery = 10 * time.Second
+
+// instrumentHTTP records beet_http_request_duration_seconds by route
+// pattern (as registered on the mux, so a token or ID in the path never
+// becomes a label) and status class.
+func (a *App) instrumentHTTP(reg prometheus.Registerer, next http.Handler) http.Handler {
+	dur := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "beet_http_request_duration_seconds",
+		Help:    "HTTP request latency by route pattern and status class (2xx, 3xx, 4xx, 5xx).",
+		Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
+	}, []string{"route", "code"})
+	reg.MustRegister(dur)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		route := r.Pattern // set by the mux on this request
+		if route == "" {
+			route = "unmatched"
+		}
+		dur.WithLabelValues(route, codeClass(rec.status)).Observe(time.Since(start).Seconds())
+	})
+}
+
+func codeClass(status int) string {
+	if status == 0 {
+		status = http.StatusOK
+	}
+	return strconv.Itoa(status/100) + "xx"
+}
+
+// statusRecorder notes the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 && code >= 200 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// countOutcomes counts ingestion requests by outcome. Each outcome's
+// counter is looked up once, so the hot path only adds.
+func countOutcomes(reg prometheus.Registerer) func(ingest.Outcome) {
+	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "beet_ingest_requests_total",
+		Help: "Ingestion GET/POST requests by outcome: recorded, bad_body (recorded without its value), limited, unknown_token, malformed_token, bot.",
+	}, []string{"outcome"})
+	reg.MustRegister(vec)
+	counters := map[ingest.Outcome]prometheus.Counter{}
+	for _, o := range []ingest.Outcome{ingest.OutcomeRecorded, ingest.OutcomeBadBody, ingest.OutcomeLimited,
+		ingest.OutcomeUnknownToken, ingest.OutcomeMalformedToken, ingest.OutcomeBot} {
+		counters[o] = vec.WithLabelValues(string(o)) // every series exists from the start, at 0
+	}
+	return func(o ingest.Outcome) {
+		if c, ok := counters[o]; ok {
+			c.Inc()
+		} else {
+			vec.WithLabelValues(string(o)).Inc()
+		}
+	}
+}
+
+// observeCommits records the writer's group commits: events per group and
+// commit latency, by result (ok, or failed and spooled).
+func observeCommits(reg prometheus.Registerer) func(int, time.Duration, bool) {
+	size := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "beet_ingest_batch_events",
+		Help:    "Events per group commit of the ingestion writer.",
+		Buckets: prometheus.ExponentialBuckets(1, 2, 14), // 1 … 8192
+	})
+	took := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "beet_ingest_commit_seconds",
+		Help:    "Latency of the ingestion writer's database commits, by result (ok, failed: the group went to the spool).",
+		Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5},
+	}, []string{"result"})
+	reg.MustRegister(size, took)
+	ok, failed := took.WithLabelValues("ok"), took.WithLabelValues("failed")
+	return func(n int, d time.Duration, success bool) {
+		size.Observe(float64(n))
+		if success {
+			ok.Observe(d.Seconds())
+		} else {
+			failed.Observe(d.Seconds())
+		}
+	}
+}
+
+// observeSweep records the sweeper's passes.
+func (a *App) observeSweep() func(int, time.Duration, error) {
+	took := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "beet_sweep_seconds",
+		Help:    "Duration of the deadline sweeper's passes on this instance.",
+		Buckets: []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30},
+	})
+	flips := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "beet_sweep_flips_total", Help: "Beets the sweeper on this instance flipped (silences, drops).",
+	})
+	failures := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "beet_sweep_failures_total", Help: "Sweeper passes on this instance that failed (the next pass retries).",
+	})
+	a.reg.MustRegister(took, flips, failures)
+	return func(n int, d time.Duration, err error) {
+		took.Observe(d.Seconds())
+		flips.Add(float64(n))
+		if err != nil {
+			failures.Inc()
+		}
+	}
+}
+
+// registerStoreMetrics adds the gauges read from the database (cached for
+// storeStatsEvery), the connection pools, the spool and the build.
+func (a *App) registerStoreMetrics(reg prometheus.Registerer) {
+	reg.MustRegister(&storeCollector{app: a})
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "beet_build_info", Help: "Always 1; the labels say which build runs and in which role.",
+	}, []string{"version", "revision", "goversion", "role"})
+	info := version.Get()
+	build.WithLabelValues(info.Version, info.Revision, info.GoVersion, a.cfg.Role).Set(1)
+	reg.MustRegister(build)
+}
+
+var (
+	descBeets = prometheus.NewDesc("beet_beets", "Beets by status (the whole database; every instance reports the same: aggregate with max).", []string{"status"}, nil)
+	descDue   = prometheus.NewDesc("beet_due_beets", "Beets whose deadline has passed and which the sweeper has not handled yet.", nil, nil)
+	descLag   = prometheus.NewDesc("beet_sweep_lag_seconds", "How long the oldest passed deadline has waited for the sweeper (0 when none).", nil, nil)
+	descOut   = prometheus.NewDesc("beet_outbox_pending", "Notifications waiting to be sent, due now or retrying later.", nil, nil)
+	descOLag  = prometheus.NewDesc("beet_outbox_lag_seconds", "How long the oldest due notification has waited (0 when none).", nil, nil)
+	descStale = prometheus.NewDesc("beet_store_stats_age_seconds", "Age of the database counts above (they are cached; a large value means the queries fail).", nil, nil)
+	descConns = prometheus.NewDesc("beet_db_connections", "Database connections by pool and state (in_use, idle).", []string{"pool", "state"}, nil)
+	descMax   = prometheus.NewDesc("beet_db_max_open_connections", "Most connections the pool opens.", []string{"pool"}, nil)
+	descWaits = prometheus.NewDesc("beet_db_wait_total", "Times a query waited for a free connection.", []string{"pool"}, nil)
+	descWaitS = prometheus.NewDesc("beet_db_wait_seconds_total", "Time spent waiting for a free connection.", []string{"pool"}, nil)
+	descSpool = prometheus.NewDesc("beet_ingest_spool_bytes", "Bytes of events in the ingestion spool, waiting for the database.", nil, nil)
+)
+
+// storeCollector reads the queue gauges from the database when a scrape
+// comes and the last read is older than storeStatsEvery.
+type storeCollector struct {
+	app *App
+
+	mu   sync.Mutex
+	last *sqlstore.OpsStats
+	at   time.Time
+}
+
+func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descBeets, descDue, descLag, descOut, descOLag, descStale, descConns, descMax, descWaits, descWaitS, descSpool} {
+		ch <- d
+	}
+}
+
+func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
+	a := c.app
+	now := a.now()
+	if st, at := c.stats(now); st != nil {
+		for status, n := range st.Beets {
+			ch <- prometheus.MustNewConstMetric(descBeets, prometheus.GaugeValue, float64(n), status)
+		}
+		ch <- prometheus.MustNewConstMetric(descDue, prometheus.GaugeValue, float64(st.Due))
+		ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, ageSeconds(at, st.OldestDue))
+		ch <- prometheus.MustNewConstMetric(descOut, prometheus.GaugeValue, float64(st.Pending))
+		ch <- prometheus.MustNewConstMetric(descOLag, prometheus.GaugeValue, ageSeconds(at, st.OldestPending))
+		ch <- prometheus.MustNewConstMetric(descStale, prometheus.GaugeValue, now.Sub(at).Seconds())
+	}
+	for pool, s := range a.backend.Store.PoolStats() {
+		ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(s.InUse), pool, "in_use")
+		ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(s.Idle), pool, "idle")
+		ch <- prometheus.MustNewConstMetric(descMax, prometheus.GaugeValue, float64(s.MaxOpenConnections), pool)
+		ch <- prometheus.MustNewConstMetric(descWaits, prometheus.CounterValue, float64(s.WaitCount), pool)
+		ch <- prometheus.MustNewConstMetric(descWaitS, prometheus.CounterValue, s.WaitDuration.Seconds(), pool)
+	}
+	if a.writer != nil {
+		ch <- prometheus.MustNewConstMetric(descSpool, prometheus.GaugeValue, float64(a.writer.SpoolBytes()))
+	}
+}
+
+// stats returns the cached counts, refreshed when stale; nil until the
+// first read succeeds.
+func (c *storeCollector) stats(now time.Time) (*sqlstore.OpsStats, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last != nil && now.Sub(c.at) < storeStatsEvery && !now.Before(c.at) {
+		return c.last, c.at
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	st, err := c.app.backend.Store.OpsStats(ctx, now)
+	if err != nil {
+		c.app.log.Warn("metrics: reading the queue counts failed", "err", err)
+		return c.last, c.at
+	}
+	c.last, c.at = st, now
+	return st, now
+}
+
+func ageSeconds(now, since time.Time) float64 {
+	if since.IsZero() || since.After(now) {
+		return 0
+	}
+	return now.Sub(since).Seconds()
+}
+
+// metricsHandler serves the registry.
+func (a *App) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{ErrorLog: nil})
+}
+
+// mountMetrics serves /metrics on the public listener only when a token is
+// set, and only to requests that present it.
+func (a *App) mountMetrics(mux *http.ServeMux) {
+	token := a.cfg.MetricsToken
+	if token == "" {
+		return
+	}
+	h := a.metricsHandler()
+	want := []byte("Bearer " + token)
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+			http.Error(w, "metrics need the bearer token (BEET_METRICS_TOKEN)", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// startAdmin opens the admin listener: /metrics, /healthz and /readyz. A
+// taken default port is a warning, not a failure: two instances on one
+// host (an ingest and a worker) would otherwise need a setting each just
+// to start; a port the operator chose must bind.
+func (a *App) startAdmin() error {
+	addr := a.cfg.MetricsListen
+	if addr == "off" {
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", a.metricsHandler())
+	server.RegisterHealth(mux, a.backend.Store, a.log.With("component", "health"))
+	s := server.New(mux, a.log.With("component", "admin"))
+	if err := s.Open(addr); err != nil {
+		if addr == config.DefaultMetricsListen {
+			a.log.Warn("admin listener not started: its default address is taken; set BEET_METRICS_LISTEN", "addr", addr, "err", err)
+			return nil
+		}
+		return err
+	}
+	a.admin = s
+	a.onStop("admin", s.Shutdown)
+	if a.cfg.MetricsPublic() {
+		a.log.Warn("the admin listener (/metrics) binds beyond loopback; keep it off the internet", "addr", s.Addr().String())
+	}
+	a.log.Info("admin listening", "url", s.URL()+"/metrics")
+	return nil
+}
+
+// AdminURL is the admin listener's URL, or "" when it is off.
+func (a *App) AdminURL() string {
+	if a.admin == nil {
+		return ""
+	}
+	return a.admin.URL()
+}

@@ -1,0 +1,77 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// OpsStats is the state of the queues an operator watches: the beets by
+// status, the passed deadlines the sweeper has not handled yet, and the
+// outbox's pending deliveries. It feeds the metrics, read every few
+// seconds at most, never on a request's path.
+type OpsStats struct {
+	Beets map[string]int64 // by status
+	// Due counts the beets whose deadline is at or before now; OldestDue
+	// is the earliest of those deadlines (zero when none): the sweep lag.
+	Due       int64
+	OldestDue time.Time
+	// Pending counts deliveries waiting to be sent (due or not);
+	// OldestPending is the earliest next_at of the due ones (zero when
+	// none): how late the outbox runs.
+	Pending       int64
+	OldestPending time.Time
+}
+
+// OpsStats reads the counts as of now. The due count uses the partial
+// index on due_at; the others scan small tables (beets by status) or the
+// pending part of the outbox.
+func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
+	st := &OpsStats{Beets: map[string]int64{}}
+	rows, err := db.read.QueryContext(ctx, `SELECT status, COUNT(*) FROM beets GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("ops stats: %w", err)
+	}
+	for rows.Next() {
+		var status string
+		var n int64
+		if err := rows.Scan(&status, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("ops stats: %w", err)
+		}
+		st.Beets[status] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ops stats: %w", err)
+	}
+	var oldest sql.NullInt64
+	err = db.read.QueryRowContext(ctx, `SELECT COUNT(*), MIN(due_at) FROM beets WHERE due_at IS NOT NULL AND due_at <= $1`,
+		toMicros(now)).Scan(&st.Due, &oldest)
+	if err != nil {
+		return nil, fmt.Errorf("ops stats: %w", err)
+	}
+	if oldest.Valid {
+		st.OldestDue = fromMicros(oldest.Int64)
+	}
+	var oldestPending sql.NullInt64
+	err = db.read.QueryRowContext(ctx, `SELECT COUNT(*), MIN(CASE WHEN next_at <= $1 THEN next_at END)
+		FROM deliveries WHERE status = 'pending'`, toMicros(now)).Scan(&st.Pending, &oldestPending)
+	if err != nil {
+		return nil, fmt.Errorf("ops stats: %w", err)
+	}
+	if oldestPending.Valid {
+		st.OldestPending = fromMicros(oldestPending.Int64)
+	}
+	return st, nil
+}
+
+// PoolStats reports the connection pools: "write" and "read" on SQLite,
+// one "main" pool on PostgreSQL.
+func (db *DB) PoolStats() map[string]sql.DBStats {
+	if db.read == db.write {
+		return map[string]sql.DBStats{"main": db.write.Stats()}
+	}
+	return map[string]sql.DBStats{"write": db.write.Stats(), "read": db.read.Stats()}
+}

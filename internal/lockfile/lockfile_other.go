@@ -14,7 +14,9 @@ type HeldError struct {
 	PID  int
 }
 
-func (e *HeldError) Error() string { return fmt.Sprintf("%s is locked by another process (pid %d)", e.Path, e.PID) }
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("%s is locked by another process (pid %d)", e.Path, e.PID)
+}
 
 // Acquire does nothing on this platform.
 func Acquire(path string) (*Lock, error) { return &Lock{}, nil }

@@ -199,7 +199,9 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 		res.Status, res.Error = beet.DeliverySuppressed, skip
 		log.Info("notify: delivery suppressed", "why", skip)
 	default:
-		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
+		// A send never outlives its lease: past it another instance may
+		// claim the delivery and send it again.
+		sctx, cancel := context.WithTimeout(ctx, min(sendTimeout, or(w.Lease, DefaultLease)/2))
 		start := time.Now()
 		err := w.Sender.Send(sctx, ch, msg)
 		res.Latency = time.Since(start)

@@ -31,7 +31,8 @@ var buildBeet = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "beet")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	// -buildvcs=true: stamp the git revision even where GOFLAGS says not to.
+	out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}

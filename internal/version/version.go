@@ -36,9 +36,16 @@ type Info struct {
 
 // Get returns the build's identity: ldflags first, then the build info.
 var Get = sync.OnceValue(func() Info {
+	bi, _ := debug.ReadBuildInfo()
+	return fromBuildInfo(bi)
+})
+
+// fromBuildInfo merges the ldflags values over what bi (nil if unknown)
+// records. A plain build in a git checkout records a pseudo-version such
+// as v0.0.0-20261125130012-ea63a67ebcf0; a tagged one its tag.
+func fromBuildInfo(bi *debug.BuildInfo) Info {
 	info := Info{Version: Version, Revision: Commit, Time: Date, GoVersion: runtime.Version()}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	if bi == nil {
 		return info
 	}
 	if info.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -59,13 +66,14 @@ var Get = sync.OnceValue(func() Info {
 		}
 	}
 	return info
-})
+}
 
 // String returns "v1.2.0 (commit 0123456789ab, 2026-11-25T12:00:00Z)", with
 // "-dirty" after a commit built with uncommitted changes, or just the
 // version when nothing else is known.
-func String() string {
-	i := Get()
+func String() string { return format(Get()) }
+
+func format(i Info) string {
 	var extra []string
 	if i.Revision != "" {
 		rev := i.Revision

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,12 +12,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/beethq/beet/internal/testdb"
 	"github.com/beethq/beet/internal/testlog"
 )
 
@@ -260,6 +257,3 @@ func (c apiClient) must(base, method, path, body string) map[string]any {
 	return out
 }
 
-var _ = context.Background
-var _ sync.Mutex
-var _ = testdb.URL

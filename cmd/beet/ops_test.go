@@ -256,4 +256,3 @@ func (c apiClient) must(base, method, path, body string) map[string]any {
 	}
 	return out
 }
-

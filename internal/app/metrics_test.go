@@ -1,0 +1,212 @@
+package app_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/testdb"
+)
+
+// get fetches url with an optional bearer token.
+func get(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// series returns the value of one series in a scrape, or -1 if absent.
+func series(scrape, name string) float64 {
+	for _, line := range strings.Split(scrape, "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err == nil {
+				return f
+			}
+		}
+	}
+	return -1
+}
+
+// TestMetricsMove scrapes an ingest-only instance's two listeners while
+// acting on it: /metrics is on the admin listener, and on the public one
+// only with the token; the ingestion outcomes, request latencies, commit
+// sizes, beets by status, due queue, sweep lag and outbox backlog each
+// move when the thing they count happens.
+func TestMetricsMove(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		var clock atomic.Int64
+		clock.Store(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+		now := func() time.Time { return time.Unix(0, clock.Load()) }
+		advance := func(d time.Duration) { clock.Add(int64(d)) }
+		const token = "metrics-token-0123456789"
+		cfg := testConfig(t)
+		cfg.DatabaseURL = testdb.URL(t, engine)
+		cfg.SpoolPath = t.TempDir() + "/beet.spool"
+		cfg.Role = config.RoleIngest // no sweeper, no outbox worker: the queues stay as the test leaves them
+		cfg.MetricsToken = token
+		cfg.AllowPrivateTargets = true
+		a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler), Now: now})
+		_, key, err := a.Backend().Service.CreateAccount(ctx, "metrics@example.com", "password1", beet.PlanFree)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// Where /metrics answers.
+		if status, body := get(t, a.AdminURL()+"/metrics", ""); status != 200 || !strings.Contains(body, `beet_build_info{`) {
+			t.Fatalf("admin /metrics = %d", status)
+		}
+		for _, tok := range []string{"", "wrong-token-0123456789"} {
+			if status, body := get(t, a.URL()+"/metrics", tok); status != http.StatusUnauthorized || strings.Contains(body, "beet_") {
+				t.Fatalf("public /metrics with token %q = %d %.80q, want 401", tok, status, body)
+			}
+		}
+		scrape := func() string {
+			t.Helper()
+			status, body := get(t, a.URL()+"/metrics", token)
+			if status != 200 {
+				t.Fatalf("public /metrics with the token = %d", status)
+			}
+			return body
+		}
+
+		if status, _ := apiCall(t, a.URL(), key, "POST", "/api/v1/channels", `{"kind": "webhook", "name": "hook", "config": {"url": "http://127.0.0.1:9/hook"}}`); status != 201 {
+			t.Fatalf("create channel: %d", status)
+		}
+		_, body := apiCall(t, a.URL(), key, "POST", "/api/v1/beets", `{"name": "metered", "detection": {"mode": "period", "period_seconds": 60, "grace_seconds": 0}}`)
+		tok := between(string(body), `"token":"`, `"`)
+		if !beet.ValidTokenShape(tok) {
+			t.Fatalf("create beet: %s", body)
+		}
+		advance(11 * time.Second) // the first scrape cached the counts of an empty database
+		before := scrape()
+		if series(before, `beet_beets{status="new"}`) != 1 {
+			t.Fatalf("beet_beets before any event:\n%s", grep(before, "beet_beets"))
+		}
+
+		ingest := func(method, path, ua, body string) int {
+			req, _ := http.NewRequest(method, a.URL()+"/api/v1/beet/"+path, strings.NewReader(body))
+			if ua != "" {
+				req.Header.Set("User-Agent", ua)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res.StatusCode
+		}
+		ingest("GET", tok, "", "")
+		ingest("POST", tok, "", `{"value": "twelve"}`)
+		ingest("GET", "not-a-token", "", "")
+		ingest("GET", beet.NewToken(), "", "")
+		ingest("GET", tok, "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", "")
+		limited := 0
+		for range 60 {
+			if ingest("GET", tok, "", "") == http.StatusTooManyRequests {
+				limited++
+			}
+		}
+		advance(11 * time.Second) // past the cache of the database counts
+		after := scrape()
+		for name, want := range map[string]float64{
+			`beet_ingest_requests_total{outcome="recorded"}`:        60 - float64(limited) + 1,
+			`beet_ingest_requests_total{outcome="bad_body"}`:        1,
+			`beet_ingest_requests_total{outcome="malformed_token"}`: 1,
+			`beet_ingest_requests_total{outcome="unknown_token"}`:   1,
+			`beet_ingest_requests_total{outcome="bot"}`:             1,
+			`beet_ingest_requests_total{outcome="limited"}`:         float64(limited),
+			`beet_http_request_duration_seconds_count{code="4xx",route="/api/v1/beet/"}`: float64(limited),
+			`beet_beets{status="up"}`: 1,
+			`beet_due_beets`:          0,
+			`beet_outbox_pending`:     0,
+			`beet_ingest_spool_bytes`: 0,
+		} {
+			if got := series(after, name); got != want {
+				t.Errorf("%s = %v, want %v", name, got, want)
+			}
+		}
+		if limited != 3 { // 63 requests for the token (the bot's too), 60 fit in the window
+			t.Errorf("%d pings limited, want 3", limited)
+		}
+		if got := series(after, `beet_http_request_duration_seconds_count{code="2xx",route="/api/v1/beet/"}`); got != 5+60-float64(limited) {
+			t.Errorf("2xx ingestion requests = %v, want %v", got, 5+60-limited)
+		}
+		if series(after, `beet_http_request_duration_seconds_count{code="2xx",route="POST /api/v1/beets"}`) != 1 {
+			t.Errorf("API route not measured:\n%s", grep(after, "duration_seconds_count"))
+		}
+		if n := series(after, `beet_ingest_batch_events_count`); n < 1 || series(after, `beet_ingest_batch_events_sum`) != 62-float64(limited) {
+			t.Errorf("commit groups %v holding %v events, want >= 1 holding %d", n, series(after, `beet_ingest_batch_events_sum`), 62-limited)
+		}
+		if series(after, `beet_ingest_commit_seconds_count{result="ok"}`) < 1 {
+			t.Errorf("no commit latency:\n%s", grep(after, "commit_seconds"))
+		}
+		if !strings.Contains(after, `beet_db_connections{pool=`) || !strings.Contains(after, `beet_db_max_open_connections{pool=`) {
+			t.Errorf("no pool metrics:\n%s", grep(after, "beet_db"))
+		}
+
+		// The deadline passes: this instance runs no sweeper, so the beet
+		// waits in the due queue and the lag grows.
+		advance(2 * time.Minute)
+		late := scrape()
+		if series(late, "beet_due_beets") != 1 || series(late, "beet_sweep_lag_seconds") < 60 {
+			t.Errorf("due %v, lag %v; want 1 beet due for over 60 s", series(late, "beet_due_beets"), series(late, "beet_sweep_lag_seconds"))
+		}
+		// A sweep flips it down; its alert waits in the outbox (no worker).
+		if n, _, err := a.Backend().Service.Sweep(ctx, now(), now(), 100); n != 1 || err != nil {
+			t.Fatalf("sweep flipped %d, %v", n, err)
+		}
+		advance(11 * time.Second)
+		swept := scrape()
+		for name, want := range map[string]float64{
+			`beet_beets{status="down"}`: 1, `beet_beets{status="up"}`: -1, `beet_due_beets`: 0, `beet_outbox_pending`: 1,
+		} {
+			if got := series(swept, name); got != want {
+				t.Errorf("after the sweep: %s = %v, want %v", name, got, want)
+			}
+		}
+		if series(swept, "beet_outbox_lag_seconds") < 11 {
+			t.Errorf("outbox lag %v, want the alert's age", series(swept, "beet_outbox_lag_seconds"))
+		}
+		if strings.Contains(swept, tok) || strings.Contains(swept, tok[:12]) {
+			t.Error("metrics hold a token")
+		}
+	})
+}
+
+// TestMetricsNotPublicWithoutToken: with no BEET_METRICS_TOKEN the public
+// listener has no /metrics at all.
+func TestMetricsNotPublicWithoutToken(t *testing.T) {
+	a := startApp(t, testConfig(t), app.Options{})
+	if status, body := get(t, a.URL()+"/metrics", ""); status == 200 || strings.Contains(body, "beet_") {
+		t.Fatalf("public /metrics = %d %.100q", status, body)
+	}
+	if status, _ := get(t, a.AdminURL()+"/metrics", ""); status != 200 {
+		t.Fatalf("admin /metrics = %d", status)
+	}
+}
+
+func between(s, from, to string) string {
+	_, rest, _ := strings.Cut(s, from)
+	v, _, _ := strings.Cut(rest, to)
+	return v
+}

@@ -129,17 +129,17 @@ func TestMetricsMove(t *testing.T) {
 		advance(11 * time.Second) // past the cache of the database counts
 		after := scrape()
 		for name, want := range map[string]float64{
-			`beet_ingest_requests_total{outcome="recorded"}`:        60 - float64(limited) + 1,
-			`beet_ingest_requests_total{outcome="bad_body"}`:        1,
-			`beet_ingest_requests_total{outcome="malformed_token"}`: 1,
-			`beet_ingest_requests_total{outcome="unknown_token"}`:   1,
-			`beet_ingest_requests_total{outcome="bot"}`:             1,
-			`beet_ingest_requests_total{outcome="limited"}`:         float64(limited),
+			`beet_ingest_requests_total{outcome="recorded"}`:                             60 - float64(limited) + 1,
+			`beet_ingest_requests_total{outcome="bad_body"}`:                             1,
+			`beet_ingest_requests_total{outcome="malformed_token"}`:                      1,
+			`beet_ingest_requests_total{outcome="unknown_token"}`:                        1,
+			`beet_ingest_requests_total{outcome="bot"}`:                                  1,
+			`beet_ingest_requests_total{outcome="limited"}`:                              float64(limited),
 			`beet_http_request_duration_seconds_count{code="4xx",route="/api/v1/beet/"}`: float64(limited),
-			`beet_beets{status="up"}`: 1,
-			`beet_due_beets`:          0,
-			`beet_outbox_pending`:     0,
-			`beet_ingest_spool_bytes`: 0,
+			`beet_beets{status="up"}`:                                                    1,
+			`beet_due_beets`:                                                             0,
+			`beet_outbox_pending`:                                                        0,
+			`beet_ingest_spool_bytes`:                                                    0,
 		} {
 			if got := series(after, name); got != want {
 				t.Errorf("%s = %v, want %v", name, got, want)

@@ -162,10 +162,14 @@ func (m *scheduleModel) place(r *rand.Rand, loc *time.Location, u time.Time, inc
 			inc.End = after(slot, spec.Runs)
 		}
 	case IncidentLateRun:
+		// Late beyond doubt: past 2-4× the normal bound, a quarter to half
+		// of the gap to the next run and 2 min (a grace a person would
+		// accept), whichever is latest; yet before the next run.
 		gap := after(slot, 1).Sub(slot)
 		late := time.Duration((2 + 2*r.Float64()) * float64(m.lateMax()))
+		late = max(late, time.Duration((0.25+0.25*r.Float64())*float64(gap)), 2*time.Minute)
 		late = min(late, gap*8/10)
-		if late < m.lateMax()*3/2 {
+		if late < m.lateMax()*3/2 || late < 2*time.Minute {
 			return false // no room between runs to be that late
 		}
 		inc.End = slot.Add(late).Truncate(time.Second)

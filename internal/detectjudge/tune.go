@@ -2,6 +2,7 @@ package detectjudge
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"sort"
@@ -31,7 +32,7 @@ func Variants(def any, factors ...float64) []any {
 			case reflect.Float32, reflect.Float64:
 				fv.SetFloat(fv.Float() * f)
 			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-				n := int64(float64(fv.Int()) * f)
+				n := int64(math.Round(float64(fv.Int()) * f))
 				if n == fv.Int() {
 					continue // an integer too small to move
 				}

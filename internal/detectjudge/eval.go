@@ -248,8 +248,8 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 	}
 	skip = append(skip, s.Excused...)
 	judged := s.End.Sub(first)
-	for _, w := range skip {
-		judged -= minTime(w.To, s.End).Sub(maxTime(w.From, first))
+	for _, w := range skip { // windows never overlap: incidents come long after a schedule change
+		judged -= max(0, minTime(w.To, s.End).Sub(maxTime(w.From, first)))
 	}
 	o.Days = max(0, judged.Hours()/24)
 	for _, at := range Raised(alarms) {

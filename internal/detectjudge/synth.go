@@ -245,7 +245,7 @@ func (s *Stream) fillHistory() {
 	s.Info.History = s.Events[:n:n]
 }
 
-// inWindow reports whether t is in [in.Start, in.End).
+// covers reports whether t is in [in.Start, in.End).
 func (in *Incident) covers(t time.Time) bool { return !t.Before(in.Start) && t.Before(in.End) }
 
 // removeOutages drops events inside outages (a cluster that started just

@@ -36,7 +36,8 @@ func TestRunSyntheticSmall(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	s := out.String()
-	for _, want := range []string{"Split: **HELD-OUT** seeds (seed 2)", "| cron-5min | missed 1 run | 2 | 2 | 100% | 100% |"} {
+	for _, want := range []string{"Split: **HELD-OUT** seeds (seed 2)", "| cron-5min | missed 1 run | 2 | 2 | 100% | 100% |",
+		"- At most 0.5 false alarms per 1000 beet-days overall: met (0.00)."} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}

@@ -45,6 +45,53 @@ func (r Report) Write(w io.Writer) {
 	if r.LOFO != nil {
 		r.writeLOFO(w)
 	}
+	r.writeGoals(w)
+}
+
+// writeGoals checks the run against the goals of issue 12 ("Done when").
+func (r Report) writeGoals(w io.Writer) {
+	fmt.Fprintf(w, "## Goals (issue 12)\n\n")
+	mark := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "**not met**"
+	}
+	if r.Synth != nil {
+		all := SummariseStreams(r.Synth.Streams, func(StreamOutcome) bool { return true })
+		inc := SummariseIncidents(r.Synth.Incidents, func(IncidentOutcome) bool { return true })
+		var noisy []string
+		for _, f := range r.Config.Families {
+			if s := SummariseStreams(r.Synth.Streams, func(o StreamOutcome) bool { return o.Family == f.Name }); s.Per1000() > 1 {
+				noisy = append(noisy, fmt.Sprintf("%s %.1f", f.Name, s.Per1000()))
+			}
+		}
+		fmt.Fprintf(w, "- At most 0.5 false alarms per 1000 beet-days overall: %s (%.2f).\n", mark(all.Per1000() <= 0.5), all.Per1000())
+		fmt.Fprintf(w, "- At most 1 in every family: %s", mark(len(noisy) == 0))
+		if len(noisy) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(noisy, ", "))
+		}
+		fmt.Fprintf(w, ".\n- No stream unarmed after the bound (%g days or %d events, whichever is later): %s (%d streams).\n",
+			r.Config.ArmDays, r.Config.ArmEvents, mark(all.Late == 0), all.Late)
+		fmt.Fprintf(w, "- At least 90%% of the incidents detectable in principle found: %s (%s).\n", mark(inc.ShareDetectable() >= 0.9), pct(inc.ShareDetectable()))
+		fmt.Fprintf(w, "- Missed runs flagged within grace plus a minute: not judged here (the judge does not know the detector's grace); see the TTD of missed runs.\n")
+	}
+	if r.NAB != nil && len(r.Profiles) > 0 {
+		var std NABScore
+		for _, f := range r.NAB {
+			std = std.Add(f.Scores[r.Profiles[0].Name])
+		}
+		fmt.Fprintf(w, "- NAB dev set at least 72: %s (%.1f).\n", mark(std.Normalised() >= 72), std.Normalised())
+		if r.LOFO != nil {
+			d := r.LOFO.Dev.Normalised() - r.LOFO.LOFO.Normalised()
+			fmt.Fprintf(w, "- Leave-one-file-out within 3 points of it: %s (%.1f)", mark(d <= 3), r.LOFO.LOFO.Normalised())
+			if r.LOFO.Tunings == 1 {
+				fmt.Fprintf(w, ", trivially: one parameter set")
+			}
+			fmt.Fprintf(w, ".\n")
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 func (r Report) writeSynthetic(w io.Writer) {

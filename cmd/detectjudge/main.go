@@ -60,6 +60,7 @@ type options struct {
 	armDays     float64
 	armEvents   int
 	lofo        bool
+	dump        string
 	commandLine string
 }
 
@@ -104,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.armDays, "arm-days", 7, "the arming bound: days after the first event…")
 	fs.IntVar(&o.armEvents, "arm-events", 30, "…or this many events, whichever is later")
 	fs.BoolVar(&o.lofo, "lofo", true, "with NAB: also the leave-one-file-out score")
+	fs.StringVar(&o.dump, "dump", "", "print one stream (a name from a report, e.g. cron-hourly/clean/3) as `beet backtest` input, and nothing else")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -134,6 +136,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 
 // judge runs what opt asks for and writes the report to w.
 func judge(opt options, w io.Writer, stderr io.Writer) error {
+	if opt.dump != "" {
+		s, err := detectjudge.StreamByName(opt.seed, opt.dump)
+		if err != nil {
+			return err
+		}
+		return s.WriteCSV(w)
+	}
 	entry := detectors[opt.detector]
 	fams, runNAB, err := selectFamilies(opt.families)
 	if err != nil {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/beethq/beet/internal/backtest"
+	"github.com/beethq/beet/internal/detectjudge"
 )
 
 func TestRunNeverOnNAB(t *testing.T) {
@@ -60,6 +63,31 @@ func TestRunRejectsBadInput(t *testing.T) {
 		}
 		if errb.Len() == 0 {
 			t.Errorf("%v: no error message", args)
+		}
+	}
+}
+
+// TestDumpIsBacktestInput checks -dump prints a stream that `beet backtest`
+// reads back event for event.
+func TestDumpIsBacktestInput(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-split", "holdout", "-dump", "startend-daily/stuck 3 runs/1"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	points, err := backtest.Parse(strings.NewReader(out.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := detectjudge.StreamByName(detectjudge.SeedHoldout, "startend-daily/stuck 3 runs/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != len(s.Events) || !points[0].At.Equal(s.Events[0].T) || !strings.Contains(out.String(), `# incident "stuck 3 runs"`) {
+		t.Errorf("%d points for %d events:\n%.300s", len(points), len(s.Events), out.String())
+	}
+	for _, bad := range []string{"nope", "cron-daily/clean/x", "cron-daily/melted/1", "no-family/clean/1"} {
+		if code := run([]string{"-dump", bad}, &out, &errb); code == 0 {
+			t.Errorf("-dump %q: exit 0", bad)
 		}
 	}
 }

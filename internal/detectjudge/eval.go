@@ -59,6 +59,8 @@ type StreamOutcome struct {
 	// to the end, less the incident's detection window and excused windows.
 	Days        float64
 	FalseAlarms int
+	FalseKinds  map[string]int // false alarms by kind (silence, drop, surge, missed_run, …)
+	FirstFalse  time.Time      // the first false alarm, to replay the stream (-dump)
 	// ArmedAfter is the time from the first event to arming (-1: never);
 	// ArmedLate says the stream was not armed within the stated bound.
 	ArmedAfter time.Duration
@@ -252,14 +254,22 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 		judged -= max(0, minTime(w.To, s.End).Sub(maxTime(w.From, first)))
 	}
 	o.Days = max(0, judged.Hours()/24)
-	for _, at := range Raised(alarms) {
+	for _, a := range alarms {
+		if a.Recovery {
+			continue
+		}
 		inside := false
 		for _, w := range skip {
-			inside = inside || !at.Before(w.From) && !at.After(w.To)
+			inside = inside || !a.At.Before(w.From) && !a.At.After(w.To)
 		}
-		if !inside {
-			o.FalseAlarms++
+		if inside {
+			continue
 		}
+		if o.FalseAlarms == 0 {
+			o.FirstFalse, o.FalseKinds = a.At, map[string]int{}
+		}
+		o.FalseAlarms++
+		o.FalseKinds[a.Kind]++
 	}
 	bound := first.Add(time.Duration(armDays * 24 * float64(time.Hour)))
 	seen := 0

@@ -3,6 +3,7 @@ package detectjudge
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 )
@@ -125,6 +126,8 @@ func (r Report) writeSynthetic(w io.Writer) {
 			ttd(s, s.Median), ttd(s, s.P95), armDays(st, st.ArmMedian), armDays(st, st.ArmMax), armLate(st))
 	}
 
+	r.writeFalseAlarms(w)
+
 	fmt.Fprintf(w, "\n### Per incident\n\n")
 	fmt.Fprintf(w, "| family | incident | n | detectable | found of detectable | found of all | median TTD | p95 TTD |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range r.Config.Families {
@@ -147,6 +150,35 @@ func (r Report) writeSynthetic(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s | %s |\n", f.Name, f.Description, z)
 	}
 	fmt.Fprintf(w, "\n%d streams, %d events replayed in %s.\n\n", len(r.Synth.Streams), r.Synth.Events, r.Elapsed.Round(time.Second))
+}
+
+// writeFalseAlarms says which kinds of alarm were false, per family, and
+// names the noisiest streams so they can be replayed (-dump NAME).
+func (r Report) writeFalseAlarms(w io.Writer) {
+	var lines []string
+	for _, f := range r.Config.Families {
+		st := SummariseStreams(r.Synth.Streams, func(o StreamOutcome) bool { return o.Family == f.Name })
+		if st.FalseAlarms == 0 {
+			continue
+		}
+		kinds := make([]string, 0, len(st.FalseKinds))
+		for k, n := range st.FalseKinds {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(kinds)
+		var worst StreamOutcome
+		for _, o := range r.Synth.Streams {
+			if o.Family == f.Name && o.FalseAlarms > worst.FalseAlarms {
+				worst = o
+			}
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %s | %s (%d, the first at %s) |", f.Name, strings.Join(kinds, ", "),
+			worst.Name, worst.FalseAlarms, worst.FirstFalse.UTC().Format(time.RFC3339)))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n### False alarms by kind\n\n| family | kinds | noisiest stream (-dump it) |\n|---|---|---|\n%s\n", strings.Join(lines, "\n"))
 }
 
 // writeEpisodes reports the excused windows: not incidents, but a detector

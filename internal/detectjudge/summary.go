@@ -71,6 +71,7 @@ type StreamSummary struct {
 	Streams     int
 	Days        float64
 	FalseAlarms int
+	FalseKinds  map[string]int
 	Noisy       int // streams with at least one false alarm
 	// Days from the first event to arming: median and largest over the
 	// streams that armed; Never did not arm at all, Late not within the bound.
@@ -97,6 +98,12 @@ func SummariseStreams(outs []StreamOutcome, keep func(StreamOutcome) bool) Strea
 		s.Streams++
 		s.Days += o.Days
 		s.FalseAlarms += o.FalseAlarms
+		for k, n := range o.FalseKinds {
+			if s.FalseKinds == nil {
+				s.FalseKinds = map[string]int{}
+			}
+			s.FalseKinds[k] += n
+		}
 		if o.FalseAlarms > 0 {
 			s.Noisy++
 		}

@@ -55,7 +55,7 @@ type Armer interface {
 }
 
 // Describer is optionally implemented by detectors that can state their
-// configuration in one line (e.g. "period 2h, grace 12m"); the report shows it.
+// configuration in one line (e.g. "period 2h, grace 12m"); the NAB report shows it.
 type Describer interface {
 	Describe() string
 }

@@ -65,7 +65,6 @@ type StreamOutcome struct {
 	// ArmedLate says the stream was not armed within the stated bound.
 	ArmedAfter time.Duration
 	ArmedLate  bool
-	Describe   string // the detector's Describe(), if any
 }
 
 // An EpisodeOutcome is how a detector took one excused window: the alarms
@@ -171,9 +170,6 @@ func (j *job) run(cfg Config, f Factory) {
 		return
 	}
 	j.stream = ScoreStream(s, alarms, armedAt(d, s), cfg.ArmDays, cfg.ArmEvents)
-	if ds, ok := d.(Describer); ok {
-		j.stream.Describe = ds.Describe()
-	}
 	for _, in := range s.Incidents {
 		if in.Spec.Kind == IncidentExtra {
 			continue

@@ -255,6 +255,15 @@ func (r Report) writeNAB(w io.Writer) {
 		fmt.Fprintf(w, " %s %g/%g/%g;", p.Name, p.TP, p.FN, p.FP)
 	}
 	fmt.Fprintf(w, " raw standard score %.3f (null %.0f, perfect %.0f).\n\n", std.Raw, std.Null, std.Perfect)
+	var setups []string
+	for _, f := range r.NAB {
+		if f.Describe != "" {
+			setups = append(setups, fmt.Sprintf("%s: %s", f.Name, f.Describe))
+		}
+	}
+	if len(setups) > 0 {
+		fmt.Fprintf(w, "Detector set-up per series: %s.\n\n", strings.Join(setups, "; "))
+	}
 }
 
 func (r Report) writeLOFO(w io.Writer) {

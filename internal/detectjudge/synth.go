@@ -80,6 +80,7 @@ type Stream struct {
 	// Traffic is the zone the traffic follows; Info.Location is the beet's
 	// zone, which the wrong-zone families leave at UTC.
 	Traffic *time.Location
+	model   model // the generating process (for tests)
 }
 
 // Defaults of a family's timeline.
@@ -176,7 +177,7 @@ func (f *Family) setup(r *rand.Rand, name string) (Stream, model, error) {
 	s := Stream{Info: StreamInfo{
 		Name: name, Family: f.Name, Location: beetLoc, Start: start,
 		LearnEnd: start.AddDate(0, 0, from),
-	}, Traffic: traffic, End: start.AddDate(0, 0, days)}
+	}, Traffic: traffic, End: start.AddDate(0, 0, days), model: m}
 	return s, m, nil
 }
 

@@ -4,39 +4,42 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/beethq/beet"
 )
 
-// RateModel is auto mode's learned model of one beet (DETECTION.md):
+// RateModel is auto mode's learned model of one beet (DETECTION.md). It
+// runs three watches over the beet's events, each in a file of its own
+// behind the watch interface below:
 //
-//   - a rate model: expected events per hour by local hour of day, for
-//     weekdays and for weekends (48 rates), the dispersion of hourly counts
-//     (index D and negative-binomial size r), the burst unit (calls per
-//     cluster) and the usual gap between calls;
-//   - three tests on it: silence (no event while the expected events reach
-//     a threshold widened by D), and two CUSUMs of the negative-binomial
-//     log-likelihood ratio of hourly counts against a drop to dropRatio and
-//     a surge to surgeRatio of normal;
-//   - a schedule model for cron-like beets: a constant period between runs
-//     (in real or in wall-clock time), with a learned jitter.
+//   - the calendar schedule (schedule.go): a beet that runs like a cron
+//     job; a missed run is flagged a learned grace after its slot;
+//   - the rate model (rate.go): expected events per hour by local hour of
+//     day, weekdays and weekends apart, with the dispersion and burst unit
+//     the data shows; silence, and CUSUMs for drops and surges;
+//   - the fallback (fallback.go): a silence over twice the longest gap of
+//     the last three weeks, for every beet, once it has had events for two
+//     weeks at the latest.
 //
-// Between events every "downward" statistic (silence, the drop CUSUM)
-// grows deterministically, so the model can say at each event the one
-// instant at which it would become an alarm (Deadline); a surge can only
-// grow at an event, so it is checked then.
+// Between events every "downward" statistic (silence, the drop CUSUM, a
+// missed run) grows deterministically, so the model can say at each event
+// the one instant at which it would become an alarm (Deadline); a surge
+// can only grow at an event, so it is checked then.
 type RateModel struct {
 	loc *time.Location
 
 	rate  [48]float32 // expected events per hour per bucket; < 0: never seen (always what q decodes to)
-	q     [48]uint16  // rate as stored (rate_codec.go)
+	q     [48]uint16  // rate as stored (codec.go)
 	disp  float32     // dispersion index D of hourly counts, in [1, maxDisp]
 	nbNum float32     // EWMA of (count − mean)² − mean over hours …
 	nbDen float32     // … and of mean²: their ratio estimates 1/r, r the negative-binomial size
 
-	hourStart int64   // Unix seconds of the open hour (absolute hours, so DST is exact)
+	hourStart int64   // Unix seconds of the open hour (absolute hours, so DST is exact); not stored: the last event's hour
 	hourCount float32 // events in the open hour
 	first     int64   // Unix seconds of the first event
 	last      int64   // Unix µs of the last event
 	events    uint32  // events seen, saturating
+	armedAt   uint16  // when the model armed, in 10 minutes after first (rounded up); 0: not yet
 	flags     uint8
 
 	up, dn cusum // surge and drop
@@ -44,17 +47,82 @@ type RateModel struct {
 	burst   float32 // mean calls per cluster (EWMA), ≥ 1: the unit of independent counts
 	callGap float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
 
-	// The latest cluster (events closer than clusterGap) and the schedule
-	// model over cluster starts.
-	cluster  int64  // Unix seconds: the latest run's smoothed time (the schedule's phase)
-	clusterN uint16 // events in the latest cluster, saturating
-	calls    uint16 // calls (groups of events) in the latest cluster, saturating
-	period   uint32 // seconds between runs; 0: none yet
-	streak   uint8  // consecutive gaps that matched period
-	devMean  uint16 // mean |lateness| of runs against the phase, seconds (EWMA)
-	devMax   uint16 // largest recent |lateness|, seconds (slowly decaying)
+	// The latest cluster (events closer than clusterGap) and the calendar
+	// schedule over cluster starts (schedule.go).
+	cluster    int64  // Unix seconds: the latest run's slot (the schedule's phase, the early edge of runs)
+	clusterN   uint8  // events in the latest cluster, saturating
+	calls      uint8  // calls (groups of events) in the latest cluster, saturating
+	period     uint32 // seconds between slots; 0: none yet
+	streak     uint8  // consecutive runs on the schedule
+	lateMean   uint16 // mean lateness of runs after their slot, seconds (EWMA)
+	lateMax    uint16 // largest lateness seen since the schedule was learned, seconds
+	daysOn     uint8  // days of the week (bit 0 Sunday) the schedule runs on; 0: not known
+	daysMissed uint8  // days whose last expected run was missing
+	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none
+	winHi      uint16
+	endOff     uint16 // seconds from the latest run to its second ping; 0: none
+	extras     uint8  // extra pings, leaky: +4 each beyond one a period, −1 a run
+	flags2     uint8  // bits 0-1: off-grid pings since the latest run
+	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
+	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
+
+	// The fallback (fallback.go): longest gap between events, minutes, in
+	// the current week (gapWeek, Unix weeks mod 256) and the two before.
+	gapMax  [fallbackWeeks]uint16
+	gapWeek uint8
 
 	zone zoneSpan // cache for bucket, not stored
+}
+
+// A watch is one of the models auto mode runs over a beet's events. Each
+// says whether it is sure enough to alarm, when (with no further event)
+// it would, why, and in words what it watches for. The beet's deadline is
+// the earliest of its sure watches', and the alarm's reason comes from the
+// watch that set it: "why did this beet alarm" is in that watch's file.
+type watch interface {
+	ready() bool
+	due(drop bool) (at time.Time, kind string, ok bool)
+	alarm(kind string, due time.Time) *alarm
+	describe(t time.Time) string
+}
+
+// An alarm is what a watch says about its passed deadline.
+type alarm struct {
+	kind               beet.FlipKind
+	anomalous          bool // a drop: events still come (else the beet is down)
+	observed, expected float64
+	reason             string
+}
+
+// The kinds of deadline the watches set.
+const (
+	kindMissedRun = "missed_run"
+	kindSilence   = "silence"
+	kindDrop      = "drop"
+	kindFallback  = "fallback"
+)
+
+// finer is the watch that leads while it is sure: a learned schedule,
+// else the rate model; nil when neither is.
+func (m *RateModel) finer() watch {
+	switch {
+	case m.Scheduled():
+		return calendar{m}
+	case rates{m}.ready():
+		return rates{m}
+	}
+	return nil
+}
+
+// watchOf is the watch that sets deadlines of kind.
+func (m *RateModel) watchOf(kind string) watch {
+	switch kind {
+	case kindMissedRun:
+		return calendar{m}
+	case kindFallback:
+		return fallback{m}
+	}
+	return rates{m}
 }
 
 // A cusum is one CUSUM statistic and the run behind it, kept to explain
@@ -125,12 +193,15 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		gap := float32(us-m.last) / 1e6
 		m.callGap += (min(gap, 4*m.callGap+60) - m.callGap) / 32
 	}
+	if m.events > 0 {
+		m.noteGap(sec, (us-m.last)/1e6)
+	}
 	m.hourCount += float32(count)
 	if m.events > 0 && time.Duration(us-m.last)*time.Microsecond >= clusterGap {
 		m.newCluster(t, count)
 	} else {
-		m.clusterN = uint16(min(int(m.clusterN)+count, math.MaxUint16))
-		m.calls = uint16(min(int(m.calls)+1, math.MaxUint16))
+		m.clusterN = uint8(min(int(m.clusterN)+count, math.MaxUint8))
+		m.calls = uint8(min(int(m.calls)+1, math.MaxUint8))
 		if m.clusterN > maxRunEvents && m.Scheduled() {
 			// A run pings once or twice: this schedule is getting more
 			// than its runs (extra pings, a retry loop). The rate model
@@ -147,6 +218,9 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	m.events = uint32(min(uint64(m.events)+uint64(count), math.MaxUint32))
 	m.last = us
 	m.flags &^= flagFrozen | flagHoldDisp
+	if m.armedAt == 0 && m.Armed() {
+		m.armedAt = uint16(min(1+(sec-m.first)/600, math.MaxUint16))
+	}
 }
 
 // Freeze stops learning while a beet is down, so an outage does not teach
@@ -158,15 +232,19 @@ func (m *RateModel) Freeze() { m.flags |= flagFrozen }
 // normal in time.
 func (m *RateModel) HoldDispersion() { m.flags |= flagHoldDisp }
 
-// Armed reports whether the model has seen enough to alarm: a week of
-// events, or a confirmed schedule.
+// Armed reports whether the model has seen enough to alarm: a confirmed
+// schedule, a rate model with a week of events (two days if busy), or at
+// the latest the fallback (fallback.ready).
 func (m *RateModel) Armed() bool {
-	if m.Scheduled() {
-		return true
+	return m.finer() != nil || fallback{m}.ready()
+}
+
+// ArmedAt returns when the model armed (to within 10 minutes), if it has.
+func (m *RateModel) ArmedAt() (time.Time, bool) {
+	if m.armedAt == 0 {
+		return time.Time{}, false
 	}
-	span := m.last/1e6 - m.first
-	return m.events >= armEvents && span >= int64(armAfter/time.Second) ||
-		m.events >= armEventsEarly && span >= int64(armEarly/time.Second)
+	return time.Unix(m.first+int64(m.armedAt)*600, 0), true
 }
 
 // Scheduled reports whether the beet runs on a learned schedule.
@@ -176,7 +254,7 @@ func (m *RateModel) Scheduled() bool {
 
 // confirmed reports whether the streak of runs on the schedule confirms it.
 func (m *RateModel) confirmed() bool {
-	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8)
+	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek()
 }
 
 // onSchedule reports whether the beet keeps its schedule, and has for an
@@ -196,52 +274,24 @@ func (m *RateModel) Deadline(drop bool) (due time.Time, kind string, ok bool) {
 }
 
 func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
-	if m.Scheduled() {
-		return m.NextRun().Add(m.Grace()), "missed_run", true
+	if w := m.finer(); w != nil {
+		due, kind, ok = w.due(drop)
 	}
-	due, ok = m.walk(time.UnixMicro(m.last), m.silenceNeed())
-	if !ok {
-		due = time.UnixMicro(m.last).Add(maxWalk)
-	}
-	// A beet that reports every so often (counts sent in batches) is given
-	// its usual gap between calls on top.
-	due = due.Add(time.Duration(m.callGap) * time.Second)
-	if drop {
-		if t, dok := m.dropDeadline(due); dok {
-			return t, "drop", true
+	if fb := (fallback{m}); fb.ready() {
+		if at, k, _ := fb.due(drop); !ok || at.Before(due) {
+			due, kind, ok = at, k, true
 		}
 	}
-	return due, "silence", ok
+	return due, kind, ok
 }
 
-// Describe says in words what the model has learned, and how soon, after
+// Describe says in words what the model watches for, and how soon, after
 // an event at t, a stop would be flagged.
 func (m *RateModel) Describe(t time.Time) string {
-	if m.Scheduled() {
-		return m.describeSchedule()
+	if w := m.finer(); w != nil {
+		return w.describe(t)
 	}
-	busiest, busyRate := 0, float32(0)
-	for b, r := range m.rate {
-		if r > busyRate {
-			busiest, busyRate = b, r
-		}
-	}
-	when := "weekdays"
-	if busiest >= 24 {
-		when = "weekends"
-	}
-	words := fmt.Sprintf("about %s events a day, busiest on %s around %02d:00 (about %s an hour)",
-		count(m.daily()), when, busiest%24, count(float64(busyRate)))
-	if q := m.quietest(); q >= 0 && float64(m.rate[q]) < 0.5*float64(busyRate) {
-		words += fmt.Sprintf(", fewest around %02d:00 (about %s an hour)", q%24, count(float64(m.rate[q])))
-	}
-	// The same instant Deadline would set after an event at t.
-	due, ok := m.walk(t, m.silenceNeed())
-	due = due.Add(time.Duration(m.callGap) * time.Second)
-	if ok {
-		words += "; silence at " + t.In(m.loc).Format("15:04") + " would be flagged after about " + Duration(due.Sub(t))
-	}
-	return words
+	return fallback{m}.describe(t)
 }
 
 func count(x float64) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/beethq/beet"
 )
 
 // The drop and surge CUSUMs run over hours: counts within one hour share
@@ -31,7 +33,7 @@ func (m *RateModel) size() float64 {
 // model, and while a drop or surge is open (a schedule suspended by a
 // burst and resumed in between must not lose the burst's evidence).
 func (m *RateModel) cusumsOn() bool {
-	return m.Armed() && (!m.Scheduled() || m.flags&(flagSurge|flagHoldDisp) != 0)
+	return m.finer() != nil && (!m.Scheduled() || m.flags&(flagSurge|flagHoldDisp) != 0)
 }
 
 // closeCUSUMs adds a finished hour (count events, mu expected) to both CUSUMs.
@@ -53,8 +55,8 @@ func (c *cusum) close(hour int64, x, count, mu float64) {
 		*c = cusum{start: uint32(hour)}
 	}
 	c.s += float32(x)
-	c.obs += float32(count)
-	c.exp += float32(mu)
+	c.obs = quantCount(c.obs + float32(count))
+	c.exp = quantCount(c.exp + float32(mu))
 	if c.s <= 0 {
 		*c = cusum{}
 	}
@@ -318,3 +320,82 @@ const (
 	dropAlarm  = 20.0
 	surgeAlarm = 14.0
 )
+
+// rates is the rate model's watch: silence, and a drop (the drop CUSUM);
+// a surge can only grow at an event, so OnEvents checks it (Surging).
+type rates struct{ m *RateModel }
+
+// ready: a week and armEvents events, or two days and armEventsEarly.
+func (w rates) ready() bool {
+	m := w.m
+	span := m.last/1e6 - m.first
+	return m.events >= armEvents && span >= int64(armAfter/time.Second) ||
+		m.events >= armEventsEarly && span >= int64(armEarly/time.Second)
+}
+
+func (w rates) due(drop bool) (due time.Time, kind string, ok bool) {
+	m := w.m
+	due, ok = m.walk(time.UnixMicro(m.last), m.silenceNeed())
+	if !ok {
+		due = time.UnixMicro(m.last).Add(maxWalk)
+	}
+	// A beet that reports every so often (counts sent in batches) is given
+	// its usual gap between calls on top.
+	due = due.Add(time.Duration(m.callGap) * time.Second)
+	if drop {
+		if t, dok := m.dropDeadline(due); dok {
+			return t, kindDrop, true
+		}
+	}
+	return due, kindSilence, ok
+}
+
+func (w rates) alarm(kind string, due time.Time) *alarm {
+	m := w.m
+	last := time.UnixMicro(m.last)
+	if kind != kindDrop {
+		exp := m.Expected(last, due)
+		return &alarm{kind: beet.FlipSilence, expected: exp, reason: fmt.Sprintf("No event since %s (%s); about %s would usually have come by now.",
+			last.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), count(exp))}
+	}
+	run := m.dn
+	if run.s <= 0 {
+		run = cusum{start: uint32(last.Unix())}
+	}
+	since := time.Unix(int64(run.start), 0)
+	exp := float64(run.exp) + m.Expected(last, due)
+	a := &alarm{kind: beet.FlipDrop, anomalous: true, observed: float64(run.obs), expected: exp}
+	a.reason = fmt.Sprintf("Only %.0f events since %s (%s), where about %s were expected: the rate fell to %.0f%% of normal.",
+		run.obs, since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp), 100*float64(run.obs)/max(exp, 1e-9))
+	if run.obs == 0 {
+		a.reason = fmt.Sprintf("No events since %s (%s), where about %s were expected.",
+			since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp))
+	}
+	return a
+}
+
+func (w rates) describe(t time.Time) string {
+	m := w.m
+	busiest, busyRate := 0, float32(0)
+	for b, r := range m.rate {
+		if r > busyRate {
+			busiest, busyRate = b, r
+		}
+	}
+	when := "weekdays"
+	if busiest >= 24 {
+		when = "weekends"
+	}
+	words := fmt.Sprintf("about %s events a day, busiest on %s around %02d:00 (about %s an hour)",
+		count(m.daily()), when, busiest%24, count(float64(busyRate)))
+	if q := m.quietest(); q >= 0 && float64(m.rate[q]) < 0.5*float64(busyRate) {
+		words += fmt.Sprintf(", fewest around %02d:00 (about %s an hour)", q%24, count(float64(m.rate[q])))
+	}
+	// The same instant Deadline would set after an event at t.
+	due, ok := m.walk(t, m.silenceNeed())
+	due = due.Add(time.Duration(m.callGap) * time.Second)
+	if ok {
+		words += "; silence at " + t.In(m.loc).Format("15:04") + " would be flagged after about " + Duration(due.Sub(t))
+	}
+	return words
+}

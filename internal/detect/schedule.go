@@ -113,7 +113,11 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		// The first match sets the interval; a slow drift after is
 		// followed by the anchor (a run early moves it all the way, a run
 		// late a little), so pings near a run cannot pull the period.
-		m.period = uint32(max(1, int64(m.period)+late))
+		gap := max(1, p+late)
+		if whole := (gap + 30) / 60 * 60; whole > 0 && abs(gap-whole) <= max(2, gap/100) {
+			gap = whole // cron runs whole minutes apart
+		}
+		m.period = uint32(gap)
 		late = 0
 	}
 	m.cluster = m.runAnchor(sec, late)
@@ -128,11 +132,16 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.lateMean = uint16((7*int64(m.lateMean) + l + 4) / 8)
 		m.lateMax = uint16(max(l, int64(m.lateMax)))
 	}
-	if p%86400 != 0 && shift == 0 && late > 2*int64(m.lateMean)+1 {
-		// Runs later and later: the interval is longer than learned (a
-		// loop that sleeps between runs). A second a run; an interval too
-		// long needs nothing, as every early run moves the anchor to it.
-		m.period++
+	if p%60 != 0 && shift == 0 {
+		// An interval not of whole minutes (not cron's: a loop that
+		// sleeps between runs) follows runs that come later and later, or
+		// earlier, a second a run.
+		switch {
+		case late > 2*int64(m.lateMean)+1:
+			m.period++
+		case late < 0:
+			m.period = uint32(max(1, p-1))
+		}
 	}
 	if m.runPings() == 0 {
 		m.endOff = 0 // no second ping in the last period
@@ -145,11 +154,12 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 }
 
 // runAnchor is the slot a run at sec, late seconds after its slot,
-// leaves as the schedule's phase: an early run moves it all the way (the
-// slot is the early edge), a late one a little (the edge drifts).
+// leaves as the schedule's phase: an early run moves it half the way (the slot drifts to the early edge of runs, and a ping just before
+// a slot, taken for its run, cannot move the phase much), a late one a
+// little (the edge drifts).
 func (m *RateModel) runAnchor(sec, late int64) int64 {
 	if late < 0 {
-		return sec
+		return sec - late + late/2
 	}
 	return sec - late + late/32
 }
@@ -165,14 +175,18 @@ func (m *RateModel) offGrid(prev, sec int64) {
 		m.endOff = uint16(min(sec-prev, math.MaxUint16))
 		return
 	}
-	if m.Scheduled() {
-		// More than one extra in a period wears the schedule down.
+	if m.Scheduled() || m.streak >= 2 {
+		// More than one extra in a period wears the schedule down: a
+		// learned one loses trust, a candidate is dropped.
 		m.extras += 4
-		if m.extras >= 16 {
-			m.streak = max(1, m.streak/2) // 0 is a new candidate's
-			m.extras = 0
+		if m.extras < 16 {
+			return
 		}
-		return
+		m.extras = 0
+		if m.Scheduled() {
+			m.streak = max(1, m.streak/2) // 0 is a new candidate's
+			return
+		}
 	}
 	m.startPeriod(prev, sec)
 }
@@ -213,7 +227,9 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 	}
 	tol := max(30, p/10)
 	if m.Scheduled() {
-		return late, late >= -tol && late <= m.tolerance()
+		// Up to half a period late is a late run: flagged as missed when
+		// its grace passed, it still widens the grace when it comes.
+		return late, late >= -tol && late < max(m.tolerance(), p/2)
 	}
 	return late, abs(late) <= tol
 }
@@ -406,7 +422,7 @@ func (m *RateModel) describeSchedule() string {
 // the beet's zone ("30 6 * * 1-5"; empty when cron cannot say it).
 func (m *RateModel) calendarWords() (words, cron string) {
 	p := int64(m.period)
-	at := time.Unix(m.cluster+30, 0).In(m.loc) // the slot, to the nearest minute
+	at := time.Unix(m.cluster+10, 0).In(m.loc) // the slot's minute (runs come late, not early)
 	hh, mm := at.Hour(), at.Minute()
 	days, dow := daysWords(m.daysOn)
 	zone := m.loc.String()
@@ -443,6 +459,9 @@ func (m *RateModel) calendarWords() (words, cron string) {
 			switch {
 			case step < 60 && 60%step == 0:
 				cron = fmt.Sprintf("%d-59/%d %s * * %s", mm%int(step), step, hours, dow)
+				if mm%int(step) == 0 {
+					cron = fmt.Sprintf("*/%d %s * * %s", step, hours, dow)
+				}
 				if step == 1 {
 					cron = fmt.Sprintf("* %s * * %s", hours, dow)
 				}
@@ -464,7 +483,7 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		words += ", on time"
 	}
 	if m.endOff > 0 {
-		words += ", with a second ping about " + lateWords(int64(m.endOff)) + " after each run"
+		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
 	}
 	return words, cron
 }

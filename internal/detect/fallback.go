@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/beethq/beet"
 )
 
 // The fallback: whatever a beet's shape, once it has had events for long
@@ -16,6 +18,9 @@ import (
 
 const (
 	fallbackFactor = 2
+	// fallbackCapFactor: while a finer model is sure, the fallback flags a
+	// silence this many times later (deadline).
+	fallbackCapFactor = 2
 	fallbackFloor  = time.Hour
 	// fallbackWeeks of longest gaps are kept: the current and the two before.
 	fallbackWeeks = 3
@@ -74,8 +79,8 @@ func (w fallback) due(bool) (time.Time, string, bool) {
 func (w fallback) alarm(_ string, due time.Time) *alarm {
 	m := w.m
 	last := time.UnixMicro(m.last)
-	return &alarm{kind: kindSilence, observed: 0, expected: 1, reason: fmt.Sprintf(
-		"No event since %s (%s), over twice the longest gap of the last 3 weeks (%s).",
+	return &alarm{kind: beet.FlipSilence, observed: 0, expected: 1, reason: fmt.Sprintf(
+		"No event since %s (%s); the longest gap of the last 3 weeks was %s.",
 		last.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), Duration(m.longestGap()))}
 }
 

@@ -274,12 +274,21 @@ func (m *RateModel) Deadline(drop bool) (due time.Time, kind string, ok bool) {
 }
 
 func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
-	if w := m.finer(); w != nil {
-		due, kind, ok = w.due(drop)
+	fb := fallback{m}
+	w := m.finer()
+	if w == nil {
+		if fb.ready() {
+			return fb.due(drop)
+		}
+		return due, kind, false
 	}
-	if fb := (fallback{m}); fb.ready() {
-		if at, k, _ := fb.due(drop); !ok || at.Before(due) {
-			due, kind, ok = at, k, true
+	due, kind, ok = w.due(drop)
+	// While a finer model is sure, the fallback only caps how long a
+	// silence can go unflagged: twice as far out, as the gaps of bursty
+	// (overdispersed) traffic are too heavy-tailed for twice the longest.
+	if fb.ready() {
+		if at := time.UnixMicro(m.last).Add(fallbackCapFactor * fb.limit()); !ok || at.Before(due) {
+			due, kind, ok = at, kindFallback, true
 		}
 	}
 	return due, kind, ok

@@ -21,7 +21,7 @@ const (
 	// fallbackCapFactor: while a finer model is sure, the fallback flags a
 	// silence this many times later (deadline).
 	fallbackCapFactor = 2
-	fallbackFloor  = time.Hour
+	fallbackFloor     = time.Hour
 	// fallbackWeeks of longest gaps are kept: the current and the two before.
 	fallbackWeeks = 3
 	// armBy: a beet with at least armByEvents events is armed this long

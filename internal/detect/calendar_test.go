@@ -231,3 +231,25 @@ func TestDSTWrongZone(t *testing.T) {
 		t.Fatalf("scheduled %v, suggested zone %q, grace %s", m.Scheduled(), m.SuggestedZone(), m.Grace())
 	}
 }
+
+// TestDSTWrongZoneRates: a business stream that follows the working day
+// in Berlin (busy 09:00-18:00 on weekdays, quiet otherwise), on a beet
+// left at UTC. When Berlin's clocks go forward the whole curve moves an
+// hour earlier in UTC; no drop, surge or silence may be flagged for it.
+func TestDSTWrongZoneRates(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	r := rand.New(rand.NewPCG(6, 6))
+	a := newAutoBeet("UTC")
+	start := time.Date(2026, 2, 9, 0, 0, 0, 0, berlin)
+	for at := start; at.Before(start.AddDate(0, 0, 8*7)); {
+		at = at.Add(time.Duration(r.ExpFloat64() / 120 * float64(time.Hour)))
+		local := at.In(berlin)
+		busy := local.Weekday() != time.Saturday && local.Weekday() != time.Sunday && local.Hour() >= 9 && local.Hour() < 18
+		if busy || r.IntN(40) == 0 { // 120 an hour, else 3 (thinned)
+			a.event(t, at, 1)
+		}
+	}
+	if al := alarms(a.flips); len(al) > 0 {
+		t.Fatalf("alarms: %+v", al)
+	}
+}

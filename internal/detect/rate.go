@@ -36,12 +36,13 @@ func (m *RateModel) cusumsOn() bool {
 	return m.finer() != nil && (!m.Scheduled() || m.flags&(flagSurge|flagHoldDisp) != 0)
 }
 
-// closeCUSUMs adds a finished hour (count events, mu expected) to both CUSUMs.
-func (m *RateModel) closeCUSUMs(hour int64, count, mu float64) {
+// closeCUSUMs adds a finished hour (count events, lo to hi expected: a
+// range only after a clock change, rateRange) to both CUSUMs.
+func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
 	r, u := m.size(), float64(m.burst)
-	count, mu = count/u, mu/u
-	m.up.close(hour, nbLLR(surgeRatio, count, mu, r), count*u, mu*u)
-	m.dn.close(hour, nbLLR(dropRatio, count, mu, r), count*u, mu*u)
+	c := count / u
+	m.up.close(hour, nbLLR(surgeRatio, c, hi/u, r), count, hi)
+	m.dn.close(hour, nbLLR(dropRatio, c, lo/u, r), count, lo)
 	if m.flags&flagSurge != 0 {
 		m.up.s = min(m.up.s, surgeAlarm) // hysteresis: recovery is a fall from the alarm level to 0
 	}
@@ -70,7 +71,12 @@ func (m *RateModel) partial(rho float64) float64 {
 	// Events that would usually come with the next call count as expected
 	// already, so a count sent in one batch is not a surge of its own.
 	end := min(m.hourStart+3600, m.last/1e6+int64(m.callGap))
-	mu := m.Expected(time.Unix(m.hourStart, 0), time.Unix(end, 0))
+	lo, hi := m.rateRange(m.hourStart)
+	mu := lo // a drop is tested against the lowest rate a clock change allows, a surge against the highest
+	if rho > 1 {
+		mu = hi
+	}
+	mu *= float64(end-m.hourStart) / 3600
 	u := float64(m.burst)
 	return nbLLR(rho, float64(m.hourCount)/u, mu/u, m.size())
 }
@@ -93,12 +99,12 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	// A drop is due one usual gap between calls after the statistic crosses.
 	lag := time.Duration(m.callGap) * time.Second
 	for h := m.hourStart; h < until.Unix(); h += 3600 {
-		raw := m.rate[m.bucket(h)]
-		if raw < 0 {
+		if m.rate[m.bucket(h)] < 0 {
 			s, c = max(0, s), 0 // an hour not seen yet: no evidence
 			continue
 		}
-		rate := float64(raw) / u
+		lo, _ := m.rateRange(h)
+		rate := lo / u
 		hour := time.Unix(h, 0)
 		full := s + nbLLR(dropRatio, c, rate, r)
 		if full >= dropAlarm && rate > 0 {
@@ -149,7 +155,7 @@ func (m *RateModel) walk(from time.Time, need float64) (time.Time, bool) {
 	acc := 0.0
 	for us < end {
 		hourEnd := (us/hourUs + 1) * hourUs
-		r := m.rateAt(us / 1e6)
+		r, _ := m.rateRange(us / 1e6)
 		span := float64(hourEnd-us) / float64(hourUs)
 		if r > 0 && acc+r*span >= need {
 			return time.UnixMicro(us + int64((need-acc)/r*float64(hourUs))), true
@@ -204,7 +210,8 @@ func (m *RateModel) learn(hour int64, count float32) {
 	b := m.bucket(hour)
 	mu := m.rate[b]
 	if mu >= 0 && m.cusumsOn() {
-		m.closeCUSUMs(hour, float64(count), float64(mu))
+		lo, hi := m.rateRange(hour)
+		m.closeCUSUMs(hour, float64(count), lo, hi)
 	}
 	if m.flags&flagFrozen != 0 {
 		return
@@ -221,7 +228,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 		n = 1 + days*2/7
 	}
 	d := m.disp
-	if n > 1.5 && mu > 0.2 && m.flags&flagHoldDisp == 0 {
+	if n > 1.5 && mu > 0.2 && m.flags&flagHoldDisp == 0 && !m.blurred(hour) {
 		// Winsorise, so one wild hour moves neither the rate nor D much.
 		count = min(count, mu+6*float32(math.Sqrt(float64(d*mu)))+3)
 		x := (count - mu) * (count - mu)

@@ -1,6 +1,8 @@
 package detect
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"time"
 )
@@ -71,4 +73,81 @@ func (m *RateModel) SuggestedZone() string {
 		return z.String()
 	}
 	return ""
+}
+
+// dstBlurSpan is how long after a clock change in a candidate zone (and
+// not in the beet's own) the rate model's drop, surge and silence tests
+// read each hour's rate as the lowest or highest of it and its neighbour
+// hours: traffic that follows that zone's clock has moved by an hour, and
+// the rates learn the move in about this long (a weight of 0.08 a day
+// leaves a fifth of the old level after three weeks).
+const dstBlurSpan = 21 * 86400
+
+// A dstChange is a clock change of a candidate zone: its instant and the
+// change of the UTC offset, seconds.
+type dstChange struct{ at, delta int64 }
+
+var (
+	dstChanges     []dstChange
+	dstChangesOnce sync.Once
+)
+
+// candidateChanges lists the candidate zones' clock changes from 2000 to
+// 2050 in time order.
+func candidateChanges() []dstChange {
+	dstChangesOnce.Do(func() {
+		from, to := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2050, 1, 1, 0, 0, 0, 0, time.UTC)
+		for _, z := range candidateZones() {
+			for t := from; t.Before(to); {
+				_, end := t.In(z).ZoneBounds()
+				if end.IsZero() || !end.After(t) {
+					break
+				}
+				_, a := end.Add(-time.Second).In(z).Zone()
+				_, b := end.In(z).Zone()
+				if a != b {
+					dstChanges = append(dstChanges, dstChange{end.Unix(), int64(b - a)})
+				}
+				t = end
+			}
+		}
+		slices.SortFunc(dstChanges, func(x, y dstChange) int { return cmp.Compare(x.at, y.at) })
+	})
+	return dstChanges
+}
+
+// blurred reports whether, at unix, a candidate zone changed its clock
+// (relative to the beet's zone) within dstBlurSpan. Cached per hour.
+func (m *RateModel) blurred(unix int64) bool {
+	if h := unix / 3600; h == m.blurHour {
+		return m.blurOn
+	}
+	m.blurHour, m.blurOn = unix/3600, false
+	ch := candidateChanges()
+	i, _ := slices.BinarySearchFunc(ch, unix-dstBlurSpan, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
+	for ; i < len(ch) && ch[i].at <= unix; i++ {
+		_, a := time.Unix(ch[i].at-86400, 0).In(m.loc).Zone()
+		_, b := time.Unix(ch[i].at+86400, 0).In(m.loc).Zone()
+		if ch[i].delta != int64(b-a) {
+			m.blurOn = true
+			break
+		}
+	}
+	return m.blurOn
+}
+
+// rateRange is the rate at unix and, while blurred, the lowest and the
+// highest of it and the same hour's neighbours.
+func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
+	r := m.rateAt(unix)
+	lo, hi = r, r
+	if !m.blurred(unix) {
+		return lo, hi
+	}
+	for _, d := range []int64{-3600, 3600} {
+		if x := float64(m.rate[m.bucket(unix+d)]); x >= 0 {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	return lo, hi
 }

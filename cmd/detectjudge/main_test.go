@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestRunNeverOnNAB(t *testing.T) {
@@ -16,27 +15,41 @@ func TestRunNeverOnNAB(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	s := out.String()
-	for _, want := range []string{"Command: `go run ./bench/detect -detector never -families nab`", "| **corpus** | 77838 | 19 | 0 | 0 | 0 | **0.0** | **0.0** | **0.0** |"} {
+	for _, want := range []string{
+		"Command: `go run ./cmd/detectjudge -detector never -families nab`",
+		"Split: **TUNING** seeds (seed 1)",
+		"| **corpus** | 77838 | 19 | 0 | 0 | 0 | **0.0** | **0.0** | **0.0** |",
+		"**Dev score (defaults): 0.0. In-sample best (defaults): 0.0. Leave-one-file-out: 0.0.**",
+	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}
 	}
 }
 
+// TestRunSyntheticSmall runs a tiny held-out judgement of the careful-user
+// baseline: it must say which split it ran and find every missed 5-minute run.
 func TestRunSyntheticSmall(t *testing.T) {
 	var out, errb bytes.Buffer
-	args := []string{"-detector", "periodgrace", "-families", "cron-5min", "-streams", "2", "-clean", "2", "-clean-days", "3"}
+	args := []string{"-detector", "periodgrace", "-split", "holdout", "-families", "cron-5min", "-streams", "2", "-clean", "1"}
 	if code := run(args, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if s := out.String(); !strings.Contains(s, "| cron-5min | 4 | 100% |") || strings.Contains(s, "## NAB") {
-		t.Errorf("unexpected report:\n%s", s)
+	s := out.String()
+	for _, want := range []string{"Split: **HELD-OUT** seeds (seed 2)", "| cron-5min | missed 1 run | 2 | 2 | 100% | 100% |"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "## NAB") {
+		t.Errorf("NAB ran without being asked:\n%s", s)
 	}
 }
 
 func TestRunRejectsBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"-detector", "nope"},
+		{"-split", "test"},
 		{"-families", "poisson-7"},
 		{"-nab", "/nonexistent", "-families", "nab"},
 	} {
@@ -46,20 +59,6 @@ func TestRunRejectsBadInput(t *testing.T) {
 		}
 		if errb.Len() == 0 {
 			t.Errorf("%v: no error message", args)
-		}
-	}
-}
-
-func TestFmtTTD(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		45 * time.Second:                 "45s",
-		3*time.Minute + 10*time.Second:   "3m10s",
-		2*time.Hour + 5*time.Minute:      "2h05m",
-		26*time.Hour + 59*time.Minute:    "1d02h",
-		time.Hour - 200*time.Millisecond: "1h00m",
-	} {
-		if got := fmtTTD(d); got != want {
-			t.Errorf("fmtTTD(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package detectjudge
 
 import (
 	"os"
@@ -64,7 +64,7 @@ func TestReplayRejectsMisdatedAlarms(t *testing.T) {
 
 // nabTestDir finds the shared NAB data from this package's directory.
 func nabTestDir(t *testing.T) string {
-	dir := filepath.Join("..", "..", "..", "..", "shared", "data", "nab")
+	dir := filepath.Join("..", "..", "..", "shared", "data", "nab")
 	if _, err := os.Stat(filepath.Join(dir, "labels", "combined_windows.json")); err != nil {
 		t.Skipf("NAB data not found at %s", dir)
 	}

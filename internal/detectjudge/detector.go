@@ -1,11 +1,19 @@
-// Package harness evaluates Beet's anomaly detectors: it generates seeded
-// synthetic event streams with injected incidents, replays them and the NAB
-// count series through a Detector, and scores the alarms it raises.
+// Package detectjudge judges Beet's detection: it generates seeded synthetic
+// beets (rate streams and scheduled jobs of many shapes, eight weeks each,
+// across DST changes) with labelled incidents, replays them and the NAB count
+// series through a Detector, and scores the alarms it raises: false alarms
+// per 1000 beet-days from the first event on, the share of incidents found
+// (of all, and of those detectable in principle, see OracleAlpha), time to
+// detect, days until armed, and NAB scores with leave-one-file-out tuning.
 //
-// The harness knows nothing about how a detector works. It only drives the
+// The judge knows nothing about how a detector works. It only drives the
 // Detector interface the way Beet's live ingestion path and sweeper would:
-// events in time order, and the passage of time between them.
-package harness
+// events in time order, and the passage of time between them. Auto runs
+// Beet's own detector (internal/detect.ApplyEvents and ApplyDeadlines on a
+// beet.Beet, as live and `beet backtest` do).
+//
+// The command is cmd/detectjudge: go run ./cmd/detectjudge -split holdout.
+package detectjudge
 
 import (
 	"fmt"
@@ -39,6 +47,13 @@ type Detector interface {
 	Advance(t time.Time) []Alarm
 }
 
+// Armer is optionally implemented by detectors that learn before they
+// watch: ArmedAt is when the detector started to watch (zero: not yet). A
+// detector without it is armed from the first event.
+type Armer interface {
+	ArmedAt() time.Time
+}
+
 // Describer is optionally implemented by detectors that can state their
 // configuration in one line (e.g. "period 2h, grace 12m"); the report shows it.
 type Describer interface {
@@ -57,12 +72,14 @@ type StreamInfo struct {
 	Family   string         // family name, or "nab"
 	Location *time.Location // the beet's IANA time zone (UTC for NAB)
 	Start    time.Time      // first instant of the stream
-	LearnEnd time.Time      // end of the clean learning part; scoring starts here
-	// History holds the events before LearnEnd: the clean learning part (NAB:
-	// the probationary rows). A configured baseline uses it the way a user
-	// looks at past traffic before setting a period; a learning detector can
-	// ignore it, because the replay starts at Start and shows it these events
-	// again.
+	// LearnEnd is the end of the opening part with no incident (synthetic:
+	// the family's clean days; NAB: the probationary rows). Nothing is
+	// scored differently before it: false alarms count from the first event.
+	LearnEnd time.Time
+	// History holds the events before LearnEnd. The periodgrace baseline
+	// uses it the way a user looks at past traffic before setting a period;
+	// a learning detector ignores it, because the replay starts at Start and
+	// shows it these events again.
 	History []Event
 }
 

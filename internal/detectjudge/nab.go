@@ -1,4 +1,4 @@
-package harness
+package detectjudge
 
 import (
 	"encoding/csv"

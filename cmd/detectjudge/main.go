@@ -1,0 +1,257 @@
+// Command detectjudge judges Beet's detection: it runs a detector over
+// seeded synthetic beets with labelled incidents (the tuning or the held-out
+// split of the seeds) and over the NAB count series (dev score and
+// leave-one-file-out), and prints a Markdown report. From the repository root:
+//
+//	go run ./cmd/detectjudge                       # auto, tuning split, every family, NAB
+//	go run ./cmd/detectjudge -split holdout        # the numbers to report
+//	go run ./cmd/detectjudge -detector periodgrace -families cron-daily,poisson-20
+//
+// The definitions are in docs/DETECTION.md, "How detection is judged".
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet/internal/detectjudge"
+)
+
+// A detectorEntry is a detector the judge can run.
+type detectorEntry struct {
+	factory detectjudge.Factory
+	tunings func() []detectjudge.Tuning // parameter sets for NAB leave-one-out; nil: the factory alone
+	about   string
+}
+
+// detectors is the registry behind -detector.
+var detectors = map[string]detectorEntry{
+	"auto": {detectjudge.NewAuto(detectjudge.LiveEngine), detectjudge.AutoTunings,
+		"`auto` is Beet's learned model: each stream is a new beet in auto mode, run through `detect.ApplyEvents` for every event " +
+			"and `detect.ApplyDeadlines` as time passes, the very functions the live service and `beet backtest` call. " +
+			"A flip to down or anomalous is an alarm, a flip back to up its recovery, and the first flip out of learning is when it armed."},
+	"never":  {detectjudge.NewNever, nil, "`never` raises no alarm at all: a sanity check (nothing found, no false alarm, NAB 0)."},
+	"always": {detectjudge.NewAlways, nil, "`always` raises an alarm at every event: a sanity check (false alarms beyond counting)."},
+	"periodgrace": {detectjudge.NewPeriodGrace, detectjudge.PeriodGraceTunings,
+		"`periodgrace` is a fixed period + grace check set up as a careful user would after watching the stream's opening part " +
+			"(synthetic: the first 14 days; NAB: the probationary rows): period = the longest gap between events seen there, rounded up " +
+			"to a human figure; grace = 10% of the period, at least 1 min. It watches from then on, raises `silence` when no event came " +
+			"for period + grace, and recovers on the next event."},
+}
+
+// options are the parsed flags.
+type options struct {
+	detector    string
+	split       string
+	seed        uint64
+	families    string
+	nabDir      string
+	streams     int
+	clean       int
+	workers     int
+	armDays     float64
+	armEvents   int
+	lofo        bool
+	commandLine string
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	opt, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "detectjudge:", err)
+		return 2
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	if err := judge(opt, w, stderr); err != nil {
+		w.Flush()
+		fmt.Fprintln(stderr, "detectjudge:", err)
+		return 1
+	}
+	return 0
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("detectjudge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	names := make([]string, 0, len(detectors))
+	for n := range detectors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fs.StringVar(&o.detector, "detector", "auto", "detector to judge: "+strings.Join(names, "|"))
+	fs.StringVar(&o.split, "split", detectjudge.SplitTune, "seeds: tune (choose parameters on these) or holdout (report these, never tune on them)")
+	fs.Uint64Var(&o.seed, "seed", 0, "a custom seed instead of -split (for exploring; reports say it is neither split)")
+	fs.StringVar(&o.families, "families", "", "comma-separated families to run (default all; \"nab\" is the NAB corpus)")
+	fs.StringVar(&o.nabDir, "nab", "", "NAB data directory (default: ../shared/data/nab from the repository root found above the working directory)")
+	fs.IntVar(&o.streams, "streams", 12, "streams per family and incident kind")
+	fs.IntVar(&o.clean, "clean", 12, "streams per family with no incident")
+	fs.IntVar(&o.workers, "workers", 0, "streams replayed in parallel (default GOMAXPROCS)")
+	fs.Float64Var(&o.armDays, "arm-days", 7, "the arming bound: days after the first event…")
+	fs.IntVar(&o.armEvents, "arm-events", 30, "…or this many events, whichever is later")
+	fs.BoolVar(&o.lofo, "lofo", true, "with NAB: also the leave-one-file-out score")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if _, ok := detectors[o.detector]; !ok {
+		return o, fmt.Errorf("unknown detector %q (have %s)", o.detector, strings.Join(names, ", "))
+	}
+	if o.seed == 0 {
+		seed, ok := detectjudge.SeedOf(o.split)
+		if !ok {
+			return o, fmt.Errorf("unknown split %q (have %s, %s)", o.split, detectjudge.SplitTune, detectjudge.SplitHoldout)
+		}
+		o.seed = seed
+	} else {
+		o.split = ""
+	}
+	if o.streams < 1 || o.clean < 0 || o.armEvents < 0 || o.armDays < 0 {
+		return o, errors.New("-streams must be positive; -clean, -arm-days and -arm-events not negative")
+	}
+	o.commandLine = "go run ./cmd/detectjudge"
+	if len(args) > 0 {
+		o.commandLine += " " + strings.Join(args, " ")
+	}
+	return o, nil
+}
+
+// judge runs what opt asks for and writes the report to w.
+func judge(opt options, w io.Writer, stderr io.Writer) error {
+	entry := detectors[opt.detector]
+	fams, runNAB, err := selectFamilies(opt.families)
+	if err != nil {
+		return err
+	}
+	// Load the NAB data first, so a missing directory fails before minutes
+	// of synthetic work.
+	var series []detectjudge.NABSeries
+	var profiles []detectjudge.Profile
+	if runNAB {
+		dir, err := nabDir(opt.nabDir)
+		if err != nil {
+			return err
+		}
+		if series, err = detectjudge.LoadNAB(dir); err != nil {
+			return err
+		}
+		if profiles, err = detectjudge.LoadProfiles(dir); err != nil {
+			return err
+		}
+	}
+	rep := detectjudge.Report{Command: opt.commandLine, Detector: opt.detector, About: entry.about, Split: opt.split,
+		Config: detectjudge.Config{Seed: opt.seed, Families: fams, IncidentStreams: opt.streams, CleanStreams: opt.clean,
+			Workers: opt.workers, ArmDays: opt.armDays, ArmEvents: opt.armEvents}}
+	start := time.Now()
+	if len(fams) > 0 {
+		if rep.Synth, err = detectjudge.Evaluate(rep.Config, entry.factory); err != nil {
+			return err
+		}
+		rep.Elapsed = time.Since(start)
+		fmt.Fprintf(stderr, "detectjudge: %s, %d synthetic events replayed in %s\n", opt.detector, rep.Synth.Events, rep.Elapsed.Round(time.Millisecond))
+	}
+	if runNAB {
+		if rep.NAB, err = detectjudge.EvaluateNAB(series, entry.factory, profiles); err != nil {
+			return err
+		}
+		rep.Profiles = profiles
+		if opt.lofo {
+			tunings := []detectjudge.Tuning{{Name: "defaults", Factory: entry.factory}}
+			if entry.tunings != nil {
+				tunings = entry.tunings()
+			}
+			l, err := detectjudge.LeaveOneOut(series, tunings, profiles[0], opt.workers)
+			if err != nil {
+				return err
+			}
+			rep.LOFO = &l
+		}
+	}
+	rep.Write(w)
+	fmt.Fprintf(stderr, "detectjudge: done in %s\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// selectFamilies applies -families; "nab" names the NAB corpus.
+func selectFamilies(list string) ([]*detectjudge.Family, bool, error) {
+	all := detectjudge.Families()
+	if strings.TrimSpace(list) == "" {
+		return all, true, nil
+	}
+	runNAB := false
+	var rest []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n == "nab" {
+			runNAB = true
+		} else if n != "" {
+			rest = append(rest, n)
+		}
+	}
+	if len(rest) == 0 {
+		return nil, runNAB, nil
+	}
+	fams, unknown := detectjudge.FilterFamilies(all, strings.Join(rest, ","))
+	if len(unknown) > 0 {
+		var have []string
+		for _, f := range all {
+			have = append(have, f.Name)
+		}
+		return nil, false, fmt.Errorf("unknown families %q (have %s, nab)", unknown, strings.Join(have, ", "))
+	}
+	return fams, runNAB, nil
+}
+
+// nabDir resolves -nab: as given (relative to the working directory), or by
+// default ../shared/data/nab next to the repository root, found by walking
+// up from the working directory to this module's go.mod.
+func nabDir(flagValue string) (string, error) {
+	dir := flagValue
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("nab: %w", err)
+		}
+		root, err := repoRoot(wd)
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(root, "..", "shared", "data", "nab")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "labels", "combined_windows.json")); err != nil {
+		return "", fmt.Errorf("NAB data not found in %s (want labels/combined_windows.json and data/): pass -nab DIR, or leave nab out of -families: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// repoRoot returns the closest directory at or above dir whose go.mod
+// declares module github.com/beethq/beet.
+func repoRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == "github.com/beethq/beet" {
+					return d, nil
+				}
+			}
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no github.com/beethq/beet go.mod above %s: run from the repository or pass -nab DIR", dir)
+		}
+	}
+}

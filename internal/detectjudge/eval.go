@@ -1,0 +1,280 @@
+package detectjudge
+
+import (
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Splits of the seeds. Parameters are chosen on the tuning split and the
+// numbers are reported on the held-out split, which is never tuned on.
+// Streams are drawn from PCG(seed, hash(stream name)), so the two seeds
+// give disjoint, independent sets of streams.
+const (
+	SplitTune    = "tune"
+	SplitHoldout = "holdout"
+	SeedTune     = 1
+	SeedHoldout  = 2
+)
+
+// SeedOf returns the seed of a split, and false for an unknown split.
+func SeedOf(split string) (uint64, bool) {
+	switch split {
+	case SplitTune:
+		return SeedTune, true
+	case SplitHoldout:
+		return SeedHoldout, true
+	}
+	return 0, false
+}
+
+// Config sizes a synthetic evaluation.
+type Config struct {
+	Seed            uint64
+	Families        []*Family
+	IncidentStreams int // streams per family and incident spec (and episode spec)
+	CleanStreams    int // streams per family with no incident
+	Workers         int // 0: GOMAXPROCS
+	// ArmDays and ArmEvents are the arming bound the detector states: a
+	// stream must be armed ArmDays after its first event or at its
+	// ArmEvents-th event, whichever is later.
+	ArmDays   float64
+	ArmEvents int
+}
+
+// An IncidentOutcome is how a detector did on one injected incident.
+type IncidentOutcome struct {
+	Family, Incident string
+	Detectable       bool
+	Detected         bool
+	TTD              time.Duration // first raised alarm in the detection window − incident start
+	Kind             string        // kind of that alarm
+}
+
+// A StreamOutcome is what one stream tells about false alarms and arming.
+type StreamOutcome struct {
+	Family string
+	Name   string
+	// Days are the beet-days judged for false alarms: from the first event
+	// to the end, less the incident's detection window and excused windows.
+	Days        float64
+	FalseAlarms int
+	// ArmedAfter is the time from the first event to arming (-1: never);
+	// ArmedLate says the stream was not armed within the stated bound.
+	ArmedAfter time.Duration
+	ArmedLate  bool
+	Describe   string // the detector's Describe(), if any
+}
+
+// An EpisodeOutcome is how a detector took one excused window: the alarms
+// it raised there, and how many of them said the beet was down (silence,
+// missed run) while its events kept coming.
+type EpisodeOutcome struct {
+	Family, Episode string
+	Alarms, Down    int
+}
+
+// Results holds every outcome of a synthetic evaluation, in a fixed order
+// (family, spec, stream), whatever the scheduling of workers, so a report
+// depends only on the seed.
+type Results struct {
+	Incidents []IncidentOutcome
+	Streams   []StreamOutcome
+	Episodes  []EpisodeOutcome
+	Events    int // events replayed
+}
+
+// job is one stream to generate and score.
+type job struct {
+	fam  *Family
+	spec *IncidentSpec // nil: a clean stream
+	i    int
+	// outcomes, written by the worker
+	inc    *IncidentOutcome
+	stream StreamOutcome
+	eps    []EpisodeOutcome
+	events int
+	err    error
+}
+
+// Evaluate generates every stream of cfg, replays it through a fresh
+// detector from f and scores the alarms. Streams run in parallel on
+// cfg.Workers goroutines.
+func Evaluate(cfg Config, f Factory) (*Results, error) {
+	var jobs []*job
+	for _, fam := range cfg.Families {
+		for i := 0; i < cfg.CleanStreams; i++ {
+			jobs = append(jobs, &job{fam: fam, i: i})
+		}
+		for _, list := range [][]IncidentSpec{fam.Incidents, fam.Episodes} {
+			for k := range list {
+				for i := 0; i < cfg.IncidentStreams; i++ {
+					jobs = append(jobs, &job{fam: fam, spec: &list[k], i: i})
+				}
+			}
+		}
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan *job)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				j.run(cfg, f)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+
+	res := &Results{}
+	for _, j := range jobs {
+		if j.err != nil {
+			return res, j.err
+		}
+		res.Events += j.events
+		res.Streams = append(res.Streams, j.stream)
+		if j.inc != nil {
+			res.Incidents = append(res.Incidents, *j.inc)
+		}
+		res.Episodes = append(res.Episodes, j.eps...)
+	}
+	return res, nil
+}
+
+// run generates the job's stream, replays it and scores it.
+func (j *job) run(cfg Config, f Factory) {
+	var s Stream
+	if j.spec == nil {
+		s, j.err = j.fam.CleanStream(cfg.Seed, j.i)
+	} else {
+		s, j.err = j.fam.IncidentStream(cfg.Seed, *j.spec, j.i)
+	}
+	if j.err != nil {
+		return
+	}
+	j.events = len(s.Events)
+	d := f(s.Info)
+	alarms, err := Replay(d, s.Events, s.End)
+	if err != nil {
+		j.err = err
+		return
+	}
+	j.stream = ScoreStream(s, alarms, armedAt(d, s), cfg.ArmDays, cfg.ArmEvents)
+	if ds, ok := d.(Describer); ok {
+		j.stream.Describe = ds.Describe()
+	}
+	for _, in := range s.Incidents {
+		if in.Spec.Kind == IncidentExtra {
+			continue
+		}
+		o := ScoreIncident(s.Info.Family, in, alarms)
+		j.inc = &o
+	}
+	for _, w := range s.Excused {
+		j.eps = append(j.eps, ScoreEpisode(s.Info.Family, w, alarms))
+	}
+}
+
+// armedAt asks the detector when it armed; a detector that does not say is
+// armed from the first event.
+func armedAt(d Detector, s Stream) time.Time {
+	if a, ok := d.(Armer); ok {
+		return a.ArmedAt()
+	}
+	if len(s.Events) == 0 {
+		return time.Time{}
+	}
+	return s.Events[0].T
+}
+
+// ScoreEpisode counts the alarms raised in an excused window, and those of
+// them that said the beet was down.
+func ScoreEpisode(family string, w Window, alarms []Alarm) EpisodeOutcome {
+	o := EpisodeOutcome{Family: family, Episode: w.Name}
+	for _, a := range alarms {
+		if a.Recovery || a.At.Before(w.From) || a.At.After(w.To) {
+			continue
+		}
+		o.Alarms++
+		if a.Kind == KindSilence || a.Kind == KindMissedRun {
+			o.Down++
+		}
+	}
+	return o
+}
+
+// ScoreIncident finds the first raised alarm in [Start, End+DetectTolerance]
+// of inc. Alarms raised earlier do not count even if still open: an alert
+// the user already has says nothing about this incident.
+func ScoreIncident(family string, inc Incident, alarms []Alarm) IncidentOutcome {
+	o := IncidentOutcome{Family: family, Incident: inc.Spec.Name, Detectable: inc.Detectable}
+	last := inc.End.Add(DetectTolerance)
+	for _, a := range alarms {
+		if a.Recovery || a.At.Before(inc.Start) || a.At.After(last) {
+			continue
+		}
+		o.Detected, o.TTD, o.Kind = true, a.At.Sub(inc.Start), a.Kind
+		break
+	}
+	return o
+}
+
+// ScoreStream counts a stream's false alarms, from its first event on
+// (learning included): every raised alarm outside the detection windows of
+// its incidents and outside its excused windows. It also says how long the
+// detector took to arm (armed zero: never) and whether that was within the
+// bound: armDays after the first event or the armEvents-th event,
+// whichever is later.
+func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, armEvents int) StreamOutcome {
+	o := StreamOutcome{Family: s.Info.Family, Name: s.Info.Name, ArmedAfter: -1}
+	if len(s.Events) == 0 {
+		return o
+	}
+	first := s.Events[0].T
+	var skip []Window
+	for _, in := range s.Incidents {
+		if in.Spec.Kind != IncidentExtra {
+			skip = append(skip, Window{From: in.Start, To: in.End.Add(DetectTolerance)})
+		}
+	}
+	skip = append(skip, s.Excused...)
+	judged := s.End.Sub(first)
+	for _, w := range skip { // windows never overlap: incidents come long after a schedule change
+		judged -= max(0, minTime(w.To, s.End).Sub(maxTime(w.From, first)))
+	}
+	o.Days = max(0, judged.Hours()/24)
+	for _, at := range Raised(alarms) {
+		inside := false
+		for _, w := range skip {
+			inside = inside || !at.Before(w.From) && !at.After(w.To)
+		}
+		if !inside {
+			o.FalseAlarms++
+		}
+	}
+	bound := first.Add(time.Duration(armDays * 24 * float64(time.Hour)))
+	seen := 0
+	for _, e := range s.Events {
+		if seen += e.Count; seen >= armEvents {
+			bound = maxTime(bound, e.T)
+			break
+		}
+	}
+	if seen < armEvents {
+		bound = s.End // the stream never reached the events the bound asks for
+	}
+	if !armed.IsZero() {
+		o.ArmedAfter = max(0, armed.Sub(first))
+	}
+	o.ArmedLate = armed.IsZero() && bound.Before(s.End) || armed.After(bound)
+	return o
+}

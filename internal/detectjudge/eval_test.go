@@ -1,0 +1,183 @@
+package detectjudge
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestScoreIncident(t *testing.T) {
+	inc := Incident{Spec: IncidentSpec{Name: "outage 1h"}, Start: at("10:00"), End: at("11:00")}
+	cases := []struct {
+		name   string
+		alarms []Alarm
+		want   time.Duration // -1: not detected
+	}{
+		{"none", nil, -1},
+		{"before start", []Alarm{{At: at("09:59"), Kind: KindSilence}}, -1},
+		{"recovery only", []Alarm{{At: at("10:30"), Kind: KindSilence, Recovery: true}}, -1},
+		{"inside", []Alarm{{At: at("09:00")}, {At: at("10:20"), Kind: KindDrop}, {At: at("10:40")}}, 20 * time.Minute},
+		{"at start", []Alarm{{At: at("10:00")}}, 0},
+		{"within tolerance", []Alarm{{At: at("12:00")}}, 2 * time.Hour},
+		{"past tolerance", []Alarm{{At: at("12:01")}}, -1},
+	}
+	for _, c := range cases {
+		o := ScoreIncident("f", inc, c.alarms)
+		if got := map[bool]time.Duration{true: o.TTD, false: -1}[o.Detected]; got != c.want {
+			t.Errorf("%s: TTD %v detected %v, want %v", c.name, o.TTD, o.Detected, c.want)
+		}
+	}
+}
+
+func TestScoreStream(t *testing.T) {
+	evs := []Event{{T: at("01:00"), Count: 1}, {T: at("02:00"), Count: 1}, {T: at("03:00"), Count: 1}}
+	s := Stream{Info: StreamInfo{Family: "f", Start: at("00:00"), LearnEnd: at("06:00")}, End: at("13:00"), Events: evs,
+		Incidents: []Incident{{Spec: IncidentSpec{Kind: IncidentOutage}, Start: at("07:00"), End: at("08:00")}},
+		Excused:   []Window{{Name: "x", From: at("10:00"), To: at("11:00")}}}
+	alarms := []Alarm{
+		{At: at("01:30")},                 // learning: still a false alarm
+		{At: at("07:30")},                 // the incident
+		{At: at("08:45")},                 // within the incident's tolerance
+		{At: at("09:00"), Recovery: true}, // not an alarm
+		{At: at("10:30")},                 // excused
+		{At: at("12:00")},                 // false
+	}
+	o := ScoreStream(s, alarms, at("02:00"), 0, 2)
+	// Judged: 01:00-13:00 less 07:00-09:00 and 10:00-11:00 = 9 h.
+	if o.FalseAlarms != 2 || o.Days != 9.0/24 {
+		t.Errorf("%+v, want 2 false alarms over 9 h", o)
+	}
+	if o.ArmedAfter != time.Hour || o.ArmedLate {
+		t.Errorf("armed after %v (late %v), want 1h, in the bound (the 2nd event)", o.ArmedAfter, o.ArmedLate)
+	}
+	if o := ScoreStream(s, nil, at("02:01"), 0, 2); !o.ArmedLate {
+		t.Errorf("armed after the 2nd event, but not late")
+	}
+	if o := ScoreStream(s, nil, time.Time{}, 0, 2); !o.ArmedLate || o.ArmedAfter != -1 {
+		t.Errorf("never armed: %+v", o)
+	}
+	if o := ScoreStream(s, nil, time.Time{}, 0, 4); o.ArmedLate {
+		t.Errorf("never armed, but the bound (4 events) was never reached: not late")
+	}
+	sum := SummariseStreams([]StreamOutcome{o, {Family: "f", Days: 1.5 - 9.0/24, ArmedAfter: -1}, {Family: "g", Days: 9, FalseAlarms: 9}},
+		func(o StreamOutcome) bool { return o.Family == "f" })
+	if sum.Per1000() != 2000/1.5 || sum.Noisy != 1 || sum.Streams != 2 || sum.Never != 1 || sum.ArmMedian != time.Hour {
+		t.Errorf("%+v: per 1000 %v", sum, sum.Per1000())
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	ds := []time.Duration{5, 1, 4, 2, 3, 6, 7, 8, 9, 10}
+	if Percentile(ds, 50) != 5 || Percentile(ds, 95) != 10 || Percentile(ds, 10) != 1 || Percentile(nil, 50) != 0 {
+		t.Errorf("p50 %v p95 %v p10 %v", Percentile(ds, 50), Percentile(ds, 95), Percentile(ds, 10))
+	}
+}
+
+// gapDetector alarms when no event came for a fixed gap: enough to check
+// that Evaluate wires streams, detectors and scores together.
+type gapDetector struct {
+	gap        time.Duration
+	last       time.Time
+	down       bool
+	seenEvents int
+}
+
+func (g *gapDetector) Event(t time.Time, n int) []Alarm {
+	g.last, g.down = t, false
+	g.seenEvents += n
+	return nil
+}
+
+func (g *gapDetector) Advance(t time.Time) []Alarm {
+	if g.last.IsZero() || g.down || !t.After(g.last.Add(g.gap)) {
+		return nil
+	}
+	g.down = true
+	return []Alarm{{At: g.last.Add(g.gap), Kind: KindSilence}}
+}
+
+func TestEvaluateIsDeterministicAndScores(t *testing.T) {
+	fams, _ := FilterFamilies(Families(), "cron-hourly,poisson-20")
+	cfg := Config{Seed: 5, Families: fams, IncidentStreams: 2, CleanStreams: 2, Workers: 1, ArmDays: 7, ArmEvents: 30}
+	factory := func(StreamInfo) Detector { return &gapDetector{gap: 90 * time.Minute} }
+	a, err := Evaluate(cfg, factory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workers = 3
+	b, err := Evaluate(cfg, factory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("results depend on the number of workers")
+	}
+	if len(a.Incidents) != 2*(3+5) || len(a.Streams) != 2*(1+3+3)+2*(1+5) {
+		t.Fatalf("%d incident and %d stream outcomes", len(a.Incidents), len(a.Streams))
+	}
+	// A 90-minute gap check catches every stop of an hourly job and every
+	// 6 h or 4 d outage at 20/h, and is quiet on hourly jobs.
+	for _, o := range a.Incidents {
+		must := o.Incident == "stopped 4d" || o.Incident == "outage 6h" || o.Incident == "outage 4d"
+		if must && (!o.Detected || !o.Detectable) {
+			t.Errorf("%s %s: detectable %v, detected %v", o.Family, o.Incident, o.Detectable, o.Detected)
+		}
+	}
+	if s := SummariseStreams(a.Streams, func(o StreamOutcome) bool { return o.Family == "cron-hourly" }); s.FalseAlarms != 0 || s.Days < 7*55 {
+		t.Errorf("cron-hourly: %+v", s)
+	}
+	// Every run comes in an episode, so the gap check is quiet there too.
+	if len(a.Episodes) != 2*3 {
+		t.Fatalf("%d episode outcomes", len(a.Episodes))
+	}
+	for _, o := range a.Episodes {
+		if o.Family != "cron-hourly" || o.Alarms != 0 || o.Down != 0 {
+			t.Errorf("episode %+v", o)
+		}
+	}
+}
+
+// TestJudgeCannotBeGamed checks the two trivial detectors score as they
+// must: never alarming finds nothing, and alarming at every event finds
+// what it finds at the price of thousands of false alarms per 1000
+// beet-days, so neither looks good.
+func TestJudgeCannotBeGamed(t *testing.T) {
+	fams, _ := FilterFamilies(Families(), "poisson-2,cron-daily")
+	cfg := Config{Seed: 9, Families: fams, IncidentStreams: 1, CleanStreams: 1, ArmDays: 7, ArmEvents: 30}
+	never, err := Evaluate(cfg, NewNever)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func(StreamOutcome) bool { return true }
+	inc := func(IncidentOutcome) bool { return true }
+	if s := SummariseIncidents(never.Incidents, inc); s.Detected != 0 || s.N != 5+3 || s.Detectable == 0 {
+		t.Errorf("never: %+v", s)
+	}
+	if s := SummariseStreams(never.Streams, all); s.FalseAlarms != 0 || s.Never != 0 {
+		t.Errorf("never: %+v (a detector without ArmedAt is armed from the first event)", s)
+	}
+	always, err := Evaluate(cfg, NewAlways)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := SummariseStreams(always.Streams, all); s.Per1000() < 1000 {
+		t.Errorf("always: %.1f false alarms per 1000 beet-days", s.Per1000())
+	}
+	if s := SummariseIncidents(always.Incidents, inc); s.Detected == 0 {
+		t.Errorf("always found nothing: %+v", s)
+	}
+}
+
+func TestFmtTTD(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		45 * time.Second:                 "45s",
+		3*time.Minute + 10*time.Second:   "3m10s",
+		2*time.Hour + 5*time.Minute:      "2h05m",
+		26*time.Hour + 59*time.Minute:    "1d02h",
+		time.Hour - 200*time.Millisecond: "1h00m",
+	} {
+		if got := fmtTTD(d); got != want {
+			t.Errorf("fmtTTD(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package detectjudge
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// Incident sets. Rate families get outages of three lengths (1 h is often
+// not detectable in principle on slow streams; 4 days is detectable on
+// every stream with traffic), a long partial drop and a short surge;
+// schedule families get missed, late and (with start and end pings) stuck
+// runs.
+var (
+	rateIncidents = []IncidentSpec{
+		{Name: "outage 1h", Kind: IncidentOutage, Duration: time.Hour},
+		{Name: "outage 6h", Kind: IncidentOutage, Duration: 6 * time.Hour},
+		{Name: "outage 4d", Kind: IncidentOutage, Duration: 96 * time.Hour},
+		{Name: "drop to 30% 12h", Kind: IncidentDrop, Duration: 12 * time.Hour, Factor: 0.3},
+		{Name: "surge x3-5 3h", Kind: IncidentSurge, Duration: 3 * time.Hour, Factor: 3, FactorMax: 5},
+	}
+	scheduleIncidents = []IncidentSpec{
+		{Name: "missed 1 run", Kind: IncidentMissedRun, Runs: 1},
+		{Name: "stopped 4d", Kind: IncidentMissedRun, Duration: 96 * time.Hour},
+		{Name: "late run", Kind: IncidentLateRun},
+	}
+	startEndIncidents = append(append([]IncidentSpec(nil), scheduleIncidents...),
+		IncidentSpec{Name: "stuck 3 runs", Kind: IncidentStuck, Runs: 3})
+	// A job also started by hand, or a retry loop: every run comes, with
+	// more events than usual.
+	scheduleEpisodes = []IncidentSpec{
+		{Name: "10 events a run (12 s apart), 6 runs", Kind: IncidentExtra, Runs: 6, Extra: 9, ExtraGap: 12 * time.Second},
+		{Name: "a run by hand between runs, 6 times", Kind: IncidentExtra, Runs: 6, Extra: 1},
+		{Name: "a retry loop: an event every 12 s for 3 h", Kind: IncidentExtra, Runs: 1, Extra: 900, ExtraGap: 12 * time.Second},
+	}
+	// Beets live in zones whose DST changes fall on different dates, the
+	// southern one in the opposite season.
+	zones  = []string{"America/New_York", "Europe/Berlin", "Europe/Riga", "Australia/Sydney"}
+	berlin = []string{"Europe/Berlin"}
+)
+
+// Families returns the synthetic families, in report order.
+func Families() []*Family {
+	seasonal := func(perHour float64) func(*rand.Rand) model {
+		return func(r *rand.Rand) model { return newSeasonal(r, perHour) }
+	}
+	negbin := func(perHour float64) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			m := newSeasonal(r, perHour)
+			m.nbShape = 1 + 9*r.Float64() // r in [1, 10]: hourly variance 1+m/r, 6-51× Poisson at 50/h
+			m.dayShape = 30               // day-to-day level: CV ≈ 18%
+			return m
+		}
+	}
+	bursty := func(perHour float64) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			m := newSeasonal(r, perHour)
+			m.minSize, m.maxSize, m.burstGap = 1, 20, 5
+			return m
+		}
+	}
+	job := func(startEnd bool, draw func(r *rand.Rand) (calendar, time.Duration)) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			cal, period := draw(r)
+			return newSchedule(r, cal, period, startEnd)
+		}
+	}
+	minuteOfDay := func(r *rand.Rand, fromH, toH int) int { return fromH*60 + r.IntN((toH-fromH)*60) }
+	every := func(d time.Duration) func(r *rand.Rand) (calendar, time.Duration) {
+		return func(r *rand.Rand) (calendar, time.Duration) {
+			off := time.Duration(r.Int64N(int64(d/time.Minute))) * time.Minute
+			return everyCal{every: d, offset: off}, d
+		}
+	}
+	daily := func(r *rand.Rand) (calendar, time.Duration) { return everyDay(minuteOfDay(r, 0, 24)), 24 * time.Hour }
+	return []*Family{
+		{Name: "poisson-0.2", Description: "seasonal Poisson, 0.2 events/h on average (hour-of-day × weekend profile, local time)",
+			Zones: zones, Incidents: rateIncidents, newModel: seasonal(0.2)},
+		{Name: "poisson-2", Description: "seasonal Poisson, 2 events/h", Zones: zones, Incidents: rateIncidents, newModel: seasonal(2)},
+		{Name: "poisson-20", Description: "seasonal Poisson, 20 events/h", Zones: zones, Incidents: rateIncidents, newModel: seasonal(20)},
+		{Name: "poisson-200", Description: "seasonal Poisson, 200 events/h", Zones: zones, Incidents: rateIncidents, newModel: seasonal(200)},
+		{Name: "negbin-5", Description: "seasonal negative binomial, 5 events/h (hourly Gamma mixing, size r in [1,10], plus a daily level with CV 18%)",
+			Zones: zones, Incidents: rateIncidents, newModel: negbin(5)},
+		{Name: "negbin-50", Description: "seasonal negative binomial, 50 events/h", Zones: zones, Incidents: rateIncidents, newModel: negbin(50)},
+		{Name: "workhours-20", Description: "20 events/h on average, all of it on weekdays within working hours (8-10 h from 07:00-10:00 local), none at night or at weekends",
+			Zones: zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model { return newWorkHours(r, 20) }},
+		{Name: "weekdays-5", Description: "seasonal Poisson, 5 events/h on average, weekdays only",
+			Zones: zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model { return newSeasonal(r, 5).weekdaysOnly() }},
+		{Name: "bursty-0.3", Description: "bursty webhooks: seasonal Poisson bursts at 0.3/h (hours apart), 1-20 events per burst (uniform), ~5 s apart",
+			Zones: zones, Incidents: rateIncidents, newModel: bursty(0.3)},
+		{Name: "bursty-3", Description: "busy bursty source: bursts at 3/h, 1-20 events each", Zones: zones, Incidents: rateIncidents, newModel: bursty(3)},
+		{Name: "trend-20", Description: "seasonal Poisson from 20 events/h, growing to 2× or shrinking to 0.5× over the eight weeks (not designed for)",
+			Zones: zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {
+				m := newSeasonal(r, 20)
+				m.trend = math.Log(2) / DefaultDays
+				if r.IntN(2) == 0 {
+					m.trend = -m.trend
+				}
+				return m
+			}},
+		{Name: "berlin-on-utc-20", Description: "seasonal Poisson, 20 events/h following Europe/Berlin local time, on a beet whose zone was left at UTC",
+			Zones: berlin, BeetZone: "UTC", Incidents: rateIncidents, newModel: seasonal(20)},
+
+		{Name: "cron-5min", Description: "every 5 min, one ping at the end of each run", Schedule: true,
+			Zones: zones, Incidents: scheduleIncidents, Episodes: scheduleEpisodes, newModel: job(false, every(5*time.Minute))},
+		{Name: "cron-hourly", Description: "hourly at a fixed minute, runs take a variable 0-2 min or so", Schedule: true,
+			Zones: zones, Incidents: scheduleIncidents, Episodes: scheduleEpisodes, newModel: job(false, every(time.Hour))},
+		{Name: "cron-daily", Description: "daily at a fixed local time", Schedule: true,
+			Zones: zones, Incidents: scheduleIncidents, Episodes: scheduleEpisodes, newModel: job(false, daily)},
+		{Name: "cron-weekdays", Description: "weekdays only (Mon-Fri) at a fixed local time between 05:00 and 09:00", Schedule: true,
+			Zones: zones, Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				return weekdays(minuteOfDay(r, 5, 9)), 24 * time.Hour
+			})},
+		{Name: "cron-twice-daily", Description: "twice a day at two fixed local times 8-14 h apart", Schedule: true,
+			Zones: zones, Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				a := minuteOfDay(r, 0, 10)
+				return everyDay(a, a+8*60+r.IntN(6*60)), 12 * time.Hour
+			})},
+		{Name: "cron-workhours", Description: "every 15 min from 09:00 to 17:00 on weekdays, local", Schedule: true,
+			Zones: zones, Incidents: scheduleIncidents, newModel: job(false, func(*rand.Rand) (calendar, time.Duration) {
+				var mins []int
+				for m := 9 * 60; m < 17*60; m += 15 {
+					mins = append(mins, m)
+				}
+				return weekdays(mins...), 15 * time.Minute
+			})},
+		{Name: "startend-hourly", Description: "hourly, a start ping and an end ping per run", Schedule: true,
+			Zones: zones, Incidents: startEndIncidents, newModel: job(true, every(time.Hour))},
+		{Name: "startend-daily", Description: "daily at a fixed local time, a start ping and an end ping per run", Schedule: true,
+			Zones: zones, Incidents: startEndIncidents, newModel: job(true, daily)},
+		{Name: "berlin-on-utc-daily", Description: "daily at a fixed Europe/Berlin time between 05:00 and 09:00, on a beet whose zone was left at UTC", Schedule: true,
+			Zones: berlin, BeetZone: "UTC", Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				return everyDay(minuteOfDay(r, 5, 9)), 24 * time.Hour
+			})},
+		{Name: "cron-monthly", Description: "monthly on a fixed day (1-28) at a fixed local time; 160-day streams (not designed for)", Schedule: true,
+			Zones: zones, Days: 160, Incidents: scheduleIncidents[:1], newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				return monthlyCal{day: 1 + r.IntN(28), min: minuteOfDay(r, 0, 24)}, 30 * 24 * time.Hour
+			})},
+		{Name: "schedule-change", Description: "an hourly job whose minute moves, or a daily job whose time moves by 1-6 h, once between days 21 and 35 (not designed for; alarms in the two periods after the change are excused)",
+			Schedule: true, Zones: zones, Incidents: scheduleIncidents, newModel: func(r *rand.Rand) model {
+				var m *scheduleModel
+				if r.IntN(2) == 0 {
+					c, p := every(time.Hour)(r)
+					m = newSchedule(r, c, p, false)
+					m.changed = everyCal{every: time.Hour, offset: (c.(everyCal).offset + time.Duration(10+r.IntN(41))*time.Minute) % time.Hour}
+				} else {
+					at := minuteOfDay(r, 0, 24)
+					m = newSchedule(r, everyDay(at), 24*time.Hour, false)
+					shift := 60 + r.IntN(5*60+1)
+					if r.IntN(2) == 0 {
+						shift = -shift
+					}
+					m.changed = everyDay(((at+shift)%1440 + 1440) % 1440)
+				}
+				m.changeAfter = time.Duration(21*24+r.IntN(14*24)) * time.Hour
+				return m
+			}},
+	}
+}
+
+// FilterFamilies keeps the families named in the comma-separated list
+// (all when the list is empty). Unknown names are returned so the caller
+// can refuse them.
+func FilterFamilies(fs []*Family, list string) (kept []*Family, unknown []string) {
+	if strings.TrimSpace(list) == "" {
+		return fs, nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
+	}
+	for _, f := range fs {
+		if want[f.Name] {
+			kept = append(kept, f)
+			delete(want, f.Name)
+		}
+	}
+	for n := range want {
+		unknown = append(unknown, n)
+	}
+	return kept, unknown
+}

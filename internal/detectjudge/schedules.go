@@ -1,0 +1,258 @@
+package detectjudge
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// A calendar is when a scheduled job runs.
+type calendar interface {
+	// next returns the first slot at or after t.
+	next(loc *time.Location, t time.Time) time.Time
+}
+
+// everyCal runs every interval of real time at a phase (as cron runs
+// "*/5 * * * *" and "17 * * * *": each real hour, DST or not).
+type everyCal struct{ every, offset time.Duration }
+
+func (c everyCal) next(_ *time.Location, t time.Time) time.Time {
+	s := t.Truncate(c.every).Add(c.offset)
+	for s.Before(t) {
+		s = s.Add(c.every)
+	}
+	return s
+}
+
+// dailyCal runs at local wall-clock times (minutes after midnight, sorted)
+// on the days of the week marked: it moves in UTC across DST.
+type dailyCal struct {
+	mins []int
+	days [7]bool
+}
+
+func everyDay(mins ...int) dailyCal {
+	return dailyCal{mins: mins, days: [7]bool{true, true, true, true, true, true, true}}
+}
+
+func weekdays(mins ...int) dailyCal {
+	return dailyCal{mins: mins, days: [7]bool{false, true, true, true, true, true, false}}
+}
+
+func (c dailyCal) next(loc *time.Location, t time.Time) time.Time {
+	lt := t.In(loc)
+	for d := 0; d < 14; d++ {
+		day := time.Date(lt.Year(), lt.Month(), lt.Day()+d, 12, 0, 0, 0, loc)
+		if !c.days[day.Weekday()] {
+			continue
+		}
+		for _, m := range c.mins {
+			s := time.Date(day.Year(), day.Month(), day.Day(), m/60, m%60, 0, 0, loc)
+			if !s.Before(t) {
+				return s
+			}
+		}
+	}
+	panic("detectjudge: a calendar with no day")
+}
+
+// monthlyCal runs on a day of the month at a local time.
+type monthlyCal struct{ day, min int }
+
+func (c monthlyCal) next(loc *time.Location, t time.Time) time.Time {
+	lt := t.In(loc)
+	for k := 0; ; k++ {
+		s := time.Date(lt.Year(), lt.Month()+time.Month(k), c.day, c.min/60, c.min%60, 0, 0, loc)
+		if !s.Before(t) {
+			return s
+		}
+	}
+}
+
+// scheduleModel is a scheduled job. Each run pings once when it ends (dur0
+// plus a uniform 0..spread after its slot) or, with startEnd, also when it
+// starts (within a few seconds of the slot). One run in a hundred is very
+// late: spread to 3×spread more. So a normal run never reports later than
+// lateMax = dur0 + 4×spread after its slot: the bound the oracle knows.
+type scheduleModel struct {
+	cal      calendar
+	startEnd bool
+	dur0     time.Duration
+	spread   time.Duration
+	lateP    float64
+	// A schedule that the user changes once: from changeAfter after the
+	// stream starts, the job runs on changed instead (changed == nil: never).
+	changed     calendar
+	changeAfter time.Duration
+	period      time.Duration // the usual gap between runs, for the excused window
+}
+
+// newSchedule draws the spread of a job's runs: durations vary by 1-4% of
+// its period (dur0 up to 1%), and 1% of runs are very late.
+func newSchedule(r *rand.Rand, cal calendar, period time.Duration, startEnd bool) *scheduleModel {
+	frac := func(lo, hi float64) time.Duration {
+		return time.Duration((lo + (hi-lo)*r.Float64()) * float64(period)).Round(time.Second)
+	}
+	return &scheduleModel{cal: cal, startEnd: startEnd, dur0: frac(0.002, 0.01), spread: max(time.Second, frac(0.01, 0.04)),
+		lateP: 0.01, period: period}
+}
+
+func (m *scheduleModel) lateMax() time.Duration { return m.dur0 + 4*m.spread }
+
+func (m *scheduleModel) changeAt(start time.Time) time.Time {
+	if m.changed == nil {
+		return time.Time{}
+	}
+	return start.Add(m.changeAfter).Truncate(time.Minute)
+}
+
+// next is the first slot at or after t, on the calendar in force.
+func (m *scheduleModel) next(loc *time.Location, start, t time.Time) time.Time {
+	s := m.cal.next(loc, t)
+	if at := m.changeAt(start); m.changed != nil && !s.Before(at) {
+		return m.changed.next(loc, maxTime(t, at))
+	}
+	return s
+}
+
+// settled: incidents come after minRunsBefore runs, and after 10 days of a
+// changed schedule.
+func (m *scheduleModel) settled(loc *time.Location, start time.Time) time.Time {
+	s := start
+	for k := 0; k < minRunsBefore; k++ {
+		s = m.next(loc, start, s).Add(time.Second)
+	}
+	if m.changed != nil {
+		s = maxTime(s, m.changeAt(start).AddDate(0, 0, 10))
+	}
+	return s
+}
+
+// excused: the first two periods after a schedule change (a missed slot of
+// the old schedule, an unexpected run of the new one) are the user's doing.
+func (m *scheduleModel) excused(_ *time.Location, start, _ time.Time) []Window {
+	if m.changed == nil {
+		return nil
+	}
+	at := m.changeAt(start)
+	return []Window{{Name: "schedule changed", From: at, To: at.Add(2*m.period + DetectTolerance)}}
+}
+
+func (m *scheduleModel) place(r *rand.Rand, loc *time.Location, u time.Time, inc *Incident) bool {
+	spec := inc.Spec
+	cal := m.cal
+	if m.changed != nil {
+		cal = m.changed // incidents come after the change (settled)
+	}
+	slot := cal.next(loc, u)
+	after := func(s time.Time, runs int) time.Time {
+		for k := 0; k < runs; k++ {
+			s = cal.next(loc, s.Add(time.Second))
+		}
+		return s
+	}
+	inc.Start = slot
+	switch spec.Kind {
+	case IncidentMissedRun, IncidentStuck:
+		if spec.Kind == IncidentStuck && !m.startEnd {
+			return false
+		}
+		if spec.Duration > 0 {
+			inc.End = after(slot.Add(spec.Duration-time.Second), 1)
+		} else {
+			inc.End = after(slot, spec.Runs)
+		}
+	case IncidentLateRun:
+		// Late beyond doubt: past 2-4× the normal bound, a quarter to half
+		// of the gap to the next run and 2 min (a grace a person would
+		// accept), whichever is latest; yet before the next run.
+		gap := after(slot, 1).Sub(slot)
+		late := time.Duration((2 + 2*r.Float64()) * float64(m.lateMax()))
+		late = max(late, time.Duration((0.25+0.25*r.Float64())*float64(gap)), 2*time.Minute)
+		late = min(late, gap*8/10)
+		if late < m.lateMax()*3/2 || late < 2*time.Minute {
+			return false // no room between runs to be that late
+		}
+		inc.End = slot.Add(late).Truncate(time.Second)
+	case IncidentExtra:
+		inc.End = after(slot, spec.Runs)
+		// Extras may run on past the next slot (a retry loop).
+		inc.End = maxTime(inc.End, inc.Start.Add(time.Duration(spec.Extra)*spec.ExtraGap))
+	default:
+		return false
+	}
+	return true
+}
+
+func (m *scheduleModel) judge(loc *time.Location, start time.Time, inc *Incident) {
+	runs := 0
+	for s := m.next(loc, start, start); s.Before(inc.Start) && runs < minRunsBefore; s = m.next(loc, start, s.Add(time.Second)) {
+		runs++
+	}
+	inc.PValue = 0 // beyond anything a normal run does
+	inc.Detectable = runs >= minRunsBefore
+}
+
+func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end time.Time, inc []Incident) []Event {
+	var evs []Event
+	add := func(t time.Time) {
+		if !t.Before(start) && t.Before(end) {
+			evs = append(evs, Event{T: t, Count: 1})
+		}
+	}
+	extraRuns := make([]int, len(inc)) // runs given their extras so far, per incident
+	for s := m.next(loc, start, start); s.Before(end); s = m.next(loc, start, s.Add(time.Second)) {
+		// Draw every run's timing whatever happens to it, so that streams
+		// with and without an incident share their runs.
+		d := m.dur0 + time.Duration(r.Int64N(int64(m.spread)+1))
+		if r.Float64() < m.lateP {
+			d += m.spread + time.Duration(r.Int64N(2*int64(m.spread)+1))
+		}
+		startPing := s.Add(time.Duration(r.Int64N(int64(min(5*time.Second, m.spread/10)) + 1)))
+		d = d.Truncate(time.Millisecond)
+		pingStart, pingEnd := m.startEnd, true
+		for k := range inc {
+			in := &inc[k]
+			switch in.Spec.Kind {
+			case IncidentMissedRun:
+				if in.covers(s) {
+					pingStart, pingEnd = false, false
+				}
+			case IncidentStuck:
+				if s.Equal(in.Start) {
+					pingEnd = false
+				} else if in.covers(s) {
+					pingStart, pingEnd = false, false
+				}
+			case IncidentLateRun:
+				if s.Equal(in.Start) {
+					d = in.End.Sub(s)
+				}
+			}
+			if (pingStart || pingEnd) && in.covers(s) {
+				in.Arrivals++
+			}
+		}
+		if pingStart {
+			add(startPing)
+		}
+		if !pingEnd {
+			continue
+		}
+		t := s.Add(d)
+		add(t)
+		for k, in := range inc {
+			if in.Spec.Kind != IncidentExtra || s.Before(in.Start) || extraRuns[k] == in.Spec.Runs {
+				continue
+			}
+			extraRuns[k]++
+			gap := in.Spec.ExtraGap
+			if gap == 0 {
+				gap = m.next(loc, start, s.Add(time.Second)).Sub(s) / 2
+			}
+			for x := 1; x <= in.Spec.Extra; x++ {
+				add(t.Add(time.Duration(x) * gap))
+			}
+		}
+	}
+	return removeOutages(evs, inc)
+}

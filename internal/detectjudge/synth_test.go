@@ -1,0 +1,360 @@
+package detectjudge
+
+import (
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+func family(t *testing.T, name string) *Family {
+	t.Helper()
+	fs, unknown := FilterFamilies(Families(), name)
+	if len(fs) != 1 || len(unknown) > 0 {
+		t.Fatalf("family %q not found", name)
+	}
+	return fs[0]
+}
+
+func spec(t *testing.T, f *Family, name string) IncidentSpec {
+	t.Helper()
+	for _, s := range f.Incidents {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("%s: no incident %q", f.Name, name)
+	return IncidentSpec{}
+}
+
+func count(evs []Event, from, to time.Time) int {
+	n := 0
+	for _, e := range evs {
+		if !e.T.Before(from) && e.T.Before(to) {
+			n += e.Count
+		}
+	}
+	return n
+}
+
+func TestStreamsAreDeterministic(t *testing.T) {
+	for _, f := range Families() {
+		if f.Name == "poisson-200" || f.Name == "negbin-50" {
+			continue // slow to generate; the same code as poisson-20 and negbin-5
+		}
+		sp := f.Incidents[len(f.Incidents)-1]
+		a, err := f.IncidentStream(42, sp, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := f.IncidentStream(42, sp, 3)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: same seed, different streams", f.Name)
+		}
+		c, _ := f.IncidentStream(43, sp, 3)
+		if reflect.DeepEqual(a.Events, c.Events) {
+			t.Errorf("%s: different seeds, same events", f.Name)
+		}
+		if len(a.Events) == 0 || len(a.Info.History) == 0 && f.Name != "cron-monthly" {
+			t.Errorf("%s: empty stream", f.Name)
+		}
+		for i := 1; i < len(a.Events); i++ {
+			if a.Events[i].T.Before(a.Events[i-1].T) {
+				t.Fatalf("%s: events out of order", f.Name)
+			}
+		}
+		if last := a.Events[len(a.Events)-1].T; !last.Before(a.End) || a.Events[0].T.Before(a.Info.Start) {
+			t.Errorf("%s: events outside [Start, End)", f.Name)
+		}
+	}
+}
+
+func TestIncidentsAreInTheStream(t *testing.T) {
+	f := family(t, "poisson-20")
+	for i := 0; i < 3; i++ {
+		s, err := f.IncidentStream(1, spec(t, f, "outage 4d"), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := s.Incidents[0]
+		if n := count(s.Events, in.Start, in.End); n != 0 || in.Arrivals != 0 {
+			t.Errorf("outage holds %d events (%d arrivals)", n, in.Arrivals)
+		}
+		if in.Start.Before(s.Info.LearnEnd) || in.End.Sub(in.Start) != 96*time.Hour || in.End.After(s.End.AddDate(0, 0, -1)) {
+			t.Errorf("outage %v-%v, learning ends %v, stream %v", in.Start, in.End, s.Info.LearnEnd, s.End)
+		}
+		if n := count(s.Events, in.Start.AddDate(0, 0, -7), in.End.AddDate(0, 0, -7)); n == 0 {
+			t.Errorf("the same hours a week earlier are empty too")
+		}
+		if !in.Detectable || in.PValue > OracleAlpha {
+			t.Errorf("a 4-day outage at 20/h not detectable: p = %g", in.PValue)
+		}
+	}
+	// Drops and surges: compare with the same hours one week earlier, summed
+	// over streams so that the seasonal profile and noise average out.
+	for _, c := range []struct {
+		name     string
+		min, max float64
+	}{{"drop to 30% 12h", 0.2, 0.4}, {"surge x3-5 3h", 2.7, 5.3}} {
+		var during, before float64
+		for i := 0; i < 10; i++ {
+			s, err := f.IncidentStream(1, spec(t, f, c.name), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := s.Incidents[0]
+			if n := count(s.Events, in.Start, in.End); n != in.Arrivals {
+				t.Errorf("%s: %d events, %d arrivals", c.name, n, in.Arrivals)
+			}
+			during += float64(count(s.Events, in.Start, in.End)) / in.Factor
+			before += float64(count(s.Events, in.Start.AddDate(0, 0, -7), in.End.AddDate(0, 0, -7)))
+			if in.Factor < c.min || in.Factor > c.max {
+				t.Errorf("%s: factor %v", c.name, in.Factor)
+			}
+		}
+		// Divided by its factor, the incident's traffic should look normal.
+		if r := during / before; r < 0.75 || r > 1.33 {
+			t.Errorf("%s: traffic/factor vs a week before = %.2f, want ≈1", c.name, r)
+		}
+	}
+}
+
+// TestScheduleIncidents checks what each schedule incident does to the
+// pings: a missed run has none, a late run reports once at its end, a stuck
+// run pings its start only and blocks the runs after it.
+func TestScheduleIncidents(t *testing.T) {
+	for _, name := range []string{"cron-5min", "cron-hourly", "cron-daily", "cron-weekdays", "cron-twice-daily", "cron-workhours", "startend-hourly", "startend-daily", "berlin-on-utc-daily", "schedule-change"} {
+		f := family(t, name)
+		for _, sp := range f.Incidents {
+			for i := 0; i < 3; i++ {
+				s, err := f.IncidentStream(1, sp, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in := s.Incidents[0]
+				n := count(s.Events, in.Start, in.End)
+				want := map[string]int{IncidentMissedRun: 0, IncidentLateRun: 0, IncidentStuck: 1}[sp.Kind]
+				if sp.Kind == IncidentLateRun && strings.HasPrefix(name, "startend") {
+					want = 1 // the start ping is on time
+				}
+				if n != want || sp.Kind == IncidentMissedRun && in.Arrivals != 0 {
+					t.Errorf("%s, %s: %d events (%d arrivals) in [%s, %s), want %d", name, sp.Name, n, in.Arrivals,
+						in.Start.In(s.Traffic), in.End.In(s.Traffic), want)
+				}
+				if sp.Kind == IncidentLateRun && count(s.Events, in.End, in.End.Add(time.Millisecond)) != 1 {
+					t.Errorf("%s: the late run does not report at %s", name, in.End)
+				}
+				if !in.Detectable || in.Start.Before(s.Info.LearnEnd) {
+					t.Errorf("%s, %s: detectable %v, start %s, learning ends %s", name, sp.Name, in.Detectable, in.Start, s.Info.LearnEnd)
+				}
+			}
+		}
+	}
+}
+
+// TestExtraPingsComeWithEveryRun checks the episodes of schedule families:
+// the stream is the same as without extras (every run still comes), plus
+// exactly Runs × Extra events in the episode, which is excused.
+func TestExtraPingsComeWithEveryRun(t *testing.T) {
+	for _, name := range []string{"cron-daily", "cron-hourly", "cron-5min"} {
+		f := family(t, name)
+		if len(f.Episodes) != 3 {
+			t.Fatalf("%s: %d episodes", name, len(f.Episodes))
+		}
+		for _, sp := range f.Episodes {
+			s, err := f.IncidentStream(1, sp, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			none := sp
+			none.Extra = 0 // the same name, so the same draws: the same runs
+			s0, err := f.IncidentStream(1, none, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := s.Incidents[0]
+			if n := count(s0.Events, in.Start, in.End.Add(time.Hour)); n == 0 {
+				t.Fatalf("%s, %s: no runs", name, sp.Name)
+			}
+			extra := count(s.Events, s.Info.Start, s.End) - count(s0.Events, s.Info.Start, s.End)
+			inEpisode := count(s.Events, in.Start, s.Excused[0].To) - count(s0.Events, in.Start, s.Excused[0].To)
+			if extra != sp.Runs*sp.Extra || inEpisode != extra {
+				t.Errorf("%s, %s: %d extra events, %d of them in the episode; want %d", name, sp.Name, extra, inEpisode, sp.Runs*sp.Extra)
+			}
+		}
+	}
+}
+
+// medianMinute is the median minute of the day of ts in loc.
+func medianMinute(ts []time.Time, loc *time.Location) int {
+	ms := make([]int, len(ts))
+	for i, t := range ts {
+		lt := t.In(loc)
+		ms[i] = lt.Hour()*60 + lt.Minute()
+	}
+	sort.Ints(ms)
+	return ms[len(ms)/2]
+}
+
+// TestWrongZoneFollowsBerlin checks the daily job of a beet left at UTC runs
+// at the same Berlin time across the DST change, so an hour apart in UTC.
+func TestWrongZoneFollowsBerlin(t *testing.T) {
+	f := family(t, "berlin-on-utc-daily")
+	for i := 0; i < 4; i++ {
+		s, err := f.CleanStream(1, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Info.Location != time.UTC || s.Traffic.String() != "Europe/Berlin" {
+			t.Fatalf("beet zone %s, traffic %s", s.Info.Location, s.Traffic)
+		}
+		_, change := s.Events[0].T.In(s.Traffic).ZoneBounds()
+		var before, after []time.Time
+		for _, e := range s.Events {
+			if e.T.Before(change) {
+				before = append(before, e.T)
+			} else {
+				after = append(after, e.T)
+			}
+		}
+		if len(before) < 7 || len(after) < 7 {
+			t.Fatalf("%d runs before the change at %s, %d after", len(before), change, len(after))
+		}
+		local := medianMinute(after, s.Traffic) - medianMinute(before, s.Traffic)
+		utc := medianMinute(after, time.UTC) - medianMinute(before, time.UTC)
+		if local < -15 || local > 15 || (utc < 45 || utc > 75) && (utc > -45 || utc < -75) {
+			t.Errorf("%s: the median run moved %d min in Berlin time and %d min in UTC; want ~0 and ~±60", s.Info.Name, local, utc)
+		}
+	}
+}
+
+// TestEveryStreamCrossesDST checks every stream of every family with a DST
+// zone holds a change of its traffic's UTC offset after its clean days.
+func TestEveryStreamCrossesDST(t *testing.T) {
+	for _, f := range Families() {
+		if f.Name == "poisson-200" || f.Name == "negbin-50" {
+			continue // slow to generate; the same timeline code as the others
+		}
+		for i := 0; i < 2; i++ {
+			s, err := f.CleanStream(1, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, o1 := s.Info.LearnEnd.In(s.Traffic).Zone()
+			_, o2 := s.End.In(s.Traffic).Zone()
+			if o1 == o2 {
+				t.Errorf("%s (%s): no DST change after the clean days", s.Info.Name, s.Traffic)
+			}
+			if d := s.End.Sub(s.Info.Start).Hours() / 24; d < 55.9 {
+				t.Errorf("%s: %.1f days, want eight weeks at least", s.Info.Name, d)
+			}
+		}
+	}
+}
+
+// TestShapes checks the traffic shapes that are the point of their
+// families: working hours, weekdays only, bursts of 1-20 events.
+func TestShapes(t *testing.T) {
+	s, err := family(t, "workhours-20").CleanStream(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range s.Events {
+		if lt := e.T.In(s.Traffic); isWeekend(lt.Weekday()) || lt.Hour() < 7 || lt.Hour() >= 20 {
+			t.Fatalf("workhours-20: an event at %s", lt.Format("Mon 15:04"))
+		}
+	}
+	if s, _ = family(t, "weekdays-5").CleanStream(1, 0); len(s.Events) < 4000 {
+		t.Errorf("weekdays-5: %d events in 8 weeks", len(s.Events))
+	}
+	for _, e := range s.Events {
+		if lt := e.T.In(s.Traffic); isWeekend(lt.Weekday()) {
+			t.Fatalf("weekdays-5: an event on %s", lt.Format("Mon 15:04"))
+		}
+	}
+	// Bursts: split where events are over 10 min apart; sizes span 1-20.
+	s, _ = family(t, "bursty-0.3").CleanStream(1, 0)
+	sizes := map[int]bool{}
+	n := 1
+	for i := 1; i <= len(s.Events); i++ {
+		if i == len(s.Events) || s.Events[i].T.Sub(s.Events[i-1].T) > 10*time.Minute {
+			sizes[n] = true
+			n = 0
+		}
+		n++
+	}
+	if !sizes[1] || !sizes[20] || len(sizes) < 15 {
+		t.Errorf("burst sizes seen: %v", sizes)
+	}
+}
+
+// TestOracleTails checks the tail probabilities the oracle judges with.
+func TestOracleTails(t *testing.T) {
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9+1e-6*want }
+	if p := lowerTail(0, 11.5, 11.5); !near(p, math.Exp(-11.5)) {
+		t.Errorf("P(N=0 | Poisson 11.5) = %g", p)
+	}
+	if p := upperTail(3, 0.6, 0.6); !near(p, 1-math.Exp(-0.6)*(1+0.6+0.18)) {
+		t.Errorf("P(N≥3 | Poisson 0.6) = %g", p)
+	}
+	// Negative binomial, size 2 (variance μ + μ²/2): P(0) = (2/(2+μ))².
+	if p := lowerTail(0, 4, 4+8); !near(p, 1.0/9) {
+		t.Errorf("P(N=0 | NB μ 4, size 2) = %g, want 1/9", p)
+	}
+	if p := lowerTail(10, 10, 10) + upperTail(11, 10, 10); !near(p, 1) {
+		t.Errorf("tails add to %g", p)
+	}
+	// An outage of 4 days at 2/h is detectable, one of an hour at 0.2/h not.
+	for name, c := range map[string]struct {
+		incident string
+		want     bool
+	}{"poisson-2": {"outage 4d", true}, "poisson-0.2": {"outage 1h", false}} {
+		f := family(t, name)
+		s, err := f.IncidentStream(1, spec(t, f, c.incident), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := s.Incidents[0]; in.Detectable != c.want {
+			t.Errorf("%s, %s: detectable %v (p %g)", name, c.incident, in.Detectable, in.PValue)
+		}
+	}
+}
+
+// TestNegBinIsOverdispersed checks hourly counts of the negative-binomial
+// family vary well beyond Poisson around a local hour-of-week mean.
+func TestNegBinIsOverdispersed(t *testing.T) {
+	ratio := func(name string) float64 {
+		s, err := family(t, name).CleanStream(1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Counts per (hour-of-week) over the 8 weeks; mean variance/mean.
+		type key struct{ wd, h int }
+		counts := map[key]map[int]float64{}
+		for _, e := range s.Events {
+			lt := e.T.In(s.Traffic)
+			k := key{int(lt.Weekday()), lt.Hour()}
+			if counts[k] == nil {
+				counts[k] = map[int]float64{}
+			}
+			counts[k][int(e.T.Sub(s.Info.Start)/(7*24*time.Hour))]++
+		}
+		var sum float64
+		for _, byWeek := range counts {
+			var m, v float64
+			for w := 0; w < 8; w++ {
+				m += byWeek[w] / 8
+			}
+			for w := 0; w < 8; w++ {
+				v += (byWeek[w] - m) * (byWeek[w] - m) / 7
+			}
+			sum += v / m
+		}
+		return sum / float64(len(counts))
+	}
+	if p, nb := ratio("poisson-20"), ratio("negbin-50"); p > 1.6 || nb < 4 {
+		t.Errorf("variance/mean: poisson %.2f (want ≈1), negbin %.2f (want ≫1)", p, nb)
+	}
+}

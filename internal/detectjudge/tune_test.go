@@ -1,0 +1,88 @@
+package detectjudge
+
+import (
+	"testing"
+	"time"
+)
+
+func TestVariants(t *testing.T) {
+	type params struct {
+		Alarm float64
+		Hours int
+		Grace time.Duration
+		Name  string
+		small int
+	}
+	def := params{Alarm: 14, Hours: 1, Grace: time.Minute, Name: "x", small: 3}
+	vs := Variants(def, 0.5, 2)
+	// Alarm ×0.5 and ×2, Hours ×2 only (×0.5 does not move an int 1),
+	// Grace ×0.5 and ×2; Name and the unexported field never.
+	if len(vs) != 1+2+1+2 || vs[0] != def {
+		t.Fatalf("%d variants: %+v", len(vs), vs)
+	}
+	names := map[string]bool{}
+	for _, v := range vs {
+		names[VariantName(def, v)] = true
+	}
+	for _, want := range []string{"defaults", "Alarm 14 → 7", "Alarm 14 → 28", "Hours 1 → 2", "Grace 1m0s → 30s", "Grace 1m0s → 2m0s"} {
+		if !names[want] {
+			t.Errorf("no variant %q in %v", want, names)
+		}
+	}
+}
+
+// rowAlarms is a detector that raises an alarm at the given rows' times.
+type rowAlarms struct{ at map[time.Time]bool }
+
+func (d rowAlarms) Event(t time.Time, _ int) []Alarm {
+	if d.at[t] {
+		return []Alarm{{At: t, Kind: KindSurge}}
+	}
+	return nil
+}
+
+func (rowAlarms) Advance(time.Time) []Alarm { return nil }
+
+// TestLeaveOneOut builds three files where tuning "early" is best on two
+// and wrong on the third: it wins in sample, and held out it costs the
+// third file.
+func TestLeaveOneOut(t *testing.T) {
+	mk := func(name string, win int) NABSeries {
+		s := NABSeries{Name: name, Bucket: time.Minute}
+		for i := 0; i < 100; i++ {
+			s.Times = append(s.Times, at("00:00").Add(time.Duration(i)*time.Minute))
+			s.Values = append(s.Values, 1)
+		}
+		s.Windows = []RowWindow{{First: win, Last: win + 9}}
+		return s
+	}
+	series := []NABSeries{mk("a", 40), mk("b", 40), mk("c", 70)}
+	alarmAtRow := func(row int) Factory {
+		return func(info StreamInfo) Detector {
+			return rowAlarms{at: map[time.Time]bool{info.Start.Add(time.Duration(row) * time.Minute): true}}
+		}
+	}
+	tunings := []Tuning{{Name: "defaults", Factory: NewNever}, {Name: "early", Factory: alarmAtRow(40)}, {Name: "late", Factory: alarmAtRow(70)}}
+	res, err := LeaveOneOut(series, tunings, StandardProfile, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dev.Normalised() != 0 || res.BestName != "early" {
+		t.Errorf("dev %.1f, best %q", res.Dev.Normalised(), res.BestName)
+	}
+	chosen := map[string]string{}
+	for _, f := range res.Files {
+		chosen[f.Name] = f.Chosen
+	}
+	// Held out c, early wins on {a, b} and scores c badly: the overfitting
+	// that leave-one-out is there to show.
+	if chosen["c"] != "early" {
+		t.Errorf("chosen %v", chosen)
+	}
+	if !(res.LOFO.Normalised() < res.InSample.Normalised()) {
+		t.Errorf("leave-one-out %.1f not below in-sample %.1f", res.LOFO.Normalised(), res.InSample.Normalised())
+	}
+	if _, err := LeaveOneOut(series, nil, StandardProfile, 1); err == nil {
+		t.Error("no tunings accepted")
+	}
+}

@@ -228,7 +228,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 		n = 1 + days*2/7
 	}
 	d := m.disp
-	if n > 1.5 && mu > 0.2 && m.flags&flagHoldDisp == 0 && !m.blurred(hour) {
+	if n > 1.5 && mu > 0.2 && m.flags&flagHoldDisp == 0 {
 		// Winsorise, so one wild hour moves neither the rate nor D much.
 		count = min(count, mu+6*float32(math.Sqrt(float64(d*mu)))+3)
 		x := (count - mu) * (count - mu)

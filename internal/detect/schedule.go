@@ -96,6 +96,12 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	// runs, flagged as their slots passed; they keep the schedule).
 	skipped := m.skippedDays(prev, k)
 	m.noteMisses(skipped)
+	if skipped != 0 && !m.Scheduled() && p < 86400 {
+		// Learning, and a run came after slots the schedule expected: the
+		// period may be a fraction of the real one (a start and an end
+		// ping a minute apart is no "every minute"). Trust it less.
+		m.streak /= 2
+	}
 	if shift != 0 {
 		m.shiftDay = int16(sec / 86400)
 		if shift < 0 {

@@ -71,9 +71,9 @@ type RateModel struct {
 	gapMax  [fallbackWeeks]uint16
 	gapWeek uint8
 
-	zone     zoneSpan // cache for bucket, not stored
-	blurHour int64    // cache for blurred (Unix hours), not stored
-	blurOn   bool
+	zone             zoneSpan // cache for bucket, not stored
+	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
+	blurOn           bool
 }
 
 // A watch is one of the models auto mode runs over a beet's events. Each
@@ -168,7 +168,7 @@ const (
 
 // NewRateModel starts a model for a beet in loc.
 func NewRateModel(loc *time.Location) *RateModel {
-	m := &RateModel{loc: loc, disp: 1, blurHour: -1 << 40}
+	m := &RateModel{loc: loc, disp: 1}
 	for i := range m.rate {
 		m.rate[i] = -1
 	}

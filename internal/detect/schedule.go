@@ -88,6 +88,9 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			}
 		}
 	}
+	if ok && k >= 2 && m.streak < 2 && !m.Scheduled() {
+		ok = false // a gap of several periods does not confirm a new candidate (and is not worth scanning)
+	}
 	if !ok {
 		m.offGrid(prev, sec)
 		return

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -117,20 +118,30 @@ func candidateChanges() []dstChange {
 }
 
 // blurred reports whether, at unix, a candidate zone changed its clock
-// (relative to the beet's zone) within dstBlurSpan. Cached per hour.
+// (relative to the beet's zone) within dstBlurSpan. The answer is cached
+// with the span of time it holds for, as walks ask hour after hour.
 func (m *RateModel) blurred(unix int64) bool {
-	if h := unix / 3600; h == m.blurHour {
+	if unix >= m.blurFrom && unix < m.blurTo {
 		return m.blurOn
 	}
-	m.blurHour, m.blurOn = unix/3600, false
 	ch := candidateChanges()
-	i, _ := slices.BinarySearchFunc(ch, unix-dstBlurSpan, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
-	for ; i < len(ch) && ch[i].at <= unix; i++ {
-		_, a := time.Unix(ch[i].at-86400, 0).In(m.loc).Zone()
-		_, b := time.Unix(ch[i].at+86400, 0).In(m.loc).Zone()
-		if ch[i].delta != int64(b-a) {
-			m.blurOn = true
+	i, _ := slices.BinarySearchFunc(ch, unix-dstBlurSpan+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
+	// Changes in (unix-span, unix] blur unix; the answer holds until the
+	// first of them leaves the span or the next one comes.
+	m.blurOn, m.blurFrom, m.blurTo = false, unix, math.MaxInt64
+	if i > 0 {
+		m.blurFrom = max(unix, ch[i-1].at+dstBlurSpan)
+	}
+	for j := i; j < len(ch); j++ {
+		if ch[j].at > unix {
+			m.blurTo = min(m.blurTo, ch[j].at)
 			break
+		}
+		m.blurTo = min(m.blurTo, ch[j].at+dstBlurSpan)
+		if !m.blurOn {
+			_, a := time.Unix(ch[j].at-86400, 0).In(m.loc).Zone()
+			_, b := time.Unix(ch[j].at+86400, 0).In(m.loc).Zone()
+			m.blurOn = ch[j].delta != int64(b-a)
 		}
 	}
 	return m.blurOn

@@ -230,7 +230,9 @@ func (m *RateModel) learn(hour int64, count float32) {
 	d := m.disp
 	if n > 1.5 && mu > 0.2 && m.flags&flagHoldDisp == 0 {
 		// Winsorise, so one wild hour moves neither the rate nor D much.
-		count = min(count, mu+6*float32(math.Sqrt(float64(d*mu)))+3)
+		// The margin holds a whole burst (burst unit B calls), so that a
+		// bursty beet's D learns its bursts rather than a clipped view.
+		count = min(count, mu+6*float32(math.Sqrt(float64(d*mu)))+3*m.burst)
 		x := (count - mu) * (count - mu)
 		w := max(0.03, 2/(2+float32(hour-m.first)/3600)) // faster in the first days
 		m.disp = min(maxDisp, max(1, (1-w)*d+w*x/mu))
@@ -332,12 +334,14 @@ const (
 // a surge can only grow at an event, so OnEvents checks it (Surging).
 type rates struct{ m *RateModel }
 
-// ready: a week and armEvents events, or two days and armEventsEarly.
+// ready: a week and armEvents events, or two days and armEventsEarly
+// independent units (bursts count once: a bursty beet's first days say
+// little about its hours).
 func (w rates) ready() bool {
 	m := w.m
 	span := m.last/1e6 - m.first
 	return m.events >= armEvents && span >= int64(armAfter/time.Second) ||
-		m.events >= armEventsEarly && span >= int64(armEarly/time.Second)
+		float32(m.events)/m.burst >= armEventsEarly && span >= int64(armEarly/time.Second)
 }
 
 func (w rates) due(drop bool) (due time.Time, kind string, ok bool) {

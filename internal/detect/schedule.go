@@ -184,6 +184,16 @@ func (m *RateModel) offGrid(prev, sec int64) {
 		m.endOff = uint16(min(sec-prev, math.MaxUint16))
 		return
 	}
+	if m.Scheduled() && sec > m.slotFrom(prev, 1)+m.tolerance() && m.expectedSlot(m.slotFrom(prev, 1)) {
+		// The slot after the latest run passed with no run, and this one
+		// is off the grid: the job moved. Follow it at once (its slots are
+		// flagged no more); it is confirmed again after scheduleStreak runs
+		// at the new time, or a new period is learned.
+		m.streak, m.cluster, m.extras = 0, sec, 0
+		m.flags &^= flagResumed
+		m.setRunPings(0)
+		return
+	}
 	if m.Scheduled() || m.streak >= 2 {
 		// More than one extra in a period wears the schedule down: a
 		// learned one loses trust, a candidate is dropped.

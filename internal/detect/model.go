@@ -62,7 +62,7 @@ type RateModel struct {
 	winHi      uint16
 	endOff     uint16 // seconds from the latest run to its second ping; 0: none
 	extras     uint8  // extra pings, leaky: +4 each beyond one a period, −1 a run
-	flags2     uint8  // bits 0-1: off-grid pings since the latest run; 2-7: pairs (runs with a second ping at the same offset)
+	flags2     uint8  // bits 0-1: off-grid pings since the latest run
 	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
 	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
 
@@ -99,12 +99,9 @@ type alarm struct {
 // The kinds of deadline the watches set.
 const (
 	kindMissedRun = "missed_run"
-	// kindMissedSecond: a run's second ping (its end, or the day's second
-	// run) did not come.
-	kindMissedSecond = "missed_second"
-	kindSilence      = "silence"
-	kindDrop         = "drop"
-	kindFallback     = "fallback"
+	kindSilence   = "silence"
+	kindDrop      = "drop"
+	kindFallback  = "fallback"
 )
 
 // finer is the watch that leads while it is sure: a learned schedule,
@@ -122,7 +119,7 @@ func (m *RateModel) finer() watch {
 // watchOf is the watch that sets deadlines of kind.
 func (m *RateModel) watchOf(kind string) watch {
 	switch kind {
-	case kindMissedRun, kindMissedSecond:
+	case kindMissedRun:
 		return calendar{m}
 	case kindFallback:
 		return fallback{m}

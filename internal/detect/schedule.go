@@ -154,7 +154,6 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	}
 	if m.runPings() == 0 {
 		m.endOff = 0 // no second ping in the last period
-		m.setPairs(0)
 	}
 	m.setRunPings(0)
 	if m.extras > 0 {
@@ -178,27 +177,11 @@ func (m *RateModel) runAnchor(sec, late int64) int64 {
 // of the run (free once a period), an extra, or a new candidate period.
 func (m *RateModel) offGrid(prev, sec int64) {
 	p := int64(m.period)
-	if off := sec - prev; p >= 120 && abs(2*off-p) <= max(30, p/20) {
-		// A ping halfway between slots: the period is twice the real one
-		// (a run taken for the second ping of another). Halve it.
-		m.period, m.streak, m.cluster = uint32(p/2), 0, sec
-		m.setPairs(0)
-		m.setRunPings(0)
-		m.endOff = 0
-		return
-	}
-	if m.runPings() == 0 && sec-prev < p-max(30, p/10) && sec > prev {
-		// A start and an end ping, a second run a day at another time, or
-		// an occasional extra: neither a run nor a break. When it keeps
-		// its offset from the run, it is expected (secondDue).
-		off := min(sec-prev, math.MaxUint16)
-		if m.endOff != 0 && abs(off-int64(m.endOff)) <= m.secondTolerance() {
-			m.setPairs(min(m.pairs()+1, 63))
-		} else {
-			m.setPairs(0)
-		}
+	if m.runPings() == 0 && sec-prev < p/2 && sec > prev {
+		// A start and an end ping, or an occasional extra: neither a run
+		// nor a break.
 		m.setRunPings(1)
-		m.endOff = uint16(off)
+		m.endOff = uint16(min(sec-prev, math.MaxUint16))
 		return
 	}
 	if m.Scheduled() && sec > m.slotFrom(prev, 1)+m.tolerance() && m.expectedSlot(m.slotFrom(prev, 1)) {
@@ -229,29 +212,6 @@ func (m *RateModel) offGrid(prev, sec int64) {
 
 func (m *RateModel) runPings() uint8     { return m.flags2 & 3 }
 func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^3 | n }
-
-// pairs counts the runs in a row whose second ping kept its offset (bits
-// 2-7 of flags2).
-func (m *RateModel) pairs() uint8     { return m.flags2 >> 2 }
-func (m *RateModel) setPairs(n uint8) { m.flags2 = m.flags2&3 | n<<2 }
-
-// pairsExpected: after this many runs with a second ping at the same
-// offset, a missing second ping is a missed run (a job stuck after its
-// start ping, or the second run of a day).
-const pairsExpected = 7
-
-// secondTolerance is how far a second ping may stray from its usual offset
-// to count as the same again (it is awaited a grace longer: secondDue).
-func (m *RateModel) secondTolerance() int64 { return max(graceFloor, int64(m.endOff)/10) }
-
-// secondDue returns when a missing second ping of the latest run is
-// flagged, if second pings are expected and it has not come yet.
-func (m *RateModel) secondDue() (int64, bool) {
-	if m.pairs() < pairsExpected || m.runPings() != 0 || m.endOff == 0 {
-		return 0, false
-	}
-	return m.cluster + int64(m.endOff) + max(m.secondTolerance(), m.tolerance()), true
-}
 
 // startPeriod takes the gap from prev to now as the candidate period. A
 // gap of about whole days on the wall clock is taken as whole days, so a
@@ -459,20 +419,11 @@ type calendar struct{ m *RateModel }
 func (w calendar) ready() bool { return w.m.Scheduled() }
 
 func (w calendar) due(bool) (time.Time, string, bool) {
-	due := w.m.NextRun().Add(w.m.Grace())
-	if at, ok := w.m.secondDue(); ok && at < due.Unix() && at > w.m.last/1e6 {
-		return time.Unix(at, 0), kindMissedSecond, true
-	}
-	return due, kindMissedRun, true
+	return w.m.NextRun().Add(w.m.Grace()), kindMissedRun, true
 }
 
-func (w calendar) alarm(kind string, due time.Time) *alarm {
+func (w calendar) alarm(_ string, due time.Time) *alarm {
 	m := w.m
-	if kind == kindMissedSecond {
-		run := time.Unix(m.cluster, 0).In(m.loc)
-		return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("The run of %s sent no second ping by %s (%s).",
-			run.Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}
-	}
 	slot := m.NextRun()
 	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the run due at %s: no event by %s (%s).",
 		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}

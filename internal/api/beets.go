@@ -22,6 +22,7 @@ type beetJSON struct {
 	Timezone     string         `json:"timezone"`
 	Detection    beet.Detection `json:"detection"`
 	Expectation  string         `json:"expectation"`
+	Watching     *watchingJSON  `json:"watching"`
 	AllowBots    bool           `json:"allow_bots"`
 	LastEventAt  *time.Time     `json:"last_event_at"`
 	DueAt        *time.Time     `json:"due_at"`
@@ -34,10 +35,34 @@ func toBeetJSON(b *beet.Beet) beetJSON {
 	return beetJSON{
 		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token,
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
-		Detection: b.Detection, Expectation: detect.Expectation(b), AllowBots: b.AllowBots,
+		Detection: b.Detection, Expectation: detect.Expectation(b), Watching: toWatchingJSON(b), AllowBots: b.AllowBots,
 		LastEventAt: b.LastEventAt, DueAt: b.DueAt, Channels: b.Channels,
 		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
+}
+
+// watchingJSON is what auto mode watches a beet for and from when
+// (detect.Watching); null for a beet not in auto mode or without events.
+type watchingJSON struct {
+	Model             string     `json:"model"`
+	Description       string     `json:"description"`
+	Cron              string     `json:"cron,omitempty"`
+	Timezone          string     `json:"timezone,omitempty"`
+	GraceSeconds      int64      `json:"grace_seconds,omitempty"`
+	ArmedAt           *time.Time `json:"armed_at"`
+	ArmsBy            *time.Time `json:"arms_by,omitempty"`
+	AlertAfterSeconds int64      `json:"alert_after_seconds,omitempty"`
+	SuggestedZone     string     `json:"suggested_zone,omitempty"`
+}
+
+func toWatchingJSON(b *beet.Beet) *watchingJSON {
+	w, ok := detect.Watch(b)
+	if !ok {
+		return nil
+	}
+	return &watchingJSON{Model: w.Model, Description: w.Description, Cron: w.Cron, Timezone: w.Timezone,
+		GraceSeconds: w.GraceSeconds, ArmedAt: w.ArmedAt, ArmsBy: w.ArmsBy,
+		AlertAfterSeconds: int64(w.AlertAfter / time.Second), SuggestedZone: w.SuggestedZone}
 }
 
 type beetCreateRequest struct {

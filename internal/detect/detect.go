@@ -113,7 +113,7 @@ func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time,
 		hour := time.Unix(model.hourStart, 0)
 		d.Flip.Observed, d.Flip.Expected = ptr(float64(model.hourCount)), ptr(model.Expected(hour, last))
 		model.endIncident()
-	case b.Status == beet.StatusUp && model.Armed() && !model.Scheduled() && model.Surging():
+	case b.Status == beet.StatusUp && !model.Scheduled() && (rates{model}).ready() && model.Surging():
 		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.surgeReason(last))
 		_, obs, exp := model.surgeRun()
 		d.Flip.Observed, d.Flip.Expected = &obs, &exp
@@ -188,41 +188,16 @@ func onDeadlineAuto(b *beet.Beet, due time.Time) (Decision, error) {
 	if at.Sub(due) > time.Second {
 		return Decision{Due: &at}, nil // not yet: a deadline set by older code
 	}
-	loc := location(b)
-	last := time.UnixMicro(model.last)
-	f := &beet.Flip{BeetID: b.ID, At: due, From: b.Status, To: beet.StatusDown, Observed: ptr(0)}
-	var d Decision
-	switch kind {
-	case "missed_run":
-		slot := model.NextRun()
-		f.Kind, f.Expected = beet.FlipMissedRun, ptr(1)
-		f.Reason = fmt.Sprintf("Missed the run due at %s: no event by %s (%s).",
-			slot.In(loc).Format("Jan 2 15:04 MST"), due.In(loc).Format("15:04"), model.describeSchedule())
-	case "drop":
-		run := model.dn
-		if run.s <= 0 {
-			run = cusum{start: uint32(last.Unix())}
-		}
-		since := time.Unix(int64(run.start), 0)
-		exp := float64(run.exp) + model.Expected(last, due)
-		f.To, f.Kind = beet.StatusAnomalous, beet.FlipDrop
-		f.Observed, f.Expected = ptr(float64(run.obs)), &exp
-		f.Reason = fmt.Sprintf("Only %.0f events since %s (%s), where about %s were expected: the rate fell to %.0f%% of normal.",
-			run.obs, since.In(loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp), 100*float64(run.obs)/max(exp, 1e-9))
-		if run.obs == 0 {
-			f.Reason = fmt.Sprintf("No events since %s (%s), where about %s were expected.",
-				since.In(loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp))
-		}
+	a := model.watchOf(kind).alarm(kind, due)
+	f := &beet.Flip{BeetID: b.ID, At: due, From: b.Status, To: beet.StatusDown, Kind: a.kind, Reason: a.reason,
+		Observed: ptr(a.observed), Expected: ptr(a.expected)}
+	d := Decision{Flip: f}
+	if a.anomalous {
+		f.To = beet.StatusAnomalous
 		if next, _, ok := model.Deadline(false); ok {
 			d.Due = &next // silence may follow
 		}
-	default:
-		exp := model.Expected(last, due)
-		f.Kind, f.Expected = beet.FlipSilence, &exp
-		f.Reason = fmt.Sprintf("No event since %s (%s); about %s would usually have come by now.",
-			last.In(loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), count(exp))
 	}
-	d.Flip = f
 	return d, nil
 }
 

@@ -14,8 +14,9 @@ import (
 // scheduleRun feeds b its events in order through ApplyEvents (the path
 // live ingestion and backtests share), and checks every missed-run flip
 // against the events: its slot (the flip's time less the grace the model
-// had) must have had no event within that grace. It returns the flips.
-func scheduleRun(t *testing.T, b *beet.Beet, events []time.Time, until time.Time) []beet.Flip {
+// had) must have had no event within that grace. Unless learnedBy is zero,
+// the model must hold a schedule by then. It returns the flips.
+func scheduleRun(t *testing.T, b *beet.Beet, events []time.Time, until, learnedBy time.Time) []beet.Flip {
 	t.Helper()
 	var flips []beet.Flip
 	wrong := false // one report per stream is enough
@@ -41,6 +42,12 @@ func scheduleRun(t *testing.T, b *beet.Beet, events []time.Time, until time.Time
 		flips = append(flips, fl...)
 	}
 	for _, at := range events {
+		if !learnedBy.IsZero() && !at.Before(learnedBy) {
+			if m, err := LoadRateModel(b.Model, location(b)); err != nil || !m.Scheduled() {
+				t.Fatalf("no schedule learned by %s: %v, model %+v", learnedBy, err, m)
+			}
+			learnedBy = time.Time{}
+		}
 		model := b.Model
 		fl, err := ApplyEvents(b, beet.EventSpan{First: at, Last: at, Count: 1})
 		if err != nil {
@@ -85,10 +92,7 @@ func TestScheduleExtraEventsDoNotFlap(t *testing.T) {
 	b := &beet.Beet{ID: 1, Status: beet.StatusNew, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
 	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	burst := time.Date(2026, 3, 12, 2, 0, 0, 0, time.UTC)
-	flips := scheduleRun(t, b, burstEvents(t0, burst, time.Time{}), t0.Add(12*24*time.Hour))
-	if len(flips) < 2 || flips[1].Kind != beet.FlipLearned || !strings.Contains(flips[1].Reason, "runs every 2 min") {
-		t.Fatalf("not learned as a schedule: %+v", flips)
-	}
+	flips := scheduleRun(t, b, burstEvents(t0, burst, time.Time{}), t0.Add(12*24*time.Hour), burst)
 	out, back, log := episodeFlips(flips, burst)
 	for _, f := range flips[2:] {
 		if f.To == beet.StatusDown {
@@ -132,7 +136,7 @@ func TestScheduleBurstIsOneSurge(t *testing.T) {
 	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	burst := time.Date(2026, 3, 12, 2, 0, 0, 0, time.UTC)
 	skip := time.Date(2026, 3, 13, 12, 0, 0, 0, time.UTC)
-	flips := scheduleRun(t, b, burstEvents(t0, burst, skip), t0.Add(12*24*time.Hour))
+	flips := scheduleRun(t, b, burstEvents(t0, burst, skip), t0.Add(12*24*time.Hour), burst)
 	_, _, log := episodeFlips(flips, burst)
 	fl := flips[2:]
 	if len(fl) != 4 ||
@@ -169,7 +173,7 @@ func TestScheduleExtraEventsProperty(t *testing.T) {
 		if p >= time.Hour {
 			jitter = time.Duration(1+r.IntN(60)) * time.Second
 		}
-		learn, episode := 2*24*time.Hour, 6*time.Hour
+		learn, episode := 9*24*time.Hour, 6*time.Hour
 		if p >= time.Hour {
 			learn, episode = 12*24*time.Hour, 3*24*time.Hour
 		}
@@ -209,9 +213,9 @@ func TestScheduleExtraEventsProperty(t *testing.T) {
 		sort.Slice(events, func(i, j int) bool { return events[i].Before(events[j]) })
 		b := &beet.Beet{ID: 1, Status: beet.StatusNew, Timezone: tz, Detection: beet.Detection{Mode: beet.ModeAuto}}
 		name := fmt.Sprintf("trial %d (every %s, %s, extras of kind %d, skipped runs %v)", trial, p, tz, kind, skip)
-		flips := scheduleRun(t, b, events, events[len(events)-1].Add(time.Second))
-		if len(flips) < 2 || flips[1].Kind != beet.FlipLearned || flips[1].At.After(start) || !strings.Contains(flips[1].Reason, "runs ") {
-			t.Fatalf("%s: not learned as a schedule before the episode: %+v", name, flips)
+		flips := scheduleRun(t, b, events, events[len(events)-1].Add(time.Second), start.Add(-p-2*time.Minute))
+		if len(flips) < 2 || flips[1].Kind != beet.FlipLearned || flips[1].At.After(start) {
+			t.Fatalf("%s: not armed before the episode: %+v", name, flips)
 		}
 		out, back, log := episodeFlips(flips, start)
 		if skip {
@@ -248,7 +252,7 @@ func TestDailyRetryLoop(t *testing.T) {
 			}
 		}
 	}
-	flips := scheduleRun(t, b, events, events[len(events)-1].Add(time.Hour))
+	flips := scheduleRun(t, b, events, events[len(events)-1].Add(time.Hour), loop)
 	out, back, log := episodeFlips(flips, loop.Add(-time.Hour))
 	if out > 1 || back != out || strings.Contains(log, "→down") || b.Status != beet.StatusUp {
 		t.Fatalf("%d flips out of up, %d back, %s at the end; want at most one surge and its recovery:%s", out, back, b.Status, log)

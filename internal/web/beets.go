@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -143,6 +144,7 @@ type detailView struct {
 	Flips       []*beet.Flip
 	Expectation string
 	Reliable    string // when alerts can be trusted, in words
+	Watch       *watchView
 	Created     bool
 	Rotated     bool
 	Det         detectionForm
@@ -233,6 +235,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	}
 	v.Expectation = detect.Expectation(b)
 	v.Reliable = reliable(b, v.Flips)
+	v.Watch = watchViewOf(b)
 	chans, err := h.svc.Channels(ctx, acc)
 	if err != nil {
 		return nil, err
@@ -255,15 +258,15 @@ func reliable(b *beet.Beet, flips []*beet.Flip) string {
 		}
 		return "Now: the settings say what to expect."
 	case b.Status == beet.StatusNew:
-		return "About a week after the first event: auto mode learns the rhythm first (at least 7 days and 30 bursts of events)."
+		return "A week after the first event if 30 events came by then, and 14 days after it at the latest: auto mode learns the rhythm first."
 	case b.Status == beet.StatusLearning:
 		for _, f := range flips {
 			if f.Kind == beet.FlipFirst {
-				return "Not before " + f.At.Add(7*24*time.Hour).Format("Jan 2 15:04 MST") +
-					" (7 days after the first event), and once at least 30 bursts of events have been seen."
+				return "From " + f.At.Add(7*24*time.Hour).Format("Jan 2 15:04 MST") + " if 30 events came by then, and from " +
+					f.At.Add(14*24*time.Hour).Format("Jan 2 15:04 MST") + " at the latest (given 5 events)."
 			}
 		}
-		return "After a week of events, once at least 30 bursts of events have been seen."
+		return "A week after the first event if 30 events came by then, and 14 days after it at the latest."
 	}
 	return "Now: the rhythm is learned."
 }
@@ -424,3 +427,39 @@ func pathID(r *http.Request) (int64, error) {
 var commonZones = []string{"UTC", "Europe/London", "Europe/Berlin", "Europe/Paris", "Europe/Riga", "Europe/Helsinki",
 	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo",
 	"Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Asia/Shanghai", "Australia/Sydney", "Africa/Johannesburg"}
+
+// watchView is what auto mode watches a beet for, as the beet page shows
+// it, with the learned schedule ready to become an explicit cron beet.
+type watchView struct {
+	Description   string
+	ArmedAt       string // empty while learning
+	ArmsBy        string // while learning
+	AlertAfter    string // how long after the last event a stop is flagged
+	SuggestedZone string
+	Cron          string
+	Timezone      string
+	GraceMinutes  string
+}
+
+func watchViewOf(b *beet.Beet) *watchView {
+	w, ok := detect.Watch(b)
+	if !ok {
+		return nil
+	}
+	loc, err := time.LoadLocation(b.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	v := &watchView{Description: w.Description, SuggestedZone: w.SuggestedZone, Cron: w.Cron, Timezone: w.Timezone,
+		GraceMinutes: strconv.FormatFloat(math.Ceil(float64(w.GraceSeconds)/60), 'g', -1, 64)}
+	if w.ArmedAt != nil {
+		v.ArmedAt = w.ArmedAt.In(loc).Format("Jan 2 15:04 MST")
+	}
+	if w.ArmsBy != nil {
+		v.ArmsBy = w.ArmsBy.In(loc).Format("Jan 2 15:04 MST")
+	}
+	if w.AlertAfter > 0 {
+		v.AlertAfter = detect.Duration(w.AlertAfter)
+	}
+	return v
+}

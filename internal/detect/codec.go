@@ -1,0 +1,252 @@
+package detect
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"sync"
+	"time"
+)
+
+// modelVersion leads the encoded model, so a later layout can read (or
+// reset) an older one. Version 2 (191 bytes, before the calendar schedule
+// and the fallback) is read and converted (loadV2); version 1 (326 bytes)
+// is not: a beet with one starts learning again at its next event.
+const modelVersion = 3
+
+// encodedModelLen is the size of an encoded RateModel: the state a beet
+// keeps in the database.
+const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 8 + 4 + 2 + 1 + 2*10 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
+	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1
+
+const v2Len = 191
+
+// Rates are stored as 16-bit logarithms: 2^(q/1024 − 24) events an hour,
+// from 6e-8 to 1e12 in steps of 0.07%; 0 is a bucket never seen.
+const (
+	rateScale  = 1024
+	rateOffset = 24
+)
+
+func encodeRate(r float32) uint16 {
+	if r < 0 {
+		return 0
+	}
+	q := math.Round((math.Log2(float64(r)) + rateOffset) * rateScale)
+	return uint16(min(max(q, 1), math.MaxUint16)) // 0 events an hour reads as 6e-8
+}
+
+func decodeRate(q uint16) float32 {
+	if q == 0 {
+		return -1
+	}
+	rateTableOnce.Do(func() {
+		for i := range rateTable {
+			rateTable[i] = float32(math.Exp2(float64(i)/rateScale - rateOffset))
+		}
+	})
+	return rateTable[q]
+}
+
+// rateTable decodes stored rates without an Exp2 per bucket per event.
+var (
+	rateTable     [1 << 16]float32
+	rateTableOnce sync.Once
+)
+
+// encCount stores a CUSUM's event count as a rate is stored (0 is 0).
+func encCount(x float32) uint16 {
+	if x <= 0 {
+		return 0
+	}
+	return encodeRate(x)
+}
+
+func decCount(q uint16) float32 {
+	if q == 0 {
+		return 0
+	}
+	return decodeRate(q)
+}
+
+// quantCount is x as it will be stored, so that a model behaves the same
+// whether or not it was encoded in between.
+func quantCount(x float32) float32 { return decCount(encCount(x)) }
+
+// MarshalBinary encodes the model's state (not its location, which comes
+// from the beet).
+func (m *RateModel) MarshalBinary() ([]byte, error) {
+	le := binary.LittleEndian
+	b := make([]byte, 0, encodedModelLen)
+	b = append(b, modelVersion)
+	for _, q := range m.q {
+		b = le.AppendUint16(b, q)
+	}
+	for _, f := range []float32{m.disp, m.nbNum, m.nbDen, m.burst, m.hourCount} {
+		b = le.AppendUint32(b, math.Float32bits(f))
+	}
+	b = le.AppendUint32(b, uint32(m.first))
+	b = le.AppendUint64(b, uint64(m.last))
+	b = le.AppendUint32(b, m.events)
+	b = le.AppendUint16(b, m.armedAt)
+	b = append(b, m.flags)
+	for _, c := range []cusum{m.up, m.dn} {
+		b = le.AppendUint32(b, math.Float32bits(c.s))
+		back := uint16(0) // hours before the open hour that the run started, plus 1; 0: none
+		if c.start != 0 {
+			back = uint16(min((m.hourStart-int64(c.start))/3600+1, math.MaxUint16))
+		}
+		b = le.AppendUint16(b, back)
+		b = le.AppendUint16(b, encCount(c.obs))
+		b = le.AppendUint16(b, encCount(c.exp))
+	}
+	b = le.AppendUint32(b, uint32(m.cluster))
+	b = append(b, m.clusterN, m.calls)
+	b = le.AppendUint32(b, math.Float32bits(m.callGap))
+	b = le.AppendUint32(b, m.period)
+	b = append(b, m.streak)
+	b = le.AppendUint16(b, m.lateMean)
+	b = le.AppendUint16(b, m.lateMax)
+	b = append(b, m.daysOn, m.daysMissed)
+	b = le.AppendUint16(b, m.winLo)
+	b = le.AppendUint16(b, m.winHi)
+	b = le.AppendUint16(b, m.endOff)
+	b = append(b, m.extras, m.flags2)
+	b = le.AppendUint16(b, m.calDay)
+	b = le.AppendUint16(b, uint16(m.shiftDay))
+	for _, g := range m.gapMax {
+		b = le.AppendUint16(b, g)
+	}
+	b = append(b, m.gapWeek)
+	return b, nil
+}
+
+var errModel = errors.New("rate model: unknown encoding")
+
+// LoadRateModel decodes a model for a beet in loc; an empty b is a new
+// model. A version 2 model is converted; an older or damaged encoding is
+// an error: the caller starts over.
+func LoadRateModel(b []byte, loc *time.Location) (*RateModel, error) {
+	m := NewRateModel(loc)
+	if len(b) == 0 {
+		return m, nil
+	}
+	if len(b) == v2Len && b[0] == 2 {
+		return loadV2(m, b)
+	}
+	if len(b) != encodedModelLen || b[0] != modelVersion {
+		return nil, errModel
+	}
+	r := reader{b: b[1:]}
+	for i := range m.rate {
+		m.q[i] = r.u16()
+		m.rate[i] = decodeRate(m.q[i])
+	}
+	m.disp, m.nbNum, m.nbDen, m.burst, m.hourCount = r.f32(), r.f32(), r.f32(), r.f32(), r.f32()
+	m.first = int64(r.u32())
+	m.last = int64(r.u64())
+	m.hourStart = m.last / 1e6 / 3600 * 3600
+	m.events = r.u32()
+	m.armedAt = r.u16()
+	m.flags = r.u8()
+	for _, c := range []*cusum{&m.up, &m.dn} {
+		c.s = r.f32()
+		if back := int64(r.u16()); back != 0 {
+			c.start = uint32(m.hourStart - (back-1)*3600)
+		}
+		c.obs, c.exp = decCount(r.u16()), decCount(r.u16())
+	}
+	m.cluster = int64(r.u32())
+	m.clusterN, m.calls = r.u8(), r.u8()
+	m.callGap = r.f32()
+	m.period = r.u32()
+	m.streak = r.u8()
+	m.lateMean, m.lateMax = r.u16(), r.u16()
+	m.daysOn, m.daysMissed = r.u8(), r.u8()
+	m.winLo, m.winHi, m.endOff = r.u16(), r.u16(), r.u16()
+	m.extras, m.flags2 = r.u8(), r.u8()
+	m.calDay = r.u16()
+	m.shiftDay = int16(r.u16())
+	for i := range m.gapMax {
+		m.gapMax[i] = r.u16()
+	}
+	m.gapWeek = r.u8()
+	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) {
+		return nil, errModel // NaN or out of range: not a model this code wrote
+	}
+	return m, nil
+}
+
+// loadV2 converts a version 2 model: the rate model as it was; the
+// schedule's mean and largest |lateness| taken as lateness (the slot was
+// the runs' middle then, so the grace starts wider than needed, never
+// narrower); days and window unknown (every slot expected, as before);
+// and the fallback's gaps unknown, so taken as the longest it can hold
+// until three weeks of real gaps have replaced them.
+func loadV2(m *RateModel, b []byte) (*RateModel, error) {
+	r := reader{b: b[1:]}
+	for i := range m.rate {
+		m.q[i] = r.u16()
+		m.rate[i] = decodeRate(m.q[i])
+	}
+	m.disp, m.nbNum, m.nbDen, m.burst = r.f32(), r.f32(), r.f32(), r.f32()
+	r.u32() // the open hour: the last event's
+	m.hourCount = r.f32()
+	m.first = int64(r.u32())
+	m.last = int64(r.u64())
+	m.hourStart = m.last / 1e6 / 3600 * 3600
+	m.events = r.u32()
+	m.flags = r.u8()
+	for _, c := range []*cusum{&m.up, &m.dn} {
+		c.s, c.start, c.obs, c.exp = r.f32(), r.u32(), quantCount(r.f32()), quantCount(r.f32())
+	}
+	m.cluster = int64(r.u32())
+	m.clusterN, m.calls = uint8(min(r.u16(), math.MaxUint8)), uint8(min(r.u16(), math.MaxUint8))
+	m.callGap = r.f32()
+	m.period = r.u32()
+	m.streak = r.u8()
+	m.lateMean, m.lateMax = r.u16(), r.u16()
+	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) {
+		return nil, errModel
+	}
+	for i := range m.gapMax {
+		m.gapMax[i] = math.MaxUint16
+	}
+	if m.period > 0 {
+		m.calDay = uint16(m.cluster/86400 - 8) // a schedule it had: its days and window are as good as known (none)
+	}
+	m.gapWeek = uint8(m.last / 1e6 / week)
+	if m.Armed() {
+		m.armedAt = uint16(min(1+(m.last/1e6-m.first)/600, math.MaxUint16)) // armed by then, at the latest
+	}
+	return m, nil
+}
+
+// reader reads a model's fields in order.
+type reader struct{ b []byte }
+
+func (r *reader) u8() uint8 {
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
+}
+
+func (r *reader) u16() uint16 {
+	v := binary.LittleEndian.Uint16(r.b)
+	r.b = r.b[2:]
+	return v
+}
+
+func (r *reader) u32() uint32 {
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *reader) u64() uint64 {
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *reader) f32() float32 { return math.Float32frombits(r.u32()) }

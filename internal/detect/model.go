@@ -1,0 +1,353 @@
+package detect
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// RateModel is auto mode's learned model of one beet (DETECTION.md). It
+// runs three watches over the beet's events, each in a file of its own
+// behind the watch interface below:
+//
+//   - the calendar schedule (schedule.go): a beet that runs like a cron
+//     job; a missed run is flagged a learned grace after its slot;
+//   - the rate model (rate.go): expected events per hour by local hour of
+//     day, weekdays and weekends apart, with the dispersion and burst unit
+//     the data shows; silence, and CUSUMs for drops and surges;
+//   - the fallback (fallback.go): a silence over twice the longest gap of
+//     the last three weeks, for every beet, once it has had events for two
+//     weeks at the latest.
+//
+// Between events every "downward" statistic (silence, the drop CUSUM, a
+// missed run) grows deterministically, so the model can say at each event
+// the one instant at which it would become an alarm (Deadline); a surge
+// can only grow at an event, so it is checked then.
+type RateModel struct {
+	loc *time.Location
+
+	rate  [48]float32 // expected events per hour per bucket; < 0: never seen (always what q decodes to)
+	q     [48]uint16  // rate as stored (codec.go)
+	disp  float32     // dispersion index D of hourly counts, in [1, maxDisp]
+	nbNum float32     // EWMA of (count − mean)² − mean over hours …
+	nbDen float32     // … and of mean²: their ratio estimates 1/r, r the negative-binomial size
+
+	hourStart int64   // Unix seconds of the open hour (absolute hours, so DST is exact); not stored: the last event's hour
+	hourCount float32 // events in the open hour
+	first     int64   // Unix seconds of the first event
+	last      int64   // Unix µs of the last event
+	events    uint32  // events seen, saturating
+	armedAt   uint16  // when the model armed, in 10 minutes after first (rounded up); 0: not yet
+	flags     uint8
+
+	up, dn cusum // surge and drop
+
+	burst   float32 // mean calls per cluster (EWMA), ≥ 1: the unit of independent counts
+	callGap float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
+
+	// The latest cluster (events closer than clusterGap) and the calendar
+	// schedule over cluster starts (schedule.go).
+	cluster    int64  // Unix seconds: the latest run's slot (the schedule's phase, the early edge of runs)
+	clusterN   uint8  // events in the latest cluster, saturating
+	calls      uint8  // calls (groups of events) in the latest cluster, saturating
+	period     uint32 // seconds between slots; 0: none yet
+	streak     uint8  // consecutive runs on the schedule
+	lateMean   uint16 // mean lateness of runs after their slot, seconds (EWMA)
+	lateMax    uint16 // largest lateness seen since the schedule was learned, seconds
+	daysOn     uint8  // days of the week (bit 0 Sunday) the schedule runs on; 0: not known
+	daysMissed uint8  // days whose last expected run was missing
+	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none
+	winHi      uint16
+	endOff     uint16 // seconds from the latest run to its second ping; 0: none
+	extras     uint8  // extra pings, leaky: +4 each beyond one a period, −1 a run
+	flags2     uint8  // bits 0-1: off-grid pings since the latest run
+	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
+	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
+
+	// The fallback (fallback.go): longest gap between events, minutes, in
+	// the current week (gapWeek, Unix weeks mod 256) and the two before.
+	gapMax  [fallbackWeeks]uint16
+	gapWeek uint8
+
+	zone             zoneSpan // cache for bucket, not stored
+	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
+	blurOn           bool
+}
+
+// A watch is one of the models auto mode runs over a beet's events. Each
+// says whether it is sure enough to alarm, when (with no further event)
+// it would, why, and in words what it watches for. The beet's deadline is
+// the earliest of its sure watches', and the alarm's reason comes from the
+// watch that set it: "why did this beet alarm" is in that watch's file.
+type watch interface {
+	ready() bool
+	due(drop bool) (at time.Time, kind string, ok bool)
+	alarm(kind string, due time.Time) *alarm
+	describe(t time.Time) string
+}
+
+// An alarm is what a watch says about its passed deadline.
+type alarm struct {
+	kind               beet.FlipKind
+	anomalous          bool // a drop: events still come (else the beet is down)
+	observed, expected float64
+	reason             string
+}
+
+// The kinds of deadline the watches set.
+const (
+	kindMissedRun = "missed_run"
+	kindSilence   = "silence"
+	kindDrop      = "drop"
+	kindFallback  = "fallback"
+)
+
+// finer is the watch that leads while it is sure: a learned schedule,
+// else the rate model; nil when neither is.
+func (m *RateModel) finer() watch {
+	switch {
+	case m.Scheduled():
+		return calendar{m}
+	case rates{m}.ready():
+		return rates{m}
+	}
+	return nil
+}
+
+// watchOf is the watch that sets deadlines of kind.
+func (m *RateModel) watchOf(kind string) watch {
+	switch kind {
+	case kindMissedRun:
+		return calendar{m}
+	case kindFallback:
+		return fallback{m}
+	}
+	return rates{m}
+}
+
+// A cusum is one CUSUM statistic and the run behind it, kept to explain
+// an alarm: since start, obs events came where exp were expected.
+type cusum struct {
+	s        float32
+	start    uint32 // Unix seconds the run started
+	obs, exp float32
+}
+
+const (
+	flagFrozen    = 1 << iota // an incident is open: hours teach nothing
+	flagSurge                 // a surge alarm is open
+	flagHoldDisp              // a drop or surge is open: the dispersion learns nothing
+	flagSuspended             // the schedule is suspended: the latest cluster holds more than a run's events
+	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
+)
+
+const (
+	clusterGap = 60 * time.Second
+	armAfter   = 7 * 24 * time.Hour
+	armEvents  = 30
+	// A busy beet arms after two days: hours not seen yet (the first
+	// weekend) count as unknown, neither normal nor anomalous.
+	armEarly       = 2 * 24 * time.Hour
+	armEventsEarly = 200
+	// falseAlarmsGoal is the silence false alarms a day the threshold aims
+	// at. It sits below the product goal (0.001 for all kinds together)
+	// because real rates drift from what the model learned; set with
+	// bench/detect.
+	falseAlarmsGoal = 0.0002
+	maxWalk         = 30 * 24 * time.Hour
+	minLearnRate    = 0.08
+	maxDisp         = 1000
+
+	// A schedule needs this many matching gaps in a row, covering a day.
+	scheduleStreak = 7
+	// A scheduled run's cluster holds at most this many events.
+	maxRunEvents = 3
+)
+
+// NewRateModel starts a model for a beet in loc.
+func NewRateModel(loc *time.Location) *RateModel {
+	m := &RateModel{loc: loc, disp: 1}
+	for i := range m.rate {
+		m.rate[i] = -1
+	}
+	m.nbDen = 1 // with nbNum 0: Poisson until hours say otherwise
+	m.burst = 1
+	return m
+}
+
+// Observe takes count events at t (t never decreases): it closes the hours
+// that ended (learning them and, once armed, adding them to the CUSUMs),
+// and follows clusters, calls and the schedule.
+func (m *RateModel) Observe(t time.Time, count int) {
+	if count <= 0 {
+		return
+	}
+	us, sec := t.UnixMicro(), t.Unix()
+	if m.events == 0 {
+		m.first, m.last, m.hourStart = sec, us, sec/3600*3600
+		m.cluster = sec
+	}
+	m.closeHours(sec)
+	scheduled := m.Scheduled()
+	if m.events > 0 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
+		gap := float32(us-m.last) / 1e6
+		m.callGap += (min(gap, 4*m.callGap+60) - m.callGap) / 32
+	}
+	if m.events > 0 {
+		m.noteGap(sec, (us-m.last)/1e6)
+	}
+	m.hourCount += float32(count)
+	if m.events > 0 && time.Duration(us-m.last)*time.Microsecond >= clusterGap {
+		m.newCluster(t, count)
+	} else {
+		m.clusterN = uint8(min(int(m.clusterN)+count, math.MaxUint8))
+		m.calls = uint8(min(int(m.calls)+1, math.MaxUint8))
+		if m.clusterN > maxRunEvents && m.Scheduled() {
+			// A run pings once or twice: this schedule is getting more
+			// than its runs (extra pings, a retry loop). The rate model
+			// takes over while the cluster lasts, so a burst can be a
+			// surge; the next cluster resumes the schedule if it is on it.
+			m.flags |= flagSuspended
+		}
+	}
+	if scheduled && !m.Scheduled() && m.flags&(flagSurge|flagHoldDisp) == 0 {
+		// The drop and surge CUSUMs did not run under the schedule: start
+		// them afresh, not from what they held before it.
+		m.up, m.dn = cusum{}, cusum{}
+	}
+	m.events = uint32(min(uint64(m.events)+uint64(count), math.MaxUint32))
+	m.last = us
+	m.flags &^= flagFrozen | flagHoldDisp
+	if m.armedAt == 0 && m.Armed() {
+		m.armedAt = uint16(min(1+(sec-m.first)/600, math.MaxUint16))
+	}
+}
+
+// Freeze stops learning while a beet is down, so an outage does not teach
+// the model that silence is normal.
+func (m *RateModel) Freeze() { m.flags |= flagFrozen }
+
+// HoldDispersion keeps the dispersion index as it is while a drop or
+// surge is open; the rates still learn, so a lasting new level becomes
+// normal in time.
+func (m *RateModel) HoldDispersion() { m.flags |= flagHoldDisp }
+
+// Armed reports whether the model has seen enough to alarm: a confirmed
+// schedule, a rate model with a week of events (two days if busy), or at
+// the latest the fallback (fallback.ready).
+func (m *RateModel) Armed() bool {
+	return m.finer() != nil || fallback{m}.ready()
+}
+
+// ArmedAt returns when the model armed (to within 10 minutes), if it has.
+func (m *RateModel) ArmedAt() (time.Time, bool) {
+	if m.armedAt == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(m.first+int64(m.armedAt)*600, 0), true
+}
+
+// Scheduled reports whether the beet runs on a learned schedule.
+func (m *RateModel) Scheduled() bool {
+	return m.flags&flagSuspended == 0 && m.period > 0 && (m.flags&flagResumed != 0 || m.confirmed())
+}
+
+// confirmed reports whether the streak of runs on the schedule confirms it.
+func (m *RateModel) confirmed() bool {
+	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek()
+}
+
+// onSchedule reports whether the beet keeps its schedule, and has for an
+// hour of runs on time and nothing else (at least one run): an open surge
+// or drop is over then.
+func (m *RateModel) onSchedule() bool {
+	return m.Scheduled() && m.streak > 0 && int64(m.streak)*int64(m.period) >= 3600
+}
+
+// Deadline returns when, with no further event, the model would alarm and
+// which alarm it would be: a missed run for a schedule, else a silence or
+// (when drop is true and it comes first) a drop. ok is false when no
+// deadline falls within maxWalk.
+func (m *RateModel) Deadline(drop bool) (due time.Time, kind string, ok bool) {
+	due, kind, ok = m.deadline(drop)
+	return due.Truncate(time.Microsecond), kind, ok // as stores keep it
+}
+
+func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
+	fb := fallback{m}
+	w := m.finer()
+	if w == nil {
+		if fb.ready() {
+			return fb.due(drop)
+		}
+		return due, kind, false
+	}
+	due, kind, ok = w.due(drop)
+	// While a finer model is sure, the fallback only caps how long a
+	// silence can go unflagged: twice as far out, as the gaps of bursty
+	// (overdispersed) traffic are too heavy-tailed for twice the longest.
+	if fb.ready() {
+		if at := time.UnixMicro(m.last).Add(fallbackCapFactor * fb.limit()); !ok || at.Before(due) {
+			due, kind, ok = at, kindFallback, true
+		}
+	}
+	return due, kind, ok
+}
+
+// Describe says in words what the model watches for, and how soon, after
+// an event at t, a stop would be flagged.
+func (m *RateModel) Describe(t time.Time) string {
+	if w := m.finer(); w != nil {
+		return w.describe(t)
+	}
+	return fallback{m}.describe(t)
+}
+
+func count(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// incidentOver reports whether an open drop or surge has ended: its
+// CUSUM, capped at the alarm level while open, has fallen back to 0, or
+// the beet has kept its schedule for an hour of runs (onSchedule: a
+// schedule learned again, or resumed after the burst that opened the
+// incident; a CUSUM that stopped with the schedule would hold for ever).
+func (m *RateModel) incidentOver() bool {
+	if m.onSchedule() {
+		return true
+	}
+	if m.flags&flagSurge != 0 {
+		return float64(m.up.s)+m.partial(surgeRatio) <= 0
+	}
+	return float64(m.dn.s)+m.partial(dropRatio) <= 0
+}
+
+// endIncident forgets the CUSUM runs after a recovery.
+func (m *RateModel) endIncident() {
+	m.up, m.dn = cusum{}, cusum{}
+	m.flags &^= flagSurge
+}
+
+func (m *RateModel) recoveryReason(t time.Time) string {
+	what := "drop"
+	if m.flags&flagSurge != 0 {
+		what = "surge"
+	}
+	if m.onSchedule() {
+		return fmt.Sprintf("Back on schedule after the %s: %s.", what, m.describeSchedule())
+	}
+	return fmt.Sprintf("The event rate is back to normal after the %s (about %s an hour expected at %s).",
+		what, count(m.rateAt(t.Unix())), t.In(m.loc).Format("15:04"))
+}

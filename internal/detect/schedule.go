@@ -1,0 +1,537 @@
+package detect
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// The calendar schedule: a beet that runs like a cron job. Runs are
+// clusters of at most maxRunEvents events; their starts are matched against
+// a grid of slots (a period, on the wall clock for whole days) that is
+// active on some days of the week (daysOn) and, for periods under a day,
+// within a window of the local day (winLo-winHi). The slot is the early
+// edge of the runs, so lateness is never negative and the grace, learned
+// from its upper tail, only ever errs late.
+//
+// What it tolerates without losing the schedule: a second ping per run (a
+// start and an end ping, or an occasional extra), runs skipped on days or
+// hours the schedule does not cover, and a whole-hour shift of every run
+// when clocks change in some zone (the beet's zone may be wrong).
+
+// lateTail is the quantile factor of the shifted-exponential fit of
+// lateness: with the slot at the early edge and mean lateness µ, a run is
+// later than lateTail·µ with probability e^−lateTail (1e-4 a run).
+const lateTail = 9.2
+
+// graceFloor is the smallest grace, whatever the period.
+const graceFloor = 60
+
+// newCluster learns from a new cluster starting at t: the burst unit,
+// and the schedule (a run on it, runs skipped, an extra ping, or a break).
+func (m *RateModel) newCluster(t time.Time, count int) {
+	sec := t.Unix()
+	prevN, prevCalls, prev := m.clusterN, m.calls, m.cluster
+	m.clusterN, m.calls = uint8(min(count, math.MaxUint8)), 1
+	// Calls per cluster (a webhook's burst of separate requests, not a
+	// count sent at once, which is many events): the unit of independent
+	// counts for the CUSUMs. Slow and winsorised, so a surge (whose events
+	// merge into long clusters) does not hide itself.
+	if m.flags&(flagFrozen|flagHoldDisp) == 0 {
+		m.burst = max(1, m.burst+(min(float32(prevCalls), 2*m.burst+1)-m.burst)/64)
+	}
+	if prevN > maxRunEvents {
+		if m.flags&flagSuspended != 0 {
+			// A suspended schedule resumes with a run on it, k periods
+			// after the anchor (the long cluster's start). If the burst
+			// opened an incident (a surge), the schedule holds from now on,
+			// but the incident ends only after an hour of runs on time
+			// (onSchedule), counted by the streak: so extras after every
+			// run are one incident, not a surge and a recovery per run.
+			m.flags &^= flagSuspended
+			p := int64(m.period)
+			k := max(1, (sec-prev+p/2)/p)
+			if l, ok := m.lateness(prev, sec, k); ok {
+				m.cluster = m.runAnchor(sec, l)
+				m.setRunPings(0)
+				if m.flags&(flagSurge|flagHoldDisp) != 0 {
+					m.flags |= flagResumed
+					m.streak = 0
+				}
+				return
+			}
+		}
+		m.cluster, m.period, m.streak = sec, 0, 0 // a run pings once or twice; this is a stream of counts
+		m.flags &^= flagResumed
+		return
+	}
+	if m.period == 0 {
+		m.startPeriod(prev, sec)
+		return
+	}
+	p := int64(m.period)
+	k := max(1, (sec-prev+p/2)/p)
+	late, ok := m.lateness(prev, sec, k)
+	shift := int64(0)
+	if p%86400 == 0 && m.lateMax < 1800 && abs(late) > 1800 {
+		// A run an hour early or late, when runs are otherwise punctual:
+		// clocks changed in the zone the job follows, and the beet's zone
+		// is not that one. Follow the hour, do not learn it as lateness.
+		for _, h := range []int64{-3600, 3600} {
+			l, sok := m.lateness(prev, sec-h, k)
+			if sok && abs(l) < abs(late) && l <= max(600, 2*int64(m.lateMax)) && dstNear(m.loc, prev-86400, sec, h) {
+				late, ok, shift = l, true, h
+				break
+			}
+		}
+	}
+	if ok && k >= 2 && m.streak < 2 && !m.Scheduled() {
+		ok = false // a gap of several periods does not confirm a new candidate (and is not worth scanning)
+	}
+	if !ok {
+		m.offGrid(prev, sec)
+		return
+	}
+	// Runs missing where the schedule expected them (when learned: missed
+	// runs, flagged as their slots passed; they keep the schedule).
+	skipped := m.skippedDays(prev, k)
+	m.noteMisses(skipped)
+	if skipped != 0 && !m.Scheduled() && p < 86400 {
+		// Learning, and a run came after slots the schedule expected: the
+		// period may be a fraction of the real one (a start and an end
+		// ping a minute apart is no "every minute"). Trust it less.
+		m.streak /= 2
+	}
+	if shift != 0 {
+		m.shiftDay = int16(sec / 86400)
+		if shift < 0 {
+			m.shiftDay = -m.shiftDay
+		}
+	}
+	m.onRun(sec, late, shift, skipped == 0)
+}
+
+// onRun takes a run at sec, late seconds after its slot (shifted by shift
+// seconds): it moves the anchor, learns lateness, days and window.
+func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
+	p := int64(m.period)
+	if m.streak == 0 && p%86400 != 0 && shift == 0 && !m.Scheduled() {
+		// The first match sets the interval; a slow drift after is
+		// followed by the anchor (a run early moves it all the way, a run
+		// late a little), so pings near a run cannot pull the period.
+		gap := max(1, p+late)
+		if whole := (gap + 30) / 60 * 60; whole > 0 && abs(gap-whole) <= max(2, gap/100) {
+			gap = whole // cron runs whole minutes apart
+		}
+		m.period = uint32(gap)
+		late = 0
+	}
+	m.cluster = m.runAnchor(sec, late)
+	if clean && m.streak < math.MaxUint8 {
+		m.streak++
+	}
+	if m.confirmed() {
+		m.flags &^= flagResumed
+	}
+	if late > 0 && shift == 0 {
+		l := min(late, math.MaxUint16)
+		m.lateMean = uint16((7*int64(m.lateMean) + l + 4) / 8)
+		m.lateMax = uint16(max(l, int64(m.lateMax)))
+	}
+	if p%60 != 0 && shift == 0 {
+		// An interval not of whole minutes (not cron's: a loop that
+		// sleeps between runs) follows runs that come later and later, or
+		// earlier, a second a run.
+		switch {
+		case late > 2*int64(m.lateMean)+1:
+			m.period++
+		case late < 0:
+			m.period = uint32(max(1, p-1))
+		}
+	}
+	if m.runPings() == 0 {
+		m.endOff = 0 // no second ping in the last period
+	}
+	m.setRunPings(0)
+	if m.extras > 0 {
+		m.extras--
+	}
+	m.learnCalendar(m.cluster)
+}
+
+// runAnchor is the slot a run at sec, late seconds after its slot,
+// leaves as the schedule's phase: an early run moves it half the way (the slot drifts to the early edge of runs, and a ping just before
+// a slot, taken for its run, cannot move the phase much), a late one a
+// little (the edge drifts).
+func (m *RateModel) runAnchor(sec, late int64) int64 {
+	if late < 0 {
+		return sec - late + late/2
+	}
+	return sec - late + late/32
+}
+
+// offGrid handles a cluster that is not a run on the grid: a second ping
+// of the run (free once a period), an extra, or a new candidate period.
+func (m *RateModel) offGrid(prev, sec int64) {
+	p := int64(m.period)
+	if m.runPings() == 0 && sec-prev < p/2 && sec > prev {
+		// A start and an end ping, or an occasional extra: neither a run
+		// nor a break.
+		m.setRunPings(1)
+		m.endOff = uint16(min(sec-prev, math.MaxUint16))
+		return
+	}
+	if m.Scheduled() && sec > m.slotFrom(prev, 1)+m.tolerance() && m.expectedSlot(m.slotFrom(prev, 1)) {
+		// The slot after the latest run passed with no run, and this one
+		// is off the grid: the job moved. Follow it at once (its slots are
+		// flagged no more); it is confirmed again after scheduleStreak runs
+		// at the new time, or a new period is learned.
+		m.streak, m.cluster, m.extras = 0, sec, 0
+		m.flags &^= flagResumed
+		m.setRunPings(0)
+		return
+	}
+	if m.Scheduled() || m.streak >= 2 {
+		// More than one extra in a period wears the schedule down: a
+		// learned one loses trust, a candidate is dropped.
+		m.extras += 4
+		if m.extras < 16 {
+			return
+		}
+		m.extras = 0
+		if m.Scheduled() {
+			m.streak = max(1, m.streak/2) // 0 is a new candidate's
+			return
+		}
+	}
+	m.startPeriod(prev, sec)
+}
+
+func (m *RateModel) runPings() uint8     { return m.flags2 & 3 }
+func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^3 | n }
+
+// startPeriod takes the gap from prev to now as the candidate period. A
+// gap of about whole days on the wall clock is taken as whole days, so a
+// daily job is matched on the wall clock across DST.
+func (m *RateModel) startPeriod(prev, now int64) {
+	p := now - prev
+	w := wallGap(prev, now, m.loc)
+	if k := (w + 43200) / 86400; k >= 1 && abs(w-k*86400) <= k*86400/20 {
+		p = k * 86400
+	}
+	m.cluster = now
+	day, _ := m.localDay(now)
+	m.calDay = uint16(day)
+	m.period, m.streak, m.lateMean, m.lateMax = uint32(min(max(p, 1), math.MaxUint32)), 0, 0, 0
+	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extras = 0, 0, noWindow, noWindow, 0, 0
+	m.setRunPings(0)
+	m.flags &^= flagResumed
+	m.learnCalendar(now)
+}
+
+// lateness is how much later than k periods after the anchor prev a run
+// at now came (negative: early), in real time or, for whole days, on the
+// wall clock, whichever is nearer; ok if early by at most a tenth of the
+// period, and late by at most that or the grace.
+func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
+	p := int64(m.period)
+	late := now - (prev + k*p)
+	if p%86400 == 0 {
+		if w := now - m.wallNext(prev, k*p/86400); abs(w) < abs(late) {
+			late = w
+		}
+	}
+	tol := max(30, p/10)
+	if m.Scheduled() {
+		// Up to half a period late is a late run: flagged as missed when
+		// its grace passed, it still widens the grace when it comes.
+		return late, late >= -tol && late < max(m.tolerance(), p/2)
+	}
+	return late, abs(late) <= tol
+}
+
+// noWindow marks a window of the day not learned yet.
+const noWindow = math.MaxUint16
+
+// learnCalendar marks the day of a run at slot as one the schedule runs on
+// and, for periods under a day, widens the window of the day to it.
+func (m *RateModel) learnCalendar(slot int64) {
+	p := int64(m.period)
+	if p > 86400 || p == 0 {
+		return
+	}
+	day, sod := m.localDay(slot)
+	bit := uint8(1) << weekday(day)
+	m.daysOn |= bit
+	m.daysMissed &^= bit
+	if p < 86400 {
+		minute := uint16(sod / 60)
+		if m.winLo == noWindow {
+			m.winLo, m.winHi = minute, minute
+		}
+		m.winLo, m.winHi = min(m.winLo, minute), max(m.winHi, minute)
+	}
+}
+
+// expectedSlot reports whether the schedule expects a run at slot t: on a
+// day it runs on and, for periods under a day, within its window.
+//
+// Days and hours are known only once seen: a day of the week is off when
+// no run came on it since the schedule was learned, once such a day has
+// passed whole; the window applies once a whole day has passed.
+func (m *RateModel) expectedSlot(t int64) bool {
+	p := int64(m.period)
+	if p > 86400 {
+		return true
+	}
+	day, sod := m.localDay(t)
+	seen := day - int64(m.calDay) - 1 // whole days since the schedule started
+	if wd := weekday(day); m.daysOn&(1<<wd) == 0 && seen >= (wd-weekday(int64(m.calDay)+1)+7)%7+1 {
+		return false
+	}
+	if p == 86400 || m.winLo == noWindow || seen < 1 {
+		return true
+	}
+	minute, margin := sod/60, max(1, p/120)
+	return minute+margin >= int64(m.winLo) && minute <= int64(m.winHi)+margin
+}
+
+// calendarWeek reports whether the schedule has been learned for a whole
+// week, so that its days and window are known.
+func (m *RateModel) calendarWeek() bool {
+	day, _ := m.localDay(m.last / 1e6)
+	return day-int64(m.calDay) >= 8
+}
+
+// maxSlotScan bounds the slots looked at to skip those the schedule does
+// not expect (a weekend of a 5-minute job is 576).
+const maxSlotScan = 4096
+
+// skippedDays returns the days of the week (a bit each) on which a slot
+// the schedule expected lies between the anchor prev and its k-th slot.
+func (m *RateModel) skippedDays(prev int64, k int64) uint8 {
+	var days uint8
+	for j := int64(1); j < min(k, maxSlotScan); j++ {
+		if s := m.slotFrom(prev, j); m.expectedSlot(s) {
+			day, _ := m.localDay(s)
+			days |= 1 << weekday(day)
+		}
+	}
+	return days
+}
+
+// noteMisses learns from runs missing on days: a day missed twice in a
+// row with no run on it between is not a day the schedule runs on.
+func (m *RateModel) noteMisses(days uint8) {
+	again := days & m.daysMissed
+	m.daysOn &^= again
+	m.daysMissed = m.daysMissed&^again | days&^again
+}
+
+// localDay returns the local day number (days since 1970-01-01 on the
+// wall clock) and second of that day of an instant.
+func (m *RateModel) localDay(unix int64) (day, sod int64) {
+	if unix < m.zone.start || unix >= m.zone.end {
+		m.zone = zoneAt(unix, m.loc)
+	}
+	local := unix + m.zone.off
+	day = local / 86400
+	if local < 0 && local%86400 != 0 {
+		day--
+	}
+	return day, local - day*86400
+}
+
+// weekday of a local day number: 0 Sunday … 6 Saturday (1970-01-01 was a Thursday).
+func weekday(day int64) int64 { return ((day+4)%7 + 7) % 7 }
+
+// wallNext is the same wall-clock time as t, days later.
+func (m *RateModel) wallNext(t, days int64) int64 {
+	c := time.Unix(t, 0).In(m.loc)
+	return time.Date(c.Year(), c.Month(), c.Day()+int(days), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
+}
+
+// wallGap is the difference of two instants' local wall-clock readings.
+func wallGap(a, b int64, loc *time.Location) int64 {
+	_, oa := time.Unix(a, 0).In(loc).Zone()
+	_, ob := time.Unix(b, 0).In(loc).Zone()
+	return (b + int64(ob)) - (a + int64(oa))
+}
+
+// tolerance is the grace: how late a run may be before it counts as
+// missed. It only ever errs late: at least graceFloor and a tenth of the
+// period, at least a quarter more than the latest run seen (a late run
+// that came widens it, and it never shrinks below that), and at least the
+// 1-in-10,000 quantile of a shifted-exponential fit of lateness. At most
+// half a period, so a slot's window never reaches the next.
+func (m *RateModel) tolerance() int64 {
+	p := int64(m.period)
+	g := max(graceFloor, p/10, int64(m.lateMax)*5/4, int64(lateTail*float64(m.lateMean)))
+	return min(g, max(graceFloor, p/2))
+}
+
+// NextRun returns when the next scheduled run is due (before grace): the
+// first slot the schedule expects after the latest run that no event has
+// answered yet. An event within a slot's window (its grace either side,
+// at most half a period) is that slot's run, even one inside a longer
+// cluster (extra pings, a job also started by hand), and a slot whose
+// window the last event is past was settled already (flagged when its
+// deadline passed), so the deadline is always after the last event: an
+// event never brings a passed slot back.
+func (m *RateModel) NextRun() time.Time {
+	p := int64(m.period)
+	if p <= 0 {
+		return time.Unix(m.cluster, 0) // no schedule
+	}
+	// Slots up to after are answered or past.
+	after := m.last/1e6 + min(m.tolerance(), p/2)
+	k0 := max(1, (after-m.cluster)/p)
+	for k := k0; ; k++ {
+		if next := m.slot(k); next > after && (m.expectedSlot(next) || k-k0 > maxSlotScan) {
+			return time.Unix(next, 0)
+		}
+	}
+}
+
+// slot is the k-th scheduled run after the latest run's (smoothed) time.
+func (m *RateModel) slot(k int64) int64 { return m.slotFrom(m.cluster, k) }
+
+func (m *RateModel) slotFrom(anchor, k int64) int64 {
+	p := int64(m.period)
+	next := anchor + k*p
+	if p%86400 == 0 {
+		// The same wall-clock time k·p/86400 days later, or later if DST
+		// made real time the longer one.
+		next = max(next, m.wallNext(anchor, k*p/86400))
+	}
+	return next
+}
+
+// Grace is how long after NextRun a missing run is flagged.
+func (m *RateModel) Grace() time.Duration { return time.Duration(m.tolerance()) * time.Second }
+
+// calendar is the schedule's watch: a missed run.
+type calendar struct{ m *RateModel }
+
+func (w calendar) ready() bool { return w.m.Scheduled() }
+
+func (w calendar) due(bool) (time.Time, string, bool) {
+	return w.m.NextRun().Add(w.m.Grace()), kindMissedRun, true
+}
+
+func (w calendar) alarm(_ string, due time.Time) *alarm {
+	m := w.m
+	slot := m.NextRun()
+	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the run due at %s: no event by %s (%s).",
+		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}
+}
+
+func (w calendar) describe(time.Time) string { return w.m.describeSchedule() }
+
+func (m *RateModel) describeSchedule() string {
+	words, _ := m.calendarWords()
+	return words + "; a missed run is flagged " + Duration(m.Grace()) + " after its time"
+}
+
+// calendarWords says the schedule in words ("weekdays at 06:30
+// Europe/Berlin, usually 0-3 min late") and as the equivalent cron line in
+// the beet's zone ("30 6 * * 1-5"; empty when cron cannot say it).
+func (m *RateModel) calendarWords() (words, cron string) {
+	p := int64(m.period)
+	at := time.Unix(m.cluster+10, 0).In(m.loc) // the slot's minute (runs come late, not early)
+	hh, mm := at.Hour(), at.Minute()
+	days, dow := daysWords(m.daysOn)
+	zone := m.loc.String()
+	switch {
+	case p == 86400:
+		words = fmt.Sprintf("%s at %02d:%02d %s", days, hh, mm, zone)
+		cron = fmt.Sprintf("%d %d * * %s", mm, hh, dow)
+	case p%86400 == 0:
+		words = fmt.Sprintf("every %d days at %02d:%02d %s", p/86400, hh, mm, zone)
+	default:
+		step := (p + 30) / 60 // minutes
+		switch {
+		case p < 600 && p%60 != 0:
+			words = fmt.Sprintf("every %ds", p)
+		case p < 600:
+			words = "every " + Duration(time.Duration(p)*time.Second)
+		case step == 60:
+			words = fmt.Sprintf("every hour at :%02d", mm)
+		case step%60 == 0:
+			words = fmt.Sprintf("every %d h at :%02d", step/60, mm)
+		default:
+			words = "every " + Duration(time.Duration(step)*time.Minute)
+		}
+		hours, window := "*", m.winLo != noWindow && int64(m.winHi-m.winLo)+step < 1440
+		if window {
+			words += fmt.Sprintf(" from %02d:%02d to %02d:%02d", m.winLo/60, m.winLo%60, m.winHi/60, m.winHi%60)
+			hours = fmt.Sprintf("%d-%d", m.winLo/60, m.winHi/60)
+		}
+		if m.daysOn != 0 && m.daysOn&0x7F != 0x7F {
+			words += " " + days
+		}
+		words += " " + zone
+		if abs(p-step*60) <= 2 {
+			switch {
+			case step < 60 && 60%step == 0:
+				cron = fmt.Sprintf("%d-59/%d %s * * %s", mm%int(step), step, hours, dow)
+				if mm%int(step) == 0 {
+					cron = fmt.Sprintf("*/%d %s * * %s", step, hours, dow)
+				}
+				if step == 1 {
+					cron = fmt.Sprintf("* %s * * %s", hours, dow)
+				}
+			case step%60 == 0 && 24%(step/60) == 0:
+				n := int(step / 60)
+				if !window {
+					hours = fmt.Sprintf("%d-23/%d", hh%n, n)
+				} else if n > 1 {
+					hours += fmt.Sprintf("/%d", n)
+				}
+				cron = fmt.Sprintf("%d %s * * %s", mm, hours, dow)
+			}
+		}
+	}
+	words = "runs " + words
+	if late := 3 * int64(m.lateMean); late > 0 {
+		words += ", usually " + lateWords(late) + " late"
+	} else {
+		words += ", on time"
+	}
+	if m.endOff > 0 {
+		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
+	}
+	return words, cron
+}
+
+// lateWords writes seconds for "usually 0-… late".
+func lateWords(s int64) string {
+	if s < 60 {
+		return fmt.Sprintf("0-%ds", s)
+	}
+	return "0-" + Duration(time.Duration(s)*time.Second)
+}
+
+// daysWords says a set of days of the week in words and as cron's
+// day-of-week field.
+func daysWords(mask uint8) (words, field string) {
+	switch mask & 0x7F {
+	case 0, 0x7F:
+		return "every day", "*"
+	case 0x3E:
+		return "weekdays", "1-5"
+	case 0x41:
+		return "weekends", "0,6"
+	}
+	names := []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+	var ws, fs []string
+	for d := range 7 {
+		if mask&(1<<d) != 0 {
+			ws, fs = append(ws, names[d]), append(fs, fmt.Sprint(d))
+		}
+	}
+	return "on " + strings.Join(ws, ", "), strings.Join(fs, ",")
+}

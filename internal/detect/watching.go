@@ -1,0 +1,72 @@
+package detect
+
+import (
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// Watching says what auto mode watches a beet for and from when: what the
+// API and the beet page show, and what turns a learned schedule into an
+// explicit cron beet.
+type Watching struct {
+	// Model is the watch that leads: "schedule", "rate", "fallback", or
+	// "learning" while none is sure yet.
+	Model string
+	// Description says it in words.
+	Description string
+	// Cron is a learned schedule as the equivalent cron line, in Timezone,
+	// with GraceSeconds: empty when there is no schedule or cron cannot say it.
+	Cron         string
+	Timezone     string
+	GraceSeconds int64
+	// ArmedAt is when alerts started (to within 10 minutes); nil while learning.
+	ArmedAt *time.Time
+	// ArmsBy is, while learning, the latest the beet starts alerting if
+	// events keep coming: a week and 30 events, or 14 days and 5 events.
+	ArmsBy *time.Time
+	// AlertAfter is how long after the last event a stop would be
+	// flagged, as the model stands: the earliest reliable alert.
+	AlertAfter time.Duration
+	// SuggestedZone is a zone the beet's runs follow better than its own
+	// (its schedule followed that zone's clock change); empty if none.
+	SuggestedZone string
+}
+
+// Watch returns what auto mode watches b for; ok is false for a beet not
+// in auto mode or with no readable model yet.
+func Watch(b *beet.Beet) (w Watching, ok bool) {
+	if b.Detection.Mode != beet.ModeAuto || len(b.Model) == 0 {
+		return w, false
+	}
+	m, err := LoadRateModel(b.Model, location(b))
+	if err != nil || m.events == 0 {
+		return w, false
+	}
+	last := time.UnixMicro(m.last)
+	w.Model, w.SuggestedZone = "learning", m.SuggestedZone()
+	if !m.Armed() {
+		by := time.Unix(m.first, 0).Add(armBy)
+		w.ArmsBy = &by
+		w.Description = "Learning this beet's rhythm; " + Duration(by.Sub(last)) + " of events to go at the most."
+		return w, true
+	}
+	if at, ok := m.ArmedAt(); ok {
+		w.ArmedAt = &at
+	}
+	w.Description = m.Describe(last)
+	switch m.finer().(type) {
+	case calendar:
+		w.Model = "schedule"
+		_, w.Cron = m.calendarWords()
+		w.Timezone, w.GraceSeconds = m.loc.String(), m.tolerance()
+	case rates:
+		w.Model = "rate"
+	default:
+		w.Model = "fallback"
+	}
+	if due, _, ok := m.Deadline(false); ok {
+		w.AlertAfter = due.Sub(last)
+	}
+	return w, true
+}

@@ -1,0 +1,80 @@
+package web_test
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
+	"github.com/beethq/beet/internal/service"
+)
+
+// TestLearnedScheduleBecomesCron: an auto beet that learned a weekday job
+// (its events stored through the live detection path) shows on its page
+// what auto mode watches for and since when; its button turns the learned
+// schedule into an explicit cron beet.
+func TestLearnedScheduleBecomesCron(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	ctx := context.Background()
+	svc, st := a.Backend().Service, a.Backend().Store
+	job, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: "Invoice export", Timezone: "Europe/Berlin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	now := time.Now().In(berlin)
+	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		fl, err := detect.ApplyEvents(b, sp)
+		if err != nil {
+			t.Error(err)
+		}
+		return fl
+	}
+	for i, d := 0, -24; d < 0; d++ {
+		day := now.AddDate(0, 0, d)
+		if day.Weekday() == time.Saturday || day.Weekday() == time.Sunday {
+			continue
+		}
+		at := time.Date(day.Year(), day.Month(), day.Day(), 6, 30, 40, 0, berlin).UTC()
+		var id beet.EventID
+		id[0], id[1] = byte(job.ID), byte(i)
+		i++
+		if err := st.AddEvents(ctx, []beet.Event{{ID: id, BeetID: job.ID, ReceivedAt: at, Method: "GET"}}, observe); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := b.get("/beets/1").body
+	for _, s := range []string{"What auto mode watches for", "runs weekdays at 06:30 Europe/Berlin", "Alerting since", "Make it a cron beet", "30 6 * * 1-5"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("beet page lacks %q", s)
+		}
+	}
+	form := url.Values{}
+	i := strings.Index(page, "data-make-cron")
+	if i < 0 {
+		t.Fatal("no button to make it a cron beet")
+	}
+	start := strings.LastIndex(page[:i], "<form")
+	for _, m := range regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)">`).FindAllStringSubmatch(page[start:i], -1) {
+		form.Set(m[1], html.UnescapeString(m[2]))
+	}
+	want(t, "make it a cron beet", b.post("/beets/1/detection", form), http.StatusSeeOther, "/beets/1#detection")
+	got, err := svc.Beet(ctx, 1, job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := got.Detection; d.Mode != beet.ModeCron || d.Cron != "30 6 * * 1-5" || d.Timezone != "Europe/Berlin" || d.GraceSeconds != 144*60 {
+		t.Fatalf("detection after the button: %+v", d)
+	}
+	if p := b.get("/beets/1").body; strings.Contains(p, "What auto mode watches for") || !strings.Contains(p, "Expects a run") {
+		t.Error("the cron beet's page still shows the learned model, or not its schedule")
+	}
+}

@@ -101,17 +101,7 @@ func sqliteDSN(path string, writer bool) string {
 }
 
 func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
-	// sqlite:///abs → "/abs"; sqlite://rel and sqlite:rel → "rel".
-	path = strings.TrimPrefix(path, "//")
-	switch {
-	case path == "":
-		return nil, errors.New("open sqlite: the URL names no file (want sqlite:///abs/path.db or sqlite:relative.db)")
-	case strings.ContainsAny(path, "?#"):
-		return nil, fmt.Errorf("open sqlite: path %q: query parameters are not supported; the store sets its own pragmas", path)
-	case path == ":memory:" || strings.HasPrefix(path, "file:"):
-		return nil, fmt.Errorf("open sqlite: %q is not a file path (in-memory databases cannot be shared by the read and write pools)", path)
-	}
-	abs, err := filepath.Abs(path)
+	abs, err := sqliteFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}

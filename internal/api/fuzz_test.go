@@ -71,7 +71,9 @@ func (fa *fuzzAPI) serve(t *testing.T, method, target, ctype string, body []byte
 		t.Fatalf("%s %s: Content-Type %q: %s", method, target, ct, rec.Body.Bytes())
 	}
 	if rec.Code >= 400 {
-		var e struct{ Error struct{ Code, Message string } }
+		var e struct {
+			Error struct{ Code, Message string }
+		}
 		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Error.Code == "" || e.Error.Message == "" {
 			t.Fatalf("%s %s: %d is not a JSON error with a code: %s", method, target, rec.Code, rec.Body.Bytes())
 		}

@@ -64,8 +64,8 @@ func (fa *fuzzAPI) serve(t *testing.T, method, target, ctype string, body []byte
 	if rec.Code >= 500 {
 		t.Fatalf("%s %s %q: status %d: %s", method, target, body, rec.Code, rec.Body.Bytes())
 	}
-	if rec.Code == http.StatusMovedPermanently || rec.Code == http.StatusTemporaryRedirect {
-		return rec // the mux cleaning a path: not the API's answer
+	if rec.Code == http.StatusMovedPermanently || rec.Code == http.StatusTemporaryRedirect || rec.Code == http.StatusNoContent {
+		return rec // the mux cleaning a path, or a deletion's empty answer
 	}
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		t.Fatalf("%s %s: Content-Type %q: %s", method, target, ct, rec.Body.Bytes())
@@ -156,7 +156,7 @@ func FuzzChannelBody(f *testing.F) {
 			Config struct{ Secret string } `json:"config"`
 		}
 		_ = json.Unmarshal(body, &in)
-		if len(in.Config.Secret) >= 8 && strings.Contains(rec.Body.String(), in.Config.Secret) {
+		if len(in.Config.Secret) >= 8 && in.Config.Secret != "********" && strings.Contains(rec.Body.String(), in.Config.Secret) {
 			t.Fatalf("the secret %q is in the answer: %s", in.Config.Secret, rec.Body.Bytes())
 		}
 		if strings.Contains(rec.Body.String(), "whsec-fuzz-0123456789") {

@@ -167,3 +167,38 @@ func testDashboardIsolationEveryRoute(t *testing.T, engine string) {
 		t.Errorf("Ada's channel: %d", r.status)
 	}
 }
+
+// TestSessionFixation: a session id planted before sign-in is never the
+// one signed in (a new id is issued at sign-in), and a signed-out session
+// cannot be replayed.
+func TestSessionFixation(t *testing.T) {
+	a := startApp(t, nil)
+	ada := newBrowser(t, a.URL())
+	setup(t, ada, "ada@example.com")
+	want(t, "sign out", ada.post("/logout", url.Values{}), http.StatusSeeOther, "/login?out=1")
+
+	victim := newBrowser(t, a.URL())
+	u, _ := url.Parse(a.URL())
+	planted := &http.Cookie{Name: "beet_session", Value: "attacker-chosen-session-id-0123456789", Path: "/"}
+	victim.c.Jar.SetCookies(u, []*http.Cookie{planted})
+	r := victim.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}})
+	want(t, "sign in", r, http.StatusSeeOther, "/")
+	var issued string
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == "beet_session" {
+			issued = c.Value
+		}
+	}
+	if issued == "" || issued == planted.Value {
+		t.Fatalf("sign-in kept the planted session id (issued %q)", issued)
+	}
+	attacker := newBrowser(t, a.URL())
+	attacker.c.Jar.SetCookies(u, []*http.Cookie{planted})
+	want(t, "the planted id after the victim signed in", attacker.get("/"), http.StatusSeeOther, "/login")
+
+	// Replaying the signed-in id after sign-out.
+	want(t, "victim signs out", victim.post("/logout", url.Values{}), http.StatusSeeOther, "/login?out=1")
+	replay := newBrowser(t, a.URL())
+	replay.c.Jar.SetCookies(u, []*http.Cookie{{Name: "beet_session", Value: issued, Path: "/"}})
+	want(t, "a signed-out session replayed", replay.get("/"), http.StatusSeeOther, "/login")
+}

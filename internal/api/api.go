@@ -132,7 +132,7 @@ func (h *Handler) authenticate(ctx context.Context, r *http.Request) (int64, err
 func pathID(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, beet.Errorf(beet.ENOTFOUND, "beet %q not found", r.PathValue("id"))
+		return 0, beet.Errorf(beet.ENOTFOUND, "beet %q not found", beet.RedactPath(r.PathValue("id"))) // a token pasted here is not echoed whole
 	}
 	return id, nil
 }

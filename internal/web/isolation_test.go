@@ -202,3 +202,30 @@ func TestSessionFixation(t *testing.T) {
 	replay.c.Jar.SetCookies(u, []*http.Cookie{{Name: "beet_session", Value: issued, Path: "/"}})
 	want(t, "a signed-out session replayed", replay.get("/"), http.StatusSeeOther, "/login")
 }
+
+// TestHostileTextIsEscaped: a beet name, description and an event's user
+// agent full of markup come back as text on every page that shows them,
+// never as markup (XSS).
+func TestHostileTextIsEscaped(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	const evil = `<script>alert(1)</script><img src=x onerror=alert(2)>"'`
+	want(t, "hostile beet", b.post("/beets", url.Values{"name": {evil}, "description": {evil}, "timezone": {"UTC"}}),
+		http.StatusSeeOther, "/beets/1?created=1")
+	token := tokenOf(t, b, 1)
+	r := b.do("GET", "/api/v1/beet/"+token, nil, map[string]string{"User-Agent": evil})
+	if r.status != 200 {
+		t.Fatalf("ingestion: %d", r.status)
+	}
+	waitFor(t, "the event on the beet page", func() bool { return strings.Contains(b.get("/beets/1").body, "&lt;img src=x") })
+	for _, p := range []string{"/", "/beets/1", "/beets/1/confirm/delete", "/account/maintenance/new"} {
+		page := b.get(p).body
+		if strings.Contains(page, "<script>alert") || strings.Contains(page, "<img src=x") || strings.Contains(page, "onerror=alert(2)>") {
+			t.Errorf("%s renders the hostile text as markup", p)
+		}
+		if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Errorf("%s does not show the name as text", p)
+		}
+	}
+}

@@ -104,7 +104,7 @@ func TestSecretsNeverWhole(t *testing.T) {
 	// by contract, so it is not among the outputs checked.
 	call("GET", "/api/v1/beets/"+itoa(bt.ID)+"/problems", key, "", true)
 	call("GET", "/api/v1/beets/"+itoa(bt.ID)+"/events", key, "", true)
-	call("GET", "/api/v1/beets", key+"x", "", true)           // a wrong key
+	call("GET", "/api/v1/beets", key+"x", "", true)            // a wrong key
 	call("GET", "/api/v1/beets", "bk_"+oldToken[3:], "", true) // a token as a key
 	call("GET", "/api/v1/beets/"+oldToken, key, "", true)      // a token as an ID
 	call("PATCH", "/api/v1/beets/"+itoa(bt.ID), key, `{"name": `+strings.Repeat("x", 70000)+`}`, true)

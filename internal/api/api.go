@@ -68,6 +68,16 @@ func (h *Handler) routes() []route {
 	}
 }
 
+// Patterns lists every authenticated call as "METHOD /pattern", in the
+// order they are registered, for tests that must cover each one.
+func (h *Handler) Patterns() []string {
+	var out []string
+	for _, rt := range h.routes() {
+		out = append(out, rt.method+" "+rt.pattern)
+	}
+	return out
+}
+
 // Register mounts the API on mux, with JSON answers for unknown paths and
 // wrong methods under /api/v1/ so clients never get an HTML or text error.
 func (h *Handler) Register(mux *http.ServeMux) {
@@ -122,7 +132,7 @@ func (h *Handler) authenticate(ctx context.Context, r *http.Request) (int64, err
 func pathID(r *http.Request) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, beet.Errorf(beet.ENOTFOUND, "beet %q not found", r.PathValue("id"))
+		return 0, beet.Errorf(beet.ENOTFOUND, "beet %q not found", beet.RedactPath(r.PathValue("id"))) // a token pasted here is not echoed whole
 	}
 	return id, nil
 }

@@ -94,7 +94,7 @@ func seconds(field string, n int64) (time.Duration, error) {
 func channelID(r *http.Request, what string) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, beet.Errorf(beet.ENOTFOUND, "%s %q not found", what, r.PathValue("id"))
+		return 0, beet.Errorf(beet.ENOTFOUND, "%s %q not found", what, beet.RedactPath(r.PathValue("id")))
 	}
 	return id, nil
 }

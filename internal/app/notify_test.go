@@ -48,10 +48,10 @@ func (b *inbox) waitFor(t *testing.T, what string, n int) ([]string, []time.Time
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		msgs, at := b.snapshot()
+		msgs, _ := b.snapshot()
 		if len(msgs) >= n {
 			time.Sleep(1500 * time.Millisecond) // a second worker poll: nothing more may come
-			msgs, at = b.snapshot()
+			msgs, at := b.snapshot()
 			if len(msgs) != n {
 				t.Fatalf("%s got %d messages, want exactly %d:\n%s", what, len(msgs), n, strings.Join(msgs, "\n"))
 			}

@@ -82,12 +82,11 @@ func (rc *receiver) requests() []request {
 
 // rig is a store with an account, a beet and helpers to flip it.
 type rig struct {
-	t     *testing.T
-	db    *sqlstore.DB
-	svc   *service.Service
-	acct  *beet.Account
-	beet  *beet.Beet
-	flips int
+	t    *testing.T
+	db   *sqlstore.DB
+	svc  *service.Service
+	acct *beet.Account
+	beet *beet.Beet
 }
 
 func newRig(t *testing.T, engine string) *rig {

@@ -158,6 +158,21 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	})))
 }
 
+// Route is one dashboard page or form as tests see it.
+type Route struct {
+	Pattern string // "METHOD /path/{param}"
+	Auth    bool   // needs a signed-in session
+}
+
+// Routes lists every page and form, for tests that must cover each one.
+func (h *Handler) Routes() []Route {
+	var out []Route
+	for _, rt := range h.routes() {
+		out = append(out, Route{rt.pattern, rt.auth})
+	}
+	return out
+}
+
 func (h *Handler) routes() []route {
 	return []route{
 		{"GET /{$}", true, h.beetList},

@@ -79,6 +79,9 @@ type EventSpan struct {
 	// Signals are the group's run starts and ends in time order (see
 	// TrackRuns); nil for a group of plain pings that ends no run.
 	Signals []Signal
+	// OpenRun is when the run open before the group started (nil if none
+	// was): deadlines that passed before the group are judged with it.
+	OpenRun *time.Time
 	// Maintenance says the events (or the beet's previous one) fell in a
 	// maintenance window: they move the beet's state as usual, but the
 	// learned model does not learn from the hours they close.

@@ -91,6 +91,7 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 		for id, evs := range runs {
 			slices.SortStableFunc(evs, func(a, b *beet.Event) int { return a.ReceivedAt.Compare(b.ReceivedAt) })
 			sp := spans[id]
+			sp.OpenRun = beets[id].Runs.StartedAt
 			sp.Signals = beet.TrackRuns(beets[id], evs)
 			spans[id] = sp
 		}

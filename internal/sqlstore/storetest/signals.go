@@ -79,6 +79,9 @@ func testRunDurations(t *testing.T, s beet.Store) {
 	}
 	// A plain ping in a later group ends it (the events arrive out of order).
 	add(events(b.ID, t0.Add(3*time.Minute+1500*time.Microsecond), 0, 1)[0], signal(b.ID, t0.Add(2*time.Minute), beet.KindLog, nil, "almost"))
+	if len(spans) != 1 || spans[0].OpenRun == nil || !spans[0].OpenRun.Equal(t0) {
+		t.Errorf("end: the span's open run = %v, want the start at %v", spans[0].OpenRun, t0)
+	}
 	if len(spans) != 1 || spans[0].Count != 1 || len(spans[0].Signals) != 1 || spans[0].Signals[0].Duration == nil ||
 		*spans[0].Signals[0].Duration != 3*time.Minute+time.Millisecond {
 		t.Fatalf("end: observer saw %+v; want one counted event that ended a run of 3 min 1 ms", spans)

@@ -155,3 +155,16 @@ type RotatedTokenStore interface {
 	// newest first.
 	FindRotatedTokens(ctx context.Context, beetID int64, since time.Time) ([]*RotatedToken, error)
 }
+
+// UnknownToken is a recent ingestion request whose token matched no beet,
+// as an instance remembers it (in memory, bounded): never the token, only
+// its shape and a redacted prefix.
+type UnknownToken struct {
+	Prefix    string // beet.Redact of what was sent
+	Shape     string // what is wrong with it: "wrong length (12 characters, want 31)", "no beet has it", …
+	Addr      string // the last request's client address
+	UserAgent string // the last request's
+	Count     int64
+	First     time.Time
+	Last      time.Time
+}

@@ -43,6 +43,7 @@ type App struct {
 	backend *Backend
 	server  *server.Server
 	writer  *ingest.Writer
+	ingest  *ingest.Handler
 	reg     *prometheus.Registry
 
 	mu      sync.Mutex

@@ -2,10 +2,12 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
 )
 
 // Prefix is the path of the ingestion endpoint; the token follows it.
@@ -22,6 +25,7 @@ const Prefix = "/api/v1/beet/"
 type Store interface {
 	FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error)
 	beet.ProblemStore
+	RotatedStore
 }
 
 // Options wires a Handler.
@@ -31,10 +35,14 @@ type Options struct {
 	Writer  *Writer
 	Now     func() time.Time
 	Log     *slog.Logger
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client, for the address noted with an unknown or old token.
+	TrustedProxies []netip.Prefix
 }
 
 // Handler serves GET|POST {base}/api/v1/beet/{token} as CONTRACT §1 pins
-// it: every answer is the transparent GIF (or an empty 204 for a CORS
+// it, and the job signals after the token (/start, /fail, /log, /{exit
+// code}) under the same rules: every answer is the transparent GIF (or an empty 204 for a CORS
 // preflight), and nothing about the beet or the event is ever in it.
 type Handler struct {
 	store    Store
@@ -43,7 +51,9 @@ type Handler struct {
 	now      func() time.Time
 	log      *slog.Logger
 	problems *problemRecorder
+	unknown  *unknownRecorder
 	tokens   *tokenCache
+	proxies  []netip.Prefix
 }
 
 // New returns the ingestion handler.
@@ -57,18 +67,31 @@ func New(o Options) *Handler {
 	log := o.Log.With("component", "ingest")
 	h := &Handler{
 		store: o.Store, limiter: o.Limiter, writer: o.Writer, now: o.Now, log: log,
-		tokens: newTokenCache(tokenCacheSize, tokenCacheTTL),
+		tokens: newTokenCache(tokenCacheSize, tokenCacheTTL), proxies: o.TrustedProxies,
 	}
 	h.problems = newProblemRecorder(o.Store, h.resolve, log)
+	var rotated RotatedStore
+	if o.Store != nil {
+		rotated = o.Store
+	}
+	h.unknown = newUnknownRecorder(rotated, log)
 	return h
 }
+
+// UnknownTokens returns the recent requests with tokens that matched no
+// beet on this instance, the latest first (shape and prefix only).
+func (h *Handler) UnknownTokens() []beet.UnknownToken { return h.unknown.recentTokens() }
+
+// UnknownStats counts requests with tokens that matched no beet.
+func (h *Handler) UnknownStats() *UnknownStats { return &h.unknown.stats }
 
 // Register mounts the endpoint. The whole prefix is taken, so that a
 // malformed path (an empty token, extra segments) also gets the GIF.
 func (h *Handler) Register(mux *http.ServeMux) { mux.Handle(Prefix, h) }
 
-// Close writes the problems still queued. Call it after the server drained.
-func (h *Handler) Close() { h.problems.close() }
+// Close writes the problems and old-token hits still queued. Call it after
+// the server drained.
+func (h *Handler) Close() { h.problems.close(); h.unknown.close() }
 
 // Header values are shared slices, set without allocating per request.
 var (
@@ -120,12 +143,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeGIF(w, http.StatusMethodNotAllowed, true)
 		return
 	}
-	token := strings.TrimPrefix(r.URL.Path, Prefix)
+	token, suffix, slash := strings.Cut(strings.TrimPrefix(r.URL.Path, Prefix), "/")
+	now := h.now().UTC().Truncate(time.Microsecond)
 	if !beet.ValidTokenShape(token) {
-		writeGIF(w, http.StatusOK, true) // cannot be a token: no limiter, no database
+		// Cannot be a token: no limiter, no database, a note in memory.
+		h.unknown.malformed(token, httpx.ClientIP(r, h.proxies), r.UserAgent(), now)
+		writeGIF(w, http.StatusOK, true)
 		return
 	}
-	now := h.now().UTC().Truncate(time.Microsecond)
 	ctx := r.Context()
 
 	if allowed, retry, err := h.limiter.Allow(ctx, token, now); err == nil && !allowed {
@@ -143,7 +168,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// token and replay resolves it.
 		h.log.Debug("beet lookup failed; spooling by token", "token", beet.Redact(token), "err", err)
 	case ent.beetID == 0:
-		writeGIF(w, http.StatusOK, true) // unknown token
+		// Unknown: perhaps rotated lately; that is looked up off the path.
+		h.unknown.miss(token, httpx.ClientIP(r, h.proxies), r.UserAgent(), now)
+		writeGIF(w, http.StatusOK, true)
+		return
+	}
+	sig, ok := signalOf(suffix)
+	if !ok || slash && suffix == "" {
+		if ent.beetID != 0 {
+			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemBadPath}, now,
+				fmt.Sprintf("nothing recorded for /%s after the token: signals are /start, /fail, /log and an exit code 0-255", cut(suffix, 40)))
+		}
+		writeGIF(w, http.StatusOK, true)
 		return
 	}
 
@@ -157,17 +193,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	var pb parsedBody
+	var (
+		pb      parsedBody
+		message string
+	)
 	if r.Method == http.MethodPost && r.Body != nil {
 		bufp := bodyPool.Get().(*[]byte)
 		n, _ := io.ReadFull(r.Body, *bufp)
-		pb = parseBody((*bufp)[:n])
+		if suffix == "" {
+			pb = parseBody((*bufp)[:n])
+		} else {
+			pb, message = parseSignalBody((*bufp)[:n])
+		}
 		bodyPool.Put(bufp)
 	}
 
 	// The event carries its token: the store records it only if the beet
 	// still has that token at commit (see tokenCache).
-	ev := beet.Event{ID: newEventID(now), BeetID: ent.beetID, Token: token, ReceivedAt: now, Value: pb.value, Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen)}
+	ev := beet.Event{ID: newEventID(now), BeetID: ent.beetID, Token: token, ReceivedAt: now, Value: pb.value, Method: r.Method,
+		UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message}
 	if err := h.writer.Write(ev); err != nil {
 		h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
 	}

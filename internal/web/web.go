@@ -20,7 +20,6 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"path"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
 	"github.com/beethq/beet/internal/service"
 )
 
@@ -404,39 +404,6 @@ func (h *Handler) clearCookie(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true, Secure: h.secureRequest(r), SameSite: http.SameSiteLaxMode})
 }
 
-// clientIP is the client's address, for sign-in throttling: the
-// connection's, or, when that is a trusted proxy, the last address in
-// X-Forwarded-For that is not one (anyone can prepend addresses to the
-// header; only what the trusted proxies appended is believed).
-func (h *Handler) clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil || !h.trusted(addr) {
-		return host
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0 && i >= len(hops)-20; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break // a garbled hop: stop at the last address we could trust
-		}
-		addr = a
-		if !h.trusted(a) {
-			break
-		}
-	}
-	return addr.String()
-}
-
-func (h *Handler) trusted(a netip.Addr) bool {
-	a = a.Unmap()
-	for _, p := range h.proxies {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
+// clientIP is the client's address, for sign-in throttling (see
+// httpx.ClientIP: X-Forwarded-For only from trusted proxies).
+func (h *Handler) clientIP(r *http.Request) string { return httpx.ClientIP(r, h.proxies) }

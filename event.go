@@ -48,6 +48,10 @@ type Event struct {
 	// committed, so a rotation kills the old token at once even where the
 	// token was looked up in a cache. It is not stored.
 	Token string
+	// Stale is set by EventStore.AddEvents on an event it dropped because
+	// its beet no longer has its Token (a rotation), so the hit can still
+	// be counted on the old token. It is not stored.
+	Stale bool
 }
 
 // MaxUserAgentLen is how much of a User-Agent an event keeps.
@@ -101,7 +105,8 @@ type EventStore interface {
 	// AddEvents stores events in one transaction and moves each beet's
 	// last_event_at forward. Events whose ID is already stored are skipped,
 	// so replaying a batch is harmless. Events whose beet is gone, or whose
-	// Token is no longer the beet's, are dropped without failing the batch.
+	// Token is no longer the beet's, are dropped without failing the batch
+	// (the latter marked Stale).
 	// If observe is not nil, it is applied to every beet that gets events,
 	// and what it changes and the flips it returns are stored in the same
 	// transaction: detection costs ingestion no commit of its own, and a

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -212,7 +213,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// still has that token at commit (see tokenCache).
 	ev := beet.Event{ID: newEventID(now), BeetID: ent.beetID, Token: token, ReceivedAt: now, Value: pb.value, Method: r.Method,
 		UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message}
-	if err := h.writer.Write(ev); err != nil {
+	switch err := h.writer.Write(ev); {
+	case errors.Is(err, ErrStaleToken):
+		// Rotated after the cache looked it up: counted on the old token.
+		h.unknown.miss(token, httpx.ClientIP(r, h.proxies), ua, now)
+	case err != nil:
 		h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
 	}
 	if pb.problem != "" {

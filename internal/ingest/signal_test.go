@@ -132,6 +132,9 @@ func TestRotatedTokenHits(t *testing.T) {
 		r := newRig(t, engine, nil)
 		b := r.newBeet(false)
 		old := b.Token
+		// Used before the rotation, so the token cache still holds it after:
+		// the store drops those events, and they are counted all the same.
+		r.send("GET", ingest.Prefix+old, "", "", "curl/8")
 		if _, err := r.svc.RotateToken(context.Background(), r.acct, b.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -157,8 +160,8 @@ func TestRotatedTokenHits(t *testing.T) {
 			rts[0].Prefix != beet.Redact(old) {
 			t.Fatalf("old token after 14 hits: %+v", rts)
 		}
-		if evs := r.events(b); len(evs) != 0 {
-			t.Fatalf("an old token recorded %d events", len(evs))
+		if evs := r.events(b); len(evs) != 1 {
+			t.Fatalf("an old token recorded %d events after its rotation", len(evs)-1)
 		}
 		if st := r.h.UnknownStats(); st.Rotated.Load() != 14 || st.Unknown.Load() != 0 {
 			t.Errorf("stats: rotated %d, unknown %d; want 14 and 0", st.Rotated.Load(), st.Unknown.Load())

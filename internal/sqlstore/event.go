@@ -49,6 +49,11 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 			b := beets[e.BeetID]
 			return b != nil && (e.Token == "" || e.Token == b.Token)
 		}
+		for i := range events {
+			if e := &events[i]; e.Token != "" && beets[e.BeetID] != nil {
+				e.Stale = e.Token != beets[e.BeetID].Token // an old token, from a cache: counted on it, not stored
+			}
+		}
 		spans := make(map[int64]beet.EventSpan, len(beets))
 		// Beets whose runs this group moves (a job signal, or an open run a
 		// ping may end) have their events tracked in order; a group of plain

@@ -49,6 +49,9 @@ type Options struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client, for sign-in throttling per address.
 	TrustedProxies []netip.Prefix
+	// UnknownTokens lists the recent requests whose token matched no beet
+	// (ingestion keeps them); nil shows none.
+	UnknownTokens func() []beet.UnknownToken
 }
 
 // Handler is the dashboard.
@@ -59,10 +62,12 @@ type Handler struct {
 	secure     bool // the base URL is https: cookies are Secure
 	signupOpen bool
 	proxies    []netip.Prefix
-	pages      map[string]*template.Template
-	static     fs.FS
-	assetHash  map[string]string // static file → short content hash, for cache busting
-	cop        *http.CrossOriginProtection
+	// unknownTokens: see Options.UnknownTokens.
+	unknownTokens func() []beet.UnknownToken
+	pages         map[string]*template.Template
+	static        fs.FS
+	assetHash     map[string]string // static file → short content hash, for cache busting
+	cop           *http.CrossOriginProtection
 }
 
 // New parses every template and hashes the static files. A template that
@@ -72,13 +77,14 @@ func New(opts Options) (*Handler, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{
-		svc:        opts.Service,
-		log:        opts.Log,
-		baseURL:    strings.TrimRight(opts.BaseURL, "/"),
-		secure:     strings.HasPrefix(opts.BaseURL, "https://"),
-		signupOpen: opts.SignupOpen,
-		proxies:    opts.TrustedProxies,
-		cop:        http.NewCrossOriginProtection(),
+		svc:           opts.Service,
+		log:           opts.Log,
+		baseURL:       strings.TrimRight(opts.BaseURL, "/"),
+		secure:        strings.HasPrefix(opts.BaseURL, "https://"),
+		signupOpen:    opts.SignupOpen,
+		proxies:       opts.TrustedProxies,
+		unknownTokens: opts.UnknownTokens,
+		cop:           http.NewCrossOriginProtection(),
 	}
 	sub, err := fs.Sub(staticFS, "static")
 	if err != nil {
@@ -182,6 +188,7 @@ func (h *Handler) routes() []route {
 		{"POST /beets/{id}/channels", true, h.saveBeetChannels},
 		{"GET /beets/{id}/backtest", true, h.backtest},
 		{"GET /account", true, h.accountPage},
+		{"GET /unknown-tokens", true, h.unknownTokensPage},
 		{"POST /account/keys", true, h.createKey},
 		{"POST /account/keys/{key}/revoke", true, h.revokeKey},
 		{"POST /account/users", true, h.addUser},

@@ -43,8 +43,9 @@ type Options struct {
 
 // Handler serves GET|POST {base}/api/v1/beet/{token} as CONTRACT §1 pins
 // it, and the job signals after the token (/start, /fail, /log, /{exit
-// code}) under the same rules: every answer is the transparent GIF (or an empty 204 for a CORS
-// preflight), and nothing about the beet or the event is ever in it.
+// code}) under the same rules: every answer is the transparent GIF (or an
+// empty 204 for a CORS preflight), and nothing about the beet or the
+// event is ever in it.
 type Handler struct {
 	store    Store
 	limiter  beet.RateLimiter

@@ -14,6 +14,7 @@ const (
 	ProblemBodyTooBig  ProblemKind = "body_too_large"
 	ProblemRateLimited ProblemKind = "rate_limited" // one per burst, not one per request
 	ProblemIgnoredBot  ProblemKind = "ignored_bot"  // a link-preview bot's request
+	ProblemBadPath     ProblemKind = "bad_path"     // an unknown signal after the token (/stat); nothing recorded
 )
 
 // MaxProblemsPerBeet bounds the problems kept per beet; older ones go.

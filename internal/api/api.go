@@ -52,6 +52,7 @@ func (h *Handler) routes() []route {
 		{"GET", "/api/v1/beets/{id}/events", h.listEvents},
 		{"GET", "/api/v1/beets/{id}/flips", beetList("flips", h.svc.Flips, toFlipJSON)},
 		{"GET", "/api/v1/beets/{id}/problems", beetList("problems", h.svc.Problems, toProblemJSON)},
+		{"GET", "/api/v1/beets/{id}/rotated-tokens", beetList("rotated_tokens", h.svc.RotatedTokens, toRotatedTokenJSON)},
 		{"GET", "/api/v1/incidents", h.listIncidents},
 		{"GET", "/api/v1/beets/{id}/channels", h.getBeetChannels},
 		{"PUT", "/api/v1/beets/{id}/channels", h.setBeetChannels},

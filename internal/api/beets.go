@@ -26,17 +26,20 @@ type beetJSON struct {
 	AllowBots    bool           `json:"allow_bots"`
 	LastEventAt  *time.Time     `json:"last_event_at"`
 	DueAt        *time.Time     `json:"due_at"`
-	Channels     []int64        `json:"channels"`
-	CreatedAt    time.Time      `json:"created_at"`
-	UpdatedAt    time.Time      `json:"updated_at"`
+	// RunningSince is when the open run started (job signals); absent
+	// when no run is open.
+	RunningSince *time.Time `json:"running_since,omitempty"`
+	Channels     []int64    `json:"channels"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
 }
 
 func toBeetJSON(b *beet.Beet) beetJSON {
 	return beetJSON{
 		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token,
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
-		Detection: b.Detection, Expectation: detect.Expectation(b), Watching: toWatchingJSON(b), AllowBots: b.AllowBots,
-		LastEventAt: b.LastEventAt, DueAt: b.DueAt, Channels: b.Channels,
+		Detection: b.Detection, Expectation: expectation(b), Watching: toWatchingJSON(b), AllowBots: b.AllowBots,
+		LastEventAt: b.LastEventAt, DueAt: b.DueAt, RunningSince: b.Runs.StartedAt, Channels: b.Channels,
 		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
@@ -63,6 +66,15 @@ func toWatchingJSON(b *beet.Beet) *watchingJSON {
 	return &watchingJSON{Model: w.Model, Description: w.Description, Cron: w.Cron, Timezone: w.Timezone,
 		GraceSeconds: w.GraceSeconds, ArmedAt: w.ArmedAt, ArmsBy: w.ArmsBy,
 		AlertAfterSeconds: int64(w.AlertAfter / time.Second), SuggestedZone: w.SuggestedZone}
+}
+
+// expectation is the detector's sentence, and how runs are watched when
+// the beet reports runs.
+func expectation(b *beet.Beet) string {
+	if runs := detect.RunExpectation(b); runs != "" {
+		return detect.Expectation(b) + " " + runs
+	}
+	return detect.Expectation(b)
 }
 
 type beetCreateRequest struct {

@@ -16,6 +16,37 @@ type eventJSON struct {
 	Value      *float64  `json:"value,omitempty"`
 	Method     string    `json:"method"`
 	UserAgent  string    `json:"user_agent"`
+	// Kind is ping, start, fail or log (job signals); ExitCode the code
+	// of /{exit code}; DurationMS the run's length on the event that ended
+	// a run; Message a signal's body text.
+	Kind       beet.EventKind `json:"kind"`
+	ExitCode   *int           `json:"exit_code,omitempty"`
+	DurationMS *int64         `json:"duration_ms,omitempty"`
+	Message    string         `json:"message,omitempty"`
+}
+
+type rotatedTokenJSON struct {
+	Prefix        string     `json:"prefix"`
+	RotatedAt     time.Time  `json:"rotated_at"`
+	Hits          int64      `json:"hits"`
+	LastHitAt     *time.Time `json:"last_hit_at,omitempty"`
+	LastAddr      string     `json:"last_addr,omitempty"`
+	LastUserAgent string     `json:"last_user_agent,omitempty"`
+}
+
+func toRotatedTokenJSON(t *beet.RotatedToken) rotatedTokenJSON {
+	return rotatedTokenJSON{Prefix: t.Prefix, RotatedAt: t.RotatedAt, Hits: t.Hits, LastHitAt: t.LastHitAt,
+		LastAddr: t.LastAddr, LastUserAgent: t.LastUserAgent}
+}
+
+func toEventJSON(e *beet.Event) eventJSON {
+	out := eventJSON{ID: e.ID.String(), ReceivedAt: e.ReceivedAt, Value: e.Value, Method: e.Method, UserAgent: e.UserAgent,
+		Kind: e.Kind.Normal(), ExitCode: e.ExitCode, Message: e.Message}
+	if e.Duration != nil {
+		ms := e.Duration.Milliseconds()
+		out.DurationMS = &ms
+	}
+	return out
 }
 
 type flipJSON struct {
@@ -57,7 +88,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, accountID i
 		Events []eventJSON `json:"events"`
 	}{make([]eventJSON, 0, len(events))}
 	for _, e := range events {
-		out.Events = append(out.Events, eventJSON{ID: e.ID.String(), ReceivedAt: e.ReceivedAt, Value: e.Value, Method: e.Method, UserAgent: e.UserAgent})
+		out.Events = append(out.Events, toEventJSON(e))
 	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil

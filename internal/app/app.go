@@ -43,6 +43,7 @@ type App struct {
 	server  *server.Server
 	admin   *server.Server // metrics listener; nil when off
 	writer  *ingest.Writer
+	ingest  *ingest.Handler
 	reg     *prometheus.Registry
 
 	mu      sync.Mutex

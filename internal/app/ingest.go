@@ -84,9 +84,15 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	a.writer = w
 	a.onStop("writer", func(context.Context) error { w.Close(); return nil })
 	registerWriterMetrics(reg, w)
+	proxies, err := config.ParseProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
 	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log,
-		Count: countOutcomes(reg)})
+		TrustedProxies: proxies, Count: countOutcomes(reg)})
 	a.onStop("ingest", func(context.Context) error { h.Close(); return nil })
+	a.ingest = h
+	registerUnknownTokenMetrics(reg, h.UnknownStats())
 	a.log.Debug("ingestion ready", "spool", path)
 	return h, nil
 }
@@ -116,6 +122,24 @@ func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "beet_ingest_commits_total", Help: "Group commits (transactions or spool appends) made by the writer.",
 	}, func() float64 { return float64(st.Batches.Load()) }))
+}
+
+// registerUnknownTokenMetrics counts requests whose token matched no beet,
+// by outcome. The tokens themselves are never in metrics.
+func registerUnknownTokenMetrics(reg *prometheus.Registry, st *ingest.UnknownStats) {
+	for outcome, c := range map[string]interface{ Load() int64 }{
+		"malformed": &st.Malformed, "unknown": &st.Unknown, "rotated": &st.Rotated,
+	} {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "beet_ingest_unknown_tokens_total",
+			Help:        "Ingestion requests whose token matched no beet (nothing recorded), by outcome: malformed (cannot be a token), unknown (well-formed), rotated (a beet's old token within the grace window).",
+			ConstLabels: prometheus.Labels{"outcome": outcome},
+		}, func() float64 { return float64(c.Load()) }))
+	}
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "beet_ingest_unknown_token_lookups_dropped_total",
+		Help: "Well-formed unknown tokens not checked against rotated ones because the lookup queue was full.",
+	}, func() float64 { return float64(st.Dropped.Load()) }))
 }
 
 // redisLogger sends go-redis's internal log lines to slog at debug level.

@@ -21,6 +21,7 @@ func (a *App) mountWeb(mux *http.ServeMux) error {
 		BaseURL:        a.cfg.BaseURL,
 		SignupOpen:     a.cfg.SignupOpen,
 		TrustedProxies: proxies,
+		UnknownTokens:  a.ingest.UnknownTokens,
 	})
 	if err != nil {
 		return err

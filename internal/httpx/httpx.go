@@ -10,7 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/beethq/beet"
@@ -146,4 +148,41 @@ func jsonKind(goKind string) string {
 	default:
 		return "a number"
 	}
+}
+
+// ClientIP is the client's address: the connection's, or, when that is a
+// trusted proxy, the last address in X-Forwarded-For that is not one
+// (anyone can prepend addresses to the header; only what the trusted
+// proxies appended is believed).
+func ClientIP(r *http.Request, proxies []netip.Prefix) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil || !trusted(proxies, addr) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0 && i >= len(hops)-20; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a garbled hop: stop at the last address we could trust
+		}
+		addr = a
+		if !trusted(proxies, a) {
+			break
+		}
+	}
+	return addr.String()
+}
+
+func trusted(proxies []netip.Prefix, a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range proxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,10 +2,13 @@ package ingest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
 )
 
 // Prefix is the path of the ingestion endpoint; the token follows it.
@@ -22,6 +26,7 @@ const Prefix = "/api/v1/beet/"
 type Store interface {
 	FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error)
 	beet.ProblemStore
+	RotatedStore
 }
 
 // Options wires a Handler.
@@ -33,6 +38,9 @@ type Options struct {
 	Log     *slog.Logger
 	// Count, if set, is told the outcome of every GET or POST (metrics).
 	Count func(Outcome)
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client, for the address noted with an unknown or old token.
+	TrustedProxies []netip.Prefix
 }
 
 // Outcome is what became of one ingestion request.
@@ -47,11 +55,14 @@ const (
 	OutcomeUnknownToken   Outcome = "unknown_token"
 	OutcomeMalformedToken Outcome = "malformed_token"
 	OutcomeBot            Outcome = "bot"
+	OutcomeBadPath        Outcome = "bad_path" // a valid token followed by something that is no signal
 )
 
 // Handler serves GET|POST {base}/api/v1/beet/{token} as CONTRACT §1 pins
-// it: every answer is the transparent GIF (or an empty 204 for a CORS
-// preflight), and nothing about the beet or the event is ever in it.
+// it, and the job signals after the token (/start, /fail, /log, /{exit
+// code}) under the same rules: every answer is the transparent GIF (or an
+// empty 204 for a CORS preflight), and nothing about the beet or the
+// event is ever in it.
 type Handler struct {
 	store    Store
 	limiter  beet.RateLimiter
@@ -59,8 +70,10 @@ type Handler struct {
 	now      func() time.Time
 	log      *slog.Logger
 	problems *problemRecorder
+	unknown  *unknownRecorder
 	tokens   *tokenCache
 	count    func(Outcome)
+	proxies  []netip.Prefix
 }
 
 // New returns the ingestion handler.
@@ -74,21 +87,34 @@ func New(o Options) *Handler {
 	log := o.Log.With("component", "ingest")
 	h := &Handler{
 		store: o.Store, limiter: o.Limiter, writer: o.Writer, now: o.Now, log: log,
-		tokens: newTokenCache(tokenCacheSize, tokenCacheTTL), count: o.Count,
+		tokens: newTokenCache(tokenCacheSize, tokenCacheTTL), count: o.Count, proxies: o.TrustedProxies,
 	}
 	if h.count == nil {
 		h.count = func(Outcome) {}
 	}
 	h.problems = newProblemRecorder(o.Store, h.resolve, log)
+	var rotated RotatedStore
+	if o.Store != nil {
+		rotated = o.Store
+	}
+	h.unknown = newUnknownRecorder(rotated, log)
 	return h
 }
+
+// UnknownTokens returns the recent requests with tokens that matched no
+// beet on this instance, the latest first (shape and prefix only).
+func (h *Handler) UnknownTokens() []beet.UnknownToken { return h.unknown.recentTokens() }
+
+// UnknownStats counts requests with tokens that matched no beet.
+func (h *Handler) UnknownStats() *UnknownStats { return &h.unknown.stats }
 
 // Register mounts the endpoint. The whole prefix is taken, so that a
 // malformed path (an empty token, extra segments) also gets the GIF.
 func (h *Handler) Register(mux *http.ServeMux) { mux.Handle(Prefix, h) }
 
-// Close writes the problems still queued. Call it after the server drained.
-func (h *Handler) Close() { h.problems.close() }
+// Close writes the problems and old-token hits still queued. Call it after
+// the server drained.
+func (h *Handler) Close() { h.problems.close(); h.unknown.close() }
 
 // Header values are shared slices, set without allocating per request.
 var (
@@ -140,13 +166,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeGIF(w, http.StatusMethodNotAllowed, true)
 		return
 	}
-	token := strings.TrimPrefix(r.URL.Path, Prefix)
+	token, suffix, slash := strings.Cut(strings.TrimPrefix(r.URL.Path, Prefix), "/")
+	now := h.now().UTC().Truncate(time.Microsecond)
 	if !beet.ValidTokenShape(token) {
+		// Cannot be a token: no limiter, no database, a note in memory.
 		h.count(OutcomeMalformedToken)
-		writeGIF(w, http.StatusOK, true) // cannot be a token: no limiter, no database
+		h.unknown.malformed(token, httpx.ClientIP(r, h.proxies), r.UserAgent(), now)
+		writeGIF(w, http.StatusOK, true)
 		return
 	}
-	now := h.now().UTC().Truncate(time.Microsecond)
 	ctx := r.Context()
 
 	if allowed, retry, err := h.limiter.Allow(ctx, token, now); err == nil && !allowed {
@@ -165,8 +193,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// token and replay resolves it.
 		h.log.Debug("beet lookup failed; spooling by token", "token", beet.Redact(token), "err", err)
 	case ent.beetID == 0:
+		// Unknown: perhaps rotated lately; that is looked up off the path.
 		h.count(OutcomeUnknownToken)
-		writeGIF(w, http.StatusOK, true) // unknown token
+		h.unknown.miss(token, httpx.ClientIP(r, h.proxies), r.UserAgent(), now)
+		writeGIF(w, http.StatusOK, true)
+		return
+	}
+	sig, ok := signalOf(suffix)
+	if !ok || slash && suffix == "" {
+		if ent.beetID != 0 {
+			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemBadPath}, now,
+				fmt.Sprintf("nothing recorded for /%s after the token: signals are /start, /fail, /log and an exit code 0-255", cut(suffix, 40)))
+		}
+		h.count(OutcomeBadPath)
+		writeGIF(w, http.StatusOK, true)
 		return
 	}
 
@@ -181,18 +221,30 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	var pb parsedBody
+	var (
+		pb      parsedBody
+		message string
+	)
 	if r.Method == http.MethodPost && r.Body != nil {
 		bufp := bodyPool.Get().(*[]byte)
 		n, _ := io.ReadFull(r.Body, *bufp)
-		pb = parseBody((*bufp)[:n])
+		if suffix == "" {
+			pb = parseBody((*bufp)[:n])
+		} else {
+			pb, message = parseSignalBody((*bufp)[:n])
+		}
 		bodyPool.Put(bufp)
 	}
 
 	// The event carries its token: the store records it only if the beet
 	// still has that token at commit (see tokenCache).
-	ev := beet.Event{ID: newEventID(now), BeetID: ent.beetID, Token: token, ReceivedAt: now, Value: pb.value, Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen)}
-	if err := h.writer.Write(ev); err != nil {
+	ev := beet.Event{ID: newEventID(now), BeetID: ent.beetID, Token: token, ReceivedAt: now, Value: pb.value, Method: r.Method,
+		UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message}
+	switch err := h.writer.Write(ev); {
+	case errors.Is(err, ErrStaleToken):
+		// Rotated after the cache looked it up: counted on the old token.
+		h.unknown.miss(token, httpx.ClientIP(r, h.proxies), ua, now)
+	case err != nil:
 		h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
 	}
 	if pb.problem != "" {

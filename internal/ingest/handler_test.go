@@ -43,6 +43,7 @@ type rig struct {
 	clock *clock
 	acct  int64
 	log   *testlog.Buffer
+	h     *ingest.Handler
 }
 
 func newRig(t *testing.T, engine string, limiter beet.RateLimiter) *rig {
@@ -70,7 +71,7 @@ func newRig(t *testing.T, engine string, limiter beet.RateLimiter) *rig {
 	h.Register(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { srv.Close(); w.Close(); h.Close(); spool.Close() })
-	return &rig{t: t, srv: srv, store: store, svc: svc, clock: c, acct: a.ID, log: logBuf}
+	return &rig{t: t, srv: srv, store: store, svc: svc, clock: c, acct: a.ID, log: logBuf, h: h}
 }
 
 func (r *rig) newBeet(allowBots bool) *beet.Beet {
@@ -258,9 +259,10 @@ func TestContractRows(t *testing.T) {
 		if evs := r.events(other); len(evs) != 1 {
 			t.Fatalf("%d events on the rotated beet, want only the 1 from before rotation", len(evs))
 		}
-		// Three bot GETs within 10 s are one problem.
-		if ps := r.problems(b, nProblems+1); len(ps) != nProblems+1 || ps[0].Kind != beet.ProblemIgnoredBot {
-			t.Errorf("bot GETs noted as %d problems (want %d), newest %+v", len(ps), nProblems+1, ps[0])
+		// Three bot GETs within 10 s are one problem; the extra segment
+		// (an unknown signal) is another.
+		if ps := r.problems(b, nProblems+2); len(ps) != nProblems+2 || ps[0].Kind != beet.ProblemIgnoredBot || ps[1].Kind != beet.ProblemBadPath {
+			t.Errorf("bot GETs and an unknown signal noted as %d problems (want %d), newest %+v", len(ps), nProblems+2, ps[0])
 		}
 
 		// A beet that allows bots records their GETs.

@@ -32,7 +32,7 @@ var crc32c = crc32.MakeTable(crc32.Castagnoli)
 const (
 	recordHeader   = 8
 	maxRecordBytes = 1 << 20
-	spoolVersion   = 1
+	spoolVersion   = 2 // 2 adds kind, exit code and message; 1 is still read
 )
 
 // ErrSpoolFull is returned when the spool has reached its size limit.
@@ -165,7 +165,8 @@ func (s *Spool) scan(fn func(beet.Event) error, offset, end int64) (int64, error
 
 // encodeRecord lays out: version, count, then per event: id, beet id (0
 // when the database was down at receipt), token, received_at (µs), value
-// flag + bits, method, user agent.
+// flag + bits, method, user agent, and since version 2 kind, exit code
+// flag + code, message.
 func encodeRecord(items []beet.Event) []byte {
 	b := make([]byte, 0, 96*len(items))
 	b = append(b, spoolVersion)
@@ -183,6 +184,14 @@ func encodeRecord(items []beet.Event) []byte {
 		}
 		b = appendString(b, e.Method)
 		b = appendString(b, e.UserAgent)
+		b = appendString(b, string(e.Kind))
+		if e.ExitCode != nil {
+			b = append(b, 1)
+			b = binary.AppendVarint(b, int64(*e.ExitCode))
+		} else {
+			b = append(b, 0)
+		}
+		b = appendString(b, e.Message)
 	}
 	return b
 }
@@ -196,7 +205,8 @@ var errBadRecord = errors.New("bad spool record")
 
 func decodeRecord(p []byte) ([]beet.Event, error) {
 	d := decoder{p: p}
-	if d.byte() != spoolVersion {
+	version := d.byte()
+	if version != 1 && version != spoolVersion {
 		return nil, errBadRecord
 	}
 	n := d.uvarint()
@@ -216,6 +226,14 @@ func decodeRecord(p []byte) ([]beet.Event, error) {
 		}
 		e.Method = d.string()
 		e.UserAgent = d.string()
+		if version >= 2 {
+			e.Kind = beet.EventKind(d.string())
+			if d.byte() == 1 {
+				c := int(d.varint())
+				e.ExitCode = &c
+			}
+			e.Message = d.string()
+		}
 		if d.err != nil {
 			return nil, d.err
 		}

@@ -22,6 +22,13 @@ func spoolItems(n, from int) []beet.Event {
 		if i%3 == 0 {
 			ev.BeetID = 0 // looked up at replay
 		}
+		switch i % 4 {
+		case 1:
+			ev.Kind = beet.KindStart
+		case 2:
+			code := i % 256
+			ev.Kind, ev.ExitCode, ev.Message = beet.KindFail, &code, "disk full ✗"
+		}
 		items = append(items, ev)
 	}
 	return items
@@ -39,7 +46,22 @@ func readAll(t *testing.T, s *Spool) []beet.Event {
 func sameItem(a, b beet.Event) bool {
 	return a.Token == b.Token && a.ID == b.ID && a.BeetID == b.BeetID && a.ReceivedAt.Equal(b.ReceivedAt) &&
 		a.Method == b.Method && a.UserAgent == b.UserAgent &&
-		(a.Value == nil) == (b.Value == nil) && (a.Value == nil || *a.Value == *b.Value)
+		(a.Value == nil) == (b.Value == nil) && (a.Value == nil || *a.Value == *b.Value) &&
+		a.Kind == b.Kind && a.Message == b.Message &&
+		(a.ExitCode == nil) == (b.ExitCode == nil) && (a.ExitCode == nil || *a.ExitCode == *b.ExitCode)
+}
+
+// TestSpoolReadsVersion1: a spool left by a version that knew no signals
+// replays, its events as plain pings.
+func TestSpoolReadsVersion1(t *testing.T) {
+	ev := spoolItems(1, 0)[0]
+	// Version 1's layout: encodeRecord's without the fields version 2 appends.
+	v2 := encodeRecord([]beet.Event{ev})
+	v1 := append([]byte{1}, v2[1:len(v2)-3]...) // no kind (""), code flag 0, message ("")
+	got, err := decodeRecord(v1)
+	if err != nil || len(got) != 1 || !sameItem(got[0], ev) || got[0].Kind != "" {
+		t.Fatalf("version 1 record: %+v, %v", got, err)
+	}
 }
 
 func TestSpoolRoundTripAndTornTail(t *testing.T) {

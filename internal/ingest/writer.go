@@ -39,6 +39,11 @@ type WriterOptions struct {
 // ErrWriterClosed is returned by Write after Close.
 var ErrWriterClosed = errors.New("event writer is closed")
 
+// ErrStaleToken is returned by Write for an event the store dropped because
+// its beet's token was rotated after the token was looked up: nothing was
+// recorded, as for any old token.
+var ErrStaleToken = errors.New("the token was rotated; event not recorded")
+
 // Writer is the single owner of event writes. Requests hand it events and
 // wait; it commits them in groups (one transaction for many requests) and
 // answers each request only once the group holding its event is committed,
@@ -262,7 +267,13 @@ func (w *Writer) commit(batch []*writeReq) {
 		}
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
-			answer(batch, nil)
+			for i, r := range batch {
+				if events[i].Stale {
+					r.errc <- ErrStaleToken
+				} else {
+					r.errc <- nil
+				}
+			}
 			return
 		}
 		w.log.Error("database commit failed; spooling events until it is back", "events", len(batch), "err", err)

@@ -142,6 +142,7 @@ type detailView struct {
 	Events      []*beet.Event
 	Problems    []*beet.Problem
 	Flips       []*beet.Flip
+	OldTokens   []string // hits with rotated tokens, in words
 	Expectation string
 	Reliable    string // when alerts can be trusted, in words
 	Watch       *watchView
@@ -163,10 +164,12 @@ type detectionForm struct {
 	GraceMinutes  string
 	Cron          string
 	Timezone      string
+	// RuntimeMinutes is max_runtime_seconds, in any mode.
+	RuntimeMinutes string
 }
 
 func formOf(d beet.Detection) detectionForm {
-	f := detectionForm{Mode: string(d.Mode), Cron: d.Cron, Timezone: d.Timezone}
+	f := detectionForm{Mode: string(d.Mode), Cron: d.Cron, Timezone: d.Timezone, RuntimeMinutes: runtimeMinutes(d.MaxRuntimeSeconds)}
 	if d.PeriodSeconds > 0 {
 		f.PeriodMinutes = strconv.FormatFloat(float64(d.PeriodSeconds)/60, 'g', -1, 64)
 	}
@@ -180,6 +183,9 @@ func formOf(d beet.Detection) detectionForm {
 func (f detectionForm) detection() (beet.Detection, error) {
 	d := beet.Detection{Mode: beet.DetectionMode(f.Mode)}
 	var err error
+	if d.MaxRuntimeSeconds, err = parseMinutes("detection.max_runtime_seconds", f.RuntimeMinutes); err != nil {
+		return d, err
+	}
 	switch d.Mode {
 	case beet.ModePeriod:
 		if d.PeriodSeconds, err = parseMinutes("detection.period_seconds", f.PeriodMinutes); err != nil {
@@ -199,7 +205,7 @@ func (f detectionForm) detection() (beet.Detection, error) {
 
 func detectionFormOf(r *http.Request, vals url.Values) detectionForm {
 	return detectionForm{Mode: vals.Get("mode"), PeriodMinutes: vals.Get("period_minutes"), GraceMinutes: vals.Get("grace_minutes"),
-		Cron: vals.Get("cron"), Timezone: vals.Get("cron_timezone")}
+		Cron: vals.Get("cron"), Timezone: vals.Get("cron_timezone"), RuntimeMinutes: vals.Get("runtime_minutes")}
 }
 
 // Sizes of the tables on the beet page.
@@ -234,6 +240,18 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 		return nil, err
 	}
 	v.Expectation = detect.Expectation(b)
+	if runs := detect.RunExpectation(b); runs != "" {
+		v.Expectation += " " + runs
+	}
+	olds, err := h.svc.RotatedTokens(ctx, acc, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range olds {
+		if t.Hits > 0 {
+			v.OldTokens = append(v.OldTokens, oldTokenLine(t, b.Timezone))
+		}
+	}
 	v.Reliable = reliable(b, v.Flips)
 	v.Watch = watchViewOf(b)
 	chans, err := h.svc.Channels(ctx, acc)

@@ -57,6 +57,8 @@ func (h *Handler) funcs() template.FuncMap {
 			return t.In(loc).Format("2006-01-02 15:04:05 MST")
 		},
 		"utc":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"signal":   signalWords,
+		"clip":     clip,
 		"statusOf": statusWords,
 		"value": func(v *float64) string {
 			if v == nil {
@@ -182,6 +184,8 @@ func snippets(url, token string) []snippet {
 			`curl -fsS -X POST -d '{"value": 1}' "URL"`),
 		mk("cron", "cron line", "Records a run after your job succeeds; here, every day at 02:00.",
 			`0 2 * * * /path/to/job && curl -fsS -m 10 --retry 3 "URL" > /dev/null`),
+		mk("wrapper", "Job wrapper (shell)", "Reports the start, then the exit code: a failure turns the beet down at once, and the run's duration is recorded.",
+			wrapperSnippet),
 	}
 }
 

@@ -20,7 +20,6 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"path"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
 	"github.com/beethq/beet/internal/service"
 )
 
@@ -49,6 +49,9 @@ type Options struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client, for sign-in throttling per address.
 	TrustedProxies []netip.Prefix
+	// UnknownTokens lists the recent requests whose token matched no beet
+	// (ingestion keeps them); nil shows none.
+	UnknownTokens func() []beet.UnknownToken
 }
 
 // Handler is the dashboard.
@@ -59,10 +62,12 @@ type Handler struct {
 	secure     bool // the base URL is https: cookies are Secure
 	signupOpen bool
 	proxies    []netip.Prefix
-	pages      map[string]*template.Template
-	static     fs.FS
-	assetHash  map[string]string // static file → short content hash, for cache busting
-	cop        *http.CrossOriginProtection
+	// unknownTokens: see Options.UnknownTokens.
+	unknownTokens func() []beet.UnknownToken
+	pages         map[string]*template.Template
+	static        fs.FS
+	assetHash     map[string]string // static file → short content hash, for cache busting
+	cop           *http.CrossOriginProtection
 }
 
 // New parses every template and hashes the static files. A template that
@@ -72,13 +77,14 @@ func New(opts Options) (*Handler, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{
-		svc:        opts.Service,
-		log:        opts.Log,
-		baseURL:    strings.TrimRight(opts.BaseURL, "/"),
-		secure:     strings.HasPrefix(opts.BaseURL, "https://"),
-		signupOpen: opts.SignupOpen,
-		proxies:    opts.TrustedProxies,
-		cop:        http.NewCrossOriginProtection(),
+		svc:           opts.Service,
+		log:           opts.Log,
+		baseURL:       strings.TrimRight(opts.BaseURL, "/"),
+		secure:        strings.HasPrefix(opts.BaseURL, "https://"),
+		signupOpen:    opts.SignupOpen,
+		proxies:       opts.TrustedProxies,
+		unknownTokens: opts.UnknownTokens,
+		cop:           http.NewCrossOriginProtection(),
 	}
 	sub, err := fs.Sub(staticFS, "static")
 	if err != nil {
@@ -197,6 +203,7 @@ func (h *Handler) routes() []route {
 		{"POST /beets/{id}/channels", true, h.saveBeetChannels},
 		{"GET /beets/{id}/backtest", true, h.backtest},
 		{"GET /account", true, h.accountPage},
+		{"GET /unknown-tokens", true, h.unknownTokensPage},
 		{"POST /account/keys", true, h.createKey},
 		{"POST /account/keys/{key}/revoke", true, h.revokeKey},
 		{"POST /account/users", true, h.addUser},
@@ -419,39 +426,6 @@ func (h *Handler) clearCookie(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true, Secure: h.secureRequest(r), SameSite: http.SameSiteLaxMode})
 }
 
-// clientIP is the client's address, for sign-in throttling: the
-// connection's, or, when that is a trusted proxy, the last address in
-// X-Forwarded-For that is not one (anyone can prepend addresses to the
-// header; only what the trusted proxies appended is believed).
-func (h *Handler) clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil || !h.trusted(addr) {
-		return host
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0 && i >= len(hops)-20; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break // a garbled hop: stop at the last address we could trust
-		}
-		addr = a
-		if !h.trusted(a) {
-			break
-		}
-	}
-	return addr.String()
-}
-
-func (h *Handler) trusted(a netip.Addr) bool {
-	a = a.Unmap()
-	for _, p := range h.proxies {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
+// clientIP is the client's address, for sign-in throttling (see
+// httpx.ClientIP: X-Forwarded-For only from trusted proxies).
+func (h *Handler) clientIP(r *http.Request) string { return httpx.ClientIP(r, h.proxies) }

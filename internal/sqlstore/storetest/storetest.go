@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"CountEventBuckets", testCountEventBuckets}, {"SearchBeets", testSearchBeets}, {"FirstRunSetup", testFirstRunSetup},
 	}
 	tests = append(tests, channelTests...)
+	tests = append(tests, signalTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -715,6 +716,11 @@ func testAddEventsRotatedToken(t *testing.T, s beet.Store) {
 	batch := append(withToken(events(b.ID, late, time.Second, 3), old), withToken(events(b.ID, t0.Add(time.Minute), time.Second, 1), newToken)...)
 	batch = append(batch, events(b.ID, t0.Add(2*time.Minute), time.Second, 1)...)
 	addEvents(t, s, batch)
+	for i, e := range batch {
+		if e.Stale != (i < 3) {
+			t.Errorf("event %d: Stale = %v; only the old token's events are marked", i, e.Stale)
+		}
+	}
 	got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID})
 	if err != nil || len(got) != 4 {
 		t.Fatalf("beet has %d events (%v), want 4: 2 before rotation, 1 with the new token, 1 without a token", len(got), err)

@@ -1,0 +1,125 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
+)
+
+// signalWords says what an event reported, for the event log: "" for a
+// plain ping, else "start", "fail (exit 2)", "log", "ok (exit 0)", with
+// the run's duration on an end: "fail (exit 2), ran 3 min".
+func signalWords(e *beet.Event) string {
+	var s string
+	switch k := e.Kind.Normal(); {
+	case k == beet.KindPing && e.ExitCode == nil:
+	case k == beet.KindPing:
+		s = "ok"
+	default:
+		s = string(k)
+	}
+	if e.ExitCode != nil {
+		s += fmt.Sprintf(" (exit %d)", *e.ExitCode)
+	}
+	if e.Duration != nil {
+		if s != "" {
+			s += ", "
+		}
+		s += "ran " + runDuration(*e.Duration)
+	}
+	return s
+}
+
+// clip keeps the first 120 characters of a message for a table cell.
+func clip(s string) string {
+	r := []rune(s)
+	if len(r) <= 120 {
+		return s
+	}
+	return string(r[:120]) + "…"
+}
+
+// runDuration is detect.Duration, with tenths of a second for short runs.
+func runDuration(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return detect.Duration(d)
+}
+
+// oldTokenLine tells a person that a rotated token is still in use:
+// "The old token bt_AbCd… (rotated 2026-05-01 12:00 UTC) was used 14 times
+// since rotation, last from 10.0.0.7 at 2026-05-01 13:05 UTC."
+func oldTokenLine(t *beet.RotatedToken, tz string) string {
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	const layout = "2006-01-02 15:04 MST"
+	line := fmt.Sprintf("The old token %s (rotated %s) was used %d time%s since rotation",
+		t.Prefix, t.RotatedAt.In(loc).Format(layout), t.Hits, plural(t.Hits))
+	if t.LastHitAt != nil {
+		line += ", last"
+		if t.LastAddr != "" {
+			line += " from " + t.LastAddr
+		}
+		line += " at " + t.LastHitAt.In(loc).Format(layout)
+	}
+	return line + ". Nothing was recorded: give that job the new URL."
+}
+
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// unknownTokensView is the page of recent requests whose token matched no
+// beet on this instance.
+type unknownTokensView struct {
+	layoutView
+	Tokens []beet.UnknownToken
+	// Full is true on a single-account installation: the one account runs
+	// it, and sees client addresses and user agents. With several
+	// accounts these requests belong to nobody's beet, so their clients
+	// are nobody's to see: shape, prefix and counts only.
+	Full bool
+}
+
+func (h *Handler) unknownTokensPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	v := &unknownTokensView{layoutView: h.layout(r, p, "Unknown tokens")}
+	if h.unknownTokens != nil {
+		v.Tokens = h.unknownTokens()
+	}
+	full, err := h.svc.SingleAccount(r.Context())
+	if err != nil {
+		return err
+	}
+	v.Full = full
+	if !full {
+		for i := range v.Tokens {
+			v.Tokens[i].Addr, v.Tokens[i].UserAgent = "", ""
+		}
+	}
+	h.render(w, r, http.StatusOK, "unknown_tokens", v)
+	return nil
+}
+
+// wrapperSnippet is the shell wrapper that reports a job's start, end and
+// exit code.
+const wrapperSnippet = `curl -fsS -m 10 --retry 3 "URL/start" > /dev/null
+/path/to/job
+curl -fsS -m 10 --retry 3 "URL/$?" > /dev/null`
+
+// runtimeMinutes formats max_runtime_seconds for the detection form.
+func runtimeMinutes(s int64) string {
+	if s <= 0 {
+		return ""
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%g", float64(s)/60), ".0")
+}

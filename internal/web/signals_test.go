@@ -1,0 +1,108 @@
+package web_test
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/config"
+)
+
+func hit(t *testing.T, method, u, body string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, u, strings.NewReader(body))
+	req.Header.Set("User-Agent", "backup.sh/1")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+}
+
+// TestSignalsOnTheBeetPage: the event log says what each event reported
+// and how long a run took; the snippets show the job wrapper; hits with
+// the old token after a rotation are shown with their count and last
+// address; the run-time limit is set in the detection form.
+func TestSignalsOnTheBeetPage(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ops@example.com")
+	want(t, "create", b.post("/beets", url.Values{"name": {"Backup"}, "timezone": {"UTC"}}), http.StatusSeeOther, "/beets/1?created=1")
+	token := tokenOf(t, b, 1)
+	ingest := a.URL() + "/api/v1/beet/" + token
+	page := b.get("/beets/1").body
+	if !strings.Contains(page, html.EscapeString(ingest+`/start" > /dev/null`)) || !strings.Contains(page, html.EscapeString(ingest+`/$?"`)) {
+		t.Errorf("the job wrapper snippet is missing or does not use this beet's URL")
+	}
+	hit(t, "GET", ingest+"/start", "")
+	hit(t, "POST", ingest+"/2", "rsync: connection refused")
+	waitFor(t, "the failure in the event log", func() bool { return strings.Contains(b.get("/beets/1").body, "fail (exit 2), ran ") })
+	page = b.get("/beets/1").body
+	for _, s := range []string{"rsync: connection refused", "<td class=\"signal\">start</td>", "The job reported failure (exit code 2) at "} {
+		if !strings.Contains(page, s) {
+			t.Errorf("beet page lacks %q", s)
+		}
+	}
+
+	want(t, "rotate", b.post("/beets/1/rotate", nil), http.StatusSeeOther, "")
+	hit(t, "GET", ingest, "")
+	hit(t, "GET", ingest+"/0", "")
+	waitFor(t, "the old token's hits on the page", func() bool {
+		return strings.Contains(b.get("/beets/1").body, "was used 2 times since rotation, last from 127.0.0.1 at ")
+	})
+	if page := b.get("/beets/1").body; !strings.Contains(page, beet.Redact(token)) || strings.Count(page, token) != 0 {
+		t.Errorf("the old token is not named by its prefix alone")
+	}
+
+	r := b.post("/beets/1/detection", url.Values{"mode": {"period"}, "period_minutes": {"60"}, "grace_minutes": {"5"}, "runtime_minutes": {"30"}})
+	want(t, "save detection", r, http.StatusSeeOther, "/beets/1#detection")
+	got, err := a.Backend().Service.Beet(context.Background(), 1, 1)
+	if err != nil || got.Detection.MaxRuntimeSeconds != 1800 {
+		t.Fatalf("after saving a 30 min limit: %+v, %v", got, err)
+	}
+	if page := b.get("/beets/1").body; !strings.Contains(page, `name="runtime_minutes" inputmode="decimal" value="30"`) ||
+		!strings.Contains(page, "A run still going after 30 min turns the beet down.") {
+		t.Errorf("the limit is not shown back")
+	}
+	r = b.post("/beets/1/detection", url.Values{"mode": {"auto"}, "runtime_minutes": {"soon"}})
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `id="runtime_minutes" name="runtime_minutes" inputmode="decimal" value="soon" placeholder="learned in auto mode" aria-describedby="runtime-hint" aria-invalid="true"`) {
+		t.Errorf("a bad limit: %d, field not marked", r.status)
+	}
+}
+
+// TestUnknownTokensPage: requests with unknown or malformed tokens are
+// listed by prefix and shape, never whole; with one account the client's
+// address and user agent are shown, with several they are not.
+func TestUnknownTokensPage(t *testing.T) {
+	a := startApp(t, func(c *config.Config) {})
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ops@example.com")
+	unknown := beet.NewToken()
+	hit(t, "GET", a.URL()+"/api/v1/beet/"+unknown+"/start", "")
+	hit(t, "GET", a.URL()+"/api/v1/beet/bt_short", "")
+	waitFor(t, "both on the page", func() bool {
+		p := b.get("/unknown-tokens").body
+		return strings.Contains(p, "no beet has it") && strings.Contains(p, "wrong length (8 characters, want 31)")
+	})
+	page := b.get("/unknown-tokens").body
+	if strings.Contains(page, unknown[beet.RedactedLen:]) || !strings.Contains(page, beet.Redact(unknown)) {
+		t.Errorf("the unknown token is not cut to its prefix")
+	}
+	if !strings.Contains(page, "<td>127.0.0.1</td>") || !strings.Contains(page, "backup.sh/1") {
+		t.Errorf("a single-account installation does not show the client")
+	}
+	if !strings.Contains(b.get("/account").body, `href="/unknown-tokens"`) {
+		t.Errorf("the account page does not link to the unknown tokens")
+	}
+	if _, _, err := a.Backend().Service.CreateAccount(context.Background(), "other@example.com", "password-2", beet.PlanFree); err != nil {
+		t.Fatal(err)
+	}
+	page = b.get("/unknown-tokens").body
+	if strings.Contains(page, "127.0.0.1") || strings.Contains(page, "backup.sh/1") || !strings.Contains(page, "several accounts") || !strings.Contains(page, "no beet has it") {
+		t.Errorf("with several accounts the page still shows clients, or not the tokens:\n%s", page)
+	}
+}

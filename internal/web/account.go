@@ -101,7 +101,7 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	if err := h.svc.RevokeAccountAPIKey(r.Context(), p.session.AccountID, id); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/account?done=revoked#keys", http.StatusSeeOther)
+	h.redirect(w, r, "/account?done=revoked#keys")
 	return nil
 }
 
@@ -112,7 +112,7 @@ func (h *Handler) addUser(w http.ResponseWriter, r *http.Request, p *reqCtx) err
 	email := r.PostFormValue("email")
 	_, uerr := h.svc.AddUser(r.Context(), p.session.AccountID, email, r.PostFormValue("password"))
 	if uerr == nil {
-		http.Redirect(w, r, "/account?done=user#users", http.StatusSeeOther)
+		h.redirect(w, r, "/account?done=user#users")
 		return nil
 	}
 	if c := beet.ErrorCode(uerr); c != beet.EVALIDATION && c != beet.ECONFLICT {

@@ -126,7 +126,7 @@ func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, p *reqCtx) 
 	} else if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/beets/"+strconv.FormatInt(b.ID, 10)+"?created=1", http.StatusSeeOther)
+	h.redirect(w, r, "/beets/"+strconv.FormatInt(b.ID, 10)+"?created=1")
 	return nil
 }
 
@@ -326,7 +326,7 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 	if _, err := h.svc.RotateToken(r.Context(), p.session.AccountID, id); err != nil {
 		return err
 	}
-	http.Redirect(w, r, beetURL(id)+"?rotated=1#send", http.StatusSeeOther)
+	h.redirect(w, r, beetURL(id)+"?rotated=1#send")
 	return nil
 }
 
@@ -354,7 +354,7 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx
 	} else if err != nil {
 		return err
 	}
-	http.Redirect(w, r, beetURL(id)+"#settings", http.StatusSeeOther)
+	h.redirect(w, r, beetURL(id)+"#settings")
 	return nil
 }
 
@@ -382,7 +382,7 @@ func (h *Handler) saveDetection(w http.ResponseWriter, r *http.Request, p *reqCt
 	} else if err != nil {
 		return err
 	}
-	http.Redirect(w, r, beetURL(id)+"#detection", http.StatusSeeOther)
+	h.redirect(w, r, beetURL(id)+"#detection")
 	return nil
 }
 

@@ -158,7 +158,7 @@ func (h *Handler) channelNewView(r *http.Request, p *reqCtx, f channelForm, err 
 }
 
 func (h *Handler) channelsRedirect(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	http.Redirect(w, r, "/account#channels", http.StatusSeeOther)
+	h.redirect(w, r, "/account#channels")
 	return nil
 }
 
@@ -181,7 +181,7 @@ func (h *Handler) createChannel(w http.ResponseWriter, r *http.Request, p *reqCt
 	c, err := h.newChannel(r, p, f)
 	switch beet.ErrorCode(err) {
 	case "":
-		http.Redirect(w, r, channelURL(c.ID)+"?created=1", http.StatusSeeOther)
+		h.redirect(w, r, channelURL(c.ID)+"?created=1")
 		return nil
 	case beet.EVALIDATION, beet.ECONFLICT:
 		f.Secret, f.RoutingKey = "", "" // typed again rather than echoed
@@ -353,7 +353,7 @@ func (h *Handler) saveChannel(w http.ResponseWriter, r *http.Request, p *reqCtx)
 	} else if err != nil {
 		return err
 	}
-	http.Redirect(w, r, channelURL(id)+"?saved=1#settings", http.StatusSeeOther)
+	h.redirect(w, r, channelURL(id)+"?saved=1#settings")
 	return nil
 }
 
@@ -368,7 +368,7 @@ func (h *Handler) testChannel(w http.ResponseWriter, r *http.Request, p *reqCtx)
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, channelURL(id)+"?tested="+strconv.FormatInt(d.ID, 10)+"#log", http.StatusSeeOther)
+	h.redirect(w, r, channelURL(id)+"?tested="+strconv.FormatInt(d.ID, 10)+"#log")
 	return nil
 }
 
@@ -411,6 +411,6 @@ func (h *Handler) saveBeetChannels(w http.ResponseWriter, r *http.Request, p *re
 	if _, err := h.svc.SetBeetChannels(r.Context(), p.session.AccountID, id, ids); err != nil {
 		return err
 	}
-	http.Redirect(w, r, beetURL(id)+"#alerts", http.StatusSeeOther)
+	h.redirect(w, r, beetURL(id)+"#alerts")
 	return nil
 }

@@ -47,7 +47,9 @@ func formErr(err error) *formError {
 
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"asset": func(name string) string { return "/static/" + name + "?v=" + h.assetHash[name] },
+		"asset": func(name string) string { return h.prefix + "/static/" + name + "?v=" + h.assetHash[name] },
+		// root is the base URL's path, written before every absolute link.
+		"root": func() string { return h.prefix },
 		"ago":   ago,
 		"inZone": func(t time.Time, tz string) string {
 			loc, err := time.LoadLocation(tz)

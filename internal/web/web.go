@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -56,7 +57,8 @@ type Handler struct {
 	svc        *service.Service
 	log        *slog.Logger
 	baseURL    string
-	secure     bool // the base URL is https: cookies are Secure
+	prefix     string // the base URL's path ("/beet"), before every link, asset, redirect and cookie path
+	secure     bool   // the base URL is https: cookies are Secure
 	signupOpen bool
 	proxies    []netip.Prefix
 	pages      map[string]*template.Template
@@ -75,6 +77,7 @@ func New(opts Options) (*Handler, error) {
 		svc:        opts.Service,
 		log:        opts.Log,
 		baseURL:    strings.TrimRight(opts.BaseURL, "/"),
+		prefix:     BasePath(opts.BaseURL),
 		secure:     strings.HasPrefix(opts.BaseURL, "https://"),
 		signupOpen: opts.SignupOpen,
 		proxies:    opts.TrustedProxies,
@@ -174,9 +177,9 @@ func (h *Handler) routes() []route {
 		{"GET /beets/{id}/chart.json", true, h.chartData},
 		{"GET /beets/{id}/confirm/{action}", true, h.confirmPage},
 		{"POST /beets/{id}/rotate", true, h.rotate},
-		{"POST /beets/{id}/pause", true, byID(dropBeet(h.svc.Pause), beetURL)},
-		{"POST /beets/{id}/resume", true, byID(dropBeet(h.svc.Resume), beetURL)},
-		{"POST /beets/{id}/delete", true, byID(h.svc.DeleteBeet, to("/"))},
+		{"POST /beets/{id}/pause", true, h.byID(dropBeet(h.svc.Pause), beetURL)},
+		{"POST /beets/{id}/resume", true, h.byID(dropBeet(h.svc.Resume), beetURL)},
+		{"POST /beets/{id}/delete", true, h.byID(h.svc.DeleteBeet, to("/"))},
 		{"POST /beets/{id}/settings", true, h.saveSettings},
 		{"POST /beets/{id}/detection", true, h.saveDetection},
 		{"POST /beets/{id}/channels", true, h.saveBeetChannels},
@@ -192,18 +195,18 @@ func (h *Handler) routes() []route {
 		{"GET /account/channels/{id}/confirm/delete", true, h.confirmChannelDelete},
 		{"POST /account/channels/{id}/test", true, h.testChannel},
 		{"POST /account/channels/{id}/settings", true, h.saveChannel},
-		{"POST /account/channels/{id}/delete", true, byID(h.svc.DeleteChannel, to("/account?done=channel-deleted#channels"))},
+		{"POST /account/channels/{id}/delete", true, h.byID(h.svc.DeleteChannel, to("/account?done=channel-deleted#channels"))},
 		{"GET /account/maintenance/new", true, h.newWindowForm},
 		{"POST /account/maintenance", true, h.createWindow},
 		{"GET /account/maintenance/{id}/confirm/delete", true, h.confirmWindowDelete},
-		{"POST /account/maintenance/{id}/delete", true, byID(h.svc.DeleteMaintenance, to("/account?done=window-deleted#maintenance"))},
+		{"POST /account/maintenance/{id}/delete", true, h.byID(h.svc.DeleteMaintenance, to("/account?done=window-deleted#maintenance"))},
 	}
 }
 
 // byID serves a form that acts on the object named by the path's ID, in
 // the session's account (another account's object is not found, as in the
 // API), and then sends the browser to next(id).
-func byID(act func(ctx context.Context, accountID, id int64) error, next func(id int64) string) func(http.ResponseWriter, *http.Request, *reqCtx) error {
+func (h *Handler) byID(act func(ctx context.Context, accountID, id int64) error, next func(id int64) string) func(http.ResponseWriter, *http.Request, *reqCtx) error {
 	return func(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 		id, err := pathID(r)
 		if err != nil {
@@ -212,7 +215,7 @@ func byID(act func(ctx context.Context, accountID, id int64) error, next func(id
 		if err := act(r.Context(), p.session.AccountID, id); err != nil {
 			return err
 		}
-		http.Redirect(w, r, next(id), http.StatusSeeOther)
+		h.redirect(w, r, next(id))
 		return nil
 	}
 }
@@ -234,12 +237,38 @@ type reqCtx struct {
 }
 
 // sessionCookie is the cookie's name; with Secure it takes the __Host-
-// prefix, which browsers accept only from HTTPS, for the whole host.
+// prefix, which browsers accept only from HTTPS, for the whole host. Under
+// a path prefix the cookie is for that path only, which __Host- forbids:
+// it takes __Secure- instead.
 func (h *Handler) sessionCookie(r *http.Request) string {
-	if h.secureRequest(r) {
+	switch {
+	case h.secureRequest(r) && h.prefix == "":
 		return "__Host-beet_session"
+	case h.secureRequest(r):
+		return "__Secure-beet_session"
 	}
 	return "beet_session"
+}
+
+// cookiePath keeps the session cookie to Beet's own pages when Beet lives
+// under a path of a shared host.
+func (h *Handler) cookiePath() string { return h.prefix + "/" }
+
+// BasePath is the path of a base URL without its trailing slash
+// ("https://example.com/beet/" → "/beet"; none → ""). Behind a reverse
+// proxy that serves Beet under a path, every URL Beet writes starts with it.
+func BasePath(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(u.EscapedPath(), "/")
+}
+
+// redirect sends the browser to one of the dashboard's own paths, under
+// the base URL's prefix, with 303 See Other (a form's result is a GET).
+func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, path string) {
+	http.Redirect(w, r, h.prefix+path, http.StatusSeeOther)
 }
 
 func (h *Handler) secureRequest(r *http.Request) bool { return h.secure || r.TLS != nil }
@@ -278,14 +307,14 @@ func (h *Handler) needSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if need {
-		http.Redirect(w, r, "/setup", http.StatusSeeOther)
+		h.redirect(w, r, "/setup")
 		return
 	}
 	next := ""
 	if r.Method == http.MethodGet && r.URL.Path != "/" {
 		next = "?next=" + template.URLQueryEscaper(r.URL.RequestURI())
 	}
-	http.Redirect(w, r, "/login"+next, http.StatusSeeOther)
+	h.redirect(w, r, "/login"+next)
 }
 
 // csp allows only Beet's own scripts, styles and connections: no inline
@@ -393,14 +422,14 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func (h *Handler) setCookie(w http.ResponseWriter, r *http.Request, value string) {
 	http.SetCookie(w, &http.Cookie{
-		Name: h.sessionCookie(r), Value: value, Path: "/",
+		Name: h.sessionCookie(r), Value: value, Path: h.cookiePath(),
 		MaxAge:   int(service.SessionMax / time.Second),
 		HttpOnly: true, Secure: h.secureRequest(r), SameSite: http.SameSiteLaxMode,
 	})
 }
 
 func (h *Handler) clearCookie(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: h.sessionCookie(r), Value: "", Path: "/", MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: h.sessionCookie(r), Value: "", Path: h.cookiePath(), MaxAge: -1,
 		HttpOnly: true, Secure: h.secureRequest(r), SameSite: http.SameSiteLaxMode})
 }
 

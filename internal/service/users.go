@@ -22,9 +22,9 @@ func (s *Service) SetAccountTimezone(ctx context.Context, accountID int64, tz st
 }
 
 // ChangePassword sets a signed-in user's password after checking the
-// current one. Every other session of the user ends; the one given by its
-// cookie (the browser making the change) stays signed in.
-func (s *Service) ChangePassword(ctx context.Context, userID int64, current, next, cookie string) error {
+// current one. Every other session of the user ends; keep (the hash of the
+// session making the change) stays signed in.
+func (s *Service) ChangePassword(ctx context.Context, userID int64, current, next string, keep []byte) error {
 	u, err := s.store.FindUserByID(ctx, userID)
 	if err != nil {
 		return err
@@ -37,10 +37,6 @@ func (s *Service) ChangePassword(ctx context.Context, userID int64, current, nex
 	}
 	if err := validatePassword(next); err != nil {
 		return err
-	}
-	var keep []byte
-	if cookie != "" {
-		keep = hashSession(cookie)
 	}
 	if err := s.store.SetUserPassword(ctx, userID, s.hashPassword(next), keep); err != nil {
 		return err

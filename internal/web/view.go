@@ -161,7 +161,7 @@ func mask(token string) string {
 
 // snippet is one copy-paste way to send events.
 type snippet struct {
-	ID, Title, Help string
+	ID, Tab, Title, Help string
 	Text, Masked    string
 }
 
@@ -170,7 +170,8 @@ type snippet struct {
 func snippets(url, token string) []snippet {
 	masked := strings.ReplaceAll(url, token, mask(token))
 	mk := func(id, title, help, tmpl string) snippet {
-		return snippet{ID: id, Title: title, Help: help,
+		tab, _, _ := strings.Cut(title, " (")
+		return snippet{ID: id, Tab: tab, Title: title, Help: help,
 			Text: strings.ReplaceAll(tmpl, "URL", url), Masked: strings.ReplaceAll(tmpl, "URL", masked)}
 	}
 	return []snippet{

@@ -154,6 +154,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 		mux.Handle(rt.pattern, h.wrap(rt))
 	}
 	mux.Handle("GET /static/", h.headers(http.HandlerFunc(h.serveStatic)))
+	mux.Handle("GET /badge/{file}", h.headers(http.HandlerFunc(h.serveBadge)))
 	// Everything else outside /api/ is a dashboard 404 page. No method in
 	// the pattern, so it never conflicts with the API's catch-all.
 	mux.Handle("/", h.headers(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -188,6 +189,12 @@ func (h *Handler) routes() []route {
 		{"POST /account/keys", true, h.createKey},
 		{"POST /account/keys/{key}/revoke", true, h.revokeKey},
 		{"POST /account/users", true, h.addUser},
+		{"POST /account/users/{id}/remove", true, h.removeUser},
+		{"POST /account/timezone", true, h.saveAccountZone},
+		{"POST /account/password", true, h.changePassword},
+		{"POST /account/badges/reset", true, h.resetBadges},
+		{"POST /beets/bulk", true, h.bulk},
+		{"POST /beets/{id}/tags", true, h.saveTags},
 		{"GET /account/channels", true, h.channelsRedirect},
 		{"GET /account/channels/new", true, h.newChannelForm},
 		{"POST /account/channels", true, h.createChannel},

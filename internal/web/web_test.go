@@ -181,7 +181,7 @@ func TestFirstRunSignInSignOut(t *testing.T) {
 	}
 	want(t, "sign in", b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}, "next": {"/account"}}),
 		http.StatusSeeOther, "/account")
-	if r := b.get("/account"); r.status != 200 || !strings.Contains(r.body, "ada@example.com") || !strings.Contains(r.body, "30 days") {
+	if r := b.get("/account"); r.status != 200 || !strings.Contains(r.body, "ada@example.com") || !strings.Contains(r.body, "3 years") {
 		t.Fatalf("account page: %d\n%.500s", r.status, r.body)
 	}
 	// A next that leaves the site is ignored.
@@ -288,7 +288,7 @@ func TestCrossOriginFormsRefused(t *testing.T) {
 	waitFor(t, "the cross-site event on the beet page", func() bool { return strings.Contains(b.get("/beets/1").body, "<td>POST</td>") })
 }
 
-var tokenRE = regexp.MustCompile(`data-copy="(bt_[0-9A-Za-z]+)"`)
+var tokenRE = regexp.MustCompile(`data-copy="http[^"]*/api/v1/beet/(bt_[0-9A-Za-z_-]+)"`)
 
 func tokenOf(t *testing.T, b *browser, id int) string {
 	t.Helper()

@@ -22,18 +22,18 @@ var chartRanges = map[string]struct {
 // chartJSON is what the beet page's chart draws. Times are Unix seconds
 // (uPlot's unit) of each bucket's start.
 type chartJSON struct {
-	Range  string      `json:"range"`
-	Step   int64       `json:"step"`
-	Times  []int64     `json:"times"`
-	Counts []int64     `json:"counts"`
-	Band   *bandJSON   `json:"band"`
+	Range  string    `json:"range"`
+	Step   int64     `json:"step"`
+	Times  []int64   `json:"times"`
+	Counts []int64   `json:"counts"`
+	Band   *bandJSON `json:"band"`
 	// Values is the average value sent in bodies per bucket (null where
 	// none was); absent when no event in the range carried one.
 	Values []*float64 `json:"values,omitempty"`
 	// ValuesFrom says how many of the newest events the values were read
 	// from, when the range held more (chartValueEvents).
-	ValuesPartial bool `json:"values_partial,omitempty"`
-	Flips  []flipPoint `json:"flips"`
+	ValuesPartial bool        `json:"values_partial,omitempty"`
+	Flips         []flipPoint `json:"flips"`
 }
 
 type bandJSON struct {

@@ -50,7 +50,7 @@ func (h *Handler) funcs() template.FuncMap {
 		"asset": func(name string) string { return h.prefix + "/static/" + name + "?v=" + h.assetHash[name] },
 		// root is the base URL's path, written before every absolute link.
 		"root": func() string { return h.prefix },
-		"ago":   ago,
+		"ago":  ago,
 		"inZone": func(t time.Time, tz string) string {
 			loc, err := time.LoadLocation(tz)
 			if err != nil {
@@ -162,7 +162,7 @@ func mask(token string) string {
 // snippet is one copy-paste way to send events.
 type snippet struct {
 	ID, Tab, Title, Help string
-	Text, Masked    string
+	Text, Masked         string
 }
 
 // snippets are the ways to call the ingestion URL, each shown masked and

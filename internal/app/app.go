@@ -11,7 +11,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,6 +48,7 @@ type App struct {
 	server  *server.Server
 	writer  *ingest.Writer
 	reg     *prometheus.Registry
+	early   net.Listener // bound in New when the base URL names port 0 (bindEarly)
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop
@@ -73,6 +78,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
+	if err := a.bindEarly(); err != nil {
+		return nil, err
+	}
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -101,8 +109,33 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		return nil, err
 	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	a.server = server.New(mux, a.log.With("component", "http"))
+	a.server = server.New(underBasePath(a.cfg.BaseURL, mux), a.log.With("component", "http"))
 	return a, nil
+}
+
+// bindEarly binds the listener in New when the base URL names port 0 (the
+// default base URL with BEET_LISTEN=:0), so that the base URL in links,
+// snippets and logs names the port the kernel picked, not 0.
+func (a *App) bindEarly() error {
+	u, err := url.Parse(a.cfg.BaseURL)
+	if err != nil || u.Port() != "0" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", a.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", a.cfg.Listen, err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	u.Host = net.JoinHostPort(u.Hostname(), port)
+	a.cfg.BaseURL = strings.TrimRight(u.String(), "/")
+	a.early = ln
+	a.onStop("early listener", func(context.Context) error {
+		if a.early != nil { // New failed before Start took it
+			return a.early.Close()
+		}
+		return nil
+	})
+	return nil
 }
 
 // Start binds the listener and starts the background jobs. On error, call
@@ -111,7 +144,10 @@ func (a *App) Start(ctx context.Context) error {
 	if err := a.startNotify(); err != nil {
 		return err
 	}
-	if err := a.server.Open(a.cfg.Listen); err != nil {
+	if a.early != nil {
+		a.server.Serve(a.early)
+		a.early = nil
+	} else if err := a.server.Open(a.cfg.Listen); err != nil {
 		return err
 	}
 	a.onStop("http", a.server.Shutdown)

@@ -28,6 +28,7 @@ import (
 	"github.com/beethq/beet/internal/ingest"
 	"github.com/beethq/beet/internal/jobs"
 	"github.com/beethq/beet/internal/server"
+	"github.com/beethq/beet/internal/web"
 )
 
 // Options are the parts of the app that are not configuration: what tests
@@ -102,7 +103,12 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 
 	mux := http.NewServeMux()
 	ih.Register(mux)
-	api.New(b.Service, a.log.With("component", "api")).Register(mux)
+	apiHandler := api.New(b.Service, a.log.With("component", "api"))
+	if err := apiHandler.SetBasePath(web.BasePath(cfg.BaseURL)); err != nil {
+		a.Stop(ctx)
+		return nil, err
+	}
+	apiHandler.Register(mux)
 	server.RegisterHealth(mux, b.Store, a.log.With("component", "health"))
 	if err := a.mountWeb(mux); err != nil {
 		a.Stop(ctx)

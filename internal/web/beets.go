@@ -214,8 +214,12 @@ type newBeetView struct {
 }
 
 func (h *Handler) newBeetForm(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	acc, err := h.svc.Account(r.Context(), p.session.AccountID)
+	if err != nil {
+		return err
+	}
 	h.render(w, r, http.StatusOK, "beet_new", newBeetView{layoutView: h.layout(r, p, "New beet"),
-		Welcome: r.URL.Query().Get("welcome") == "1", Timezone: "UTC"})
+		Welcome: r.URL.Query().Get("welcome") == "1", Timezone: acc.Timezone})
 	return nil
 }
 
@@ -304,7 +308,24 @@ func (f detectionForm) detection() (beet.Detection, error) {
 			return d, err
 		}
 	}
-	return d, d.Validate()
+	return d, inFormUnits(d.Validate())
+}
+
+// inFormUnits restates the domain's limits, which are in seconds (the
+// API's unit), in the form's words and minutes: "Period (minutes) must be
+// from 1 to 525600", not "must be from 60 to 31536000".
+func inFormUnits(err error) error {
+	switch f := beet.ErrorField(err); f {
+	case "detection.period_seconds":
+		return beet.FieldError(f, "Period (minutes) must be from %d to %d", int64(beet.MinPeriod/time.Minute), int64(beet.MaxPeriod/time.Minute))
+	case "detection.grace_seconds":
+		return beet.FieldError(f, "Grace (minutes) must be from 0 to %d", int64(beet.MaxGrace/time.Minute))
+	case "detection.cron":
+		return beet.FieldError(f, "Cron expression %s", beet.ErrorMessage(err))
+	case "detection.timezone":
+		return beet.FieldError(f, "Schedule time zone: %s", beet.ErrorMessage(err))
+	}
+	return err
 }
 
 func detectionFormOf(r *http.Request, vals url.Values) detectionForm {

@@ -221,7 +221,8 @@ func (h *Handler) newChannel(r *http.Request, p *reqCtx, f channelForm) (*beet.C
 // deliveryRow is one line of the delivery log.
 type deliveryRow struct {
 	*beet.Delivery
-	What    string // the event in words
+	What     string // the event in words
+	BeetName string // the beet it is about, by name; "" for a test or a deleted beet
 	Latency string // of the last attempt, or "" before any
 }
 
@@ -300,8 +301,21 @@ func (h *Handler) channelView(r *http.Request, p *reqCtx) (*channelView, error) 
 		F: channelForm{Name: c.Name, To: c.Config.Masked().To, Reminder: strconv.FormatInt(int64(c.ReminderEvery/time.Second), 10)}}
 	v.LogFull = len(ds) == channelLog
 	tested, _ := strconv.ParseInt(r.URL.Query().Get("tested"), 10, 64)
+	names := map[int64]string{} // the log names each beet, read once
 	for _, d := range ds {
 		row := deliveryOf(d)
+		if d.BeetID != 0 {
+			name, ok := names[d.BeetID]
+			if !ok {
+				if b, err := h.svc.Beet(ctx, acc, d.BeetID); err == nil {
+					name = b.Name
+				} else if !beet.IsNotFound(err) {
+					return nil, err
+				}
+				names[d.BeetID] = name
+			}
+			row.BeetName = name
+		}
 		v.Deliveries = append(v.Deliveries, row)
 		if d.ID == tested && d.Event == beet.EventTest {
 			v.Tested = &row

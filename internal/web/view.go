@@ -196,7 +196,11 @@ func parseMinutes(field, s string) (int64, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) || f > 366*24*60 {
-		return 0, beet.FieldError(field, "%q is not a number of minutes", s)
+		name := map[string]string{"detection.period_seconds": "Period (minutes)", "detection.grace_seconds": "Grace (minutes)"}[field]
+		if name == "" {
+			name = field
+		}
+		return 0, beet.FieldError(field, "%s: %q is not a number of minutes", name, s)
 	}
 	return int64(math.Round(f * 60)), nil
 }

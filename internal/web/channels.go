@@ -223,7 +223,7 @@ type deliveryRow struct {
 	*beet.Delivery
 	What     string // the event in words
 	BeetName string // the beet it is about, by name; "" for a test or a deleted beet
-	Latency string // of the last attempt, or "" before any
+	Latency  string // of the last attempt, or "" before any
 }
 
 func deliveryOf(d *beet.Delivery) deliveryRow {

@@ -28,6 +28,7 @@ import (
 	"github.com/beethq/beet/internal/ingest"
 	"github.com/beethq/beet/internal/jobs"
 	"github.com/beethq/beet/internal/server"
+	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/web"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	Log *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// PasswordParams lowers the password hash cost in tests (argon2id at
+	// 64 MiB takes seconds under -race); nil is the production cost.
+	PasswordParams *service.PasswordParams
 }
 
 // App is a running Beet: store, service, HTTP server and jobs.
@@ -85,7 +89,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
-	b, err := OpenBackend(ctx, cfg, Options{Log: a.log, Now: a.now})
+	b, err := OpenBackend(ctx, cfg, Options{Log: a.log, Now: a.now, PasswordParams: opts.PasswordParams})
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,8 @@ func OpenBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend
 	svc := service.New(db, service.Options{
 		Now:          opts.Now,
 		Log:          log.With("component", "service"),
-		CleanupBatch: cfg.CleanupBatch,
+		CleanupBatch:   cfg.CleanupBatch,
+		PasswordParams: opts.PasswordParams,
 	})
 	return &Backend{Store: db, Service: svc}, nil
 }

@@ -121,7 +121,7 @@ func testBeetPages(t *testing.T, engine string) {
 
 	// Detection settings: bad input is shown on the form; good input saved.
 	r = b.post("/beets/1/detection", url.Values{"mode": {"period"}, "period_minutes": {"0.5"}, "grace_minutes": {"5"}})
-	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "must be from 60") || !strings.Contains(r.body, `value="0.5"`) {
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "Period (minutes) must be from 1 to 525600") || !strings.Contains(r.body, `value="0.5"`) {
 		t.Errorf("period of 30 s: %d\n%.300s", r.status, r.body)
 	}
 	r = b.post("/beets/1/detection", url.Values{"mode": {"cron"}, "cron": {"0 25 * * *"}, "cron_timezone": {"UTC"}, "grace_minutes": {"5"}})

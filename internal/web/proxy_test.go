@@ -35,7 +35,7 @@ func TestListenPortZeroBaseURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &testlog.Buffer{}
-	a, err := app.New(context.Background(), cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
+	a, err := app.New(context.Background(), cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil)), PasswordParams: &cheapPasswords})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/testlog"
 )
 
@@ -50,7 +51,7 @@ func startApp(t *testing.T, mod func(*config.Config)) *app.App {
 			t.Logf("app log:\n%s", logs.String())
 		}
 	})
-	a, err = app.New(ctx, cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
+	a, err = app.New(ctx, cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil)), PasswordParams: &cheapPasswords})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +62,10 @@ func startApp(t *testing.T, mod func(*config.Config)) *app.App {
 	t.Cleanup(func() { a.Stop(context.Background()) })
 	return a
 }
+
+// cheapPasswords keep argon2id's shape at a cost that does not time out
+// under -race on a busy machine; production uses the default cost.
+var cheapPasswords = service.PasswordParams{Time: 1, Memory: 1024, Threads: 1}
 
 // browser is an HTTP client with a cookie jar that does not follow
 // redirects, so tests see each answer; it sends what a browser's

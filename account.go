@@ -66,8 +66,14 @@ func (p Plan) RetentionText() string {
 
 // Account owns beets, users and API keys. Nothing crosses accounts.
 type Account struct {
-	ID        int64
-	Plan      Plan
+	ID   int64
+	Plan Plan
+	// Timezone is the IANA zone new beets take (set from the browser at
+	// the first-run setup, editable on the account page).
+	Timezone string
+	// BadgeKey signs the account's status badge URLs; empty until the
+	// first badge is asked for. Changing it retires every badge URL.
+	BadgeKey  string
 	CreatedAt time.Time
 }
 

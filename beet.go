@@ -59,7 +59,10 @@ type Beet struct {
 	Runs Runs
 	// Channels are the IDs of the channels the beet notifies; the service
 	// fills them in for the API (nil when not loaded).
-	Channels  []int64
+	Channels []int64
+	// Tags label the beet for the list's filter and badges; the service
+	// fills them in (TagStore), nil when not loaded.
+	Tags      []string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -130,9 +133,37 @@ type BeetFilter struct {
 	AccountID *int64
 	Status    *Status
 	// Name matches beets whose name contains it, in any case; "" matches all.
-	Name   string
+	Name string
+	// Tag matches beets with that tag; "" matches all.
+	Tag string
+	// Order sorts the page; the zero value is creation order.
+	Order  BeetOrder
 	Limit  int // 0 means the store's default
 	Offset int
+}
+
+// BeetOrder is how a list of beets is sorted. Every order ends with the
+// beet's ID, so pages never overlap.
+type BeetOrder string
+
+const (
+	OrderCreated   BeetOrder = ""           // oldest first
+	OrderName      BeetOrder = "name"       // by name, any case
+	OrderStatus    BeetOrder = "status"     // the worst first: down, anomalous, learning, new, up, paused
+	OrderLastEvent BeetOrder = "last_event" // the longest silent first, those without an event before all
+)
+
+// BeetOrders lists every order.
+var BeetOrders = []BeetOrder{OrderCreated, OrderName, OrderStatus, OrderLastEvent}
+
+// Valid reports whether o is a known order.
+func (o BeetOrder) Valid() bool {
+	for _, x := range BeetOrders {
+		if o == x {
+			return true
+		}
+	}
+	return false
 }
 
 // BeetUpdate changes a beet. A nil field means "unchanged".

@@ -57,6 +57,8 @@ type Store interface {
 	MaintenanceStore
 	SessionStore
 	DashboardStore
+	UserStore
+	TagStore
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	// SchemaCurrent reports whether every migration has been applied.

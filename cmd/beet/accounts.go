@@ -1,7 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
@@ -97,4 +105,71 @@ func parsePlan(s string) (beet.Plan, error) {
 		return "", usagef("--plan: %s", beet.ErrorMessage(err))
 	}
 	return p, nil
+}
+
+// accountsSetPasswordCmd sets a user's password: the reset path for a
+// self-hoster who forgot theirs (Beet sends no mail for it). The password
+// is never a flag, which would leave it in the shell history and in ps:
+// it is read from a prompt without echo, or from the first line of stdin
+// when stdin is not a terminal (`beet accounts set-password --email E < file`).
+func accountsSetPasswordCmd(c *cli, args []string) error {
+	fs := c.flags()
+	cf := config.Bind(fs, c.getenv)
+	email := fs.String("email", "", "the user's email (required)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if *email == "" {
+		return usagef("--email is required")
+	}
+	pw, err := c.readPassword()
+	if err != nil {
+		return err
+	}
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
+		u, err := b.Service.SetPassword(c.ctx, *email, pw)
+		if beet.IsNotFound(err) {
+			return fmt.Errorf("no user has the email %s", *email)
+		}
+		if err != nil {
+			return err
+		}
+		return c.printJSON(struct {
+			UserID    int64 `json:"user_id"`
+			AccountID int64 `json:"account_id"`
+			Changed   bool  `json:"password_changed"`
+		}{u.ID, u.AccountID, true})
+	})
+}
+
+// readPassword prompts twice without echo on a terminal, or reads one line
+// of stdin otherwise.
+func (c *cli) readPassword() (string, error) {
+	if f, ok := c.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(c.stderr, "New password: ")
+		a, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(c.stderr)
+		if err != nil {
+			return "", fmt.Errorf("read the password: %w", err)
+		}
+		fmt.Fprint(c.stderr, "Again: ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(c.stderr)
+		if err != nil {
+			return "", fmt.Errorf("read the password: %w", err)
+		}
+		if string(a) != string(b) {
+			return "", errors.New("the two passwords differ; nothing was changed")
+		}
+		return string(a), nil
+	}
+	line, err := bufio.NewReader(io.LimitReader(c.stdin, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read the password from stdin: %w", err)
+	}
+	pw := strings.TrimRight(line, "\r\n")
+	if pw == "" {
+		return "", usagef("no password on stdin: pipe it in (echo … |) or run in a terminal to be asked")
+	}
+	return pw, nil
 }

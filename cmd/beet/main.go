@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	_ "time/tzdata" // time zones work in a static binary without /usr/share/zoneinfo
@@ -42,6 +43,7 @@ var commands = []command{
 	{"accounts create", "--email E --password P [--plan free|starter|pro|enterprise]", "create an account with its first user and API key", accountsCreateCmd},
 	{"accounts list", "", "list accounts with their plans", accountsListCmd},
 	{"accounts set-plan", "--account N --plan P", "change an account's plan (retention follows on the next clean-up)", accountsSetPlanCmd},
+	{"accounts set-password", "--email E < password", "set a user's password (asked without echo, or the first line of stdin), ending the user's sessions", accountsSetPasswordCmd},
 	{"apikeys create", "--account N [--name S]", "create an API key for an account", apikeysCreateCmd},
 	{"apikeys revoke", "--id N", "revoke an API key", apikeysRevokeCmd},
 	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
@@ -168,9 +170,7 @@ func (c *cli) flags() *flag.FlagSet {
 func (c *cli) parse(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(c.stdout, "usage: beet %s %s\n\n%s.\n\nflags:\n", c.cmd.name, c.cmd.args, c.cmd.summary)
-		fs.SetOutput(c.stdout)
-		fs.PrintDefaults()
+		c.printHelp(fs)
 		return errHelp
 	}
 	if err != nil {
@@ -180,6 +180,34 @@ func (c *cli) parse(fs *flag.FlagSet, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// printHelp lists the command's own flags first, then the configuration
+// flags every command shares, so that -h shows what is particular to the
+// command instead of burying it among twenty settings.
+func (c *cli) printHelp(fs *flag.FlagSet) {
+	fmt.Fprintf(c.stdout, "usage: beet %s %s\n\n%s.\n", c.cmd.name, c.cmd.args, c.cmd.summary)
+	own, shared := flag.NewFlagSet("", flag.ContinueOnError), flag.NewFlagSet("", flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		if strings.Contains(f.Usage, "[$BEET_") { // a setting bound by config.Bind
+			shared.Var(f.Value, f.Name, f.Usage)
+		} else {
+			own.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	for _, part := range []struct {
+		title string
+		fs    *flag.FlagSet
+	}{{"flags of this command", own}, {"configuration (every command; BEET_* variables)", shared}} {
+		n := 0
+		part.fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			continue
+		}
+		fmt.Fprintf(c.stdout, "\n%s:\n", part.title)
+		part.fs.SetOutput(c.stdout)
+		part.fs.PrintDefaults()
+	}
 }
 
 // config resolves the configuration after parse. A bad setting is a usage
@@ -204,12 +232,48 @@ func (c *cli) logger(cfg config.Config, oneOff bool) *slog.Logger {
 }
 
 // withBackend opens and migrates the database, runs fn and closes it.
+// Only serve and migrate create a SQLite file silently: any other command
+// run in the wrong directory would make an empty database and report that
+// nothing is there. `accounts create`, the documented first step, may
+// create it, and says so on stderr.
 func (c *cli) withBackend(cfg config.Config, fn func(b *app.Backend) error) error {
+	switch c.cmd.name {
+	case "migrate", "serve":
+	case "accounts create":
+		if path, err := sqliteMissing(cfg.DatabaseURL); err == nil && path != "" {
+			fmt.Fprintf(c.stderr, "beet %s: creating a new database at %s\n", c.cmd.name, path)
+		}
+	default:
+		path, err := sqliteMissing(cfg.DatabaseURL)
+		if err != nil {
+			return err
+		}
+		if path != "" {
+			return fmt.Errorf("no database at %s: this command would create it empty; run 'beet migrate' to create it there, or set BEET_DATABASE_URL (now %s) to the existing one", path, cfg.DatabaseURL)
+		}
+	}
 	b, err := app.OpenBackend(c.ctx, cfg, app.Options{Log: c.logger(cfg, true)})
 	if err != nil {
 		return err
 	}
 	return errors.Join(fn(b), b.Close())
+}
+
+// sqliteMissing returns the absolute path of the SQLite file the URL
+// names when that file does not exist, or "".
+func sqliteMissing(databaseURL string) (string, error) {
+	rest, ok := strings.CutPrefix(databaseURL, "sqlite:")
+	if !ok {
+		return "", nil
+	}
+	abs, err := filepath.Abs(strings.TrimPrefix(rest, "//"))
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+		return abs, nil
+	}
+	return "", nil
 }
 
 // withBackendFrom builds the config the flags and environment give, then

@@ -18,8 +18,20 @@ import (
 
 // Handler serves the management API.
 type Handler struct {
-	svc *service.Service
-	log *slog.Logger
+	svc  *service.Service
+	log  *slog.Logger
+	docs []byte // the rendered API reference (docs.go)
+}
+
+// SetBasePath renders the API reference for a Beet served under a path
+// (BEET_BASE_URL=https://example.com/beet), so its links carry the path.
+func (h *Handler) SetBasePath(prefix string) error {
+	b, err := renderDocs(prefix)
+	if err != nil {
+		return err
+	}
+	h.docs = b
+	return nil
 }
 
 // New returns the management API over svc.
@@ -27,7 +39,9 @@ func New(svc *service.Service, log *slog.Logger) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{svc: svc, log: log.With("component", "api")}
+	h := &Handler{svc: svc, log: log.With("component", "api")}
+	h.docs, _ = renderDocs("") // TestDocsRender proves the document renders
+	return h
 }
 
 // route is one authenticated API call. The table is the single list of
@@ -88,6 +102,8 @@ func (h *Handler) Register(mux *http.ServeMux) {
 		allowed[rt.pattern] = append(allowed[rt.pattern], rt.method)
 	}
 	mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
+	mux.HandleFunc("GET /api/v1/docs", h.serveDocs)
+	mux.HandleFunc("GET /api/v1/docs.css", serveDocsCSS)
 	allowed["/api/v1/openapi.json"] = []string{"GET"}
 	for pattern, methods := range allowed {
 		sort.Strings(methods)

@@ -11,7 +11,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +27,8 @@ import (
 	"github.com/beethq/beet/internal/ingest"
 	"github.com/beethq/beet/internal/jobs"
 	"github.com/beethq/beet/internal/server"
+	"github.com/beethq/beet/internal/service"
+	"github.com/beethq/beet/internal/web"
 )
 
 // Options are the parts of the app that are not configuration: what tests
@@ -32,6 +38,9 @@ type Options struct {
 	Log *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// PasswordParams lowers the password hash cost in tests (argon2id at
+	// 64 MiB takes seconds under -race); nil is the production cost.
+	PasswordParams *service.PasswordParams
 }
 
 // App is a running Beet: store, service, HTTP server and jobs.
@@ -45,6 +54,7 @@ type App struct {
 	writer  *ingest.Writer
 	ingest  *ingest.Handler
 	reg     *prometheus.Registry
+	early   net.Listener // bound in New when the base URL names port 0 (bindEarly)
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop
@@ -74,6 +84,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
+	if err := a.bindEarly(); err != nil {
+		return nil, err
+	}
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -81,7 +94,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		a.Stop(ctx)
 		return nil, err
 	}
-	b, err := OpenBackend(ctx, cfg, Options{Log: a.log, Now: a.now})
+	b, err := OpenBackend(ctx, cfg, Options{Log: a.log, Now: a.now, PasswordParams: opts.PasswordParams})
 	if err != nil {
 		a.Stop(ctx)
 		return nil, err
@@ -103,15 +116,46 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 			return nil, err
 		}
 		ih.Register(mux)
-		api.New(b.Service, a.log.With("component", "api")).Register(mux)
+		apiHandler := api.New(b.Service, a.log.With("component", "api"))
+		if err := apiHandler.SetBasePath(web.BasePath(cfg.BaseURL)); err != nil {
+			a.Stop(ctx)
+			return nil, err
+		}
+		apiHandler.Register(mux)
 		if err := a.mountWeb(mux); err != nil {
 			a.Stop(ctx)
 			return nil, err
 		}
 	}
 	a.mountMetrics(mux)
-	a.server = server.New(a.instrumentHTTP(reg, mux), a.log.With("component", "http"))
+	// The prefix comes off before the mux, so that the metrics see the route.
+	a.server = server.New(underBasePath(a.cfg.BaseURL, a.instrumentHTTP(reg, mux)), a.log.With("component", "http"))
 	return a, nil
+}
+
+// bindEarly binds the listener in New when the base URL names port 0 (the
+// default base URL with BEET_LISTEN=:0), so that the base URL in links,
+// snippets and logs names the port the kernel picked, not 0.
+func (a *App) bindEarly() error {
+	u, err := url.Parse(a.cfg.BaseURL)
+	if err != nil || u.Port() != "0" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", a.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", a.cfg.Listen, err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	u.Host = net.JoinHostPort(u.Hostname(), port)
+	a.cfg.BaseURL = strings.TrimRight(u.String(), "/")
+	a.early = ln
+	a.onStop("early listener", func(context.Context) error {
+		if a.early != nil { // New failed before Start took it
+			return a.early.Close()
+		}
+		return nil
+	})
+	return nil
 }
 
 // Start binds the listeners and starts the background jobs the role runs.
@@ -120,7 +164,10 @@ func (a *App) Start(ctx context.Context) error {
 	if err := a.startNotify(); err != nil {
 		return err
 	}
-	if err := a.server.Open(a.cfg.Listen); err != nil {
+	if a.early != nil {
+		a.server.Serve(a.early)
+		a.early = nil
+	} else if err := a.server.Open(a.cfg.Listen); err != nil {
 		return err
 	}
 	a.onStop("http", a.server.Shutdown)

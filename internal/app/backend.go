@@ -34,9 +34,10 @@ func OpenBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend
 		return nil, fmt.Errorf("migrate database: %w", err)
 	}
 	svc := service.New(db, service.Options{
-		Now:          opts.Now,
-		Log:          log.With("component", "service"),
-		CleanupBatch: cfg.CleanupBatch,
+		Now:            opts.Now,
+		Log:            log.With("component", "service"),
+		CleanupBatch:   cfg.CleanupBatch,
+		PasswordParams: opts.PasswordParams,
 	})
 	return &Backend{Store: db, Service: svc}, nil
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/web"
@@ -41,4 +42,25 @@ func (a *App) announceSetup(ctx context.Context) {
 	if need {
 		a.log.Info("no account yet: open the setup page to create the first one", "url", a.cfg.BaseURL+"/setup")
 	}
+}
+
+// underBasePath serves Beet whether or not the reverse proxy in front of
+// it strips the base URL's path: with BEET_BASE_URL=https://example.com/beet,
+// /beet/beets/1 and /beets/1 both reach the beet page. Every URL Beet
+// writes carries the path (internal/web), so links work either way.
+func underBasePath(baseURL string, h http.Handler) http.Handler {
+	prefix := web.BasePath(baseURL)
+	if prefix == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, prefix); ok && (rest == "" || rest[0] == '/') {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = "/" + strings.TrimPrefix(rest, "/")
+			r2.URL.RawPath = ""
+			h.ServeHTTP(w, r2)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

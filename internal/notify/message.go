@@ -93,6 +93,16 @@ func (m *Message) color() string {
 	return "#c62828"
 }
 
+// inZone writes t in loc with the zone named once: "03:14 EET
+// (Europe/Riga)", but "03:14 UTC", not "03:14 UTC (UTC)".
+func inZone(t time.Time, loc *time.Location) string {
+	s := t.In(loc).Format("2006-01-02 15:04 MST")
+	if abbr, _ := t.In(loc).Zone(); abbr == loc.String() {
+		return s
+	}
+	return s + " (" + loc.String() + ")"
+}
+
 // render builds the message of delivery d about flip f of beet b. incident
 // is the flip that opened the incident (nil if unknown); now is when it
 // is sent, for "how long".
@@ -111,9 +121,7 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 	if err != nil {
 		loc = time.UTC
 	}
-	local := func(t time.Time) string {
-		return t.In(loc).Format("2006-01-02 15:04 MST") + " (" + loc.String() + ")"
-	}
+	local := func(t time.Time) string { return inZone(t, loc) }
 	if baseURL != "" {
 		m.Link = strings.TrimRight(baseURL, "/") + "/beets/" + strconv.FormatInt(b.ID, 10)
 	}

@@ -59,6 +59,13 @@ func (s *Server) Open(addr string) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	s.Serve(ln)
+	return nil
+}
+
+// Serve serves on a listener bound already (port 0 resolved before the
+// routes were built), in a new goroutine.
+func (s *Server) Serve(ln net.Listener) {
 	s.ln = ln
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -66,7 +73,6 @@ func (s *Server) Open(addr string) error {
 		}
 		close(s.errc)
 	}()
-	return nil
 }
 
 // Addr returns the bound address, or nil before Open.

@@ -9,7 +9,8 @@ import (
 )
 
 // BeetInput is what a person gives to create a beet. Zero values take the
-// defaults: time zone UTC, detection auto.
+// defaults: the account's time zone, detection auto (a cron schedule
+// without a zone runs in the beet's zone).
 type BeetInput struct {
 	Name        string
 	Description string
@@ -36,10 +37,20 @@ func (s *Service) CreateBeet(ctx context.Context, accountID int64, in BeetInput)
 		UpdatedAt:   now,
 	}
 	if b.Timezone == "" {
-		b.Timezone = "UTC"
+		// The account's zone: set from the browser at setup.
+		acc, err := s.store.FindAccountByID(ctx, accountID)
+		if err != nil {
+			return nil, err
+		}
+		b.Timezone = acc.Timezone
 	}
 	if in.Detection != nil {
 		b.Detection = *in.Detection
+		if b.Detection.Mode == beet.ModeCron && b.Detection.Timezone == "" {
+			// A schedule without a zone runs in the beet's own zone (the
+			// account's unless given), not in an error.
+			b.Detection.Timezone = b.Timezone
+		}
 	}
 	if err := validateBeet(b); err != nil {
 		return nil, err
@@ -104,6 +115,14 @@ func (s *Service) UpdateBeet(ctx context.Context, accountID, id int64, upd beet.
 	b, err := s.Beet(ctx, accountID, id)
 	if err != nil {
 		return nil, err
+	}
+	if d := upd.Detection; d != nil && d.Mode == beet.ModeCron && d.Timezone == "" {
+		withZone := *d
+		withZone.Timezone = b.Timezone
+		if upd.Timezone != nil {
+			withZone.Timezone = *upd.Timezone
+		}
+		upd.Detection = &withZone
 	}
 	next := upd.Apply(*b)
 	if err := validateBeet(&next); err != nil {

@@ -61,11 +61,16 @@ func (s *Service) SetupNeeded(ctx context.Context) (bool, error) {
 }
 
 // Setup creates the first account and its first user, and signs the user
-// in. It fails with ECONFLICT once any account exists.
-func (s *Service) Setup(ctx context.Context, email, password string, plan beet.Plan) (*SignedIn, error) {
+// in. It fails with ECONFLICT once any account exists. timezone is the
+// account's zone (the browser's, sent by the setup page); empty or unknown
+// is UTC, so a browser with an odd zone never blocks the setup.
+func (s *Service) Setup(ctx context.Context, email, password string, plan beet.Plan, timezone string) (*SignedIn, error) {
 	a, u, err := s.newAccount(email, password, plan)
 	if err != nil {
 		return nil, err
+	}
+	if beet.ValidateTimezone("timezone", timezone) == nil {
+		a.Timezone = timezone
 	}
 	if err := s.store.CreateFirstAccount(ctx, a, u); err != nil {
 		return nil, err

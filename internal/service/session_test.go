@@ -29,10 +29,10 @@ func TestSetupOnceThenSignIn(t *testing.T) {
 	if need, err := svc.SetupNeeded(ctx); err != nil || !need {
 		t.Fatalf("SetupNeeded on an empty database = %v, %v", need, err)
 	}
-	if _, err := svc.Setup(ctx, "not an email", "correct horse", beet.PlanFree); beet.ErrorField(err) != "email" {
+	if _, err := svc.Setup(ctx, "not an email", "correct horse", beet.PlanFree, ""); beet.ErrorField(err) != "email" {
 		t.Fatalf("setup with a bad email: %v", err)
 	}
-	in, err := svc.Setup(ctx, "Ada@Example.com", "correct horse", beet.PlanPro)
+	in, err := svc.Setup(ctx, "Ada@Example.com", "correct horse", beet.PlanPro, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestSetupOnceThenSignIn(t *testing.T) {
 	if need, _ := svc.SetupNeeded(ctx); need {
 		t.Error("SetupNeeded after setup")
 	}
-	if _, err := svc.Setup(ctx, "eve@example.com", "correct horse", beet.PlanFree); code(err) != beet.ECONFLICT {
+	if _, err := svc.Setup(ctx, "eve@example.com", "correct horse", beet.PlanFree, ""); code(err) != beet.ECONFLICT {
 		t.Fatalf("second setup: %v, want conflict", err)
 	}
 	a, _ := svc.Account(ctx, in.Session.AccountID)
@@ -80,7 +80,7 @@ func TestSessionExpiry(t *testing.T) {
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)}
 	svc, _ := openService(t, service.Options{Now: clk.now})
-	in, err := svc.Setup(ctx, "ada@example.com", "correct horse", beet.PlanFree)
+	in, err := svc.Setup(ctx, "ada@example.com", "correct horse", beet.PlanFree, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestLoginThrottling(t *testing.T) {
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)}
 	svc, _ := openService(t, service.Options{Now: clk.now})
-	if _, err := svc.Setup(ctx, "ada@example.com", "correct horse", beet.PlanFree); err != nil {
+	if _, err := svc.Setup(ctx, "ada@example.com", "correct horse", beet.PlanFree, ""); err != nil {
 		t.Fatal(err)
 	}
 	// Ten wrong passwords for one email from ten addresses...

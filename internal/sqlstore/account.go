@@ -32,8 +32,11 @@ func (db *DB) CreateAccount(ctx context.Context, a *beet.Account, u *beet.User) 
 }
 
 func insertAccount(ctx context.Context, q querier, a *beet.Account) error {
-	return q.QueryRowContext(ctx, `INSERT INTO accounts (plan, created_at) VALUES ($1, $2) RETURNING id`,
-		string(a.Plan), toMicros(a.CreatedAt)).Scan(&a.ID)
+	if a.Timezone == "" {
+		a.Timezone = "UTC"
+	}
+	return q.QueryRowContext(ctx, `INSERT INTO accounts (plan, timezone, created_at) VALUES ($1, $2, $3) RETURNING id`,
+		string(a.Plan), a.Timezone, toMicros(a.CreatedAt)).Scan(&a.ID)
 }
 
 func (db *DB) insertUser(ctx context.Context, q querier, u *beet.User) error {
@@ -48,7 +51,7 @@ func (db *DB) insertUser(ctx context.Context, q querier, u *beet.User) error {
 
 // FindAccountByID returns the account or an ENOTFOUND error.
 func (db *DB) FindAccountByID(ctx context.Context, id int64) (*beet.Account, error) {
-	a, err := scanAccount(db.read.QueryRowContext(ctx, `SELECT id, plan, created_at FROM accounts WHERE id = $1`, id))
+	a, err := scanAccount(db.read.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
 	if err != nil {
 		return nil, fmt.Errorf("find account: %w", notFound(err, "account %d not found", id))
 	}
@@ -57,7 +60,7 @@ func (db *DB) FindAccountByID(ctx context.Context, id int64) (*beet.Account, err
 
 // FindAccounts returns every account in ID order.
 func (db *DB) FindAccounts(ctx context.Context) ([]*beet.Account, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, plan, created_at FROM accounts ORDER BY id`)
+	rows, err := db.read.QueryContext(ctx, `SELECT `+accountColumns+` FROM accounts ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("find accounts: %w", err)
 	}
@@ -120,6 +123,8 @@ func (db *DB) FindUsers(ctx context.Context, accountID int64) ([]*beet.User, err
 	return out, nil
 }
 
+const accountColumns = `id, plan, timezone, badge_key, created_at`
+
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
@@ -129,7 +134,7 @@ func scanAccount(s scanner) (*beet.Account, error) {
 		plan    string
 		created int64
 	)
-	if err := s.Scan(&a.ID, &plan, &created); err != nil {
+	if err := s.Scan(&a.ID, &plan, &a.Timezone, &a.BadgeKey, &created); err != nil {
 		return nil, err
 	}
 	a.Plan, a.CreatedAt = beet.Plan(plan), fromMicros(created)

@@ -113,6 +113,10 @@ func (db *DB) FindBeets(ctx context.Context, f beet.BeetFilter) ([]*beet.Beet, i
 		args = append(args, "%"+esc+"%")
 		where = append(where, "LOWER(name) LIKE $"+strconv.Itoa(len(args))+` ESCAPE '\'`)
 	}
+	if f.Tag != "" {
+		args = append(args, f.Tag)
+		where = append(where, "EXISTS (SELECT 1 FROM beet_tags t WHERE t.beet_id = beets.id AND t.tag = $"+strconv.Itoa(len(args))+")")
+	}
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
@@ -121,7 +125,7 @@ func (db *DB) FindBeets(ctx context.Context, f beet.BeetFilter) ([]*beet.Beet, i
 	// COUNT(*) OVER () gives the total with the page in one query; the
 	// window is computed before LIMIT applies.
 	query := `SELECT ` + beetColumns + `, COUNT(*) OVER () FROM beets` + cond +
-		` ORDER BY id LIMIT $` + strconv.Itoa(len(args)+1) + ` OFFSET $` + strconv.Itoa(len(args)+2)
+		` ORDER BY ` + beetOrderSQL(f.Order) + ` LIMIT $` + strconv.Itoa(len(args)+1) + ` OFFSET $` + strconv.Itoa(len(args)+2)
 	rows, err := db.read.QueryContext(ctx, query, append(args, pageLimit(f.Limit), offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find beets: %w", err)
@@ -146,6 +150,22 @@ func (db *DB) FindBeets(ctx context.Context, f beet.BeetFilter) ([]*beet.Beet, i
 		}
 	}
 	return out, total, nil
+}
+
+// beetOrderSQL is the ORDER BY of a beet order; every one ends with the ID
+// so that pages never overlap. An unknown order is creation order.
+func beetOrderSQL(o beet.BeetOrder) string {
+	switch o {
+	case beet.OrderName:
+		return "LOWER(name), id"
+	case beet.OrderStatus:
+		return `CASE status WHEN 'down' THEN 0 WHEN 'anomalous' THEN 1 WHEN 'learning' THEN 2 WHEN 'new' THEN 3
+			WHEN 'up' THEN 4 ELSE 5 END, id`
+	case beet.OrderLastEvent:
+		// No event yet sorts first: it has been silent the longest.
+		return "COALESCE(last_event_at, 0), id"
+	}
+	return "id"
 }
 
 // UpdateBeet applies the non-nil fields of upd, sets updated_at to at and

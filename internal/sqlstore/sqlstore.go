@@ -100,10 +100,36 @@ func sqliteDSN(path string, writer bool) string {
 	return "file:" + path + "?" + strings.Join(p, "&")
 }
 
+// checkSQLiteFile turns the usual ways a database file cannot be used
+// into one clear sentence naming the file, before SQLite answers with
+// "unable to open database file (14)".
+func checkSQLiteFile(abs string) error {
+	st, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // created on open
+	case err != nil:
+		return fmt.Errorf("cannot reach the database file %s: %w", abs, err)
+	case st.IsDir():
+		return fmt.Errorf("the database path %s is a directory, not a database file", abs)
+	}
+	f, err := os.OpenFile(abs, os.O_RDWR, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return fmt.Errorf("cannot read and write the database file %s: permission denied (run Beet as the user that owns it)", abs)
+		}
+		return fmt.Errorf("cannot open the database file %s: %w", abs, err)
+	}
+	return f.Close()
+}
+
 func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	abs, err := sqliteFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	if err := checkSQLiteFile(abs); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o750); err != nil {
 		return nil, fmt.Errorf("open sqlite: create directory: %w", err)
@@ -120,6 +146,9 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 	// switches it to WAL, which the query_only readers cannot do.
 	if err := write.PingContext(ctx); err != nil {
 		write.Close()
+		if strings.Contains(err.Error(), "file is not a database") {
+			return nil, fmt.Errorf("%s is not an SQLite database (damaged, or another kind of file): %w", abs, err)
+		}
 		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
 	}
 	read, err := sql.Open("sqlite", sqliteDSN(abs, false))

@@ -3,33 +3,48 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/beethq/beet"
 )
 
 type accountView struct {
 	layoutView
-	Account   *beet.Account
-	Keys      []*beet.APIKey
-	Users     []*beet.User
-	Channels  []channelRow
-	Windows   []windowRow
-	NewKey    string // shown once, right after creation
-	NewKeyFor string
-	KeyErr    *formError
-	UserErr   *formError
-	UserEmail string
-	Notice    string
-	BaseURL   string
+	Account     *beet.Account
+	Keys        []*beet.APIKey
+	Users       []*beet.User
+	Me          int64 // the signed-in user
+	Channels    []channelRow
+	Windows     []windowRow
+	NewKey      string // shown once, right after creation
+	NewKeyFor   string
+	KeyErr      *formError
+	UserErr     *formError
+	UserEmail   string
+	ZoneErr     *formError
+	Zone        string
+	PasswordErr *formError
+	Notice      string
+	BaseURL     string
+	Timezones   []string
+	TagBadges   []badgeRow
+	DocsURL     string
+}
+
+// badgeRow is one status badge a person can paste elsewhere.
+type badgeRow struct {
+	Label, URL string
 }
 
 func (h *Handler) account(r *http.Request, p *reqCtx) (*accountView, error) {
 	ctx, acc := r.Context(), p.session.AccountID
-	v := &accountView{layoutView: h.layout(r, p, "Account"), BaseURL: h.baseURL}
+	v := &accountView{layoutView: h.layout(r, p, "Account"), BaseURL: h.baseURL, Me: p.session.UserID, Timezones: commonZones,
+		DocsURL: h.prefix + "/api/v1/docs"}
 	var err error
 	if v.Account, err = h.svc.Account(ctx, acc); err != nil {
 		return nil, err
 	}
+	v.Zone = v.Account.Timezone
 	if v.Keys, err = h.svc.APIKeys(ctx, acc); err != nil {
 		return nil, err
 	}
@@ -44,8 +59,23 @@ func (h *Handler) account(r *http.Request, p *reqCtx) (*accountView, error) {
 	if v.Windows, err = h.windowRows(r, acc); err != nil {
 		return nil, err
 	}
+	tags, err := h.svc.AccountTags(ctx, acc)
+	if err != nil {
+		return nil, err
+	}
+	if len(tags) > 0 {
+		_, byTag, err := h.svc.BadgeIDs(ctx, acc, nil, tags)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tags {
+			v.TagBadges = append(v.TagBadges, badgeRow{Label: t, URL: h.badgeURL(byTag[t])})
+		}
+	}
 	return v, nil
 }
+
+func (h *Handler) badgeURL(id string) string { return h.baseURL + "/badge/" + id + ".svg" }
 
 func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.account(r, p)
@@ -57,39 +87,55 @@ func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, p *reqCtx)
 		v.Notice = "The key is revoked: calls with it fail from now on."
 	case "user":
 		v.Notice = "The user is added and can sign in now."
+	case "user-removed":
+		v.Notice = "The user is removed and signed out everywhere."
+	case "password":
+		v.Notice = "Your password is changed. Your other sessions are signed out."
+	case "zone":
+		v.Notice = "The time zone is saved: new beets take it."
+	case "badges":
+		v.Notice = "Badge links are reset: the old ones show nothing any more."
 	case "window":
 		v.Notice = "The maintenance window is added."
 	case "window-deleted":
 		v.Notice = "The maintenance window is deleted."
 	case "channel-deleted":
 		v.Notice = "The channel is deleted: alerts no longer go to it."
+	case "key":
+		// The key comes once, in the flash the POST left; a refresh finds none.
+		if name, key, ok := strings.Cut(h.takeFlash(w, r, "/account"), "\x00"); ok {
+			v.NewKey, v.NewKeyFor = key, name
+		} else {
+			v.Notice = "The key was shown once and is not stored; create another if it was not copied."
+		}
 	}
 	h.render(w, r, http.StatusOK, "account", v)
 	return nil
 }
 
-// createKey answers with the page itself rather than a redirect: the new
-// key is shown this once and never stored in plain text.
+// createKey creates the key and redirects (POST-redirect-GET), so a
+// refresh cannot create a second one; the key reaches the next page view
+// in a short-lived flash and is never stored in plain text.
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
 	name := r.PostFormValue("name")
 	_, key, kerr := h.svc.CreateAPIKey(r.Context(), p.session.AccountID, name)
-	if kerr != nil && beet.ErrorCode(kerr) != beet.EVALIDATION {
+	if kerr == nil {
+		h.setFlash(w, r, "/account", name+"\x00"+key)
+		h.redirect(w, r, "/account?done=key#keys")
+		return nil
+	}
+	if beet.ErrorCode(kerr) != beet.EVALIDATION {
 		return kerr
 	}
 	v, err := h.account(r, p)
 	if err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if kerr != nil {
-		v.KeyErr, status = formErr(kerr), http.StatusUnprocessableEntity
-	} else {
-		v.NewKey, v.NewKeyFor = key, name
-	}
-	h.render(w, r, status, "account", v)
+	v.KeyErr = formErr(kerr)
+	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
 	return nil
 }
 
@@ -101,7 +147,7 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	if err := h.svc.RevokeAccountAPIKey(r.Context(), p.session.AccountID, id); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/account?done=revoked#keys", http.StatusSeeOther)
+	h.redirect(w, r, "/account?done=revoked#keys")
 	return nil
 }
 
@@ -112,7 +158,7 @@ func (h *Handler) addUser(w http.ResponseWriter, r *http.Request, p *reqCtx) err
 	email := r.PostFormValue("email")
 	_, uerr := h.svc.AddUser(r.Context(), p.session.AccountID, email, r.PostFormValue("password"))
 	if uerr == nil {
-		http.Redirect(w, r, "/account?done=user#users", http.StatusSeeOther)
+		h.redirect(w, r, "/account?done=user#users")
 		return nil
 	}
 	if c := beet.ErrorCode(uerr); c != beet.EVALIDATION && c != beet.ECONFLICT {
@@ -124,5 +170,87 @@ func (h *Handler) addUser(w http.ResponseWriter, r *http.Request, p *reqCtx) err
 	}
 	v.UserErr, v.UserEmail = formErr(uerr), email
 	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
+	return nil
+}
+
+func (h *Handler) removeUser(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return beet.Errorf(beet.ENOTFOUND, "no such user")
+	}
+	uerr := h.svc.RemoveUser(r.Context(), p.session.AccountID, p.session.UserID, id)
+	if uerr == nil {
+		h.redirect(w, r, "/account?done=user-removed#users")
+		return nil
+	}
+	if beet.ErrorCode(uerr) != beet.ECONFLICT {
+		return uerr
+	}
+	v, err := h.account(r, p)
+	if err != nil {
+		return err
+	}
+	v.UserErr = formErr(uerr)
+	h.render(w, r, http.StatusConflict, "account", v)
+	return nil
+}
+
+func (h *Handler) saveAccountZone(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	tz := strings.TrimSpace(r.PostFormValue("timezone"))
+	zerr := h.svc.SetAccountTimezone(r.Context(), p.session.AccountID, tz)
+	if zerr == nil {
+		h.redirect(w, r, "/account?done=zone#zone")
+		return nil
+	}
+	if beet.ErrorCode(zerr) != beet.EVALIDATION {
+		return zerr
+	}
+	v, err := h.account(r, p)
+	if err != nil {
+		return err
+	}
+	v.ZoneErr, v.Zone = formErr(zerr), tz
+	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
+	return nil
+}
+
+func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	next := r.PostFormValue("new")
+	var perr error
+	if next != r.PostFormValue("new2") {
+		perr = beet.FieldError("new2", "the two new passwords differ")
+	} else {
+		perr = h.svc.ChangePassword(r.Context(), p.session.UserID, r.PostFormValue("current"), next, p.session.IDHash)
+	}
+	if perr == nil {
+		h.redirect(w, r, "/account?done=password#password")
+		return nil
+	}
+	if beet.ErrorCode(perr) != beet.EVALIDATION {
+		return perr
+	}
+	v, err := h.account(r, p)
+	if err != nil {
+		return err
+	}
+	v.PasswordErr = formErr(perr)
+	if v.PasswordErr.Field == "password" {
+		v.PasswordErr.Field = "new" // the service's name for the new password
+	}
+	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
+	return nil
+}
+
+func (h *Handler) resetBadges(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := h.svc.ResetBadgeKey(r.Context(), p.session.AccountID); err != nil {
+		return err
+	}
+	h.redirect(w, r, "/account?done=badges#badges")
 	return nil
 }

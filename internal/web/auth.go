@@ -12,8 +12,6 @@ type authView struct {
 	layoutView
 	Email      string
 	Next       string
-	Plans      []beet.Plan
-	Plan       beet.Plan
 	Err        *formError
 	SignupOpen bool
 	Notice     string
@@ -36,31 +34,32 @@ func (h *Handler) setupForm(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 		return err
 	}
 	if !need {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		h.redirect(w, r, "/login")
 		return nil
 	}
-	h.render(w, r, http.StatusOK, "setup", authView{layoutView: h.layout(r, p, "Set up Beet"), Plans: beet.Plans, Plan: beet.PlanFree})
+	h.render(w, r, http.StatusOK, "setup", authView{layoutView: h.layout(r, p, "Set up Beet")})
 	return nil
 }
+
+// SetupPlan is the plan of the account the first-run setup creates. A
+// self-hoster owns the disk, so no plan is asked: the first account keeps
+// events the longest, and `beet accounts set-plan` shortens it.
+const SetupPlan = beet.PlanEnterprise
 
 func (h *Handler) setup(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	v := authView{layoutView: h.layout(r, p, "Set up Beet"), Email: r.PostFormValue("email"), Plans: beet.Plans,
-		Plan: beet.Plan(r.PostFormValue("plan"))}
-	if v.Plan == "" {
-		v.Plan = beet.PlanFree
-	}
+	v := authView{layoutView: h.layout(r, p, "Set up Beet"), Email: r.PostFormValue("email")}
 	pw := r.PostFormValue("password")
 	if pw != r.PostFormValue("password2") {
 		v.Err = &formError{Field: "password2", Message: "The two passwords differ."}
 		h.render(w, r, http.StatusUnprocessableEntity, "setup", v)
 		return nil
 	}
-	in, err := h.svc.Setup(r.Context(), v.Email, pw, v.Plan)
+	in, err := h.svc.Setup(r.Context(), v.Email, pw, SetupPlan, strings.TrimSpace(r.PostFormValue("timezone")))
 	if beet.ErrorCode(err) == beet.ECONFLICT {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		h.redirect(w, r, "/login")
 		return nil
 	}
 	if beet.ErrorCode(err) == beet.EVALIDATION {
@@ -71,7 +70,7 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request, p *reqCtx) error
 		return err
 	}
 	h.setCookie(w, r, in.Cookie)
-	http.Redirect(w, r, "/beets/new?welcome=1", http.StatusSeeOther)
+	h.redirect(w, r, "/beets/new?welcome=1")
 	return nil
 }
 
@@ -79,11 +78,11 @@ func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	if need, err := h.svc.SetupNeeded(r.Context()); err != nil {
 		return err
 	} else if need {
-		http.Redirect(w, r, "/setup", http.StatusSeeOther)
+		h.redirect(w, r, "/setup")
 		return nil
 	}
 	if p.session != nil {
-		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
+		h.redirect(w, r, safeNext(r.URL.Query().Get("next")))
 		return nil
 	}
 	v := authView{layoutView: h.layout(r, p, "Sign in"), Next: safeNext(r.URL.Query().Get("next")), SignupOpen: h.signupOpen}
@@ -118,7 +117,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, p *reqCtx) error
 		_ = h.svc.SignOut(r.Context(), c.Value) // signing in again ends the old session
 	}
 	h.setCookie(w, r, in.Cookie)
-	http.Redirect(w, r, v.Next, http.StatusSeeOther)
+	h.redirect(w, r, v.Next)
 	return nil
 }
 
@@ -129,7 +128,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 		}
 	}
 	h.clearCookie(w, r)
-	http.Redirect(w, r, "/login?out=1", http.StatusSeeOther)
+	h.redirect(w, r, "/login?out=1")
 	return nil
 }
 
@@ -168,7 +167,7 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 		return err
 	}
 	h.setCookie(w, r, in.Cookie)
-	http.Redirect(w, r, "/beets/new?welcome=1", http.StatusSeeOther)
+	h.redirect(w, r, "/beets/new?welcome=1")
 	return nil
 }
 

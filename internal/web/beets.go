@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"net/url"
@@ -18,8 +19,9 @@ const listPage = 100
 
 type beetRow struct {
 	*beet.Beet
-	Spark string // SVG polyline points of the last 24 h, per hour
-	Total int64  // events in the last 24 h
+	Spark  string // SVG polyline points of the last 24 h, per hour
+	Total  int64  // events in the last 24 h
+	Rhythm string // the schedule, or the learned rhythm, in words
 }
 
 type listView struct {
@@ -29,16 +31,27 @@ type listView struct {
 	Q        string
 	Status   string
 	Statuses []beet.Status
+	Tag      string
+	Tags     []string // every tag of the account, for the filter
+	Sort     string
+	Sorts    []sortChoice
 	Offset   int
 	PrevURL  string
 	NextURL  string
 	Filtered bool
+	Query    string // the filters as a query string, for the bulk form's way back
+	Notice   string
 }
+
+type sortChoice struct{ Value, Label string }
+
+var sortChoices = []sortChoice{{"", "Oldest first"}, {"status", "Worst status first"}, {"name", "Name"}, {"last_event", "Longest silent first"}}
 
 func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	q := r.URL.Query()
-	v := listView{layoutView: h.layout(r, p, "Beets"), Q: strings.TrimSpace(q.Get("q")), Status: q.Get("status"), Statuses: beet.Statuses}
-	f := beet.BeetFilter{Limit: listPage}
+	v := listView{layoutView: h.layout(r, p, "Beets"), Q: strings.TrimSpace(q.Get("q")), Status: q.Get("status"), Statuses: beet.Statuses,
+		Tag: strings.ToLower(strings.TrimSpace(q.Get("tag"))), Sort: q.Get("sort"), Sorts: sortChoices}
+	f := beet.BeetFilter{Limit: listPage, Tag: v.Tag, Order: beet.BeetOrder(v.Sort)}
 	if v.Status != "" {
 		st := beet.Status(v.Status)
 		if !st.Valid() {
@@ -46,18 +59,33 @@ func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 		}
 		f.Status = &st
 	}
+	if !f.Order.Valid() {
+		return beet.FieldError("sort", "unknown order %q", v.Sort)
+	}
+	if v.Tag != "" {
+		if err := beet.ValidateTag("tag", v.Tag); err != nil {
+			return err
+		}
+	}
 	v.Offset, _ = strconv.Atoi(q.Get("offset"))
 	f.Offset = max(v.Offset, 0)
-	v.Filtered = v.Q != "" || v.Status != ""
-	beets, total, err := h.svc.SearchBeets(r.Context(), p.session.AccountID, f, v.Q)
+	v.Filtered = v.Q != "" || v.Status != "" || v.Tag != ""
+	ctx := r.Context()
+	beets, total, err := h.svc.SearchBeets(ctx, p.session.AccountID, f, v.Q)
 	if err != nil {
+		return err
+	}
+	if err := h.svc.FillTags(ctx, beets...); err != nil {
+		return err
+	}
+	if v.Tags, err = h.svc.AccountTags(ctx, p.session.AccountID); err != nil {
 		return err
 	}
 	v.Total = total
 	// One query counts the page's last 24 hours, per hour, for sparklines.
 	now := h.svc.Now()
 	b := beet.Buckets{From: now.Truncate(time.Hour).Add(-23 * time.Hour), Step: time.Hour, N: 24}
-	counts, err := h.svc.EventCounts(r.Context(), beets, b)
+	counts, err := h.svc.EventCounts(ctx, beets, b)
 	if err != nil {
 		return err
 	}
@@ -66,7 +94,7 @@ func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 		if c == nil {
 			c = make([]int64, b.N)
 		}
-		row := beetRow{Beet: x, Spark: sparkline(c)}
+		row := beetRow{Beet: x, Spark: sparkline(c), Rhythm: rhythm(x)}
 		for _, n := range c {
 			row.Total += n
 		}
@@ -74,11 +102,10 @@ func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 	}
 	page := func(off int) string {
 		u := url.Values{}
-		if v.Q != "" {
-			u.Set("q", v.Q)
-		}
-		if v.Status != "" {
-			u.Set("status", v.Status)
+		for k, val := range map[string]string{"q": v.Q, "status": v.Status, "tag": v.Tag, "sort": v.Sort} {
+			if val != "" {
+				u.Set(k, val)
+			}
 		}
 		if off > 0 {
 			u.Set("offset", strconv.Itoa(off))
@@ -88,14 +115,94 @@ func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 		}
 		return "/?" + u.Encode()
 	}
+	v.Query = strings.TrimPrefix(strings.TrimPrefix(page(f.Offset), "/"), "?")
 	if f.Offset > 0 {
 		v.PrevURL = page(max(0, f.Offset-listPage))
 	}
 	if f.Offset+len(beets) < total {
 		v.NextURL = page(f.Offset + listPage)
 	}
+	if n, err := strconv.Atoi(q.Get("n")); err == nil {
+		switch q.Get("done") {
+		case "paused":
+			v.Notice = plural(n, "beet") + " paused: their events are recorded, no alerts are raised."
+		case "resumed":
+			v.Notice = plural(n, "beet") + " resumed."
+		}
+	}
 	h.render(w, r, http.StatusOK, "beets", v)
 	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// maxBulk bounds one bulk action: a page of the list.
+const maxBulk = listPage
+
+// bulk pauses or resumes the beets checked in the list, each through the
+// same service call as its own page (so each is scoped to the account and
+// writes its own flip), then returns to the list as it was filtered.
+func (h *Handler) bulk(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	act := map[string]func(ctx context.Context, accountID, id int64) (*beet.Beet, error){
+		"pause": h.svc.Pause, "resume": h.svc.Resume}[r.PostFormValue("action")]
+	if act == nil {
+		return beet.FieldError("action", "must be pause or resume")
+	}
+	ids := r.PostForm["id"]
+	if len(ids) == 0 {
+		return beet.FieldError("id", "no beet is checked: check the beets to change first")
+	}
+	if len(ids) > maxBulk {
+		return beet.FieldError("id", "at most %d beets at once", maxBulk)
+	}
+	for _, s := range ids {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			return beet.Errorf(beet.ENOTFOUND, "no such beet")
+		}
+		if _, err := act(r.Context(), p.session.AccountID, id); err != nil {
+			return err
+		}
+	}
+	back, _ := url.ParseQuery(r.PostFormValue("back"))
+	back.Del("done")
+	back.Del("n")
+	back.Set("done", r.PostFormValue("action")+"d") // "paused", "resumed"
+	back.Set("n", strconv.Itoa(len(ids)))
+	h.redirect(w, r, "/?"+back.Encode())
+	return nil
+}
+
+// rhythm says in a few words what the beet expects: its schedule, its
+// period, or what auto mode has learned.
+func rhythm(b *beet.Beet) string {
+	switch b.Detection.Mode {
+	case beet.ModePeriod:
+		return "every " + detect.Duration(time.Duration(b.Detection.PeriodSeconds)*time.Second)
+	case beet.ModeCron:
+		e := detect.Expectation(b)
+		if s, ok := strings.CutPrefix(e, "Expects a run "); ok {
+			if i := strings.Index(s, ";"); i > 0 {
+				return s[:i]
+			}
+		}
+		return b.Detection.Cron
+	}
+	if b.Status == beet.StatusNew {
+		return "auto: waiting for the first event"
+	}
+	if s, ok := strings.CutPrefix(detect.Expectation(b), "Learned: "); ok {
+		return strings.TrimSuffix(s, ".")
+	}
+	return "auto: learning the rhythm"
 }
 
 type newBeetView struct {
@@ -108,8 +215,12 @@ type newBeetView struct {
 }
 
 func (h *Handler) newBeetForm(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	acc, err := h.svc.Account(r.Context(), p.session.AccountID)
+	if err != nil {
+		return err
+	}
 	h.render(w, r, http.StatusOK, "beet_new", newBeetView{layoutView: h.layout(r, p, "New beet"),
-		Welcome: r.URL.Query().Get("welcome") == "1", Timezone: "UTC"})
+		Welcome: r.URL.Query().Get("welcome") == "1", Timezone: acc.Timezone})
 	return nil
 }
 
@@ -127,7 +238,7 @@ func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, p *reqCtx) 
 	} else if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/beets/"+strconv.FormatInt(b.ID, 10)+"?created=1", http.StatusSeeOther)
+	h.redirect(w, r, "/beets/"+strconv.FormatInt(b.ID, 10)+"?created=1")
 	return nil
 }
 
@@ -155,6 +266,11 @@ type detailView struct {
 	Timezones   []string
 	Channels    []channelRow   // the account's channels
 	ChannelOn   map[int64]bool // those this beet notifies
+	Tags        string         // as the tags field shows them
+	TagsErr     *formError
+	BadgeURL    string
+	Day24       int64  // events in the last 24 hours
+	DayOne      string // for a beet that is not armed yet: what it has and what it waits for
 }
 
 // detectionForm is the detection settings as the form shows them.
@@ -200,7 +316,24 @@ func (f detectionForm) detection() (beet.Detection, error) {
 			return d, err
 		}
 	}
-	return d, d.Validate()
+	return d, inFormUnits(d.Validate())
+}
+
+// inFormUnits restates the domain's limits, which are in seconds (the
+// API's unit), in the form's words and minutes: "Period (minutes) must be
+// from 1 to 525600", not "must be from 60 to 31536000".
+func inFormUnits(err error) error {
+	switch f := beet.ErrorField(err); f {
+	case "detection.period_seconds":
+		return beet.FieldError(f, "Period (minutes) must be from %d to %d", int64(beet.MinPeriod/time.Minute), int64(beet.MaxPeriod/time.Minute))
+	case "detection.grace_seconds":
+		return beet.FieldError(f, "Grace (minutes) must be from 0 to %d", int64(beet.MaxGrace/time.Minute))
+	case "detection.cron":
+		return beet.FieldError(f, "Cron expression %s", beet.ErrorMessage(err))
+	case "detection.timezone":
+		return beet.FieldError(f, "Schedule time zone: %s", beet.ErrorMessage(err))
+	}
+	return err
 }
 
 func detectionFormOf(r *http.Request, vals url.Values) detectionForm {
@@ -254,6 +387,22 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	}
 	v.Reliable = reliable(b, v.Flips)
 	v.Watch = watchViewOf(b)
+	if err := h.svc.FillTags(ctx, b); err != nil {
+		return nil, err
+	}
+	v.Tags = strings.Join(b.Tags, ", ")
+	badges, _, err := h.svc.BadgeIDs(ctx, acc, []int64{b.ID}, nil)
+	if err != nil {
+		return nil, err
+	}
+	v.BadgeURL = h.badgeURL(badges[b.ID])
+	now := h.svc.Now()
+	counts, err := h.svc.BeetEventCounts(ctx, acc, id, beet.Buckets{From: now.Add(-24 * time.Hour), Step: 24 * time.Hour, N: 1})
+	if err != nil {
+		return nil, err
+	}
+	v.Day24 = counts[0]
+	v.DayOne = dayOne(b, v.Flips, v.Day24, now)
 	chans, err := h.svc.Channels(ctx, acc)
 	if err != nil {
 		return nil, err
@@ -287,6 +436,53 @@ func reliable(b *beet.Beet, flips []*beet.Flip) string {
 		return "A week after the first event if 30 events came by then, and 14 days after it at the latest."
 	}
 	return "Now: the rhythm is learned."
+}
+
+// dayOne says, for a beet whose alerts are not armed yet, what it has
+// seen so far and what it waits for, so the first day shows something.
+func dayOne(b *beet.Beet, flips []*beet.Flip, day int64, now time.Time) string {
+	switch {
+	case b.Status == beet.StatusNew:
+		return "No event yet. Send one with the URL below; it shows up here within seconds."
+	case b.Status != beet.StatusLearning:
+		return ""
+	}
+	var first time.Time
+	for _, f := range flips {
+		if f.Kind == beet.FlipFirst {
+			first = f.At
+		}
+	}
+	msg := plural(int(day), "event") + " in the last 24 hours. Auto mode is learning when events come and how many"
+	if !first.IsZero() {
+		arm := first.Add(7 * 24 * time.Hour)
+		msg += "; alerts can start " + ago(now, arm) + " (" + arm.Format("Jan 2") + "), a week after the first event, once 30 bursts of events have been seen"
+	}
+	return msg + ". Until then, a period or a schedule under Detection alerts at once."
+}
+
+func (h *Handler) saveTags(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	_, terr := h.svc.SetBeetTags(r.Context(), p.session.AccountID, id, r.PostFormValue("tags"))
+	if beet.ErrorCode(terr) == beet.EVALIDATION {
+		v, err := h.detail(r, p)
+		if err != nil {
+			return err
+		}
+		v.Tags, v.TagsErr = r.PostFormValue("tags"), formErr(terr)
+		h.render(w, r, http.StatusUnprocessableEntity, "beet", v)
+		return nil
+	} else if terr != nil {
+		return terr
+	}
+	h.redirect(w, r, beetURL(id)+"#settings")
+	return nil
 }
 
 func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
@@ -347,7 +543,7 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 	if _, err := h.svc.RotateToken(r.Context(), p.session.AccountID, id); err != nil {
 		return err
 	}
-	http.Redirect(w, r, beetURL(id)+"?rotated=1#send", http.StatusSeeOther)
+	h.redirect(w, r, beetURL(id)+"?rotated=1#send")
 	return nil
 }
 
@@ -375,7 +571,7 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx
 	} else if err != nil {
 		return err
 	}
-	http.Redirect(w, r, beetURL(id)+"#settings", http.StatusSeeOther)
+	h.redirect(w, r, beetURL(id)+"#settings")
 	return nil
 }
 
@@ -403,7 +599,7 @@ func (h *Handler) saveDetection(w http.ResponseWriter, r *http.Request, p *reqCt
 	} else if err != nil {
 		return err
 	}
-	http.Redirect(w, r, beetURL(id)+"#detection", http.StatusSeeOther)
+	h.redirect(w, r, beetURL(id)+"#detection")
 	return nil
 }
 

@@ -38,7 +38,7 @@ func testBeetPages(t *testing.T, engine string) {
 	if strings.Count(page, token) == 0 || !strings.Contains(page, "data-copy=\""+html.EscapeString(ingest)+"\"") {
 		t.Errorf("no copy button with the ingestion URL %s", ingest)
 	}
-	if m := regexp.MustCompile(`<code class="secret" id="token"[^>]*>([^<]*)</code>`).FindStringSubmatch(page); m == nil || strings.Contains(m[1], token) || !strings.HasSuffix(m[1], token[len(token)-4:]) {
+	if m := regexp.MustCompile(`<code class="secret" id="ingest-url"[^>]*>([^<]*)</code>`).FindStringSubmatch(page); m == nil || strings.Contains(m[1], token) || !strings.HasSuffix(m[1], token[len(token)-4:]) {
 		t.Errorf("token is not masked: %v", m)
 	}
 	for _, s := range []string{"&lt;img src=", "fetch(", "navigator.sendBeacon(", "curl -fsS", "0 2 * * *", "Checkout &lt;succeeded&gt;", "Your beet is ready"} {
@@ -84,7 +84,7 @@ func testBeetPages(t *testing.T, engine string) {
 
 	// The list: status in words, last event, 24 h count; search and filter.
 	list := b.get("/").body
-	for _, s := range []string{"Learning", "First event received", "Last event just now", "2 / 24 h", "No event yet", "Nightly backup"} {
+	for _, s := range []string{"Learning", "First event received", "just now", "2 / 24 h", "No event yet", "Nightly backup"} {
 		if !strings.Contains(list, s) {
 			t.Errorf("list lacks %q", s)
 		}
@@ -100,7 +100,7 @@ func testBeetPages(t *testing.T, engine string) {
 	want(t, "rotate", b.post("/beets/1/rotate", url.Values{}), http.StatusSeeOther, "/beets/1?rotated=1#send")
 	page = b.get("/beets/1?rotated=1").body
 	fresh := tokenOf(t, b, 1)
-	if fresh == token || !strings.Contains(page, `id="token" data-secret="`+fresh+`" data-masked="`) || !strings.Contains(page, ">"+fresh+"</code>") {
+	if fresh == token || !strings.Contains(page, `id="ingest-url" data-secret="`+a.URL()+"/api/v1/beet/"+fresh+`" data-masked="`) || !strings.Contains(page, "/"+fresh+"</code>") {
 		t.Fatalf("after rotation the page does not show the new token %s", fresh)
 	}
 	old, _ := http.Get(a.URL() + "/api/v1/beet/" + token)
@@ -121,7 +121,7 @@ func testBeetPages(t *testing.T, engine string) {
 
 	// Detection settings: bad input is shown on the form; good input saved.
 	r = b.post("/beets/1/detection", url.Values{"mode": {"period"}, "period_minutes": {"0.5"}, "grace_minutes": {"5"}})
-	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "must be from 60") || !strings.Contains(r.body, `value="0.5"`) {
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "Period (minutes) must be from 1 to 525600") || !strings.Contains(r.body, `value="0.5"`) {
 		t.Errorf("period of 30 s: %d\n%.300s", r.status, r.body)
 	}
 	r = b.post("/beets/1/detection", url.Values{"mode": {"cron"}, "cron": {"0 25 * * *"}, "cron_timezone": {"UTC"}, "grace_minutes": {"5"}})
@@ -189,13 +189,24 @@ func testAccountsCannotSeeEachOther(t *testing.T, engine string) {
 		t.Error("eve changed ada's beet")
 	}
 	// API keys: eve cannot revoke ada's.
-	r := ada.post("/account/keys", url.Values{"name": {"deploys"}})
+	// Creating one redirects (POST-redirect-GET); the next view shows it once.
+	want(t, "create a key", ada.post("/account/keys", url.Values{"name": {"deploys"}}), http.StatusSeeOther, "/account?done=key#keys")
+	r := ada.get("/account?done=key")
 	key := regexp.MustCompile(`<code id="new-key">(bk_[0-9A-Za-z]+)</code>`).FindStringSubmatch(r.body)
-	if r.status != 200 || key == nil {
-		t.Fatalf("new key not shown: %d", r.status)
+	if r.status != 200 || key == nil || !strings.Contains(r.body, "deploys") {
+		t.Fatalf("new key not shown after the redirect: %d", r.status)
 	}
-	if strings.Contains(ada.get("/account").body, key[1]) {
+	// A refresh of that page shows it no more and makes no second key.
+	again := ada.get("/account?done=key")
+	if strings.Contains(again.body, key[1]) || strings.Contains(ada.get("/account").body, key[1]) {
 		t.Error("the key is shown again after its creation")
+	}
+	if n := len(regexp.MustCompile(`/account/keys/\d+/revoke`).FindAllString(again.body, -1)); n != 1 {
+		t.Errorf("%d keys after creating one and refreshing; want 1", n)
+	}
+	// The flash is for ada's session only: eve replaying ada's flash cookie sees nothing.
+	if strings.Contains(eve.get("/account?done=key").body, "bk_") {
+		t.Error("another session sees a new key")
 	}
 	id := regexp.MustCompile(`/account/keys/(\d+)/revoke`).FindStringSubmatch(ada.get("/account").body)[1]
 	want(t, "eve revokes ada's key", eve.post("/account/keys/"+id+"/revoke", url.Values{}), http.StatusNotFound, "")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
@@ -200,7 +201,12 @@ func TestBrowser(t *testing.T) {
 	a := startApp(t, nil)
 	base := a.URL()
 
-	// First run: the dashboard sends a new user to the setup page.
+	// First run: the dashboard sends a new user to the setup page, which
+	// sends the browser's time zone along.
+	run(t, ctx, "a browser in Riga", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Riga"})
+		return err
+	}))
 	run(t, ctx, "open Beet", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("password2")))
 	run(t, ctx, "set up the first account",
 		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
@@ -210,6 +216,9 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("name")))
 	if s := text(t, ctx, ".notice"); !strings.Contains(s, "Your account is ready") {
 		t.Errorf("after setup: %q", s)
+	}
+	if acc, err := a.Backend().Service.Account(context.Background(), 1); err != nil || acc.Timezone != "Europe/Riga" {
+		t.Errorf("the account's zone after setup in a Riga browser: %+v %v", acc, err)
 	}
 	run(t, ctx, "create a beet",
 		chromedp.SendKeys(chromedp.ID("name"), "Checkout succeeded"),
@@ -274,6 +283,13 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("list: %q", s)
 	}
 	screenshot(t, ctx, "beets.png")
+	run(t, ctx, "pause every beet on the page", chromedp.Click(chromedp.CSS("[data-check-all]")),
+		chromedp.Click(chromedp.CSS(`#bulk button[value="pause"]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	if s := text(t, ctx, ".notice"); !strings.Contains(s, "1 beet paused") || !strings.Contains(text(t, ctx, ".beets"), "Paused") {
+		t.Errorf("after the bulk pause: %q", s)
+	}
+	run(t, ctx, "resume it", chromedp.Click(chromedp.CSS("[data-check-all]")),
+		chromedp.Click(chromedp.CSS(`#bulk button[value="resume"]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
 	run(t, ctx, "phone-sized list", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
 		chromedp.WaitVisible(chromedp.CSS(".beets")))
 	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))

@@ -158,7 +158,7 @@ func (h *Handler) channelNewView(r *http.Request, p *reqCtx, f channelForm, err 
 }
 
 func (h *Handler) channelsRedirect(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	http.Redirect(w, r, "/account#channels", http.StatusSeeOther)
+	h.redirect(w, r, "/account#channels")
 	return nil
 }
 
@@ -181,7 +181,7 @@ func (h *Handler) createChannel(w http.ResponseWriter, r *http.Request, p *reqCt
 	c, err := h.newChannel(r, p, f)
 	switch beet.ErrorCode(err) {
 	case "":
-		http.Redirect(w, r, channelURL(c.ID)+"?created=1", http.StatusSeeOther)
+		h.redirect(w, r, channelURL(c.ID)+"?created=1")
 		return nil
 	case beet.EVALIDATION, beet.ECONFLICT:
 		f.Secret, f.RoutingKey = "", "" // typed again rather than echoed
@@ -221,8 +221,9 @@ func (h *Handler) newChannel(r *http.Request, p *reqCtx, f channelForm) (*beet.C
 // deliveryRow is one line of the delivery log.
 type deliveryRow struct {
 	*beet.Delivery
-	What    string // the event in words
-	Latency string // of the last attempt, or "" before any
+	What     string // the event in words
+	BeetName string // the beet it is about, by name; "" for a test or a deleted beet
+	Latency  string // of the last attempt, or "" before any
 }
 
 func deliveryOf(d *beet.Delivery) deliveryRow {
@@ -300,8 +301,21 @@ func (h *Handler) channelView(r *http.Request, p *reqCtx) (*channelView, error) 
 		F: channelForm{Name: c.Name, To: c.Config.Masked().To, Reminder: strconv.FormatInt(int64(c.ReminderEvery/time.Second), 10)}}
 	v.LogFull = len(ds) == channelLog
 	tested, _ := strconv.ParseInt(r.URL.Query().Get("tested"), 10, 64)
+	names := map[int64]string{} // the log names each beet, read once
 	for _, d := range ds {
 		row := deliveryOf(d)
+		if d.BeetID != 0 {
+			name, ok := names[d.BeetID]
+			if !ok {
+				if b, err := h.svc.Beet(ctx, acc, d.BeetID); err == nil {
+					name = b.Name
+				} else if !beet.IsNotFound(err) {
+					return nil, err
+				}
+				names[d.BeetID] = name
+			}
+			row.BeetName = name
+		}
 		v.Deliveries = append(v.Deliveries, row)
 		if d.ID == tested && d.Event == beet.EventTest {
 			v.Tested = &row
@@ -353,7 +367,7 @@ func (h *Handler) saveChannel(w http.ResponseWriter, r *http.Request, p *reqCtx)
 	} else if err != nil {
 		return err
 	}
-	http.Redirect(w, r, channelURL(id)+"?saved=1#settings", http.StatusSeeOther)
+	h.redirect(w, r, channelURL(id)+"?saved=1#settings")
 	return nil
 }
 
@@ -368,7 +382,7 @@ func (h *Handler) testChannel(w http.ResponseWriter, r *http.Request, p *reqCtx)
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, channelURL(id)+"?tested="+strconv.FormatInt(d.ID, 10)+"#log", http.StatusSeeOther)
+	h.redirect(w, r, channelURL(id)+"?tested="+strconv.FormatInt(d.ID, 10)+"#log")
 	return nil
 }
 
@@ -411,6 +425,6 @@ func (h *Handler) saveBeetChannels(w http.ResponseWriter, r *http.Request, p *re
 	if _, err := h.svc.SetBeetChannels(r.Context(), p.session.AccountID, id, ids); err != nil {
 		return err
 	}
-	http.Redirect(w, r, beetURL(id)+"#alerts", http.StatusSeeOther)
+	h.redirect(w, r, beetURL(id)+"#alerts")
 	return nil
 }

@@ -22,12 +22,18 @@ var chartRanges = map[string]struct {
 // chartJSON is what the beet page's chart draws. Times are Unix seconds
 // (uPlot's unit) of each bucket's start.
 type chartJSON struct {
-	Range  string      `json:"range"`
-	Step   int64       `json:"step"`
-	Times  []int64     `json:"times"`
-	Counts []int64     `json:"counts"`
-	Band   *bandJSON   `json:"band"`
-	Flips  []flipPoint `json:"flips"`
+	Range  string    `json:"range"`
+	Step   int64     `json:"step"`
+	Times  []int64   `json:"times"`
+	Counts []int64   `json:"counts"`
+	Band   *bandJSON `json:"band"`
+	// Values is the average value sent in bodies per bucket (null where
+	// none was); absent when no event in the range carried one.
+	Values []*float64 `json:"values,omitempty"`
+	// ValuesFrom says how many of the newest events the values were read
+	// from, when the range held more (chartValueEvents).
+	ValuesPartial bool        `json:"values_partial,omitempty"`
+	Flips         []flipPoint `json:"flips"`
 }
 
 type bandJSON struct {
@@ -76,6 +82,9 @@ func (h *Handler) chartData(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	if lo, mid, hi, ok := detect.ExpectedBand(b, from, rg.step, n); ok {
 		out.Band = &bandJSON{Lo: lo, Mid: mid, Hi: hi}
 	}
+	if out.Values, out.ValuesPartial, err = h.valueSeries(r, acc, id, bk); err != nil {
+		return err
+	}
 	flips, err := h.svc.Flips(ctx, acc, id, beet.MaxPageLimit)
 	if err != nil {
 		return err
@@ -94,4 +103,49 @@ func (h *Handler) chartData(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(body)
 	return nil
+}
+
+// chartValueEvents bounds the events read to chart values: the counts come
+// from SQL whatever the volume, values from at most this many of the
+// newest events in the range.
+const chartValueEvents = 10 * beet.MaxPageLimit
+
+// valueSeries averages the values sent with events per bucket.
+func (h *Handler) valueSeries(r *http.Request, acc, id int64, bk beet.Buckets) ([]*float64, bool, error) {
+	sums, ns := make([]float64, bk.N), make([]int, bk.N)
+	from, until := bk.From, bk.End()
+	any, read := false, 0
+	for read < chartValueEvents {
+		evs, err := h.svc.Events(r.Context(), acc, beet.EventFilter{BeetID: id, Since: &from, Until: &until, Limit: beet.MaxPageLimit})
+		if err != nil {
+			return nil, false, err
+		}
+		for _, e := range evs {
+			if e.Value == nil {
+				continue
+			}
+			i := int(e.ReceivedAt.Sub(bk.From) / bk.Step)
+			if i >= 0 && i < bk.N {
+				sums[i] += *e.Value
+				ns[i]++
+				any = true
+			}
+		}
+		read += len(evs)
+		if len(evs) < beet.MaxPageLimit {
+			break
+		}
+		until = evs[len(evs)-1].ReceivedAt // newest first: go on before the oldest seen
+	}
+	if !any {
+		return nil, false, nil
+	}
+	out := make([]*float64, bk.N)
+	for i := range out {
+		if ns[i] > 0 {
+			m := sums[i] / float64(ns[i])
+			out[i] = &m
+		}
+	}
+	return out, read >= chartValueEvents, nil
 }

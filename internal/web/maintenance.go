@@ -192,7 +192,7 @@ func (h *Handler) createWindow(w http.ResponseWriter, r *http.Request, p *reqCtx
 	}
 	switch code := beet.ErrorCode(err); {
 	case err == nil:
-		http.Redirect(w, r, "/account?done=window#maintenance", http.StatusSeeOther)
+		h.redirect(w, r, "/account?done=window#maintenance")
 		return nil
 	case code == beet.EVALIDATION || code == beet.ECONFLICT || (code == beet.ENOTFOUND && beet.ErrorField(err) == "beet_id"):
 		v, verr := h.windowNewView(r, p, f, err)

@@ -70,6 +70,30 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeArtefact(t, "readme-beets-phone.png", png)
+
+	// On a phone, a beet's state, its reason and the chart fit the first
+	// screen: no scrolling to learn whether it is down and why.
+	run(t, ctx, "down beet on a phone", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	run(t, ctx, "phone-sized down beet", chromedp.Navigate(base+"/beets/3"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	outside, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		const vw = window.innerWidth, vh = window.innerHeight, bad = [];
+		for (const id of ["status", "reason", "chart"]) {
+			const el = document.getElementById(id);
+			if (!el) { bad.push(id + " missing"); continue; }
+			const r = el.getBoundingClientRect();
+			if (r.height <= 0 || r.top < 0 || r.bottom > vh || r.left < 0 || r.right > vw + 1)
+				bad.push(id + " at " + JSON.stringify([r.left, r.top, r.right, r.bottom]) + " outside " + vw + "x" + vh);
+		}
+		return bad.join("; ");
+	})()`))
+	if err != nil || outside != "" {
+		t.Errorf("on a 390x844 phone, without scrolling: %s %v", outside, err)
+	}
+	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtefact(t, "readme-beet-phone.png", png)
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)
 	}
@@ -183,6 +207,11 @@ func seedHistory(t *testing.T, a *app.App) {
 		t.Fatal(err)
 	}
 	mk("Search API heartbeat", "UTC", nil)
+	for id, tags := range map[int64]string{checkout.ID: "shop, prod", backup.ID: "ops, prod", hook.ID: "shop, payments", paused.ID: "marketing"} {
+		if _, err := svc.SetBeetTags(ctx, 1, id, tags); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func poisson(rng *rand.Rand, mean float64) int {

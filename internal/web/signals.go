@@ -60,8 +60,8 @@ func oldTokenLine(t *beet.RotatedToken, tz string) string {
 		loc = time.UTC
 	}
 	const layout = "2006-01-02 15:04 MST"
-	line := fmt.Sprintf("The old token %s (rotated %s) was used %d time%s since rotation",
-		t.Prefix, t.RotatedAt.In(loc).Format(layout), t.Hits, plural(t.Hits))
+	line := fmt.Sprintf("The old token %s (rotated %s) was used %s since rotation",
+		t.Prefix, t.RotatedAt.In(loc).Format(layout), plural(int(t.Hits), "time"))
 	if t.LastHitAt != nil {
 		line += ", last"
 		if t.LastAddr != "" {
@@ -70,13 +70,6 @@ func oldTokenLine(t *beet.RotatedToken, tz string) string {
 		line += " at " + t.LastHitAt.In(loc).Format(layout)
 	}
 	return line + ". Nothing was recorded: give that job the new URL."
-}
-
-func plural(n int64) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // unknownTokensView is the page of recent requests whose token matched no

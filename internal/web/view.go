@@ -47,8 +47,10 @@ func formErr(err error) *formError {
 
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
-		"asset": func(name string) string { return "/static/" + name + "?v=" + h.assetHash[name] },
-		"ago":   ago,
+		"asset": func(name string) string { return h.prefix + "/static/" + name + "?v=" + h.assetHash[name] },
+		// root is the base URL's path, written before every absolute link.
+		"root": func() string { return h.prefix },
+		"ago":  ago,
 		"inZone": func(t time.Time, tz string) string {
 			loc, err := time.LoadLocation(tz)
 			if err != nil {
@@ -161,8 +163,8 @@ func mask(token string) string {
 
 // snippet is one copy-paste way to send events.
 type snippet struct {
-	ID, Title, Help string
-	Text, Masked    string
+	ID, Tab, Title, Help string
+	Text, Masked         string
 }
 
 // snippets are the ways to call the ingestion URL, each shown masked and
@@ -170,7 +172,8 @@ type snippet struct {
 func snippets(url, token string) []snippet {
 	masked := strings.ReplaceAll(url, token, mask(token))
 	mk := func(id, title, help, tmpl string) snippet {
-		return snippet{ID: id, Title: title, Help: help,
+		tab, _, _ := strings.Cut(title, " (")
+		return snippet{ID: id, Tab: tab, Title: title, Help: help,
 			Text: strings.ReplaceAll(tmpl, "URL", url), Masked: strings.ReplaceAll(tmpl, "URL", masked)}
 	}
 	return []snippet{
@@ -197,7 +200,11 @@ func parseMinutes(field, s string) (int64, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) || f > 366*24*60 {
-		return 0, beet.FieldError(field, "%q is not a number of minutes", s)
+		name := map[string]string{"detection.period_seconds": "Period (minutes)", "detection.grace_seconds": "Grace (minutes)"}[field]
+		if name == "" {
+			name = field
+		}
+		return 0, beet.FieldError(field, "%s: %q is not a number of minutes", name, s)
 	}
 	return int64(math.Round(f * 60)), nil
 }

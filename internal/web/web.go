@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -59,7 +60,8 @@ type Handler struct {
 	svc        *service.Service
 	log        *slog.Logger
 	baseURL    string
-	secure     bool // the base URL is https: cookies are Secure
+	prefix     string // the base URL's path ("/beet"), before every link, asset, redirect and cookie path
+	secure     bool   // the base URL is https: cookies are Secure
 	signupOpen bool
 	proxies    []netip.Prefix
 	// unknownTokens: see Options.UnknownTokens.
@@ -80,6 +82,7 @@ func New(opts Options) (*Handler, error) {
 		svc:           opts.Service,
 		log:           opts.Log,
 		baseURL:       strings.TrimRight(opts.BaseURL, "/"),
+		prefix:        BasePath(opts.BaseURL),
 		secure:        strings.HasPrefix(opts.BaseURL, "https://"),
 		signupOpen:    opts.SignupOpen,
 		proxies:       opts.TrustedProxies,
@@ -157,6 +160,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 		mux.Handle(rt.pattern, h.wrap(rt))
 	}
 	mux.Handle("GET /static/", h.headers(http.HandlerFunc(h.serveStatic)))
+	mux.Handle("GET /badge/{file}", h.headers(http.HandlerFunc(h.serveBadge)))
 	// Everything else outside /api/ is a dashboard 404 page. No method in
 	// the pattern, so it never conflicts with the API's catch-all.
 	mux.Handle("/", h.headers(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -195,9 +199,9 @@ func (h *Handler) routes() []route {
 		{"GET /beets/{id}/chart.json", true, h.chartData},
 		{"GET /beets/{id}/confirm/{action}", true, h.confirmPage},
 		{"POST /beets/{id}/rotate", true, h.rotate},
-		{"POST /beets/{id}/pause", true, byID(dropBeet(h.svc.Pause), beetURL)},
-		{"POST /beets/{id}/resume", true, byID(dropBeet(h.svc.Resume), beetURL)},
-		{"POST /beets/{id}/delete", true, byID(h.svc.DeleteBeet, to("/"))},
+		{"POST /beets/{id}/pause", true, h.byID(dropBeet(h.svc.Pause), beetURL)},
+		{"POST /beets/{id}/resume", true, h.byID(dropBeet(h.svc.Resume), beetURL)},
+		{"POST /beets/{id}/delete", true, h.byID(h.svc.DeleteBeet, to("/"))},
 		{"POST /beets/{id}/settings", true, h.saveSettings},
 		{"POST /beets/{id}/detection", true, h.saveDetection},
 		{"POST /beets/{id}/channels", true, h.saveBeetChannels},
@@ -207,6 +211,12 @@ func (h *Handler) routes() []route {
 		{"POST /account/keys", true, h.createKey},
 		{"POST /account/keys/{key}/revoke", true, h.revokeKey},
 		{"POST /account/users", true, h.addUser},
+		{"POST /account/users/{id}/remove", true, h.removeUser},
+		{"POST /account/timezone", true, h.saveAccountZone},
+		{"POST /account/password", true, h.changePassword},
+		{"POST /account/badges/reset", true, h.resetBadges},
+		{"POST /beets/bulk", true, h.bulk},
+		{"POST /beets/{id}/tags", true, h.saveTags},
 		{"GET /account/channels", true, h.channelsRedirect},
 		{"GET /account/channels/new", true, h.newChannelForm},
 		{"POST /account/channels", true, h.createChannel},
@@ -214,18 +224,18 @@ func (h *Handler) routes() []route {
 		{"GET /account/channels/{id}/confirm/delete", true, h.confirmChannelDelete},
 		{"POST /account/channels/{id}/test", true, h.testChannel},
 		{"POST /account/channels/{id}/settings", true, h.saveChannel},
-		{"POST /account/channels/{id}/delete", true, byID(h.svc.DeleteChannel, to("/account?done=channel-deleted#channels"))},
+		{"POST /account/channels/{id}/delete", true, h.byID(h.svc.DeleteChannel, to("/account?done=channel-deleted#channels"))},
 		{"GET /account/maintenance/new", true, h.newWindowForm},
 		{"POST /account/maintenance", true, h.createWindow},
 		{"GET /account/maintenance/{id}/confirm/delete", true, h.confirmWindowDelete},
-		{"POST /account/maintenance/{id}/delete", true, byID(h.svc.DeleteMaintenance, to("/account?done=window-deleted#maintenance"))},
+		{"POST /account/maintenance/{id}/delete", true, h.byID(h.svc.DeleteMaintenance, to("/account?done=window-deleted#maintenance"))},
 	}
 }
 
 // byID serves a form that acts on the object named by the path's ID, in
 // the session's account (another account's object is not found, as in the
 // API), and then sends the browser to next(id).
-func byID(act func(ctx context.Context, accountID, id int64) error, next func(id int64) string) func(http.ResponseWriter, *http.Request, *reqCtx) error {
+func (h *Handler) byID(act func(ctx context.Context, accountID, id int64) error, next func(id int64) string) func(http.ResponseWriter, *http.Request, *reqCtx) error {
 	return func(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 		id, err := pathID(r)
 		if err != nil {
@@ -234,7 +244,7 @@ func byID(act func(ctx context.Context, accountID, id int64) error, next func(id
 		if err := act(r.Context(), p.session.AccountID, id); err != nil {
 			return err
 		}
-		http.Redirect(w, r, next(id), http.StatusSeeOther)
+		h.redirect(w, r, next(id))
 		return nil
 	}
 }
@@ -256,12 +266,38 @@ type reqCtx struct {
 }
 
 // sessionCookie is the cookie's name; with Secure it takes the __Host-
-// prefix, which browsers accept only from HTTPS, for the whole host.
+// prefix, which browsers accept only from HTTPS, for the whole host. Under
+// a path prefix the cookie is for that path only, which __Host- forbids:
+// it takes __Secure- instead.
 func (h *Handler) sessionCookie(r *http.Request) string {
-	if h.secureRequest(r) {
+	switch {
+	case h.secureRequest(r) && h.prefix == "":
 		return "__Host-beet_session"
+	case h.secureRequest(r):
+		return "__Secure-beet_session"
 	}
 	return "beet_session"
+}
+
+// cookiePath keeps the session cookie to Beet's own pages when Beet lives
+// under a path of a shared host.
+func (h *Handler) cookiePath() string { return h.prefix + "/" }
+
+// BasePath is the path of a base URL without its trailing slash
+// ("https://example.com/beet/" → "/beet"; none → ""). Behind a reverse
+// proxy that serves Beet under a path, every URL Beet writes starts with it.
+func BasePath(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(u.EscapedPath(), "/")
+}
+
+// redirect sends the browser to one of the dashboard's own paths, under
+// the base URL's prefix, with 303 See Other (a form's result is a GET).
+func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, path string) {
+	http.Redirect(w, r, h.prefix+path, http.StatusSeeOther)
 }
 
 func (h *Handler) secureRequest(r *http.Request) bool { return h.secure || r.TLS != nil }
@@ -300,14 +336,14 @@ func (h *Handler) needSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if need {
-		http.Redirect(w, r, "/setup", http.StatusSeeOther)
+		h.redirect(w, r, "/setup")
 		return
 	}
 	next := ""
 	if r.Method == http.MethodGet && r.URL.Path != "/" {
 		next = "?next=" + template.URLQueryEscaper(r.URL.RequestURI())
 	}
-	http.Redirect(w, r, "/login"+next, http.StatusSeeOther)
+	h.redirect(w, r, "/login"+next)
 }
 
 // csp allows only Beet's own scripts, styles and connections: no inline
@@ -415,14 +451,14 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func (h *Handler) setCookie(w http.ResponseWriter, r *http.Request, value string) {
 	http.SetCookie(w, &http.Cookie{
-		Name: h.sessionCookie(r), Value: value, Path: "/",
+		Name: h.sessionCookie(r), Value: value, Path: h.cookiePath(),
 		MaxAge:   int(service.SessionMax / time.Second),
 		HttpOnly: true, Secure: h.secureRequest(r), SameSite: http.SameSiteLaxMode,
 	})
 }
 
 func (h *Handler) clearCookie(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: h.sessionCookie(r), Value: "", Path: "/", MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: h.sessionCookie(r), Value: "", Path: h.cookiePath(), MaxAge: -1,
 		HttpOnly: true, Secure: h.secureRequest(r), SameSite: http.SameSiteLaxMode})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/testlog"
 )
 
@@ -50,7 +51,7 @@ func startApp(t *testing.T, mod func(*config.Config)) *app.App {
 			t.Logf("app log:\n%s", logs.String())
 		}
 	})
-	a, err = app.New(ctx, cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
+	a, err = app.New(ctx, cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil)), PasswordParams: &cheapPasswords})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +62,10 @@ func startApp(t *testing.T, mod func(*config.Config)) *app.App {
 	t.Cleanup(func() { a.Stop(context.Background()) })
 	return a
 }
+
+// cheapPasswords keep argon2id's shape at a cost that does not time out
+// under -race on a busy machine; production uses the default cost.
+var cheapPasswords = service.PasswordParams{Time: 1, Memory: 1024, Threads: 1}
 
 // browser is an HTTP client with a cookie jar that does not follow
 // redirects, so tests see each answer; it sends what a browser's
@@ -181,7 +186,7 @@ func TestFirstRunSignInSignOut(t *testing.T) {
 	}
 	want(t, "sign in", b.post("/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}, "next": {"/account"}}),
 		http.StatusSeeOther, "/account")
-	if r := b.get("/account"); r.status != 200 || !strings.Contains(r.body, "ada@example.com") || !strings.Contains(r.body, "30 days") {
+	if r := b.get("/account"); r.status != 200 || !strings.Contains(r.body, "ada@example.com") || !strings.Contains(r.body, "3 years") {
 		t.Fatalf("account page: %d\n%.500s", r.status, r.body)
 	}
 	// A next that leaves the site is ignored.
@@ -288,7 +293,7 @@ func TestCrossOriginFormsRefused(t *testing.T) {
 	waitFor(t, "the cross-site event on the beet page", func() bool { return strings.Contains(b.get("/beets/1").body, "<td>POST</td>") })
 }
 
-var tokenRE = regexp.MustCompile(`data-copy="(bt_[0-9A-Za-z]+)"`)
+var tokenRE = regexp.MustCompile(`data-copy="http[^"]*/api/v1/beet/(bt_[0-9A-Za-z_-]+)"`)
 
 func tokenOf(t *testing.T, b *browser, id int) string {
 	t.Helper()

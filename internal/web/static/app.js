@@ -84,6 +84,48 @@
     }
   });
 
+  // The setup page sends the browser's time zone: new beets take it.
+  document.querySelectorAll("[data-browser-zone]").forEach(function (i) {
+    var z = "";
+    try { z = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { z = ""; }
+    if (z && !i.value) i.value = z;
+    document.querySelectorAll("[data-zone-shown]").forEach(function (s) { if (z) s.textContent = " (" + z + ")"; });
+  });
+
+  // Snippets: one tab at a time (without script every snippet shows).
+  document.querySelectorAll("[data-tabs]").forEach(function (box) {
+    var list = box.querySelector("[role=tablist]");
+    var tabs = box.querySelectorAll("[role=tab]");
+    function select(tab) {
+      tabs.forEach(function (t) {
+        var on = t === tab;
+        t.setAttribute("aria-selected", on ? "true" : "false");
+        t.tabIndex = on ? 0 : -1;
+        var panel = document.getElementById(t.getAttribute("aria-controls"));
+        if (panel) panel.hidden = !on;
+      });
+    }
+    list.hidden = false;
+    box.classList.add("tabbed");
+    tabs.forEach(function (t, i) {
+      t.addEventListener("click", function () { select(t); });
+      t.addEventListener("keydown", function (ev) {
+        var d = ev.key === "ArrowRight" ? 1 : ev.key === "ArrowLeft" ? -1 : 0;
+        if (!d) return;
+        var next = tabs[(i + d + tabs.length) % tabs.length];
+        select(next);
+        next.focus();
+      });
+    });
+    select(tabs[0]);
+  });
+
+  // The list's "all on this page" box checks every beet's box.
+  document.addEventListener("change", function (ev) {
+    if (!ev.target.hasAttribute("data-check-all")) return;
+    document.querySelectorAll("input[name=id][form=bulk]").forEach(function (c) { c.checked = ev.target.checked; });
+  });
+
   // Filters apply as soon as a status is picked.
   document.querySelectorAll("form[data-autosubmit] select").forEach(function (s) {
     s.addEventListener("change", function () { s.form.submit(); });
@@ -134,6 +176,15 @@
           paths: uPlot.paths.bars({ size: [0.75, 40] }), points: { show: false }
         }];
         var bands = [];
+        var scales = { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max * 1.1)]; } } };
+        var axes = [{}, { size: 44 }];
+        if (d.values) {
+          // Values sent in bodies: their average per bucket, on an axis of their own.
+          data.push(d.values);
+          series.push({ label: "Average value", scale: "v", stroke: "#8a4b00", width: 2, spanGaps: true, points: { show: true, size: 4 } });
+          scales.v = { auto: true };
+          axes.push({ scale: "v", side: 1, size: 50, grid: { show: false } });
+        }
         if (d.band) {
           data.push(d.band.hi, d.band.lo, d.band.mid);
           series.push({ label: "Expected (high)", stroke: "rgba(26,95,180,0.5)", width: 1, points: { show: false } });
@@ -145,8 +196,8 @@
           width: Math.max(280, chartEl.clientWidth), height: 240,
           series: series, bands: bands, legend: { show: false },
           tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), tz); },
-          scales: { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max * 1.1)]; } } },
-          axes: [{}, { size: 44 }],
+          scales: scales,
+          axes: axes,
           hooks: { draw: [function (u) {
             var ctx = u.ctx;
             ctx.save();
@@ -168,7 +219,8 @@
         plot = new uPlot(opts, data, chartEl);
         var total = d.counts.reduce(function (a, b) { return a + b; }, 0);
         chartEl.setAttribute("aria-label", total + " events in the last " + d.range +
-          (d.flips.length ? ", " + d.flips.length + " state changes marked" : "") + (d.band ? ", with the expected band" : ""));
+          (d.flips.length ? ", " + d.flips.length + " state changes marked" : "") + (d.band ? ", with the expected band" : "") +
+          (d.values ? ", with the average value sent" : ""));
       })
       .catch(function (e) { console.warn(e); });
   }
@@ -202,7 +254,12 @@
           var doc = new DOMParser().parseFromString(html, "text/html");
           parts.forEach(function (p) {
             var fresh = doc.getElementById(p.id);
-            if (fresh && fresh.innerHTML !== p.innerHTML) p.innerHTML = fresh.innerHTML;
+            if (!fresh || fresh.innerHTML === p.innerHTML) return;
+            // Checked boxes (the list's bulk selection) survive the swap.
+            var checked = {};
+            p.querySelectorAll("input[type=checkbox]:checked").forEach(function (c) { checked[c.name + "=" + c.value] = true; });
+            p.innerHTML = fresh.innerHTML;
+            p.querySelectorAll("input[type=checkbox]").forEach(function (c) { if (checked[c.name + "=" + c.value]) c.checked = true; });
           });
           drawChart();
         })

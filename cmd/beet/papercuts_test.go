@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/beethq/beet/internal/service"
+	"github.com/beethq/beet/internal/sqlstore"
+)
+
+// `accounts create -h` shows its own flags first, apart from the
+// configuration flags every command takes.
+func TestHelpListsOwnFlagsFirst(t *testing.T) {
+	e := newTestEnv(t)
+	code, out, _ := e.run("accounts", "create", "-h")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	own, shared, ok := strings.Cut(out, "configuration (every command")
+	if !ok {
+		t.Fatalf("no configuration section:\n%s", out)
+	}
+	for _, f := range []string{"-email", "-password", "-plan"} {
+		if !strings.Contains(own, f) {
+			t.Errorf("%s is not among the command's own flags:\n%s", f, own)
+		}
+	}
+	if strings.Contains(own, "-database-url") || !strings.Contains(shared, "-database-url") {
+		t.Errorf("configuration flags mixed with the command's own:\n%s", out)
+	}
+}
+
+// A one-off command pointed at a SQLite file that does not exist says
+// which file and creates nothing; migrate creates it.
+func TestMissingDatabaseNotCreated(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	e := &testEnv{t: t, dbURL: "sqlite://data/beet.db"}
+	os.Mkdir("data", 0o755)
+	code, _, errOut := e.run("accounts", "list")
+	abs := filepath.Join(dir, "data", "beet.db")
+	if code != 1 || !strings.Contains(errOut, "no database at "+abs) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Fatalf("accounts list on a missing file: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(abs); !os.IsNotExist(err) {
+		t.Fatalf("accounts list created %s", abs)
+	}
+	e.mustRun(nil, "migrate")
+	if _, err := os.Stat(abs); err != nil {
+		t.Fatalf("migrate did not create %s: %v", abs, err)
+	}
+	e.mustRun(nil, "accounts", "list")
+}
+
+// A database file that cannot be used gives one line that names the file
+// and says what is wrong with it.
+func TestUnusableDatabaseOneLine(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.db")
+	os.WriteFile(garbage, []byte(strings.Repeat("not a database at all ", 20)), 0o644)
+	folder := filepath.Join(dir, "folder.db")
+	os.Mkdir(folder, 0o755)
+	for _, c := range []struct{ path, says string }{
+		{garbage, "is not an SQLite database"},
+		{folder, "is a directory, not a database file"},
+	} {
+		e := &testEnv{t: t, dbURL: "sqlite://" + c.path}
+		code, out, errOut := e.run("accounts", "list")
+		if code != 1 || out != "" || !strings.Contains(errOut, c.path+" "+c.says) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q; want one line naming the file and %q", c.path, code, errOut, c.says)
+		}
+	}
+}
+
+// set-password reads the password from stdin (never a flag), signs the
+// user in with it and out everywhere else.
+func TestSetPassword(t *testing.T) {
+	e := newTestEnv(t)
+	e.createAccount("ada@example.com", "free")
+	if code, _, errOut := e.run("accounts", "set-password", "--email", "ada@example.com", "--password", "x"); code != 2 || !strings.Contains(errOut, "-password") {
+		t.Fatalf("--password is accepted as a flag: exit %d %q", code, errOut)
+	}
+	e.input = ""
+	if code, _, errOut := e.run("accounts", "set-password", "--email", "ada@example.com"); code != 2 || !strings.Contains(errOut, "no password on stdin") {
+		t.Fatalf("empty stdin: exit %d %q", code, errOut)
+	}
+	e.input = "short\n"
+	if code, _, errOut := e.run("accounts", "set-password", "--email", "ada@example.com"); code != 1 || !strings.Contains(errOut, "at least 8") {
+		t.Fatalf("short password: exit %d %q", code, errOut)
+	}
+	e.input = "a new password\n"
+	if code, _, errOut := e.run("accounts", "set-password", "--email", "nobody@example.com"); code != 1 || !strings.Contains(errOut, "no user has the email nobody@example.com") {
+		t.Fatalf("unknown email: exit %d %q", code, errOut)
+	}
+	var got struct {
+		Changed bool `json:"password_changed"`
+	}
+	e.mustRun(&got, "accounts", "set-password", "--email", "ADA@example.com")
+	if !got.Changed {
+		t.Fatal("not changed")
+	}
+	db, err := sqlstore.Open(context.Background(), e.dbURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc := service.New(db, service.Options{})
+	if _, err := svc.Authenticate(context.Background(), "ada@example.com", "a new password"); err != nil {
+		t.Fatalf("the new password does not sign in: %v", err)
+	}
+	if _, err := svc.Authenticate(context.Background(), "ada@example.com", "correct horse battery staple"); err == nil {
+		t.Fatal("the old password still signs in")
+	}
+}

@@ -118,6 +118,9 @@ func (a *App) Start(ctx context.Context) error {
 	a.log.Info("listening", "addr", a.server.Addr().String(), "url", a.server.URL(),
 		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine())
 
+	if err := a.startDebug(); err != nil {
+		return err
+	}
 	a.announceSetup(ctx)
 	a.startSweeper()
 	if a.cfg.CleanupInterval > 0 {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
@@ -96,6 +97,19 @@ func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "beet_ingest_commits_total", Help: "Group commits (transactions or spool appends) made by the writer.",
 	}, func() float64 { return float64(st.Batches.Load()) }))
+	for name, c := range map[string]struct {
+		v    *atomic.Int64
+		help string
+	}{
+		"beet_ingest_commit_seconds_total": {&st.CommitNanos, "Time the writer spent in database commits of live events."},
+		"beet_ingest_detect_seconds_total": {&st.DetectNanos, "Time detection spent on committed events, inside the commits."},
+	} {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: c.help},
+			func() float64 { return float64(c.v.Load()) / 1e9 }))
+	}
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "beet_ingest_detect_beets_total", Help: "Beets detection was applied to (one per beet per commit).",
+	}, func() float64 { return float64(st.DetectBeets.Load()) }))
 }
 
 // redisLogger sends go-redis's internal log lines to slog at debug level.

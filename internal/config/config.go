@@ -22,6 +22,7 @@
 //	BEET_ALLOW_PRIVATE_TARGETS --allow-private-targets false           let channels post to loopback, private and link-local addresses (self-hosted, alerting inside the network)
 //	BEET_SIGNUP            --signup             closed                  closed or open: whether anyone may create an account from the dashboard after the first-run setup
 //	BEET_TRUSTED_PROXIES   --trusted-proxies    (none)                  comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed (for sign-in throttling)
+//	BEET_DEBUG_LISTEN      --debug-listen       (none)                  loopback host:port serving Go's profiler at /debug/pprof/ (off when empty)
 //
 // Every bad setting gives one error that names its variable and flag; all of
 // them are reported together, on one line, so an operator fixes them in one go.
@@ -78,6 +79,9 @@ type Config struct {
 	// TrustedProxies lists the reverse proxies (addresses or CIDRs, comma
 	// separated) whose X-Forwarded-For names the client; see ParseProxies.
 	TrustedProxies string
+	// DebugListen, when set, serves net/http/pprof on this loopback
+	// address: never on the public listener, since profiles expose memory.
+	DebugListen string
 }
 
 // Limits checked by Validate.
@@ -278,6 +282,31 @@ var settings = []setting{
 		parse: func(c *Config, s string) error { c.TrustedProxies = strings.TrimSpace(s); return nil },
 		check: func(c Config) error { _, err := ParseProxies(c.TrustedProxies); return err },
 	},
+	{
+		env: "BEET_DEBUG_LISTEN", flag: "debug-listen", def: "",
+		usage: "loopback host:port serving the Go profiler at /debug/pprof/ (empty: off)",
+		parse: func(c *Config, s string) error { c.DebugListen = strings.TrimSpace(s); return nil },
+		check: func(c Config) error { return checkLoopback(c.DebugListen) },
+	},
+}
+
+// checkLoopback accepts an empty address or a loopback host:port: the
+// profiler shows memory contents, so it must not face the network.
+func checkLoopback(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("must be host:port, such as 127.0.0.1:6060")
+	}
+	if _, err := listenPort(addr); err != nil {
+		return err
+	}
+	if ip, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !ip.IsLoopback()) {
+		return errors.New("must be a loopback address, such as 127.0.0.1:6060")
+	}
+	return nil
 }
 
 // checkSMTPURL checks the shape of BEET_SMTP_URL; notify parses it fully.

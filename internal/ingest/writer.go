@@ -73,6 +73,12 @@ type WriterStats struct {
 	Replayed  atomic.Int64 // spooled events moved into the database
 	Dropped   atomic.Int64 // events lost: unknown token at replay, or spool full
 	Batches   atomic.Int64
+	// CommitNanos is the time spent in database commits (direct and
+	// replay); DetectNanos the part of it spent in Observe, over
+	// DetectBeets calls (one per beet per commit).
+	CommitNanos atomic.Int64
+	DetectNanos atomic.Int64
+	DetectBeets atomic.Int64
 }
 
 type writeReq struct {
@@ -100,6 +106,15 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 		store: store, spool: spool, opt: opt, log: opt.Log.With("component", "writer"),
 		reqs: make(chan *writeReq, 4*opt.MaxBatch), done: make(chan struct{}),
 		stopReplay: make(chan struct{}), replayDone: make(chan struct{}),
+	}
+	if observe := opt.Observe; observe != nil {
+		w.opt.Observe = func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+			t0 := time.Now()
+			flips := observe(b, sp)
+			w.stats.DetectNanos.Add(int64(time.Since(t0)))
+			w.stats.DetectBeets.Add(1)
+			return flips
+		}
 	}
 	if spool.Size() > 0 {
 		w.log.Warn("spool holds events from before; replaying them", "bytes", spool.Size())
@@ -247,7 +262,9 @@ func (w *Writer) commit(batch []*writeReq) {
 		}
 		w.inFlight.Store(max(oldest.UnixMicro(), 1))
 		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
+		t0 := time.Now()
 		err := w.store.AddEvents(ctx, events, w.opt.Observe)
+		w.stats.CommitNanos.Add(int64(time.Since(t0)))
 		cancel()
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))

@@ -34,9 +34,9 @@ type Event struct {
 	Method     string
 	UserAgent  string // cut to MaxUserAgentLen
 	// Token, when set, is the token the event arrived with: the store keeps
-	// the event only if its beet still has this token when the event is
-	// committed, so a rotation kills the old token at once even where the
-	// token was looked up in a cache. It is not stored.
+	// the event for the beet that has this token when the event is
+	// committed, so a rotation kills the old token at once on every
+	// instance, and the request path needs no lookup. It is not stored.
 	Token string
 }
 
@@ -81,8 +81,11 @@ type Observer func(b *Beet, span EventSpan) []Flip
 type EventStore interface {
 	// AddEvents stores events in one transaction and moves each beet's
 	// last_event_at forward. Events whose ID is already stored are skipped,
-	// so replaying a batch is harmless. Events whose beet is gone, or whose
-	// Token is no longer the beet's, are dropped without failing the batch.
+	// so replaying a batch is harmless. An event with a Token belongs to the
+	// beet that has that token at commit (a BeetID, if set, must agree);
+	// one without, to the beet of its BeetID. Events whose beet is gone, or
+	// whose Token is no beet's, are dropped without failing the batch.
+	// AddEvents sets each event's BeetID to its beet's, or to 0 if dropped.
 	// If observe is not nil, it is applied to every beet that gets events,
 	// and what it changes and the flips it returns are stored in the same
 	// transaction: detection costs ingestion no commit of its own, and a

@@ -128,19 +128,21 @@ func main() {
 
 	if slices.Contains(phases, "steady") {
 		fmt.Printf("### Steady: closed loop, %d keep-alive connections, %d beets round-robin, %s\n\n", *conns, *tokens, *duration)
-		fmt.Println("| server | req/s | p50 | p99 | errors | ratio to bare | events lost | commits | events/commit | commit µs | detect µs/beet | allocs/req |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| server | req/s | p50 | p99 | errors | ratio to bare | events lost | server CPU µs/req | commits | events/commit | commit µs | detect µs/beet | allocs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		var bareRes result
 		for _, t := range targets {
-			before := t.metrics()
+			before, cpu := t.metrics(), cpuTime(t.proc)
 			stopProf := t.startProfile("steady", *duration-time.Second)
 			r := closedLoop(t, "steady", t.toks[:*tokens])
 			stopProf()
+			cpu = cpuTime(t.proc) - cpu
 			m := t.metrics().minus(before)
 			if t == bare {
 				bareRes = r
 			}
-			fmt.Printf("| %s | %.0f | %s | %s | %d | %.2f | %s | %s |\n", t.name, r.rps, ms(r.p50), ms(r.p99), r.errors, r.rps/bareRes.rps, t.checkLoss(), m.row(r.n))
+			fmt.Printf("| %s | %.0f | %s | %s | %d | %.2f | %s | %.0f | %s |\n", t.name, r.rps, ms(r.p50), ms(r.p99), r.errors, r.rps/bareRes.rps, t.checkLoss(),
+				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n))
 		}
 		fmt.Println()
 	}
@@ -176,15 +178,17 @@ func main() {
 
 	if slices.Contains(phases, "burst") && *burstN > 0 {
 		fmt.Printf("### Burst: %d beets pinged once each, all at once, each on a new connection (%d dialling at a time)\n\n", *burstN, *burstC)
-		fmt.Println("| server | time | p50 | p99 | max | errors | events lost | commits | events/commit | commit µs | allocs/req |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| server | time | p50 | p99 | max | errors | events lost | server CPU µs/req | commits | events/commit | commit µs | detect µs/beet | allocs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, t := range targets {
-			before := t.metrics()
+			before, cpu := t.metrics(), cpuTime(t.proc)
 			stopProf := t.startProfile("burst", 3*time.Second)
 			r := burst(t, t.toks[:*burstN])
 			stopProf()
+			cpu = cpuTime(t.proc) - cpu
 			m := t.metrics().minus(before)
-			fmt.Printf("| %s | %s | %s | %s | %s | %d | %s | %s |\n", t.name, ms(r.elapsed), ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(), m.row(r.n))
+			fmt.Printf("| %s | %s | %s | %s | %s | %d | %s | %.0f | %s |\n", t.name, ms(r.elapsed), ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
+				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n))
 		}
 		fmt.Println()
 	}
@@ -698,6 +702,23 @@ func floodRun(p *proc, n int) int64 {
 	}
 	wg.Wait()
 	return hwm(p.cmd.Process.Pid)
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime(p *proc) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+	_, rest, _ := strings.Cut(string(b), ") ")
+	fs := strings.Fields(rest)
+	if len(fs) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(fs[11], 10, 64)
+	s, _ := strconv.ParseInt(fs[12], 10, 64)
+	return time.Duration(u+s) * time.Second / 100 // USER_HZ
 }
 
 // rss and hwm read the process's current and peak resident set (KiB).

@@ -60,6 +60,10 @@ func New(o Options) *Handler {
 		tokens: newTokenCache(tokenCacheSize, tokenCacheTTL),
 	}
 	h.problems = newProblemRecorder(o.Store, h.resolve, log)
+	if o.Writer != nil {
+		unknown := func(token string) { h.tokens.put(token, tokenEntry{}) }
+		o.Writer.unknown.Store(&unknown)
+	}
 	return h
 }
 
@@ -136,25 +140,30 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	ent, err := h.resolve(ctx, token)
-	switch {
-	case err != nil:
-		// The database is down: take the event anyway; the spool keeps it by
-		// token and replay resolves it.
-		h.log.Debug("beet lookup failed; spooling by token", "token", beet.Redact(token), "err", err)
-	case ent.beetID == 0:
+	// No lookup here: the event carries its token, and the commit stores
+	// it for the beet that has the token then. The cache only answers a
+	// token that a commit (or a lookup) found to be no beet's.
+	ent, cached := h.tokens.get(token)
+	if cached && ent.beetID == 0 {
 		writeGIF(w, http.StatusOK, true) // unknown token
 		return
 	}
-
 	ua := r.UserAgent()
-	if r.Method == http.MethodGet && isPreviewBot(ua) && !ent.allowBots {
-		if ent.beetID != 0 {
-			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
-				"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
+	if r.Method == http.MethodGet && isPreviewBot(ua) {
+		var err error
+		if !cached {
+			if ent, err = h.resolve(ctx, token); err != nil {
+				h.log.Debug("beet lookup failed; bot request ignored", "token", beet.Redact(token), "err", err)
+			}
 		}
-		writeGIF(w, http.StatusOK, true)
-		return
+		if !ent.allowBots {
+			if ent.beetID != 0 {
+				h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
+					"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
+			}
+			writeGIF(w, http.StatusOK, true)
+			return
+		}
 	}
 
 	var pb parsedBody
@@ -165,8 +174,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bodyPool.Put(bufp)
 	}
 
-	// The event carries its token: the store records it only if the beet
-	// still has that token at commit (see tokenCache).
 	ev := beet.Event{ID: newEventID(now), BeetID: ent.beetID, Token: token, ReceivedAt: now, Value: pb.value, Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen)}
 	if err := h.writer.Write(ev); err != nil {
 		h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)

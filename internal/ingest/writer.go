@@ -64,6 +64,10 @@ type Writer struct {
 	inFlight atomic.Int64
 
 	stats WriterStats
+
+	// unknown hears, after a commit, of each token that matched no beet
+	// (never a beet's, or rotated away): the handler remembers them.
+	unknown atomic.Pointer[func(token string)]
 }
 
 // WriterStats counts what the writer did, for metrics and tests.
@@ -128,8 +132,9 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 func (w *Writer) Stats() *WriterStats { return &w.stats }
 
 // Write hands an event to the writer and waits until it is committed. An
-// event whose beet could not be looked up (BeetID 0) waits in the spool by
-// its Token. A nil error means the event is durable.
+// event with a Token is stored for the beet that has the token at commit
+// (so it needs no BeetID); while the database is down it waits in the
+// spool by its Token. A nil error means the event is durable.
 func (w *Writer) Write(ev beet.Event) error {
 	r := reqPool.Get().(*writeReq)
 	r.ev = ev
@@ -242,14 +247,6 @@ func (w *Writer) commit(batch []*writeReq) {
 	w.stats.Batches.Add(1)
 	direct := w.spool.Size() == 0
 	if direct {
-		for _, r := range batch {
-			if r.ev.BeetID == 0 {
-				direct = false // an unresolved token can only wait in the spool
-				break
-			}
-		}
-	}
-	if direct {
 		events := make([]beet.Event, len(batch))
 		for i, r := range batch {
 			events[i] = r.ev
@@ -269,6 +266,13 @@ func (w *Writer) commit(batch []*writeReq) {
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
 			answer(batch, nil)
+			if unknown := w.unknown.Load(); unknown != nil {
+				for _, e := range events {
+					if e.BeetID == 0 && e.Token != "" {
+						(*unknown)(e.Token)
+					}
+				}
+			}
 			return
 		}
 		w.log.Error("database commit failed; spooling events until it is back", "events", len(batch), "err", err)

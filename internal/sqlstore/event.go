@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -14,10 +15,14 @@ import (
 
 // AddEvents stores events in one transaction and moves each beet's
 // last_event_at forward, never back. Events whose ID is already stored are
-// skipped, so replaying a batch is harmless. Events of beets that no longer
-// exist, or whose Token is no longer their beet's, are dropped: a beet
-// deleted or rotated while its events waited in a buffer must not make the
-// rest of the batch fail, and a rotated token records nothing.
+// skipped, so replaying a batch is harmless. An event with a Token belongs
+// to the beet that has that token when it commits (its BeetID, if set,
+// must agree); one without, to the beet of its BeetID. Events of beets that
+// no longer exist, or whose token is no longer any beet's, are dropped: a
+// beet deleted or rotated while its events waited in a buffer must not
+// make the rest of the batch fail, and a rotated token records nothing.
+// AddEvents sets each event's BeetID to the beet it was stored for, or to
+// 0 if it was dropped, so the caller learns what its tokens resolved to.
 //
 // The beets are read and locked first, observe (if any) applies the events
 // to each of them in memory, and each beet is written back once with its
@@ -27,33 +32,42 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	if len(events) == 0 {
 		return nil
 	}
-	ids := make([]int64, 0, 8)
+	var ids []int64
+	var toks []string
 	for i := range events {
-		ids = append(ids, events[i].BeetID)
+		if events[i].Token != "" {
+			toks = append(toks, events[i].Token)
+		} else {
+			ids = append(ids, events[i].BeetID)
+		}
 	}
-	// In ID order, so two concurrent batches on PostgreSQL take the row
-	// locks in the same order and cannot deadlock.
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	slices.Sort(toks)
+	toks = slices.Compact(toks)
 	w, err := db.eventWriteStmts(ctx)
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		beets, err := db.lockBeets(ctx, tx, w.find, ids)
+		beets, byToken, err := db.lockBeets(ctx, tx, w, ids, toks)
 		if err != nil {
 			return err
-		}
-		live := func(e *beet.Event) bool {
-			b := beets[e.BeetID]
-			return b != nil && (e.Token == "" || e.Token == b.Token)
 		}
 		spans := make(map[int64]beet.EventSpan, len(beets))
 		for i := range events {
 			e := &events[i]
-			if !live(e) {
+			var b *beet.Beet
+			if e.Token != "" {
+				b = byToken[e.Token]
+			} else {
+				b = beets[e.BeetID]
+			}
+			if b == nil || e.BeetID != 0 && e.BeetID != b.ID {
+				e.BeetID = 0 // dropped
 				continue
 			}
+			e.BeetID = b.ID
 			sp, ok := spans[e.BeetID]
 			if !ok {
 				sp = beet.EventSpan{First: e.ReceivedAt, Last: e.ReceivedAt}
@@ -67,13 +81,15 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 			}
 			spans[e.BeetID] = sp
 		}
+		// In ID order, so two concurrent batches on PostgreSQL take the row
+		// locks in the same order and cannot deadlock.
 		touched := make([]*beet.Beet, 0, len(spans))
-		for _, id := range ids {
-			sp, ok := spans[id]
-			if !ok {
-				continue
-			}
-			b := beets[id]
+		for id := range spans {
+			touched = append(touched, beets[id])
+		}
+		slices.SortFunc(touched, func(a, b *beet.Beet) int { return cmp.Compare(a.ID, b.ID) })
+		for _, b := range touched {
+			sp := spans[b.ID]
 			var flips []beet.Flip
 			if observe != nil {
 				flips = observe(b, sp)
@@ -83,17 +99,16 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 			}
 			for i := range flips {
 				f := flips[i]
-				f.BeetID, f.At = id, stamp(f.At)
+				f.BeetID, f.At = b.ID, stamp(f.At)
 				if err := insertFlip(ctx, tx, &f); err != nil {
-					return fmt.Errorf("beet %d: %w", id, err)
+					return fmt.Errorf("beet %d: %w", b.ID, err)
 				}
 			}
-			touched = append(touched, b)
 		}
 		if err := db.saveBeets(ctx, tx, w.save, touched); err != nil {
 			return err
 		}
-		return insertEvents(ctx, tx, w.insert, events, live, db.d.insertChunk())
+		return insertEvents(ctx, tx, w.insert, events, db.d.insertChunk())
 	})
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
@@ -101,12 +116,13 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	return nil
 }
 
-// lockBeets reads the beets with the given IDs (sorted) inside tx. On
-// PostgreSQL the rows are locked, so a concurrent rotation, deletion or
-// sweeper flip waits for this commit or is seen by it; SQLite's single
-// writer gives the same.
-func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, find map[int]*sql.Stmt, ids []int64) (map[int64]*beet.Beet, error) {
-	out := make(map[int64]*beet.Beet, len(ids))
+// lockBeets reads, inside tx, the beets with the given IDs or tokens (both
+// sorted), by ID and by token. On PostgreSQL the rows are locked in ID
+// order, so a concurrent rotation, deletion or sweeper flip waits for this
+// commit or is seen by it; SQLite's single writer gives the same.
+func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []int64, toks []string) (map[int64]*beet.Beet, map[string]*beet.Beet, error) {
+	out := make(map[int64]*beet.Beet, len(ids)+len(toks))
+	byToken := make(map[string]*beet.Beet, len(toks))
 	collect := func(rows *sql.Rows, err error) error {
 		if err != nil {
 			return err
@@ -118,17 +134,40 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, find map[int]*sql.Stmt,
 				return err
 			}
 			out[b.ID] = b
+			byToken[b.Token] = b
 		}
 		return rows.Err()
 	}
 	if db.d.name() == "postgres" {
-		return out, collect(tx.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets
-			WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, ids))
+		if ids == nil {
+			ids = []int64{}
+		}
+		if toks == nil {
+			toks = []string{}
+		}
+		return out, byToken, collect(tx.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets
+			WHERE id = ANY($1::bigint[]) OR token = ANY($2::text[]) ORDER BY id FOR UPDATE`, ids, toks))
 	}
-	// The ID list is padded to one of a few sizes (repeating its last ID)
-	// so each size's statement is prepared once.
-	for len(ids) > 0 {
-		n := min(len(ids), idChunks[len(idChunks)-1])
+	// The lists are padded to one of a few sizes (repeating their last
+	// item) so each size's statement is prepared once.
+	if err := inChunks(ids, func(args []any, size int) error {
+		return collect(tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...))
+	}); err != nil {
+		return nil, nil, err
+	}
+	if err := inChunks(toks, func(args []any, size int) error {
+		return collect(tx.StmtContext(ctx, w.findToken[size]).QueryContext(ctx, args...))
+	}); err != nil {
+		return nil, nil, err
+	}
+	return out, byToken, nil
+}
+
+// inChunks calls query with the items in padded chunks of the idChunks
+// sizes.
+func inChunks[T any](items []T, query func(args []any, size int) error) error {
+	for len(items) > 0 {
+		n := min(len(items), idChunks[len(idChunks)-1])
 		size := idChunks[0]
 		for _, c := range idChunks {
 			if c >= n {
@@ -138,24 +177,25 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, find map[int]*sql.Stmt,
 		}
 		args := make([]any, size)
 		for i := range size {
-			args[i] = ids[min(i, n-1)]
+			args[i] = items[min(i, n-1)]
 		}
-		if err := collect(tx.StmtContext(ctx, find[size]).QueryContext(ctx, args...)); err != nil {
-			return nil, err
+		if err := query(args, size); err != nil {
+			return err
 		}
-		ids = ids[n:]
+		items = items[n:]
 	}
-	return out, nil
+	return nil
 }
 
 var idChunks = []int{1, 8, 64, 256}
 
-func findByIDsSQL(n int) string {
+// findInSQL selects the beets whose column is one of n values.
+func findInSQL(column string, n int) string {
 	marks := make([]string, n)
 	for i := range marks {
 		marks[i] = "$" + strconv.Itoa(i+1)
 	}
-	return `SELECT ` + beetColumns + ` FROM beets WHERE id IN (` + strings.Join(marks, ",") + `)`
+	return `SELECT ` + beetColumns + ` FROM beets WHERE ` + column + ` IN (` + strings.Join(marks, ",") + `)`
 }
 
 const saveBeetSQL = `UPDATE beets SET last_event_at = $1, status = $2, status_reason = $3,
@@ -201,7 +241,8 @@ func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save *sql.Stmt, beets [
 // eventWrites are AddEvents' prepared statements, prepared before its
 // transaction: SQLite's one write connection is busy once it begins.
 type eventWrites struct {
-	find   map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
+	find      map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
+	findToken map[int]*sql.Stmt // beets by a padded token list, by size (SQLite)
 	save   *sql.Stmt         // one beet's state (SQLite)
 	insert *sql.Stmt         // a full chunk of events
 }
@@ -215,11 +256,14 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 	if db.events != nil {
 		return *db.events, nil
 	}
-	w := eventWrites{find: make(map[int]*sql.Stmt, len(idChunks))}
+	w := eventWrites{find: make(map[int]*sql.Stmt, len(idChunks)), findToken: make(map[int]*sql.Stmt, len(idChunks))}
 	var err error
 	if db.d.name() != "postgres" {
 		for _, n := range idChunks {
-			if w.find[n], err = db.prepared(ctx, db.write, findByIDsSQL(n)); err != nil {
+			if w.find[n], err = db.prepared(ctx, db.write, findInSQL("id", n)); err != nil {
+				return w, err
+			}
+			if w.findToken[n], err = db.prepared(ctx, db.write, findInSQL("token", n)); err != nil {
 				return w, err
 			}
 		}
@@ -234,9 +278,10 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 	return w, nil
 }
 
-// insertEvents writes the events of live sources with multi-row INSERTs of
-// chunk rows; insert is the prepared full-chunk statement.
-func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, live func(*beet.Event) bool, chunk int) error {
+// insertEvents writes the events that have a beet (BeetID not 0) with
+// multi-row INSERTs of chunk rows; insert is the prepared full-chunk
+// statement.
+func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, chunk int) error {
 	full := tx.StmtContext(ctx, insert)
 	args := make([]any, 0, 6*min(len(events), chunk))
 	flush := func() error {
@@ -254,7 +299,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []be
 	}
 	for i := range events {
 		e := &events[i]
-		if !live(e) {
+		if e.BeetID == 0 {
 			continue
 		}
 		args = append(args, e.ID[:], e.BeetID, toMicros(e.ReceivedAt), nullFloat(e.Value), e.Method, e.UserAgent)

@@ -243,8 +243,8 @@ func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save *sql.Stmt, beets [
 type eventWrites struct {
 	find      map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
 	findToken map[int]*sql.Stmt // beets by a padded token list, by size (SQLite)
-	save   *sql.Stmt         // one beet's state (SQLite)
-	insert *sql.Stmt         // a full chunk of events
+	save      *sql.Stmt         // one beet's state (SQLite)
+	insert    *sql.Stmt         // a full chunk of events
 }
 
 // eventWriteStmts prepares them on the first call that succeeds and then

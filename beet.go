@@ -55,6 +55,8 @@ type Beet struct {
 	// Model is the learned model of a beet in auto mode, as the detector
 	// encodes it; nil before its first event.
 	Model []byte
+	// Runs is the beet's open run and recent run durations (job signals).
+	Runs Runs
 	// Channels are the IDs of the channels the beet notifies; the service
 	// fills them in for the API (nil when not loaded).
 	Channels  []int64

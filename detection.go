@@ -17,6 +17,7 @@ const (
 	MaxPeriod  = 365 * 24 * time.Hour
 	MaxGrace   = 365 * 24 * time.Hour
 	MaxCronLen = 100
+	MaxRuntime = 365 * 24 * time.Hour
 )
 
 // Detection holds a beet's detection settings. Its JSON form is the API's.
@@ -26,15 +27,22 @@ type Detection struct {
 	GraceSeconds  int64         `json:"grace_seconds,omitempty"`
 	Cron          string        `json:"cron,omitempty"`
 	Timezone      string        `json:"timezone,omitempty"`
+	// MaxRuntimeSeconds, in any mode, is how long a started run may take
+	// before the beet goes down; 0 leaves it to what past runs took (auto
+	// mode) or to no limit (period and cron modes).
+	MaxRuntimeSeconds int64 `json:"max_runtime_seconds,omitempty"`
 }
 
 // Validate checks the settings for the chosen mode and rejects fields that
 // belong to another mode, so a typo does not silently fall back to auto.
 func (d Detection) Validate() error {
+	if r := time.Duration(d.MaxRuntimeSeconds) * time.Second; d.MaxRuntimeSeconds < 0 || r > MaxRuntime {
+		return FieldError("detection.max_runtime_seconds", "must be from 0 (no limit set) to %d", int64(MaxRuntime/time.Second))
+	}
 	switch d.Mode {
 	case ModeAuto:
 		if d.PeriodSeconds != 0 || d.GraceSeconds != 0 || d.Cron != "" || d.Timezone != "" {
-			return FieldError("detection", "auto mode takes no other settings")
+			return FieldError("detection", "auto mode takes no other settings than max_runtime_seconds")
 		}
 	case ModePeriod:
 		if p := time.Duration(d.PeriodSeconds) * time.Second; p < MinPeriod || p > MaxPeriod {

@@ -33,6 +33,16 @@ type Event struct {
 	Value      *float64  // from the optional POST body; never used by detection
 	Method     string
 	UserAgent  string // cut to MaxUserAgentLen
+	// Kind is what the request reported; the zero kind is KindPing.
+	Kind EventKind
+	// ExitCode is the code of /{exit code} (0-255); nil for other paths.
+	ExitCode *int
+	// Duration is the run's length on an event that ended a run (a success
+	// or failure after a start); set by the store (TrackRuns).
+	Duration *time.Duration
+	// Message is the text a signal's body carried (at most MaxMessageLen
+	// bytes); plain pings carry none.
+	Message string
 	// Token, when set, is the token the event arrived with: the store keeps
 	// the event for the beet that has this token when the event is
 	// committed, so a rotation kills the old token at once on every
@@ -61,8 +71,17 @@ type EventFilter struct {
 
 // EventSpan is what one stored group of events holds for one beet.
 type EventSpan struct {
+	// First, Last and Count cover the events that count toward the beet's
+	// rhythm (EventKind.Counts): starts and logs do not. Count is 0 for a
+	// group of only starts and logs.
 	First, Last time.Time // earliest and latest receipt time
 	Count       int
+	// Signals are the group's run starts and ends in time order (see
+	// TrackRuns); nil for a group of plain pings that ends no run.
+	Signals []Signal
+	// OpenRun is when the run open before the group started (nil if none
+	// was): deadlines that passed before the group are judged with it.
+	OpenRun *time.Time
 	// Maintenance says the events (or the beet's previous one) fell in a
 	// maintenance window: they move the beet's state as usual, but the
 	// learned model does not learn from the hours they close.

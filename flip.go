@@ -16,7 +16,9 @@ const (
 	FlipRecovery  FlipKind = "recovery"   // back to normal
 	FlipFirst     FlipKind = "first_event"
 	FlipLearned   FlipKind = "learned"
-	FlipManual    FlipKind = "manual" // paused or resumed by a person
+	FlipManual    FlipKind = "manual"  // paused or resumed by a person
+	FlipFailed    FlipKind = "failed"  // the job reported failure (/fail, a non-zero exit code)
+	FlipOverrun   FlipKind = "overrun" // a started run did not end within its run-time limit
 )
 
 // Flip is one state change of a beet, with the numbers and a sentence that
@@ -48,6 +50,7 @@ type Store interface {
 	EventStore
 	ProblemStore
 	FlipStore
+	RotatedTokenStore
 	IncidentStore
 	ChannelStore
 	DeliveryStore

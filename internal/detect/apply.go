@@ -19,6 +19,9 @@ const maxLateDeadlines = 1000
 // now are. Live ingestion (inside the commit that stores the events) and
 // backtests both call it, so they give the same flips.
 func ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
+	if sp.Signals != nil || sp.Count == 0 || b.Status == beet.StatusDown {
+		return applySignals(b, sp) // job signals, or a recovery from a failure (signal.go)
+	}
 	flips, err := applyDeadlines(b, sp.First, maxLateDeadlines)
 	if err != nil {
 		return flips, err

@@ -141,6 +141,11 @@ func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time,
 // a beet whose deadline (b.DueAt) is at or before now and whose events up
 // to the deadline are all committed.
 func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
+	if b.DueAt != nil {
+		if d, ok := onRunDeadline(b, *b.DueAt); ok {
+			return d, nil // an open run with a run-time limit (signal.go)
+		}
+	}
 	if b.DueAt == nil || b.Status != beet.StatusUp && b.Status != beet.StatusAnomalous {
 		return Decision{}, nil // nothing pending; clears a stale deadline
 	}

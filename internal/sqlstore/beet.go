@@ -13,7 +13,7 @@ import (
 )
 
 const beetColumns = `id, account_id, name, description, token, status, status_reason, status_since, timezone,
-	detection, allow_bots, last_event_at, due_at, model, created_at, updated_at`
+	detection, allow_bots, last_event_at, due_at, model, created_at, updated_at, runs`
 
 // deleteBatch bounds each event-deleting transaction of DeleteBeet, so the
 // SQLite writer is never held for long by one beet's millions of events.
@@ -218,18 +218,34 @@ func (db *DB) DeleteBeet(ctx context.Context, id int64) error {
 	return nil
 }
 
-// SetBeetToken replaces the token; the old one stops matching at once. A
-// token used by another beet is ECONFLICT.
+// SetBeetToken replaces the token; the old one stops matching at once and
+// is kept (hashed) for the grace window, so that hits with it can be shown
+// on the beet. A token used by another beet is ECONFLICT.
 func (db *DB) SetBeetToken(ctx context.Context, id int64, token string, at time.Time) error {
-	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE beets SET token = $1, updated_at = $2 WHERE id = $3`,
-		token, toMicros(stamp(at)), id))
+	at = stamp(at)
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var old string
+		lock := "" // SQLite's single writer serialises rotations already
+		if db.d.name() == "postgres" {
+			lock = " FOR UPDATE"
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT token FROM beets WHERE id = $1`+lock, id).Scan(&old); err != nil {
+			return notFound(err, "beet %d not found", id)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE beets SET token = $1, updated_at = $2 WHERE id = $3`,
+			token, toMicros(at), id); err != nil {
+			return err
+		}
+		if old == token {
+			return nil
+		}
+		return keepRotatedToken(ctx, tx, id, old, at)
+	})
 	switch {
 	case db.d.isUnique(err):
 		return fmt.Errorf("set beet token: %w", tokenTaken())
 	case err != nil:
 		return fmt.Errorf("set beet token: %w", err)
-	case n == 0:
-		return fmt.Errorf("set beet token: %w", beet.Errorf(beet.ENOTFOUND, "beet %d not found", id))
 	}
 	return nil
 }
@@ -375,14 +391,18 @@ func scanBeet(s scanner, extra ...any) (*beet.Beet, error) {
 		lastEvent, due   sql.NullInt64
 		created, updated int64
 		since            int64
+		runs             string
 	)
 	dest := append([]any{&b.ID, &b.AccountID, &b.Name, &b.Description, &b.Token, &status, &b.StatusReason,
-		&since, &b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &b.Model, &created, &updated}, extra...)
+		&since, &b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &b.Model, &created, &updated, &runs}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(detection), &b.Detection); err != nil {
 		return nil, fmt.Errorf("beet %d: detection: %w", b.ID, err)
+	}
+	if err := decodeRuns(runs, &b.Runs); err != nil {
+		return nil, fmt.Errorf("beet %d: runs: %w", b.ID, err)
 	}
 	b.Status = beet.Status(status)
 	b.LastEventAt = fromNullMicros(lastEvent)

@@ -72,7 +72,7 @@ func (postgresDialect) goose() goose.Dialect  { return goose.DialectPostgres }
 func (postgresDialect) migrationsDir() string { return "migrations/postgres" }
 
 // insertChunk is 200 on PostgreSQL: each statement is a network round trip,
-// so a batch of 100 goes in one; 6 parameters per row stay far below the
+// so a batch of 100 goes in one; 10 parameters per row stay far below the
 // limit of 65535.
 func (postgresDialect) insertChunk() int   { return 200 }
 func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }

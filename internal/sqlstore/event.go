@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -54,7 +55,7 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 		if err != nil {
 			return err
 		}
-		spans := make(map[int64]beet.EventSpan, len(beets))
+		// Each event is matched to its beet first (BeetID 0: dropped).
 		for i := range events {
 			e := &events[i]
 			var b *beet.Beet
@@ -64,13 +65,40 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 				b = beets[e.BeetID]
 			}
 			if b == nil || e.BeetID != 0 && e.BeetID != b.ID {
-				e.BeetID = 0 // dropped
+				e.BeetID = 0
 				continue
 			}
 			e.BeetID = b.ID
+		}
+		spans := make(map[int64]beet.EventSpan, len(beets))
+		// Beets whose runs this group moves (a job signal, or an open run a
+		// ping may end) have their events tracked in order; a group of plain
+		// pings costs one check per event.
+		var runs map[int64][]*beet.Event
+		for i := range events {
+			e := &events[i]
+			if e.BeetID != 0 && (e.Kind.Normal() != beet.KindPing || e.ExitCode != nil || beets[e.BeetID].Runs.StartedAt != nil) {
+				if runs == nil {
+					runs = map[int64][]*beet.Event{}
+				}
+				runs[e.BeetID] = nil
+			}
+		}
+		for i := range events {
+			e := &events[i]
+			if e.BeetID == 0 {
+				continue
+			}
+			if evs, ok := runs[e.BeetID]; ok {
+				runs[e.BeetID] = append(evs, e)
+			}
 			sp, ok := spans[e.BeetID]
-			if !ok {
-				sp = beet.EventSpan{First: e.ReceivedAt, Last: e.ReceivedAt}
+			if !e.Kind.Counts() {
+				spans[e.BeetID] = sp // a start or a log: the beet's runs may move, its rhythm does not
+				continue
+			}
+			if !ok || sp.Count == 0 {
+				sp.First, sp.Last = e.ReceivedAt, e.ReceivedAt
 			}
 			sp.Count++
 			if e.ReceivedAt.Before(sp.First) {
@@ -80,6 +108,13 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 				sp.Last = e.ReceivedAt
 			}
 			spans[e.BeetID] = sp
+		}
+		for id, evs := range runs {
+			slices.SortStableFunc(evs, func(a, b *beet.Event) int { return a.ReceivedAt.Compare(b.ReceivedAt) })
+			sp := spans[id]
+			sp.OpenRun = beets[id].Runs.StartedAt
+			sp.Signals = beet.TrackRuns(beets[id], evs)
+			spans[id] = sp
 		}
 		// In ID order, so two concurrent batches on PostgreSQL take the row
 		// locks in the same order and cannot deadlock.
@@ -94,7 +129,7 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 			if observe != nil {
 				flips = observe(b, sp)
 			}
-			if b.LastEventAt == nil || sp.Last.After(*b.LastEventAt) {
+			if sp.Count > 0 && (b.LastEventAt == nil || sp.Last.After(*b.LastEventAt)) {
 				b.LastEventAt = &sp.Last
 			}
 			for i := range flips {
@@ -199,7 +234,7 @@ func findInSQL(column string, n int) string {
 }
 
 const saveBeetSQL = `UPDATE beets SET last_event_at = $1, status = $2, status_reason = $3,
-	status_since = $4, due_at = $5, model = $6 WHERE id = $7`
+	status_since = $4, due_at = $5, model = $6, runs = $7 WHERE id = $8`
 
 // saveBeets writes back what AddEvents changed on each beet: one prepared
 // UPDATE a beet on SQLite, one statement for all of them on PostgreSQL
@@ -210,32 +245,63 @@ func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save *sql.Stmt, beets [
 	}
 	if db.d.name() == "postgres" {
 		n := len(beets)
-		ids, last, since := make([]int64, n), make([]int64, n), make([]int64, n)
-		status, reason := make([]string, n), make([]string, n)
-		due, model := make([]*int64, n), make([][]byte, n)
+		ids, since := make([]int64, n), make([]int64, n)
+		status, reason, runs := make([]string, n), make([]string, n), make([]string, n)
+		last, due, model := make([]*int64, n), make([]*int64, n), make([][]byte, n)
 		for i, b := range beets {
-			ids[i], last[i], since[i] = b.ID, toMicros(*b.LastEventAt), toMicros(b.StatusSince)
+			ids[i], since[i] = b.ID, toMicros(b.StatusSince)
 			status[i], reason[i], model[i] = string(b.Status), b.StatusReason, b.Model
-			if b.DueAt != nil {
-				us := toMicros(*b.DueAt)
-				due[i] = &us
+			last[i], due[i] = microsPtr(b.LastEventAt), microsPtr(b.DueAt)
+			r, err := encodeRuns(b.Runs)
+			if err != nil {
+				return fmt.Errorf("beet %d: %w", b.ID, err)
 			}
+			runs[i] = r
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE beets SET last_event_at = v.last, status = v.status,
-			status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model
-			FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[])
-			AS v(id, last, status, reason, since, due, model) WHERE beets.id = v.id`,
-			ids, last, status, reason, since, due, model)
+			status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs
+			FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[])
+			AS v(id, last, status, reason, since, due, model, runs) WHERE beets.id = v.id`,
+			ids, last, status, reason, since, due, model, runs)
 		return err
 	}
 	stmt := tx.StmtContext(ctx, save)
 	for _, b := range beets {
-		if _, err := stmt.ExecContext(ctx, toMicros(*b.LastEventAt), string(b.Status), b.StatusReason,
-			toMicros(b.StatusSince), nullMicros(b.DueAt), b.Model, b.ID); err != nil {
+		runs, err := encodeRuns(b.Runs)
+		if err != nil {
+			return fmt.Errorf("beet %d: %w", b.ID, err)
+		}
+		if _, err := stmt.ExecContext(ctx, nullMicros(b.LastEventAt), string(b.Status), b.StatusReason,
+			toMicros(b.StatusSince), nullMicros(b.DueAt), b.Model, runs, b.ID); err != nil {
 			return fmt.Errorf("beet %d: %w", b.ID, err)
 		}
 	}
 	return nil
+}
+
+func microsPtr(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	us := toMicros(*t)
+	return &us
+}
+
+// encodeRuns writes a beet's runs for the runs column: ” for a beet that
+// never sent a start, so plain beets pay no encoding.
+func encodeRuns(r beet.Runs) (string, error) {
+	if r.Zero() {
+		return "", nil
+	}
+	b, err := json.Marshal(r)
+	return string(b), err
+}
+
+func decodeRuns(s string, r *beet.Runs) error {
+	if s == "" {
+		return nil
+	}
+	return json.Unmarshal([]byte(s), r)
 }
 
 // eventWrites are AddEvents' prepared statements, prepared before its
@@ -283,16 +349,16 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 // statement.
 func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, chunk int) error {
 	full := tx.StmtContext(ctx, insert)
-	args := make([]any, 0, 6*min(len(events), chunk))
+	args := make([]any, 0, eventCols*min(len(events), chunk))
 	flush := func() error {
 		if len(args) == 0 {
 			return nil
 		}
 		var err error
-		if len(args) == 6*chunk {
+		if len(args) == eventCols*chunk {
 			_, err = full.ExecContext(ctx, args...)
 		} else {
-			_, err = tx.ExecContext(ctx, insertEventsSQL(len(args)/6), args...)
+			_, err = tx.ExecContext(ctx, insertEventsSQL(len(args)/eventCols), args...)
 		}
 		args = args[:0]
 		return err
@@ -302,8 +368,9 @@ func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []be
 		if e.BeetID == 0 {
 			continue
 		}
-		args = append(args, e.ID[:], e.BeetID, toMicros(e.ReceivedAt), nullFloat(e.Value), e.Method, e.UserAgent)
-		if len(args) == 6*chunk {
+		args = append(args, e.ID[:], e.BeetID, toMicros(e.ReceivedAt), nullFloat(e.Value), e.Method, e.UserAgent,
+			string(e.Kind.Normal()), nullInt(e.ExitCode), nullMillis(e.Duration), nullString(e.Message))
+		if len(args) == eventCols*chunk {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -312,22 +379,26 @@ func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []be
 	return flush()
 }
 
+// eventCols is the number of columns insertEventsSQL writes per event.
+const eventCols = 10
+
 // insertEventsSQL returns an INSERT of n rows that skips stored IDs.
 func insertEventsSQL(n int) string {
 	var b strings.Builder
-	b.Grow(100 + n*30)
-	b.WriteString(`INSERT INTO events (id, beet_id, received_at, value, method, user_agent) VALUES `)
+	b.Grow(150 + n*50)
+	b.WriteString(`INSERT INTO events (id, beet_id, received_at, value, method, user_agent,
+		kind, exit_code, duration_ms, message) VALUES `)
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteByte('(')
-		for j := range 6 {
+		for j := range eventCols {
 			if j > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(i*6 + j + 1))
+			b.WriteString(strconv.Itoa(i*eventCols + j + 1))
 		}
 		b.WriteByte(')')
 	}
@@ -339,7 +410,8 @@ func insertEventsSQL(n int) string {
 // Until exclusive; Limit 0 means beet.DefaultPageLimit and larger limits are
 // cut to beet.MaxPageLimit. An unknown beet has no events.
 func (db *DB) FindEvents(ctx context.Context, f beet.EventFilter) ([]*beet.Event, error) {
-	query := `SELECT id, beet_id, received_at, value, method, user_agent FROM events WHERE beet_id = $1`
+	query := `SELECT id, beet_id, received_at, value, method, user_agent, kind, exit_code, duration_ms, message
+		FROM events WHERE beet_id = $1`
 	args := []any{f.BeetID}
 	if f.Since != nil {
 		args = append(args, toMicros(*f.Since))
@@ -363,8 +435,12 @@ func (db *DB) FindEvents(ctx context.Context, f beet.EventFilter) ([]*beet.Event
 			id       []byte
 			received int64
 			value    sql.NullFloat64
+			kind     string
+			code     sql.NullInt64
+			duration sql.NullInt64
+			message  sql.NullString
 		)
-		if err := rows.Scan(&id, &e.BeetID, &received, &value, &e.Method, &e.UserAgent); err != nil {
+		if err := rows.Scan(&id, &e.BeetID, &received, &value, &e.Method, &e.UserAgent, &kind, &code, &duration, &message); err != nil {
 			return nil, fmt.Errorf("find events: %w", err)
 		}
 		if len(id) != len(e.ID) {
@@ -372,6 +448,15 @@ func (db *DB) FindEvents(ctx context.Context, f beet.EventFilter) ([]*beet.Event
 		}
 		copy(e.ID[:], id)
 		e.ReceivedAt, e.Value = fromMicros(received), fromNullFloat(value)
+		e.Kind, e.Message = beet.EventKind(kind), message.String
+		if code.Valid {
+			c := int(code.Int64)
+			e.ExitCode = &c
+		}
+		if duration.Valid {
+			d := time.Duration(duration.Int64) * time.Millisecond
+			e.Duration = &d
+		}
 		out = append(out, &e)
 	}
 	if err := rows.Err(); err != nil {

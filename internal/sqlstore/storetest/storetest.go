@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"CountEventBuckets", testCountEventBuckets}, {"SearchBeets", testSearchBeets}, {"FirstRunSetup", testFirstRunSetup},
 	}
 	tests = append(tests, channelTests...)
+	tests = append(tests, signalTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,157 @@
+package beet
+
+import (
+	"context"
+	"crypto/sha256"
+	"slices"
+	"time"
+)
+
+// EventKind says what an ingestion request reported: the plain endpoint
+// pings, and a job can also say that it started, that it failed, or log a
+// line ({token}/start, /fail, /log, /{exit code}).
+type EventKind string
+
+const (
+	KindPing  EventKind = "ping"  // the plain endpoint or exit code 0: it happened, the job succeeded
+	KindStart EventKind = "start" // a run began; its end (ping or fail) gets the run's duration
+	KindFail  EventKind = "fail"  // /fail or a non-zero exit code: the beet goes down
+	KindLog   EventKind = "log"   // a message; never changes state
+)
+
+// Normal returns k, with the zero kind as KindPing.
+func (k EventKind) Normal() EventKind {
+	if k == "" {
+		return KindPing
+	}
+	return k
+}
+
+// Counts reports whether events of kind k count toward a beet's rhythm:
+// pings and failures are runs that happened; starts and logs are not.
+func (k EventKind) Counts() bool { return k == "" || k == KindPing || k == KindFail }
+
+// MaxExitCode is the largest exit code /{exit code} takes.
+const MaxExitCode = 255
+
+// MaxMessageLen bounds the message a signal's body carries, in bytes: the
+// ingestion body limit.
+const MaxMessageLen = 4096
+
+// Signal is one start or end of a run among a group of a beet's events,
+// for detection (EventSpan.Signals).
+type Signal struct {
+	At       time.Time
+	Kind     EventKind // KindStart, KindPing (a success) or KindFail
+	ExitCode *int
+	// Duration is the run's length when this event ended a run.
+	Duration *time.Duration
+}
+
+// MaxRecentRuns is how many completed runs' durations a beet keeps for
+// learning how long its runs take.
+const MaxRecentRuns = 20
+
+// Runs is what a beet remembers of its job's runs: the open run, and how
+// long recent runs took. The store keeps it up to date with TrackRuns.
+type Runs struct {
+	// StartedAt is when the open run started; nil when none is open.
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	// RecentMS are the last MaxRecentRuns runs' durations in milliseconds,
+	// oldest first.
+	RecentMS []int64 `json:"recent_ms,omitempty"`
+}
+
+// Zero reports whether r holds nothing (a beet that never sent a start).
+func (r Runs) Zero() bool { return r.StartedAt == nil && len(r.RecentMS) == 0 }
+
+// TrackRuns applies a group of b's events, in time order, to b.Runs: a
+// start opens a run (a second start replaces the first: the job was
+// restarted), and a ping or failure after a start ends it, which sets that
+// event's Duration. It returns the group's signals for detection: nil when
+// the group held no start, failure or exit code and ended no run, which is
+// every group of a beet that only pings.
+func TrackRuns(b *Beet, events []*Event) []Signal {
+	need := b.Runs.StartedAt != nil
+	for _, e := range events {
+		if e.Kind.Normal() != KindPing || e.ExitCode != nil {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return nil
+	}
+	var out []Signal
+	for _, e := range events {
+		k := e.Kind.Normal()
+		switch k {
+		case KindLog:
+			continue
+		case KindStart:
+			t := e.ReceivedAt
+			b.Runs.StartedAt = &t
+		default:
+			if s := b.Runs.StartedAt; s != nil && !e.ReceivedAt.Before(*s) {
+				d := e.ReceivedAt.Sub(*s).Truncate(time.Millisecond)
+				e.Duration = &d
+				b.Runs.StartedAt = nil
+				b.Runs.RecentMS = append(b.Runs.RecentMS, d.Milliseconds())
+				if n := len(b.Runs.RecentMS); n > MaxRecentRuns {
+					b.Runs.RecentMS = slices.Clone(b.Runs.RecentMS[n-MaxRecentRuns:])
+				}
+			}
+		}
+		out = append(out, Signal{At: e.ReceivedAt, Kind: k, ExitCode: e.ExitCode, Duration: e.Duration})
+	}
+	return out
+}
+
+// RotatedTokenGrace is how long hits with a beet's old token are still
+// attributed to it after a rotation. They never record an event.
+const RotatedTokenGrace = 7 * 24 * time.Hour
+
+// MaxRotatedTokens bounds the old tokens kept per beet; older ones go.
+const MaxRotatedTokens = 10
+
+// RotatedToken is one of a beet's old tokens within the grace window after
+// its rotation, with the requests it still received. It keeps only a hash
+// and a redacted prefix of the token.
+type RotatedToken struct {
+	BeetID        int64
+	Prefix        string // beet.Redact of the old token
+	RotatedAt     time.Time
+	Hits          int64
+	LastHitAt     *time.Time
+	LastAddr      string // the last hit's client address
+	LastUserAgent string
+}
+
+// RotatedTokenHit is one or more requests with an old token, counted
+// together (RotatedTokenStore.AddRotatedTokenHits).
+type RotatedTokenHit struct {
+	Hash      []byte // TokenHash of the old token
+	Count     int64
+	At        time.Time // the last one's
+	Addr      string
+	UserAgent string
+}
+
+// TokenHash is how an old token is kept: its SHA-256.
+func TokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// RotatedTokenStore keeps old tokens through their grace window.
+type RotatedTokenStore interface {
+	// FindRotatedToken returns the old token with that hash if it was
+	// rotated after since, or an ENOTFOUND error.
+	FindRotatedToken(ctx context.Context, hash []byte, since time.Time) (*RotatedToken, error)
+	// AddRotatedTokenHits adds hits to their tokens; hits for tokens no
+	// longer kept are ignored.
+	AddRotatedTokenHits(ctx context.Context, hits []RotatedTokenHit) error
+	// FindRotatedTokens returns the beet's old tokens rotated after since,
+	// newest first.
+	FindRotatedTokens(ctx context.Context, beetID int64, since time.Time) ([]*RotatedToken, error)
+}

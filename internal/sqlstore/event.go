@@ -50,11 +50,16 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
+	var (
+		touched  []*beet.Beet
+		versions map[int64]int64
+	)
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		beets, byToken, err := db.lockBeets(ctx, tx, w, ids, toks)
+		beets, byToken, vs, err := db.lockBeets(ctx, tx, w, ids, toks)
 		if err != nil {
 			return err
 		}
+		versions = vs
 		// Each event is matched to its beet first (BeetID 0: dropped).
 		for i := range events {
 			e := &events[i]
@@ -118,7 +123,7 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 		}
 		// In ID order, so two concurrent batches on PostgreSQL take the row
 		// locks in the same order and cannot deadlock.
-		touched := make([]*beet.Beet, 0, len(spans))
+		touched = make([]*beet.Beet, 0, len(spans))
 		for id := range spans {
 			touched = append(touched, beets[id])
 		}
@@ -148,16 +153,78 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
+	for _, b := range touched {
+		db.beets.put(b, versions[b.ID]+1) // saveBeets raised it by one
+	}
 	return nil
 }
 
 // lockBeets reads, inside tx, the beets with the given IDs or tokens (both
-// sorted), by ID and by token. On PostgreSQL the rows are locked in ID
-// order, so a concurrent rotation, deletion or sweeper flip waits for this
-// commit or is seen by it; SQLite's single writer gives the same.
-func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []int64, toks []string) (map[int64]*beet.Beet, map[string]*beet.Beet, error) {
-	out := make(map[int64]*beet.Beet, len(ids)+len(toks))
-	byToken := make(map[string]*beet.Beet, len(toks))
+// sorted), by ID and by token, and the version of each. It reads (id,
+// token, version) first, by primary key for the tokens the cache knows,
+// and the whole row only of beets the cache does not hold at that version.
+// On PostgreSQL the rows are locked in ID order by the first read, so a
+// concurrent rotation, deletion or sweeper flip waits for this commit or
+// is seen by it; SQLite's single writer gives the same.
+func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []int64, toks []string) (
+	beets map[int64]*beet.Beet, byToken map[string]*beet.Beet, versions map[int64]int64, err error) {
+	probeIDs := slices.Clone(ids)
+	var probeToks []string
+	for _, t := range toks {
+		if id, ok := db.beets.idOf(t); ok {
+			probeIDs = append(probeIDs, id)
+		} else {
+			probeToks = append(probeToks, t)
+		}
+	}
+	slices.Sort(probeIDs)
+	probeIDs = slices.Compact(probeIDs)
+	versions = make(map[int64]int64, len(probeIDs)+len(probeToks))
+	probe := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, version int64
+			var token string
+			if err := rows.Scan(&id, &token, &version); err != nil {
+				return err
+			}
+			versions[id] = version
+		}
+		return rows.Err()
+	}
+	pg := db.d.name() == "postgres"
+	if pg {
+		err = probe(tx.QueryContext(ctx, `SELECT id, token, version FROM beets
+			WHERE id = ANY($1::bigint[]) OR token = ANY($2::text[]) ORDER BY id FOR UPDATE`, nonNil(probeIDs), nonNil(probeToks)))
+	} else {
+		// The lists are padded to one of a few sizes (repeating their last
+		// item) so each size's statement is prepared once.
+		err = inChunks(probeIDs, func(args []any, size int) error {
+			return probe(tx.StmtContext(ctx, w.probe[size]).QueryContext(ctx, args...))
+		})
+		if err == nil {
+			err = inChunks(probeToks, func(args []any, size int) error {
+				return probe(tx.StmtContext(ctx, w.probeToken[size]).QueryContext(ctx, args...))
+			})
+		}
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	beets = make(map[int64]*beet.Beet, len(versions))
+	var missing []int64
+	for id, v := range versions {
+		if b, ok := db.beets.get(id, v); ok {
+			beets[id] = b
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	slices.Sort(missing)
 	collect := func(rows *sql.Rows, err error) error {
 		if err != nil {
 			return err
@@ -168,34 +235,33 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 			if err != nil {
 				return err
 			}
-			out[b.ID] = b
-			byToken[b.Token] = b
+			beets[b.ID] = b
 		}
 		return rows.Err()
 	}
-	if db.d.name() == "postgres" {
-		if ids == nil {
-			ids = []int64{}
-		}
-		if toks == nil {
-			toks = []string{}
-		}
-		return out, byToken, collect(tx.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets
-			WHERE id = ANY($1::bigint[]) OR token = ANY($2::text[]) ORDER BY id FOR UPDATE`, ids, toks))
+	if pg && len(missing) > 0 {
+		err = collect(tx.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets WHERE id = ANY($1::bigint[])`, missing))
+	} else if !pg {
+		err = inChunks(missing, func(args []any, size int) error {
+			return collect(tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...))
+		})
 	}
-	// The lists are padded to one of a few sizes (repeating their last
-	// item) so each size's statement is prepared once.
-	if err := inChunks(ids, func(args []any, size int) error {
-		return collect(tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...))
-	}); err != nil {
-		return nil, nil, err
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	if err := inChunks(toks, func(args []any, size int) error {
-		return collect(tx.StmtContext(ctx, w.findToken[size]).QueryContext(ctx, args...))
-	}); err != nil {
-		return nil, nil, err
+	byToken = make(map[string]*beet.Beet, len(beets))
+	for _, b := range beets {
+		byToken[b.Token] = b
 	}
-	return out, byToken, nil
+	return beets, byToken, versions, nil
+}
+
+// nonNil gives pgx an empty array rather than NULL.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // inChunks calls query with the items in padded chunks of the idChunks
@@ -224,17 +290,17 @@ func inChunks[T any](items []T, query func(args []any, size int) error) error {
 
 var idChunks = []int{1, 8, 64, 256}
 
-// findInSQL selects the beets whose column is one of n values.
-func findInSQL(column string, n int) string {
+// findInSQL selects columns of the beets whose column is one of n values.
+func findInSQL(columns, column string, n int) string {
 	marks := make([]string, n)
 	for i := range marks {
 		marks[i] = "$" + strconv.Itoa(i+1)
 	}
-	return `SELECT ` + beetColumns + ` FROM beets WHERE ` + column + ` IN (` + strings.Join(marks, ",") + `)`
+	return `SELECT ` + columns + ` FROM beets WHERE ` + column + ` IN (` + strings.Join(marks, ",") + `)`
 }
 
 const saveBeetSQL = `UPDATE beets SET last_event_at = $1, status = $2, status_reason = $3,
-	status_since = $4, due_at = $5, model = $6, runs = $7 WHERE id = $8`
+	status_since = $4, due_at = $5, model = $6, runs = $7, version = version + 1 WHERE id = $8`
 
 // saveBeets writes back what AddEvents changed on each beet: one prepared
 // UPDATE a beet on SQLite, one statement for all of them on PostgreSQL
@@ -259,7 +325,8 @@ func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save *sql.Stmt, beets [
 			runs[i] = r
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE beets SET last_event_at = v.last, status = v.status,
-			status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs
+			status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs,
+			version = beets.version + 1
 			FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[])
 			AS v(id, last, status, reason, since, due, model, runs) WHERE beets.id = v.id`,
 			ids, last, status, reason, since, due, model, runs)
@@ -307,10 +374,11 @@ func decodeRuns(s string, r *beet.Runs) error {
 // eventWrites are AddEvents' prepared statements, prepared before its
 // transaction: SQLite's one write connection is busy once it begins.
 type eventWrites struct {
-	find      map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
-	findToken map[int]*sql.Stmt // beets by a padded token list, by size (SQLite)
-	save      *sql.Stmt         // one beet's state (SQLite)
-	insert    *sql.Stmt         // a full chunk of events
+	find       map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
+	probe      map[int]*sql.Stmt // (id, token, version) by a padded ID list, by size (SQLite)
+	probeToken map[int]*sql.Stmt // the same by a padded token list (SQLite)
+	save       *sql.Stmt         // one beet's state (SQLite)
+	insert     *sql.Stmt         // a full chunk of events
 }
 
 // eventWriteStmts prepares them on the first call that succeeds and then
@@ -322,14 +390,17 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 	if db.events != nil {
 		return *db.events, nil
 	}
-	w := eventWrites{find: make(map[int]*sql.Stmt, len(idChunks)), findToken: make(map[int]*sql.Stmt, len(idChunks))}
+	w := eventWrites{find: map[int]*sql.Stmt{}, probe: map[int]*sql.Stmt{}, probeToken: map[int]*sql.Stmt{}}
 	var err error
 	if db.d.name() != "postgres" {
 		for _, n := range idChunks {
-			if w.find[n], err = db.prepared(ctx, db.write, findInSQL("id", n)); err != nil {
+			if w.find[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns, "id", n)); err != nil {
 				return w, err
 			}
-			if w.findToken[n], err = db.prepared(ctx, db.write, findInSQL("token", n)); err != nil {
+			if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "id", n)); err != nil {
+				return w, err
+			}
+			if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "token", n)); err != nil {
 				return w, err
 			}
 		}

@@ -60,8 +60,16 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	}
 	a.onStop("spool", func(context.Context) error { return spool.Close() })
 	log := a.log.With("component", "ingest")
+	// PostgreSQL flushes its WAL once for transactions that commit
+	// together, so a few groups committing at once cut the wait behind the
+	// group under way; SQLite's single writer would only queue them.
+	committers := 1
+	if a.backend.Store.Engine() == "postgres" {
+		committers = 4
+	}
 	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
 		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Observe: a.backend.Service.ObserveEvents,
+		Committers: committers,
 	})
 	a.writer = w
 	a.onStop("writer", func(context.Context) error { w.Close(); return nil })

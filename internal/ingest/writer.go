@@ -25,6 +25,11 @@ type WriterOptions struct {
 	ReplayEvery time.Duration // default 1s
 	// CommitTimeout bounds one database commit before the group goes to the spool.
 	CommitTimeout time.Duration // default 5s
+	// Committers is how many groups may be committing at once; default 1.
+	// A database that commits concurrent transactions with one WAL flush
+	// (PostgreSQL) takes the next group while the last one's flush is
+	// under way; on SQLite, whose single writer would queue them, keep 1.
+	Committers int
 	Log           *slog.Logger
 	// Observe, if set, is applied to the beets of every group inside the
 	// transaction that stores it, directly or by replay (beet.Observer), so
@@ -58,10 +63,11 @@ type Writer struct {
 	stopReplay chan struct{}
 	replayDone chan struct{}
 
-	// inFlight is the receipt time (Unix µs) of the oldest event of the
-	// group being committed, 0 when none is: events queued behind it came
-	// later, so before it everything the writer took is committed.
-	inFlight atomic.Int64
+	// inFlight holds, for each committer, the receipt time (Unix µs) of
+	// the oldest event of the group it is committing, 0 when none: events
+	// queued behind them came later, so before the oldest of them
+	// everything the writer took is committed.
+	inFlight []atomic.Int64
 
 	stats WriterStats
 
@@ -103,6 +109,9 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 	if opt.CommitTimeout <= 0 {
 		opt.CommitTimeout = 5 * time.Second
 	}
+	if opt.Committers <= 0 {
+		opt.Committers = 1
+	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
@@ -110,6 +119,7 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 		store: store, spool: spool, opt: opt, log: opt.Log.With("component", "writer"),
 		reqs: make(chan *writeReq, 4*opt.MaxBatch), done: make(chan struct{}),
 		stopReplay: make(chan struct{}), replayDone: make(chan struct{}),
+		inFlight: make([]atomic.Int64, opt.Committers),
 	}
 	if observe := opt.Observe; observe != nil {
 		w.opt.Observe = func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
@@ -175,19 +185,31 @@ func (w *Writer) Spooling() bool { return w.spool.Size() > 0 }
 // under way, or now when none is. Deadline sweeps stay behind it so our
 // own backlog never looks like a beet's silence.
 func (w *Writer) CommittedBefore(now time.Time) time.Time {
-	if us := w.inFlight.Load(); us != 0 && us < now.UnixMicro() {
-		return time.UnixMicro(us)
+	before := now.UnixMicro()
+	for i := range w.inFlight {
+		if us := w.inFlight[i].Load(); us != 0 && us < before {
+			before = us
+		}
 	}
-	return now
+	if before == now.UnixMicro() {
+		return now
+	}
+	return time.UnixMicro(before)
 }
 
 func (w *Writer) run() {
 	defer close(w.done)
-	batch := make([]*writeReq, 0, w.opt.MaxBatch)
-	for r := range w.reqs {
-		batch = w.gather(append(batch[:0], r))
-		w.commit(batch)
+	var wg sync.WaitGroup
+	for i := range w.opt.Committers {
+		wg.Go(func() {
+			batch := make([]*writeReq, 0, w.opt.MaxBatch)
+			for r := range w.reqs {
+				batch = w.gather(append(batch[:0], r))
+				w.commit(batch, &w.inFlight[i])
+			}
+		})
 	}
+	wg.Wait()
 }
 
 func (w *Writer) replayLoop() {
@@ -240,10 +262,11 @@ func (w *Writer) gather(batch []*writeReq) []*writeReq {
 }
 
 // commit writes one group and answers its requests.
-func (w *Writer) commit(batch []*writeReq) {
-	// Cleared only once the group is in the database or the spool; the
-	// sweeper holds while the spool has events.
-	defer w.inFlight.Store(0)
+func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
+	// Cleared only once the group is in the database or the spool (the
+	// sweeper holds while the spool has events), and before the requests
+	// are answered, so an acknowledged event is never still "in flight".
+	defer inFlight.Store(0)
 	w.stats.Batches.Add(1)
 	direct := w.spool.Size() == 0
 	if direct {
@@ -257,7 +280,7 @@ func (w *Writer) commit(batch []*writeReq) {
 				oldest = e.ReceivedAt
 			}
 		}
-		w.inFlight.Store(max(oldest.UnixMicro(), 1))
+		inFlight.Store(max(oldest.UnixMicro(), 1))
 		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
 		t0 := time.Now()
 		err := w.store.AddEvents(ctx, events, w.opt.Observe)
@@ -265,6 +288,7 @@ func (w *Writer) commit(batch []*writeReq) {
 		cancel()
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
+			inFlight.Store(0)
 			answer(batch, nil)
 			if unknown := w.unknown.Load(); unknown != nil {
 				for _, e := range events {
@@ -290,6 +314,7 @@ func (w *Writer) commit(batch []*writeReq) {
 			w.log.Warn("events now go to the spool", "events", len(batch))
 		}
 	}
+	inFlight.Store(0)
 	answer(batch, err)
 }
 

@@ -30,7 +30,7 @@ type WriterOptions struct {
 	// (PostgreSQL) takes the next group while the last one's flush is
 	// under way; on SQLite, whose single writer would queue them, keep 1.
 	Committers int
-	Log           *slog.Logger
+	Log        *slog.Logger
 	// Observe, if set, is applied to the beets of every group inside the
 	// transaction that stores it, directly or by replay (beet.Observer), so
 	// detection follows every committed event at no commit of its own.

@@ -197,19 +197,30 @@ func (w *Writer) CommittedBefore(now time.Time) time.Time {
 	return time.UnixMicro(before)
 }
 
+// run hands groups to the committers. It takes a group's first request,
+// waits for a free committer (requests queue up meanwhile) and then takes
+// all that queued, up to MaxBatch: under load the groups grow while every
+// committer is busy, and when the database is idle a request is committed
+// at once.
 func (w *Writer) run() {
 	defer close(w.done)
-	var wg sync.WaitGroup
+	free := make(chan int, w.opt.Committers)
+	batches := make([][]*writeReq, w.opt.Committers)
 	for i := range w.opt.Committers {
-		wg.Go(func() {
-			batch := make([]*writeReq, 0, w.opt.MaxBatch)
-			for r := range w.reqs {
-				batch = w.gather(append(batch[:0], r))
-				w.commit(batch, &w.inFlight[i])
-			}
-		})
+		free <- i
+		batches[i] = make([]*writeReq, 0, w.opt.MaxBatch)
 	}
-	wg.Wait()
+	for r := range w.reqs {
+		slot := <-free
+		batches[slot] = w.gather(append(batches[slot][:0], r))
+		go func() {
+			w.commit(batches[slot], &w.inFlight[slot])
+			free <- slot
+		}()
+	}
+	for range w.opt.Committers {
+		<-free // every commit under way has answered
+	}
 }
 
 func (w *Writer) replayLoop() {

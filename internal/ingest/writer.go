@@ -14,7 +14,6 @@ import (
 // WriterStore is what the writer needs from the database.
 type WriterStore interface {
 	AddEvents(ctx context.Context, events []beet.Event, observe beet.Observer) error
-	FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error)
 }
 
 // WriterOptions tunes group commit. Zero values take the defaults.
@@ -81,7 +80,7 @@ type WriterStats struct {
 	Committed atomic.Int64 // events committed to the database directly
 	Spooled   atomic.Int64 // events written to the spool
 	Replayed  atomic.Int64 // spooled events moved into the database
-	Dropped   atomic.Int64 // events lost: unknown token at replay, or spool full
+	Dropped   atomic.Int64 // events not stored: no beet had their token at replay, or spool full
 	Batches   atomic.Int64
 	// CommitNanos is the time spent in database commits (direct and
 	// replay); DetectNanos the part of it spent in Observe, over
@@ -354,24 +353,20 @@ func (w *Writer) replay() {
 			if err := w.store.AddEvents(ctx, group, w.opt.Observe); err != nil {
 				return err
 			}
-			w.stats.Replayed.Add(int64(len(group)))
+			// The commit matched each event to its beet by token; one it
+			// matched to none is dropped.
+			for _, e := range group {
+				if e.BeetID != 0 {
+					w.stats.Replayed.Add(1)
+					continue
+				}
+				w.stats.Dropped.Add(1)
+				w.log.Warn("spooled event for an unknown token dropped", "token", beet.Redact(e.Token))
+			}
 			group = group[:0]
 			return nil
 		}
 		end, err := w.spool.ReadFrom(offset, func(ev beet.Event) error {
-			if ev.BeetID == 0 {
-				ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
-				b, err := w.store.FindBeetByToken(ctx, ev.Token)
-				cancel()
-				if beet.IsNotFound(err) {
-					w.stats.Dropped.Add(1)
-					w.log.Warn("spooled event for an unknown token dropped", "token", beet.Redact(ev.Token))
-					return nil
-				} else if err != nil {
-					return err
-				}
-				ev.BeetID = b.ID
-			}
 			group = append(group, ev)
 			if len(group) == cap(group) {
 				return flush()

@@ -44,9 +44,9 @@ type Event struct {
 	// bytes); plain pings carry none.
 	Message string
 	// Token, when set, is the token the event arrived with: the store keeps
-	// the event only if its beet still has this token when the event is
-	// committed, so a rotation kills the old token at once even where the
-	// token was looked up in a cache. It is not stored.
+	// the event for the beet that has this token when the event is
+	// committed, so a rotation kills the old token at once on every
+	// instance, and the request path needs no lookup. It is not stored.
 	Token string
 	// Stale is set by EventStore.AddEvents on an event it dropped because
 	// its beet no longer has its Token (a rotation), so the hit can still
@@ -107,6 +107,11 @@ type EventStore interface {
 	// so replaying a batch is harmless. Events whose beet is gone, or whose
 	// Token is no longer the beet's, are dropped without failing the batch
 	// (the latter marked Stale).
+	// so replaying a batch is harmless. An event with a Token belongs to the
+	// beet that has that token at commit (a BeetID, if set, must agree);
+	// one without, to the beet of its BeetID. Events whose beet is gone, or
+	// whose Token is no beet's, are dropped without failing the batch.
+	// AddEvents sets each event's BeetID to its beet's, or to 0 if dropped.
 	// If observe is not nil, it is applied to every beet that gets events,
 	// and what it changes and the flips it returns are stored in the same
 	// transaction: detection costs ingestion no commit of its own, and a

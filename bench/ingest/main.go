@@ -1,29 +1,45 @@
-// Command ingest is Beet's ingestion load benchmark. In one run, side by
-// side on the same machine, it measures:
+// Command ingest is Beet's ingestion load benchmark. It starts, each as its
+// own process on loopback and all at once,
 //
 //  1. a bare net/http server answering the same GIF (the ceiling),
 //  2. Beet on SQLite, and
 //  3. Beet on PostgreSQL (when -postgres or BEET_TEST_POSTGRES_URL is set),
 //
-// each as its own process, under a closed loop of -conns connections
-// sending GET beacons round-robin over -tokens beet tokens; then Beet on
-// SQLite at a steady -rate requests/s (open loop: latency is measured from
-// when each request was due, so a stall is not hidden); then a flood of
-// -flood random, well-formed tokens against Beet on SQLite while its peak
-// RSS is sampled. It prints a Markdown report.
+// and runs every phase against each of them in turn, so the ratios to the
+// bare server are measured side by side, minutes apart at most, on a
+// machine whose speed drifts:
 //
-//	go run ./bench/ingest                       # the full run (about 2 minutes)
-//	go run ./bench/ingest -duration 5s -flood 100000
+//   - steady: a closed loop of -conns keep-alive connections sending GET
+//     beacons round-robin over -tokens beets for -duration;
+//   - ladder: open-loop runs of -step each at rising rates, to find the
+//     highest rate whose p99 stays under -p99 (latency counts from when each
+//     request was due, so a stall is not hidden);
+//   - rate: an open loop at -rate requests/s for -duration;
+//   - burst: -burst beets, each pinged once on a new connection, all due at
+//     once (the top of the hour, when every cron job fires).
+//
+// Every beet has had its first event before anything is measured (detection
+// is on, as in production). After every phase the events in the database
+// are checked against the requests that got a 200: each request carries a
+// unique User-Agent, which the event keeps, so a lost event is named, not
+// estimated. With -profile DIR, CPU and allocation profiles of each Beet
+// server are saved for the steady and burst phases. A flood of -flood
+// random well-formed tokens against Beet on SQLite measures peak RSS.
+//
+//	go run ./bench/ingest                      # the full run
+//	go run ./bench/ingest -duration 5s -flood 0 -profile /tmp/prof
 package main
 
 import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -42,13 +58,29 @@ import (
 )
 
 var (
-	duration = flag.Duration("duration", 10*time.Second, "length of each closed-loop run")
-	conns    = flag.Int("conns", 64, "concurrent connections")
-	tokens   = flag.Int("tokens", 10000, "beets, hit round-robin")
-	rate     = flag.Int("rate", 5000, "requests/s of the steady run on SQLite")
-	flood    = flag.Int("flood", 1_000_000, "random tokens sent in the flood run (0 skips it)")
+	duration = flag.Duration("duration", 10*time.Second, "length of the steady and rate runs")
+	step     = flag.Duration("step", 3*time.Second, "length of each open-loop run of the ladder")
+	conns    = flag.Int("conns", 64, "concurrent keep-alive connections")
+	tokens   = flag.Int("tokens", 10000, "beets of the steady runs, hit round-robin")
+	rate     = flag.Int("rate", 5000, "requests/s of the rate run")
+	maxP99   = flag.Duration("p99", 10*time.Millisecond, "p99 an open-loop rate must stay under in the ladder")
+	burstN   = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
+	burstC   = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
+	flood    = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
 	pgURL    = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
+	profile  = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
+	only     = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
 )
+
+// target is one server under test.
+type target struct {
+	name  string
+	proc  *proc
+	db    *sql.DB // nil for the bare server
+	toks  []string
+	acked map[string]bool // User-Agents of the requests that got a 200, since the last loss check
+	mu    sync.Mutex
+}
 
 func main() {
 	flag.Parse()
@@ -58,51 +90,115 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
+	if *profile != "" {
+		if err := os.MkdirAll(*profile, 0o755); err != nil {
+			log.Fatal(err)
+		}
+	}
 	beetBin := build(dir, "beet", "./cmd/beet")
 	bareBin := build(dir, "bare", "./bench/bare")
+	nBeets := max(*tokens, *burstN)
 
-	fmt.Printf("## Ingestion load (%s)\n\n", time.Now().UTC().Format("2006-01-02"))
-	fmt.Printf("%d CPUs shared by servers and load generator; %d connections; %d tokens round-robin; %s per run; GET beacons; every beet has had its first event before Beet is measured.\n\n",
-		runtime.NumCPU(), *conns, *tokens, *duration)
-	fmt.Println("| server | req/s | p50 | p99 | errors | ratio to bare |")
-	fmt.Println("|---|---|---|---|---|---|")
-
-	bare := startProc(bareBin, nil, regexp.MustCompile(`^(http://\S+)$`))
-	bareRes := closedLoop(bare.url, repeatTokens(*tokens))
-	bare.stop()
-	row("bare net/http", bareRes, bareRes)
+	bare := &target{name: "bare net/http", proc: startProc(bareBin, nil, regexp.MustCompile(`^(http://\S+)$`)), toks: randomTokens(nBeets)}
+	defer bare.proc.stop()
+	targets := []*target{bare}
 
 	sqliteURL := "sqlite://" + filepath.Join(dir, "beet.db")
-	toks := seed(sqliteURL, *tokens)
-	srv := startBeet(beetBin, sqliteURL, dir)
-	warmUp(srv.url, toks)
-	sqliteRes := closedLoop(srv.url, toks)
-	row("Beet, SQLite", sqliteRes, bareRes)
-	steady := openLoop(srv.url, toks, *rate, *duration)
-	srv.stop()
-
+	targets = append(targets, startTarget("Beet, SQLite", beetBin, sqliteURL, dir, nBeets))
 	if *pgURL != "" {
 		schemaURL, drop := pgSchema(*pgURL)
-		ptoks := seed(schemaURL, *tokens)
-		psrv := startBeet(beetBin, schemaURL, dir)
-		warmUp(psrv.url, ptoks)
-		pgRes := closedLoop(psrv.url, ptoks)
-		psrv.stop()
-		drop()
-		row("Beet, PostgreSQL", pgRes, bareRes)
-	} else {
-		fmt.Println("| Beet, PostgreSQL | skipped: no -postgres URL | | | | |")
+		defer drop()
+		targets = append(targets, startTarget("Beet, PostgreSQL", beetBin, schemaURL, dir, nBeets))
+	}
+	defer func() {
+		for _, t := range targets[1:] {
+			t.proc.stop()
+			t.db.Close()
+		}
+	}()
+	for _, t := range targets[1:] {
+		warmUp(t.proc.url, t.toks)
+		t.checkLoss() // the warm-up's events
 	}
 
-	fmt.Printf("\nSteady %d req/s on SQLite (open loop, %s): achieved %.0f req/s, p50 %s, p99 %s, max %s, errors %d.\n",
-		*rate, *duration, steady.rps, ms(steady.p50), ms(steady.p99), ms(steady.max), steady.errors)
+	fmt.Printf("## Ingestion load (%s)\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Printf("%d CPUs shared by the servers, PostgreSQL and the load generator; %d beets, detection on, every beet past its first event; GET beacons.\n\n",
+		runtime.NumCPU(), nBeets)
+	phases := strings.Split(*only, ",")
+
+	if slices.Contains(phases, "steady") {
+		fmt.Printf("### Steady: closed loop, %d keep-alive connections, %d beets round-robin, %s\n\n", *conns, *tokens, *duration)
+		fmt.Println("| server | req/s | p50 | p99 | errors | ratio to bare | events lost | server CPU µs/req | commits | events/commit | commit µs | detect µs/beet | allocs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		var bareRes result
+		for _, t := range targets {
+			before, cpu := t.metrics(), cpuTime(t.proc)
+			stopProf := t.startProfile("steady", *duration-time.Second)
+			r := closedLoop(t, "steady", t.toks[:*tokens])
+			stopProf()
+			cpu = cpuTime(t.proc) - cpu
+			m := t.metrics().minus(before)
+			if t == bare {
+				bareRes = r
+			}
+			fmt.Printf("| %s | %.0f | %s | %s | %d | %.2f | %s | %.0f | %s |\n", t.name, r.rps, ms(r.p50), ms(r.p99), r.errors, r.rps/bareRes.rps, t.checkLoss(),
+				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n))
+		}
+		fmt.Println()
+	}
+
+	if slices.Contains(phases, "ladder") {
+		fmt.Printf("### Ladder: open loop, %s per rate; the highest rate whose p99 stays under %s\n\n", *step, *maxP99)
+		fmt.Println("| server | highest rate | its p99 | next rate tried | its p99 | ratio to bare | events lost |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+		var bareBest int
+		for _, t := range targets {
+			best, bestRes, next, nextRes := ladder(t)
+			if t == bare {
+				bareBest = best
+			}
+			fmt.Printf("| %s | %d | %s | %d | %s | %.2f | %s |\n", t.name, best, ms(bestRes.p99), next, ms(nextRes.p99), float64(best)/float64(max(bareBest, 1)), t.checkLoss())
+		}
+		fmt.Println()
+	}
+
+	if slices.Contains(phases, "rate") {
+		fmt.Printf("### Rate: open loop at %d req/s for %s\n\n", *rate, *duration)
+		fmt.Println("| server | achieved req/s | p50 | p99 | max | errors | events lost | events/commit | commit µs |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|")
+		for _, t := range targets {
+			before := t.metrics()
+			r := openLoop(t, "rate", t.toks[:*tokens], *rate, *duration)
+			m := t.metrics().minus(before)
+			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f |\n", t.name, r.rps, ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
+				m.perCommit(), m.commitMicros())
+		}
+		fmt.Println()
+	}
+
+	if slices.Contains(phases, "burst") && *burstN > 0 {
+		fmt.Printf("### Burst: %d beets pinged once each, all at once, each on a new connection (%d dialling at a time)\n\n", *burstN, *burstC)
+		fmt.Println("| server | time | p50 | p99 | max | errors | events lost | server CPU µs/req | commits | events/commit | commit µs | detect µs/beet | allocs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		for _, t := range targets {
+			before, cpu := t.metrics(), cpuTime(t.proc)
+			stopProf := t.startProfile("burst", 3*time.Second)
+			r := burst(t, t.toks[:*burstN])
+			stopProf()
+			cpu = cpuTime(t.proc) - cpu
+			m := t.metrics().minus(before)
+			fmt.Printf("| %s | %s | %s | %s | %s | %d | %s | %.0f | %s |\n", t.name, ms(r.elapsed), ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
+				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n))
+		}
+		fmt.Println()
+	}
 
 	if *flood > 0 {
 		fsrv := startBeet(beetBin, "sqlite://"+filepath.Join(dir, "flood.db"), dir)
 		base := rss(fsrv.cmd.Process.Pid)
 		peak := floodRun(fsrv, *flood)
 		fsrv.stop()
-		fmt.Printf("\nFlood: %d random well-formed tokens (unknown to Beet) against Beet on SQLite: RSS %.0f MiB before, peak %.0f MiB.\n",
+		fmt.Printf("Flood: %d random well-formed tokens (unknown to Beet) against Beet on SQLite: RSS %.0f MiB before, peak %.0f MiB.\n",
 			*flood, float64(base)/1024, float64(peak)/1024)
 	}
 }
@@ -116,8 +212,9 @@ func build(dir, name, pkg string) string {
 }
 
 type proc struct {
-	cmd *exec.Cmd
-	url string
+	cmd   *exec.Cmd
+	url   string
+	debug chan string // the profiler's base URL, once announced
 }
 
 func (p *proc) stop() {
@@ -131,8 +228,21 @@ func (p *proc) stop() {
 	}
 }
 
+// debugURL waits briefly for the profiler's announcement ("" if none).
+func (p *proc) debugURL() string {
+	select {
+	case u := <-p.debug:
+		p.debug <- u
+		return u
+	case <-time.After(5 * time.Second):
+		return ""
+	}
+}
+
+var debugLine = regexp.MustCompile(`msg="profiler listening" url=(http://\S+)/debug/pprof/`)
+
 // startProc runs bin and waits for a line matching re (its URL) on stdout
-// or stderr.
+// or stderr. It passes on the server's errors.
 func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *proc {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -141,22 +251,29 @@ func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *pro
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
+	p := &proc{cmd: cmd, debug: make(chan string, 1)}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
+			if m := debugLine.FindStringSubmatch(sc.Text()); m != nil {
+				p.debug <- m[1]
+			}
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case found <- m[1]:
 				default:
 				}
 			}
+			if strings.Contains(sc.Text(), "level=ERROR") {
+				log.Printf("%s: %s", filepath.Base(bin), sc.Text())
+			}
 		}
 	}()
 	select {
-	case u := <-found:
-		return &proc{cmd: cmd, url: u}
-	case <-time.After(30 * time.Second):
+	case p.url = <-found:
+		return p
+	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
 		log.Fatalf("%s did not start", bin)
 	}
@@ -164,38 +281,81 @@ func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *pro
 }
 
 func startBeet(bin, dbURL, dir string) *proc {
+	env := []string{"BEET_DATABASE_URL=" + dbURL, "BEET_SPOOL_PATH=" + filepath.Join(dir, strconv.FormatInt(time.Now().UnixNano(), 36)+".spool"),
+		"BEET_LOG_LEVEL=info"}
+	if *profile != "" {
+		env = append(env, "BEET_DEBUG_LISTEN=127.0.0.1:0")
+	}
 	return startProc(bin, []string{"serve", "--listen", "127.0.0.1:0", "--cleanup-interval", "0"},
-		regexp.MustCompile(`msg=listening .*\surl=(http://\S+)`),
-		"BEET_DATABASE_URL="+dbURL, "BEET_SPOOL_PATH="+filepath.Join(dir, strconv.FormatInt(time.Now().UnixNano(), 36)+".spool"),
-		"BEET_LOG_LEVEL=info")
+		regexp.MustCompile(`msg=listening .*\surl=(http://\S+)`), env...)
 }
 
-// seed creates one account with n beets and returns their tokens.
-func seed(dbURL string, n int) []string {
+func startTarget(name, bin, dbURL, dir string, n int) *target {
+	toks, db := seed(dbURL, n)
+	return &target{name: name, proc: startBeet(bin, dbURL, dir), db: db, toks: toks}
+}
+
+// seed creates one account with n beets in one transaction and returns
+// their tokens and a connection for the loss checks.
+func seed(dbURL string, n int) ([]string, *sql.DB) {
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, dbURL, nil)
+	st, err := sqlstore.Open(ctx, dbURL, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	if err := st.Migrate(ctx); err != nil {
 		log.Fatal(err)
 	}
 	now := time.Now()
 	a := &beet.Account{Plan: beet.PlanPro, CreatedAt: now}
-	if err := db.CreateAccount(ctx, a, &beet.User{Email: "bench@example.com", PasswordHash: "-", CreatedAt: now}); err != nil {
+	if err := st.CreateAccount(ctx, a, &beet.User{Email: "bench@example.com", PasswordHash: "-", CreatedAt: now}); err != nil {
 		log.Fatal(err)
 	}
+	st.Close()
+	db := rawDB(dbURL)
+	det, _ := json.Marshal(beet.Detection{Mode: beet.ModeAuto})
 	toks := make([]string, n)
-	for i := range toks {
-		b := &beet.Beet{AccountID: a.ID, Name: "bench " + strconv.Itoa(i), Token: beet.NewToken(), Status: beet.StatusNew,
-			Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: now, UpdatedAt: now}
-		if err := db.CreateBeet(ctx, b); err != nil {
+	tx, err := db.Begin()
+	if err != nil {
+		log.Fatal(err)
+	}
+	us := now.UnixMicro()
+	const chunk = 500
+	for i := 0; i < n; i += chunk {
+		var q strings.Builder
+		q.WriteString(`INSERT INTO beets (account_id, name, token, status, status_since, timezone, detection, created_at, updated_at) VALUES `)
+		var args []any
+		for j := i; j < min(n, i+chunk); j++ {
+			toks[j] = beet.NewToken()
+			if j > i {
+				q.WriteByte(',')
+			}
+			k := len(args)
+			fmt.Fprintf(&q, "($%d,$%d,$%d,'new',$%d,'UTC',$%d,$%d,$%d)", k+1, k+2, k+3, k+4, k+5, k+6, k+7)
+			args = append(args, a.ID, "bench "+strconv.Itoa(j), toks[j], us, string(det), us, us)
+		}
+		if _, err := tx.Exec(q.String(), args...); err != nil {
 			log.Fatal(err)
 		}
-		toks[i] = b.Token
 	}
-	return toks
+	if err := tx.Commit(); err != nil {
+		log.Fatal(err)
+	}
+	return toks, db
+}
+
+func rawDB(dbURL string) *sql.DB {
+	var db *sql.DB
+	var err error
+	if path, ok := strings.CutPrefix(dbURL, "sqlite://"); ok {
+		db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	} else {
+		db, err = sql.Open("pgx", dbURL)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	return db
 }
 
 func pgSchema(base string) (string, func()) {
@@ -217,7 +377,7 @@ func pgSchema(base string) (string, func()) {
 	}
 }
 
-func repeatTokens(n int) []string {
+func randomTokens(n int) []string {
 	toks := make([]string, n)
 	for i := range toks {
 		toks[i] = beet.NewToken()
@@ -226,37 +386,99 @@ func repeatTokens(n int) []string {
 }
 
 type result struct {
+	n             int
 	rps           float64
+	elapsed       time.Duration
 	p50, p99, max time.Duration
 	errors        int64
 }
 
-func newClient() *http.Client {
-	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns, DisableCompression: true,
+func newClient(n int, keepAlive bool) *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		MaxIdleConnsPerHost: n, MaxConnsPerHost: n, DisableCompression: true, DisableKeepAlives: !keepAlive,
+		DialContext: (&net.Dialer{Timeout: 30 * time.Second}).DialContext,
 	}}
 }
 
+// send makes one GET beacon whose User-Agent names it, and records the
+// name if it got its 200.
+func (t *target) send(c *http.Client, tok, ua string) bool {
+	req, _ := http.NewRequest(http.MethodGet, t.proc.url+"/api/v1/beet/"+tok, nil)
+	req.Header.Set("User-Agent", ua)
+	res, err := c.Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		return false
+	}
+	if t.db != nil {
+		t.mu.Lock()
+		if t.acked == nil {
+			t.acked = map[string]bool{}
+		}
+		t.acked[ua] = true
+		t.mu.Unlock()
+	}
+	return true
+}
+
+// checkLoss compares the requests that got a 200 since the last check with
+// the events in the database, and forgets them.
+func (t *target) checkLoss() string {
+	if t.db == nil {
+		return "-"
+	}
+	t.mu.Lock()
+	acked := t.acked
+	t.acked = nil
+	t.mu.Unlock()
+	rows, err := t.db.Query(`SELECT user_agent FROM events`)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ua string
+		if err := rows.Scan(&ua); err != nil {
+			log.Fatal(err)
+		}
+		delete(acked, ua)
+	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
+	}
+	return strconv.Itoa(len(acked))
+}
+
 // warmUp sends every token its first event, unmeasured: a beet's first
-// event flips it (new → learning) once in its life, and 10,000 of them in
-// the first seconds would measure a one-off, not the steady state.
+// event flips it (new → learning) once in its life.
 func warmUp(url string, toks []string) {
-	client := newClient()
+	client := newClient(*conns, true)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range *conns {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(toks); i = int(next.Add(1)) - 1 {
-				get(client, url+"/api/v1/beet/"+toks[i])
+				res, err := client.Get(url + "/api/v1/beet/" + toks[i] + "?warm")
+				if err == nil {
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+				}
 			}
 		})
 	}
 	wg.Wait()
 }
 
+var runSeq atomic.Int64
+
 // closedLoop keeps -conns requests in flight for -duration.
-func closedLoop(url string, toks []string) result {
-	client := newClient()
+func closedLoop(t *target, phase string, toks []string) result {
+	client := newClient(*conns, true)
+	run := phase + strconv.FormatInt(runSeq.Add(1), 10)
 	deadline := time.Now().Add(*duration)
 	var next atomic.Int64
 	var errs atomic.Int64
@@ -266,9 +488,9 @@ func closedLoop(url string, toks []string) result {
 	for w := range *conns {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
-				tok := toks[int(next.Add(1))%len(toks)]
+				i := int(next.Add(1))
 				t0 := time.Now()
-				if !get(client, url+"/api/v1/beet/"+tok) {
+				if !t.send(client, toks[i%len(toks)], "bench "+run+" "+strconv.Itoa(i)) {
 					errs.Add(1)
 				}
 				lat[w] = append(lat[w], time.Since(t0))
@@ -281,8 +503,9 @@ func closedLoop(url string, toks []string) result {
 
 // openLoop sends rate requests/s on a schedule, whatever the answers do,
 // and measures each latency from the time the request was due.
-func openLoop(url string, toks []string, rate int, d time.Duration) result {
-	client := newClient()
+func openLoop(t *target, phase string, toks []string, rate int, d time.Duration) result {
+	client := newClient(*conns, true)
+	run := phase + strconv.FormatInt(runSeq.Add(1), 10)
 	total := int(float64(rate) * d.Seconds())
 	interval := time.Second / time.Duration(rate)
 	lat := make([]time.Duration, total)
@@ -297,7 +520,7 @@ func openLoop(url string, toks []string, rate int, d time.Duration) result {
 				if w := time.Until(due); w > 0 {
 					time.Sleep(w)
 				}
-				if !get(client, url+"/api/v1/beet/"+toks[i%len(toks)]) {
+				if !t.send(client, toks[i%len(toks)], "bench "+run+" "+strconv.Itoa(i)) {
 					errs.Add(1)
 				}
 				lat[i] = time.Since(due)
@@ -312,14 +535,46 @@ func openLoop(url string, toks []string, rate int, d time.Duration) result {
 	return summarise(lat, time.Since(start), errs.Load())
 }
 
-func get(c *http.Client, u string) bool {
-	res, err := c.Get(u)
-	if err != nil {
-		return false
+// ladder raises the open-loop rate until p99 reaches -p99 (or errors
+// appear, or the rate is not achieved), and returns the last rate that
+// held and the first that did not.
+func ladder(t *target) (best int, bestRes result, next int, nextRes result) {
+	for r := 1000; r <= 40000; r = r * 5 / 4 / 250 * 250 {
+		res := openLoop(t, "ladder", t.toks[:*tokens], r, *step)
+		if res.p99 >= *maxP99 || res.errors > 0 || res.rps < 0.95*float64(r) {
+			return best, bestRes, r, res
+		}
+		best, bestRes = r, res
+		time.Sleep(500 * time.Millisecond) // let the writer's queue drain
 	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	return res.StatusCode == 200
+	return best, bestRes, 0, result{}
+}
+
+// burst pings each token once, every request on a connection of its own,
+// burstC dialling at once, all due at the start: latency counts from then
+// for the ones that wait for a slot, as it would for cron jobs that fire at
+// the same second.
+func burst(t *target, toks []string) result {
+	client := newClient(*burstC, false)
+	run := "burst" + strconv.FormatInt(runSeq.Add(1), 10)
+	lat := make([]time.Duration, len(toks))
+	var errs atomic.Int64
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range *burstC {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(toks); i = int(next.Add(1)) - 1 {
+				t0 := time.Now()
+				if !t.send(client, toks[i], "bench "+run+" "+strconv.Itoa(i)) {
+					errs.Add(1)
+				}
+				lat[i] = time.Since(t0)
+			}
+		})
+	}
+	wg.Wait()
+	return summarise(lat, time.Since(start), errs.Load())
 }
 
 func summarise(lat []time.Duration, elapsed time.Duration, errs int64) result {
@@ -328,14 +583,99 @@ func summarise(lat []time.Duration, elapsed time.Duration, errs int64) result {
 		return result{errors: errs}
 	}
 	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	return result{rps: float64(len(lat)) / elapsed.Seconds(), p50: q(0.50), p99: q(0.99), max: lat[len(lat)-1], errors: errs}
-}
-
-func row(name string, r, bare result) {
-	fmt.Printf("| %s | %.0f | %s | %s | %d | %.2f |\n", name, r.rps, ms(r.p50), ms(r.p99), r.errors, r.rps/bare.rps)
+	return result{n: len(lat), rps: float64(len(lat)) / elapsed.Seconds(), elapsed: elapsed, p50: q(0.50), p99: q(0.99), max: lat[len(lat)-1], errors: errs}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+// metrics are the counters of a Beet server's /metrics that the report
+// uses; the bare server has none.
+type metrics map[string]float64
+
+var metricNames = []string{"beet_ingest_commits_total", "beet_ingest_events_committed_total", "beet_ingest_commit_seconds_total",
+	"beet_ingest_detect_seconds_total", "beet_ingest_detect_beets_total", "go_memstats_mallocs_total"}
+
+func (t *target) metrics() metrics {
+	if t.db == nil {
+		return nil
+	}
+	res, err := http.Get(t.proc.url + "/metrics")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer res.Body.Close()
+	m := metrics{}
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		name, v, ok := strings.Cut(sc.Text(), " ")
+		if ok && slices.Contains(metricNames, name) {
+			m[name], _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	return m
+}
+
+func (m metrics) minus(o metrics) metrics {
+	if m == nil {
+		return nil
+	}
+	out := metrics{}
+	for k, v := range m {
+		out[k] = v - o[k]
+	}
+	return out
+}
+
+func (m metrics) perCommit() float64 {
+	return m["beet_ingest_events_committed_total"] / max(1, m["beet_ingest_commits_total"])
+}
+
+func (m metrics) commitMicros() float64 {
+	return 1e6 * m["beet_ingest_commit_seconds_total"] / max(1, m["beet_ingest_commits_total"])
+}
+
+// row is the writer's part of a report row: commits, events per commit,
+// mean commit time, detection time per beet applied, allocations per request.
+func (m metrics) row(requests int) string {
+	if m == nil {
+		return "- | - | - | - | -"
+	}
+	return fmt.Sprintf("%.0f | %.1f | %.0f | %.2f | %.0f", m["beet_ingest_commits_total"], m.perCommit(), m.commitMicros(),
+		1e6*m["beet_ingest_detect_seconds_total"]/max(1, m["beet_ingest_detect_beets_total"]),
+		m["go_memstats_mallocs_total"]/float64(max(1, requests)))
+}
+
+// startProfile takes a CPU profile of d and, when stopped, a delta
+// allocation profile over the same phase, into -profile.
+func (t *target) startProfile(phase string, d time.Duration) (stop func()) {
+	debug := ""
+	if *profile != "" && t.db != nil {
+		debug = t.proc.debugURL()
+	}
+	if debug == "" {
+		return func() {}
+	}
+	base := filepath.Join(*profile, strings.NewReplacer(", ", "-", " ", "-").Replace(strings.ToLower(t.name))+"-"+phase)
+	var wg sync.WaitGroup
+	fetch := func(path, file string) {
+		res, err := http.Get(debug + path)
+		if err != nil {
+			log.Printf("profile %s: %v", file, err)
+			return
+		}
+		defer res.Body.Close()
+		f, err := os.Create(file)
+		if err != nil {
+			log.Fatal(err)
+		}
+		io.Copy(f, res.Body)
+		f.Close()
+	}
+	secs := strconv.Itoa(max(1, int(d.Seconds())))
+	wg.Go(func() { fetch("/debug/pprof/profile?seconds="+secs, base+".cpu.pprof") })
+	wg.Go(func() { fetch("/debug/pprof/allocs?seconds="+secs, base+".allocs.pprof") })
+	return wg.Wait
+}
 
 // floodRun sends n random well-formed tokens, each once, and returns the
 // server's peak RSS in KiB.
@@ -347,17 +687,38 @@ func floodRun(p *proc, n int) int64 {
 		}
 		close(toks)
 	}()
-	client := newClient()
+	client := newClient(*conns, true)
 	var wg sync.WaitGroup
 	for range *conns {
 		wg.Go(func() {
 			for t := range toks {
-				get(client, p.url+"/api/v1/beet/"+t)
+				res, err := client.Get(p.url + "/api/v1/beet/" + t)
+				if err == nil {
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+				}
 			}
 		})
 	}
 	wg.Wait()
 	return hwm(p.cmd.Process.Pid)
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime(p *proc) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+	_, rest, _ := strings.Cut(string(b), ") ")
+	fs := strings.Fields(rest)
+	if len(fs) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(fs[11], 10, 64)
+	s, _ := strconv.ParseInt(fs[12], 10, 64)
+	return time.Duration(u+s) * time.Second / 100 // USER_HZ
 }
 
 // rss and hwm read the process's current and peak resident set (KiB).

@@ -177,6 +177,9 @@ func (a *App) Start(ctx context.Context) error {
 	a.log.Info("listening", "addr", a.server.Addr().String(), "url", a.server.URL(),
 		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine(), "role", a.cfg.Role)
 
+	if err := a.startDebug(); err != nil {
+		return err
+	}
 	if a.cfg.RunsHTTP() {
 		a.announceSetup(ctx)
 	}

@@ -32,6 +32,8 @@
 // Precedence: flag, then environment variable, then the settings file, then
 // the default.
 //
+//	BEET_DEBUG_LISTEN      --debug-listen       (none)                  loopback host:port serving Go's profiler at /debug/pprof/ (off when empty)
+//
 // Every bad setting gives one error that names its variable and flag; all of
 // them are reported together, on one line, so an operator fixes them in one go.
 package config
@@ -98,6 +100,9 @@ type Config struct {
 	SweepInterval time.Duration
 	// DeliveryLease is how long a claimed delivery stays with its instance.
 	DeliveryLease time.Duration
+	// DebugListen, when set, serves net/http/pprof on this loopback
+	// address: never on the public listener, since profiles expose memory.
+	DebugListen string
 }
 
 // Limits checked by Validate.
@@ -302,6 +307,31 @@ var settings = []setting{
 		parse: func(c *Config, s string) error { c.TrustedProxies = strings.TrimSpace(s); return nil },
 		check: func(c Config) error { _, err := ParseProxies(c.TrustedProxies); return err },
 	},
+	{
+		env: "BEET_DEBUG_LISTEN", flag: "debug-listen", def: "",
+		usage: "loopback host:port serving the Go profiler at /debug/pprof/ (empty: off)",
+		parse: func(c *Config, s string) error { c.DebugListen = strings.TrimSpace(s); return nil },
+		check: func(c Config) error { return checkLoopback(c.DebugListen) },
+	},
+}
+
+// checkLoopback accepts an empty address or a loopback host:port: the
+// profiler shows memory contents, so it must not face the network.
+func checkLoopback(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("must be host:port, such as 127.0.0.1:6060")
+	}
+	if _, err := listenPort(addr); err != nil {
+		return err
+	}
+	if ip, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !ip.IsLoopback()) {
+		return errors.New("must be a loopback address, such as 127.0.0.1:6060")
+	}
+	return nil
 }
 
 // checkSMTPURL checks the shape of BEET_SMTP_URL; notify parses it fully.

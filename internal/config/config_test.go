@@ -139,6 +139,9 @@ func TestLoadInvalid(t *testing.T) {
 		{env: map[string]string{"BEET_INGEST_BATCH": "0"}, want: "BEET_INGEST_BATCH (--ingest-batch)"},
 		{env: map[string]string{"BEET_INGEST_BATCH": "many"}, want: "BEET_INGEST_BATCH"},
 		{env: map[string]string{"BEET_INGEST_WAIT": "1s"}, want: "BEET_INGEST_WAIT (--ingest-wait)"},
+		{env: map[string]string{"BEET_DEBUG_LISTEN": ":6060"}, want: "BEET_DEBUG_LISTEN (--debug-listen)"},
+		{env: map[string]string{"BEET_DEBUG_LISTEN": "0.0.0.0:6060"}, want: "BEET_DEBUG_LISTEN"},
+		{env: map[string]string{"BEET_DEBUG_LISTEN": "127.0.0.1"}, want: "BEET_DEBUG_LISTEN"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			_, err := config.Load(tc.args, env(tc.env))

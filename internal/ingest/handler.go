@@ -98,6 +98,12 @@ func New(o Options) *Handler {
 		rotated = o.Store
 	}
 	h.unknown = newUnknownRecorder(rotated, log)
+	if o.Writer != nil {
+		// A commit that finds a token to be no beet's tells the cache, so
+		// the next request with it costs no lookup.
+		unknown := func(token string) { h.tokens.put(token, tokenEntry{}) }
+		o.Writer.unknown.Store(&unknown)
+	}
 	return h
 }
 

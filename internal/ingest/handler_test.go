@@ -411,7 +411,10 @@ func TestLogsNeverHoldAToken(t *testing.T) {
 	r.send("GET", ingest.Prefix+b.Token, "", "", "curl/8") // cached: only the write fails
 	uncached := beet.NewToken()
 	tokens = append(tokens, uncached)
-	r.send("GET", ingest.Prefix+uncached, "", "", "curl/8") // the lookup fails too
+	r.send("GET", ingest.Prefix+uncached, "", "", "curl/8")
+	// Only a link-preview bot's request is looked up on the request path;
+	// that lookup fails too.
+	r.send("GET", ingest.Prefix+uncached, "", "", "Slackbot-LinkExpanding 1.1")
 	time.Sleep(50 * time.Millisecond)
 	logs := r.log.String()
 	if !strings.Contains(logs, "bt_") {

@@ -6,19 +6,21 @@ import (
 	"github.com/hashicorp/golang-lru/v2/expirable"
 )
 
-// tokenCache remembers what a token resolved to, so that the hot path does
-// not query the database on every request (profiling showed the lookup to
-// be most of a request's cost). It is safe without invalidation:
+// tokenCache remembers what a token resolved to. The request path does not
+// look tokens up (the commit matches each event to the beet that has its
+// token then, in one statement for the whole group); the cache answers the
+// two questions asked before that:
 //
-//   - A stale hit for a rotated or deleted beet's token costs nothing: the
-//     event carries the token, and the store keeps it only if the beet
-//     still has that token at commit (so rotation kills the old token at
-//     once, on every instance).
-//   - A cached miss cannot hide a new beet: a new token is fresh randomness
-//     that nobody could have sent before it existed.
-//   - allow_bots changes take effect within the TTL.
+//   - Is this token known to be no beet's? Commits report the tokens that
+//     matched nothing, so a rotated or deleted beet's token that keeps
+//     being sent costs no commit. A cached miss cannot hide a new beet: a
+//     new token is fresh randomness that nobody could have sent before.
+//   - Does a link-preview bot's request count (allow_bots)? Bot requests
+//     are rare; they are looked up, and allow_bots changes take effect
+//     within the TTL.
 //
-// Size and TTL bound its memory under a flood of random tokens.
+// A stale hit cannot record an event for a rotated token: the commit
+// decides. Size and TTL bound its memory under a flood of random tokens.
 type tokenCache struct {
 	lru *expirable.LRU[string, tokenEntry]
 }

@@ -14,7 +14,6 @@ import (
 // WriterStore is what the writer needs from the database.
 type WriterStore interface {
 	AddEvents(ctx context.Context, events []beet.Event, observe beet.Observer) error
-	FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error)
 }
 
 // WriterOptions tunes group commit. Zero values take the defaults.
@@ -25,7 +24,12 @@ type WriterOptions struct {
 	ReplayEvery time.Duration // default 1s
 	// CommitTimeout bounds one database commit before the group goes to the spool.
 	CommitTimeout time.Duration // default 5s
-	Log           *slog.Logger
+	// Committers is how many groups may be committing at once; default 1.
+	// A database that commits concurrent transactions with one WAL flush
+	// (PostgreSQL) takes the next group while the last one's flush is
+	// under way; on SQLite, whose single writer would queue them, keep 1.
+	Committers int
+	Log        *slog.Logger
 	// Observe, if set, is applied to the beets of every group inside the
 	// transaction that stores it, directly or by replay (beet.Observer), so
 	// detection follows every committed event at no commit of its own.
@@ -67,12 +71,17 @@ type Writer struct {
 	stopReplay chan struct{}
 	replayDone chan struct{}
 
-	// inFlight is the receipt time (Unix µs) of the oldest event of the
-	// group being committed, 0 when none is: events queued behind it came
-	// later, so before it everything the writer took is committed.
-	inFlight atomic.Int64
+	// inFlight holds, for each committer, the receipt time (Unix µs) of
+	// the oldest event of the group it is committing, 0 when none: events
+	// queued behind them came later, so before the oldest of them
+	// everything the writer took is committed.
+	inFlight []atomic.Int64
 
 	stats WriterStats
+
+	// unknown hears, after a commit, of each token that matched no beet
+	// (never a beet's, or rotated away): the handler remembers them.
+	unknown atomic.Pointer[func(token string)]
 }
 
 // WriterStats counts what the writer did, for metrics and tests.
@@ -80,8 +89,14 @@ type WriterStats struct {
 	Committed atomic.Int64 // events committed to the database directly
 	Spooled   atomic.Int64 // events written to the spool
 	Replayed  atomic.Int64 // spooled events moved into the database
-	Dropped   atomic.Int64 // events lost: unknown token at replay, or spool full
+	Dropped   atomic.Int64 // events not stored: no beet had their token at replay, or spool full
 	Batches   atomic.Int64
+	// CommitNanos is the time spent in database commits (direct and
+	// replay); DetectNanos the part of it spent in Observe, over
+	// DetectBeets calls (one per beet per commit).
+	CommitNanos atomic.Int64
+	DetectNanos atomic.Int64
+	DetectBeets atomic.Int64
 }
 
 type writeReq struct {
@@ -102,6 +117,9 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 	if opt.CommitTimeout <= 0 {
 		opt.CommitTimeout = 5 * time.Second
 	}
+	if opt.Committers <= 0 {
+		opt.Committers = 1
+	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
@@ -109,6 +127,16 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 		store: store, spool: spool, opt: opt, log: opt.Log.With("component", "writer"),
 		reqs: make(chan *writeReq, 4*opt.MaxBatch), done: make(chan struct{}),
 		stopReplay: make(chan struct{}), replayDone: make(chan struct{}),
+		inFlight: make([]atomic.Int64, opt.Committers),
+	}
+	if observe := opt.Observe; observe != nil {
+		w.opt.Observe = func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+			t0 := time.Now()
+			flips := observe(b, sp)
+			w.stats.DetectNanos.Add(int64(time.Since(t0)))
+			w.stats.DetectBeets.Add(1)
+			return flips
+		}
 	}
 	if spool.Size() > 0 {
 		w.log.Warn("spool holds events from before; replaying them", "bytes", spool.Size())
@@ -122,8 +150,9 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 func (w *Writer) Stats() *WriterStats { return &w.stats }
 
 // Write hands an event to the writer and waits until it is committed. An
-// event whose beet could not be looked up (BeetID 0) waits in the spool by
-// its Token. A nil error means the event is durable.
+// event with a Token is stored for the beet that has the token at commit
+// (so it needs no BeetID); while the database is down it waits in the
+// spool by its Token. A nil error means the event is durable.
 func (w *Writer) Write(ev beet.Event) error {
 	r := reqPool.Get().(*writeReq)
 	r.ev = ev
@@ -167,18 +196,41 @@ func (w *Writer) SpoolBytes() int64 { return w.spool.Size() }
 // under way, or now when none is. Deadline sweeps stay behind it so our
 // own backlog never looks like a beet's silence.
 func (w *Writer) CommittedBefore(now time.Time) time.Time {
-	if us := w.inFlight.Load(); us != 0 && us < now.UnixMicro() {
-		return time.UnixMicro(us)
+	before := now.UnixMicro()
+	for i := range w.inFlight {
+		if us := w.inFlight[i].Load(); us != 0 && us < before {
+			before = us
+		}
 	}
-	return now
+	if before == now.UnixMicro() {
+		return now
+	}
+	return time.UnixMicro(before)
 }
 
+// run hands groups to the committers. It takes a group's first request,
+// waits for a free committer (requests queue up meanwhile) and then takes
+// all that queued, up to MaxBatch: under load the groups grow while every
+// committer is busy, and when the database is idle a request is committed
+// at once.
 func (w *Writer) run() {
 	defer close(w.done)
-	batch := make([]*writeReq, 0, w.opt.MaxBatch)
+	free := make(chan int, w.opt.Committers)
+	batches := make([][]*writeReq, w.opt.Committers)
+	for i := range w.opt.Committers {
+		free <- i
+		batches[i] = make([]*writeReq, 0, w.opt.MaxBatch)
+	}
 	for r := range w.reqs {
-		batch = w.gather(append(batch[:0], r))
-		w.commit(batch)
+		slot := <-free
+		batches[slot] = w.gather(append(batches[slot][:0], r))
+		go func() {
+			w.commit(batches[slot], &w.inFlight[slot])
+			free <- slot
+		}()
+	}
+	for range w.opt.Committers {
+		<-free // every commit under way has answered
 	}
 }
 
@@ -232,20 +284,13 @@ func (w *Writer) gather(batch []*writeReq) []*writeReq {
 }
 
 // commit writes one group and answers its requests.
-func (w *Writer) commit(batch []*writeReq) {
-	// Cleared only once the group is in the database or the spool; the
-	// sweeper holds while the spool has events.
-	defer w.inFlight.Store(0)
+func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
+	// Cleared only once the group is in the database or the spool (the
+	// sweeper holds while the spool has events), and before the requests
+	// are answered, so an acknowledged event is never still "in flight".
+	defer inFlight.Store(0)
 	w.stats.Batches.Add(1)
 	direct := w.spool.Size() == 0
-	if direct {
-		for _, r := range batch {
-			if r.ev.BeetID == 0 {
-				direct = false // an unresolved token can only wait in the spool
-				break
-			}
-		}
-	}
 	if direct {
 		events := make([]beet.Event, len(batch))
 		for i, r := range batch {
@@ -257,21 +302,30 @@ func (w *Writer) commit(batch []*writeReq) {
 				oldest = e.ReceivedAt
 			}
 		}
-		w.inFlight.Store(max(oldest.UnixMicro(), 1))
+		inFlight.Store(max(oldest.UnixMicro(), 1))
 		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
 		start := time.Now()
 		err := w.store.AddEvents(ctx, events, w.opt.Observe)
+		w.stats.CommitNanos.Add(int64(time.Since(start)))
 		cancel()
 		if w.opt.OnCommit != nil {
 			w.opt.OnCommit(len(events), time.Since(start), err == nil)
 		}
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
+			inFlight.Store(0)
 			for i, r := range batch {
 				if events[i].Stale {
 					r.errc <- ErrStaleToken
 				} else {
 					r.errc <- nil
+				}
+			}
+			if unknown := w.unknown.Load(); unknown != nil {
+				for _, e := range events {
+					if e.BeetID == 0 && e.Token != "" {
+						(*unknown)(e.Token)
+					}
 				}
 			}
 			return
@@ -291,6 +345,7 @@ func (w *Writer) commit(batch []*writeReq) {
 			w.log.Warn("events now go to the spool", "events", len(batch))
 		}
 	}
+	inFlight.Store(0)
 	answer(batch, err)
 }
 
@@ -319,24 +374,20 @@ func (w *Writer) replay() {
 			if err := w.store.AddEvents(ctx, group, w.opt.Observe); err != nil {
 				return err
 			}
-			w.stats.Replayed.Add(int64(len(group)))
+			// The commit matched each event to its beet by token; one it
+			// matched to none is dropped.
+			for _, e := range group {
+				if e.BeetID != 0 {
+					w.stats.Replayed.Add(1)
+					continue
+				}
+				w.stats.Dropped.Add(1)
+				w.log.Warn("spooled event for an unknown token dropped", "token", beet.Redact(e.Token))
+			}
 			group = group[:0]
 			return nil
 		}
 		end, err := w.spool.ReadFrom(offset, func(ev beet.Event) error {
-			if ev.BeetID == 0 {
-				ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
-				b, err := w.store.FindBeetByToken(ctx, ev.Token)
-				cancel()
-				if beet.IsNotFound(err) {
-					w.stats.Dropped.Add(1)
-					w.log.Warn("spooled event for an unknown token dropped", "token", beet.Redact(ev.Token))
-					return nil
-				} else if err != nil {
-					return err
-				}
-				ev.BeetID = b.ID
-			}
 			group = append(group, ev)
 			if len(group) == cap(group) {
 				return flush()

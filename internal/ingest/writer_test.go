@@ -246,3 +246,42 @@ func TestWriterCommittedBefore(t *testing.T) {
 		t.Errorf("observer saw %d events in %d calls, want 1 in 1", store.observed.Load(), flips.Load())
 	}
 }
+
+// TestWriterConcurrentCommitters commits groups from several committers at
+// once, as on PostgreSQL, on both engines: every acknowledged event is
+// stored once, the beet's last event is the newest, and Close drains them.
+func TestWriterConcurrentCommitters(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		store := testdb.New(t, engine)
+		beets := []*beet.Beet{newTestBeet(t, store), newTestBeet(t, store)}
+		spool, _ := OpenSpool(filepath.Join(t.TempDir(), "spool"), 0)
+		w := NewWriter(store, spool, WriterOptions{MaxBatch: 16, Committers: 4})
+		var wg sync.WaitGroup
+		for i := range 400 {
+			wg.Go(func() {
+				b := beets[i%2]
+				if err := w.Write(withToken(newEvent(0, i), b.Token)); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		w.Close()
+		for _, b := range beets {
+			if n := countEvents(t, store, b.ID); n != 200 {
+				t.Fatalf("%d events for a beet after 200 acknowledged writes", n)
+			}
+			got, err := store.FindBeetByID(context.Background(), b.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs, _ := store.FindEvents(context.Background(), beet.EventFilter{BeetID: b.ID, Limit: 1})
+			if got.LastEventAt == nil || !got.LastEventAt.Equal(evs[0].ReceivedAt) {
+				t.Fatalf("last event at %v, newest event %v", got.LastEventAt, evs[0].ReceivedAt)
+			}
+		}
+		if before := w.CommittedBefore(time.Now()); time.Since(before) > time.Minute {
+			t.Fatalf("CommittedBefore = %v with nothing in flight", before)
+		}
+	})
+}

@@ -42,6 +42,9 @@ func Logging(log *slog.Logger, next http.Handler) http.Handler {
 		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || quietPaths[r.URL.Path]):
 			level = slog.LevelDebug
 		}
+		if !log.Enabled(r.Context(), level) {
+			return // ingestion at info level: no redaction or attributes to build
+		}
 		log.LogAttrs(r.Context(), level, "request",
 			slog.String("method", r.Method),
 			slog.String("path", beet.RedactPath(r.URL.Path)),

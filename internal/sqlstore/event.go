@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -15,10 +16,14 @@ import (
 
 // AddEvents stores events in one transaction and moves each beet's
 // last_event_at forward, never back. Events whose ID is already stored are
-// skipped, so replaying a batch is harmless. Events of beets that no longer
-// exist, or whose Token is no longer their beet's, are dropped: a beet
-// deleted or rotated while its events waited in a buffer must not make the
-// rest of the batch fail, and a rotated token records nothing.
+// skipped, so replaying a batch is harmless. An event with a Token belongs
+// to the beet that has that token when it commits (its BeetID, if set,
+// must agree); one without, to the beet of its BeetID. Events of beets that
+// no longer exist, or whose token is no longer any beet's, are dropped: a
+// beet deleted or rotated while its events waited in a buffer must not
+// make the rest of the batch fail, and a rotated token records nothing.
+// AddEvents sets each event's BeetID to the beet it was stored for, or to
+// 0 if it was dropped, so the caller learns what its tokens resolved to.
 //
 // The beets are read and locked first, observe (if any) applies the events
 // to each of them in memory, and each beet is written back once with its
@@ -28,31 +33,50 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	if len(events) == 0 {
 		return nil
 	}
-	ids := make([]int64, 0, 8)
+	var ids []int64
+	var toks []string
 	for i := range events {
-		ids = append(ids, events[i].BeetID)
+		if events[i].Token != "" {
+			toks = append(toks, events[i].Token)
+		} else {
+			ids = append(ids, events[i].BeetID)
+		}
 	}
-	// In ID order, so two concurrent batches on PostgreSQL take the row
-	// locks in the same order and cannot deadlock.
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	slices.Sort(toks)
+	toks = slices.Compact(toks)
 	w, err := db.eventWriteStmts(ctx)
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
+	var (
+		touched  []*beet.Beet
+		versions map[int64]int64
+	)
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		beets, err := db.lockBeets(ctx, tx, w.find, ids)
+		beets, byToken, vs, err := db.lockBeets(ctx, tx, w, ids, toks)
 		if err != nil {
 			return err
 		}
-		live := func(e *beet.Event) bool {
-			b := beets[e.BeetID]
-			return b != nil && (e.Token == "" || e.Token == b.Token)
-		}
+		versions = vs
+		// Each event is matched to its beet first (BeetID 0: dropped).
 		for i := range events {
-			if e := &events[i]; e.Token != "" && beets[e.BeetID] != nil {
-				e.Stale = e.Token != beets[e.BeetID].Token // an old token, from a cache: counted on it, not stored
+			e := &events[i]
+			var b *beet.Beet
+			if e.Token != "" {
+				b = byToken[e.Token]
+				// The handler's cache still gave the token a beet, which no
+				// longer has it: rotated meanwhile, counted on the old token.
+				e.Stale = b == nil && e.BeetID != 0
+			} else {
+				b = beets[e.BeetID]
 			}
+			if b == nil || e.BeetID != 0 && e.BeetID != b.ID {
+				e.BeetID = 0
+				continue
+			}
+			e.BeetID = b.ID
 		}
 		spans := make(map[int64]beet.EventSpan, len(beets))
 		// Beets whose runs this group moves (a job signal, or an open run a
@@ -61,7 +85,7 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 		var runs map[int64][]*beet.Event
 		for i := range events {
 			e := &events[i]
-			if live(e) && (e.Kind.Normal() != beet.KindPing || e.ExitCode != nil || beets[e.BeetID].Runs.StartedAt != nil) {
+			if e.BeetID != 0 && (e.Kind.Normal() != beet.KindPing || e.ExitCode != nil || beets[e.BeetID].Runs.StartedAt != nil) {
 				if runs == nil {
 					runs = map[int64][]*beet.Event{}
 				}
@@ -70,7 +94,7 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 		}
 		for i := range events {
 			e := &events[i]
-			if !live(e) {
+			if e.BeetID == 0 {
 				continue
 			}
 			if evs, ok := runs[e.BeetID]; ok {
@@ -100,13 +124,15 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 			sp.Signals = beet.TrackRuns(beets[id], evs)
 			spans[id] = sp
 		}
-		touched := make([]*beet.Beet, 0, len(spans))
-		for _, id := range ids {
-			sp, ok := spans[id]
-			if !ok {
-				continue
-			}
-			b := beets[id]
+		// In ID order, so two concurrent batches on PostgreSQL take the row
+		// locks in the same order and cannot deadlock.
+		touched = make([]*beet.Beet, 0, len(spans))
+		for id := range spans {
+			touched = append(touched, beets[id])
+		}
+		slices.SortFunc(touched, func(a, b *beet.Beet) int { return cmp.Compare(a.ID, b.ID) })
+		for _, b := range touched {
+			sp := spans[b.ID]
 			var flips []beet.Flip
 			if observe != nil {
 				flips = observe(b, sp)
@@ -116,30 +142,92 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 			}
 			for i := range flips {
 				f := flips[i]
-				f.BeetID, f.At = id, stamp(f.At)
+				f.BeetID, f.At = b.ID, stamp(f.At)
 				if err := insertFlip(ctx, tx, &f); err != nil {
-					return fmt.Errorf("beet %d: %w", id, err)
+					return fmt.Errorf("beet %d: %w", b.ID, err)
 				}
 			}
-			touched = append(touched, b)
 		}
 		if err := db.saveBeets(ctx, tx, w.save, touched); err != nil {
 			return err
 		}
-		return insertEvents(ctx, tx, w.insert, events, live, db.d.insertChunk())
+		return insertEvents(ctx, tx, w.insert, events, db.d.insertChunk())
 	})
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
+	for _, b := range touched {
+		db.beets.put(b, versions[b.ID]+1) // saveBeets raised it by one
+	}
 	return nil
 }
 
-// lockBeets reads the beets with the given IDs (sorted) inside tx. On
-// PostgreSQL the rows are locked, so a concurrent rotation, deletion or
-// sweeper flip waits for this commit or is seen by it; SQLite's single
-// writer gives the same.
-func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, find map[int]*sql.Stmt, ids []int64) (map[int64]*beet.Beet, error) {
-	out := make(map[int64]*beet.Beet, len(ids))
+// lockBeets reads, inside tx, the beets with the given IDs or tokens (both
+// sorted), by ID and by token, and the version of each. It reads (id,
+// token, version) first, by primary key for the tokens the cache knows,
+// and the whole row only of beets the cache does not hold at that version.
+// On PostgreSQL the rows are locked in ID order by the first read, so a
+// concurrent rotation, deletion or sweeper flip waits for this commit or
+// is seen by it; SQLite's single writer gives the same.
+func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []int64, toks []string) (
+	beets map[int64]*beet.Beet, byToken map[string]*beet.Beet, versions map[int64]int64, err error) {
+	probeIDs := slices.Clone(ids)
+	var probeToks []string
+	for _, t := range toks {
+		if id, ok := db.beets.idOf(t); ok {
+			probeIDs = append(probeIDs, id)
+		} else {
+			probeToks = append(probeToks, t)
+		}
+	}
+	slices.Sort(probeIDs)
+	probeIDs = slices.Compact(probeIDs)
+	versions = make(map[int64]int64, len(probeIDs)+len(probeToks))
+	probe := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, version int64
+			var token string
+			if err := rows.Scan(&id, &token, &version); err != nil {
+				return err
+			}
+			versions[id] = version
+		}
+		return rows.Err()
+	}
+	pg := db.d.name() == "postgres"
+	if pg {
+		err = probe(tx.QueryContext(ctx, `SELECT id, token, version FROM beets
+			WHERE id = ANY($1::bigint[]) OR token = ANY($2::text[]) ORDER BY id FOR UPDATE`, nonNil(probeIDs), nonNil(probeToks)))
+	} else {
+		// The lists are padded to one of a few sizes (repeating their last
+		// item) so each size's statement is prepared once.
+		err = inChunks(probeIDs, func(args []any, size int) error {
+			return probe(tx.StmtContext(ctx, w.probe[size]).QueryContext(ctx, args...))
+		})
+		if err == nil {
+			err = inChunks(probeToks, func(args []any, size int) error {
+				return probe(tx.StmtContext(ctx, w.probeToken[size]).QueryContext(ctx, args...))
+			})
+		}
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	beets = make(map[int64]*beet.Beet, len(versions))
+	var missing []int64
+	for id, v := range versions {
+		if b, ok := db.beets.get(id, v); ok {
+			beets[id] = b
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	slices.Sort(missing)
 	collect := func(rows *sql.Rows, err error) error {
 		if err != nil {
 			return err
@@ -150,18 +238,40 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, find map[int]*sql.Stmt,
 			if err != nil {
 				return err
 			}
-			out[b.ID] = b
+			beets[b.ID] = b
 		}
 		return rows.Err()
 	}
-	if db.d.name() == "postgres" {
-		return out, collect(tx.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets
-			WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, ids))
+	if pg && len(missing) > 0 {
+		err = collect(tx.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets WHERE id = ANY($1::bigint[])`, missing))
+	} else if !pg {
+		err = inChunks(missing, func(args []any, size int) error {
+			return collect(tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...))
+		})
 	}
-	// The ID list is padded to one of a few sizes (repeating its last ID)
-	// so each size's statement is prepared once.
-	for len(ids) > 0 {
-		n := min(len(ids), idChunks[len(idChunks)-1])
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	byToken = make(map[string]*beet.Beet, len(beets))
+	for _, b := range beets {
+		byToken[b.Token] = b
+	}
+	return beets, byToken, versions, nil
+}
+
+// nonNil gives pgx an empty array rather than NULL.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// inChunks calls query with the items in padded chunks of the idChunks
+// sizes.
+func inChunks[T any](items []T, query func(args []any, size int) error) error {
+	for len(items) > 0 {
+		n := min(len(items), idChunks[len(idChunks)-1])
 		size := idChunks[0]
 		for _, c := range idChunks {
 			if c >= n {
@@ -171,28 +281,29 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, find map[int]*sql.Stmt,
 		}
 		args := make([]any, size)
 		for i := range size {
-			args[i] = ids[min(i, n-1)]
+			args[i] = items[min(i, n-1)]
 		}
-		if err := collect(tx.StmtContext(ctx, find[size]).QueryContext(ctx, args...)); err != nil {
-			return nil, err
+		if err := query(args, size); err != nil {
+			return err
 		}
-		ids = ids[n:]
+		items = items[n:]
 	}
-	return out, nil
+	return nil
 }
 
 var idChunks = []int{1, 8, 64, 256}
 
-func findByIDsSQL(n int) string {
+// findInSQL selects columns of the beets whose column is one of n values.
+func findInSQL(columns, column string, n int) string {
 	marks := make([]string, n)
 	for i := range marks {
 		marks[i] = "$" + strconv.Itoa(i+1)
 	}
-	return `SELECT ` + beetColumns + ` FROM beets WHERE id IN (` + strings.Join(marks, ",") + `)`
+	return `SELECT ` + columns + ` FROM beets WHERE ` + column + ` IN (` + strings.Join(marks, ",") + `)`
 }
 
 const saveBeetSQL = `UPDATE beets SET last_event_at = $1, status = $2, status_reason = $3,
-	status_since = $4, due_at = $5, model = $6, runs = $7 WHERE id = $8`
+	status_since = $4, due_at = $5, model = $6, runs = $7, version = version + 1 WHERE id = $8`
 
 // saveBeets writes back what AddEvents changed on each beet: one prepared
 // UPDATE a beet on SQLite, one statement for all of them on PostgreSQL
@@ -217,7 +328,8 @@ func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save *sql.Stmt, beets [
 			runs[i] = r
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE beets SET last_event_at = v.last, status = v.status,
-			status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs
+			status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs,
+			version = beets.version + 1
 			FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[])
 			AS v(id, last, status, reason, since, due, model, runs) WHERE beets.id = v.id`,
 			ids, last, status, reason, since, due, model, runs)
@@ -265,9 +377,11 @@ func decodeRuns(s string, r *beet.Runs) error {
 // eventWrites are AddEvents' prepared statements, prepared before its
 // transaction: SQLite's one write connection is busy once it begins.
 type eventWrites struct {
-	find   map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
-	save   *sql.Stmt         // one beet's state (SQLite)
-	insert *sql.Stmt         // a full chunk of events
+	find       map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
+	probe      map[int]*sql.Stmt // (id, token, version) by a padded ID list, by size (SQLite)
+	probeToken map[int]*sql.Stmt // the same by a padded token list (SQLite)
+	save       *sql.Stmt         // one beet's state (SQLite)
+	insert     *sql.Stmt         // a full chunk of events
 }
 
 // eventWriteStmts prepares them on the first call that succeeds and then
@@ -279,11 +393,17 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 	if db.events != nil {
 		return *db.events, nil
 	}
-	w := eventWrites{find: make(map[int]*sql.Stmt, len(idChunks))}
+	w := eventWrites{find: map[int]*sql.Stmt{}, probe: map[int]*sql.Stmt{}, probeToken: map[int]*sql.Stmt{}}
 	var err error
 	if db.d.name() != "postgres" {
 		for _, n := range idChunks {
-			if w.find[n], err = db.prepared(ctx, db.write, findByIDsSQL(n)); err != nil {
+			if w.find[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns, "id", n)); err != nil {
+				return w, err
+			}
+			if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "id", n)); err != nil {
+				return w, err
+			}
+			if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "token", n)); err != nil {
 				return w, err
 			}
 		}
@@ -298,9 +418,10 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 	return w, nil
 }
 
-// insertEvents writes the events of live sources with multi-row INSERTs of
-// chunk rows; insert is the prepared full-chunk statement.
-func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, live func(*beet.Event) bool, chunk int) error {
+// insertEvents writes the events that have a beet (BeetID not 0) with
+// multi-row INSERTs of chunk rows; insert is the prepared full-chunk
+// statement.
+func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, chunk int) error {
 	full := tx.StmtContext(ctx, insert)
 	args := make([]any, 0, eventCols*min(len(events), chunk))
 	flush := func() error {
@@ -318,7 +439,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []be
 	}
 	for i := range events {
 		e := &events[i]
-		if !live(e) {
+		if e.BeetID == 0 {
 			continue
 		}
 		args = append(args, e.ID[:], e.BeetID, toMicros(e.ReceivedAt), nullFloat(e.Value), e.Method, e.UserAgent,

@@ -40,6 +40,7 @@ type DB struct {
 
 	eventsMu sync.Mutex
 	events   *eventWrites // AddEvents' statements, once all are prepared
+	beets    *beetCache   // the beets AddEvents wrote, by row version
 }
 
 var _ beet.Store = (*DB)(nil)
@@ -166,7 +167,7 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
 	}
 	log.Info("database opened", "engine", "sqlite", "path", abs)
-	return &DB{write: write, read: read, d: sqliteDialect{}, log: log}, nil
+	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize)}, nil
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
@@ -182,7 +183,7 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
 	log.Info("database opened", "engine", "postgres")
-	return &DB{write: db, read: db, d: postgresDialect{}, log: log}, nil
+	return &DB{write: db, read: db, d: postgresDialect{}, log: log, beets: newBeetCache(beetCacheSize)}, nil
 }
 
 // Engine returns "sqlite" or "postgres".

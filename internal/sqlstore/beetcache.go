@@ -1,0 +1,80 @@
+package sqlstore
+
+import (
+	"slices"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/beethq/beet"
+)
+
+// beetCache keeps the beets AddEvents wrote, as they stood after its
+// commit, with the row version that commit gave them (the version column,
+// which a trigger raises on every other change). A commit then reads only
+// (id, token, version) of its beets: where the version matches, the copy
+// is the row and the full read, its decoding and the detection state it
+// carries are skipped; where it does not (the sweeper, the API, a
+// rotation or another instance changed the row), the row is read in full.
+// So the cache can be stale but never wrong. It knows nothing of what the
+// beet's fields mean; entries are deep copies, so a commit that changes
+// its beets (and may fail) never touches them.
+type beetCache struct {
+	byID    *lru.Cache[int64, cachedBeet]
+	byToken *lru.Cache[string, int64] // tokens never move between beets
+}
+
+type cachedBeet struct {
+	b       *beet.Beet
+	version int64
+}
+
+// beetCacheSize bounds the cache: about 600 B a beet with its model, so
+// about 40 MB when full, and the beets that send often stay in it.
+const beetCacheSize = 65536
+
+func newBeetCache(size int) *beetCache {
+	byID, _ := lru.New[int64, cachedBeet](size)
+	byToken, _ := lru.New[string, int64](size)
+	return &beetCache{byID: byID, byToken: byToken}
+}
+
+// idOf returns the beet ID a token was last seen with.
+func (c *beetCache) idOf(token string) (int64, bool) { return c.byToken.Get(token) }
+
+// get returns a copy of the beet if the cache holds it at version.
+func (c *beetCache) get(id, version int64) (*beet.Beet, bool) {
+	e, ok := c.byID.Get(id)
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return cloneBeet(e.b), true
+}
+
+// put keeps a copy of b at version, unless a newer version is kept.
+func (c *beetCache) put(b *beet.Beet, version int64) {
+	if e, ok := c.byID.Peek(b.ID); ok && e.version > version {
+		return
+	}
+	c.byID.Add(b.ID, cachedBeet{b: cloneBeet(b), version: version})
+	c.byToken.Add(b.Token, b.ID)
+}
+
+// cloneBeet copies b and everything it points to.
+func cloneBeet(b *beet.Beet) *beet.Beet {
+	c := *b
+	c.LastEventAt = clonePtr(b.LastEventAt)
+	c.DueAt = clonePtr(b.DueAt)
+	c.Model = slices.Clone(b.Model)
+	c.Runs.StartedAt = clonePtr(b.Runs.StartedAt)
+	c.Runs.RecentMS = slices.Clone(b.Runs.RecentMS)
+	c.Channels = slices.Clone(b.Channels)
+	return &c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

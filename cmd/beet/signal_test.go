@@ -24,6 +24,8 @@ type served struct {
 	key string
 }
 
+const signalMetricsToken = "metrics-token-for-the-signal-test"
+
 func serveWithAccount(t *testing.T, engine string) *served {
 	t.Helper()
 	dir := t.TempDir()
@@ -46,7 +48,9 @@ func serveWithAccount(t *testing.T, engine string) *served {
 		APIKey string `json:"api_key"`
 	}
 	json.Unmarshal(out, &acct)
-	s := &served{t: t, p: startServe(t, env), key: acct.APIKey}
+	// Metrics are read on the public listener, which serves them only to
+	// this token (the admin listener is off in startServe).
+	s := &served{t: t, p: startServe(t, append(env, "BEET_METRICS_TOKEN="+signalMetricsToken)), key: acct.APIKey}
 	t.Cleanup(func() {
 		s.p.cmd.Process.Signal(syscall.SIGTERM)
 		<-s.p.done
@@ -241,7 +245,9 @@ func TestJobSignalsEndToEnd(t *testing.T) {
 		s.ping("GET", "bt_typo", "", "")
 
 		// Neither the logs nor the metrics hold a whole token.
-		res, err := http.Get(s.p.url + "/metrics")
+		req, _ := http.NewRequest("GET", s.p.url+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+signalMetricsToken)
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

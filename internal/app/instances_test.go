@@ -97,7 +97,7 @@ func TestTwoInstancesRefuseRotatedToken(t *testing.T) {
 	// Neither commit failed over the gone beet (which would park its
 	// group in the spool): the event was dropped inside the commit.
 	for _, inst := range []*app.App{a, b} {
-		res, err := http.Get(inst.URL() + "/metrics")
+		res, err := http.Get(inst.AdminURL() + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -55,6 +55,13 @@ var webIsolation = map[string]string{
 	"POST /account/maintenance":                    "own",
 	"GET /account/maintenance/{id}/confirm/delete": "byID",
 	"POST /account/maintenance/{id}/delete":        "byID",
+	"GET /unknown-tokens":                          "own",
+	"POST /account/users/{id}/remove":              "byID",
+	"POST /account/timezone":                       "own",
+	"POST /account/password":                       "own",
+	"POST /account/badges/reset":                   "own",
+	"POST /beets/bulk":                             "own", // ids of another account's beets: TestListTagsSortBulk
+	"POST /beets/{id}/tags":                        "byID",
 }
 
 // TestDashboardIsolationEveryRoute walks the dashboard's own route table
@@ -79,8 +86,8 @@ func testDashboardIsolationEveryRoute(t *testing.T, engine string) {
 		"url": {"http://127.0.0.1:9/ada-secret-path"}}), http.StatusSeeOther, "/account/channels/1?created=1")
 	want(t, "ada's window", ada.post("/account/maintenance", url.Values{"mode": {"once"}, "beet_id": {"1"}, "starts_at": {"2030-06-01T22:00"},
 		"ends_at": {"2030-06-02T01:30"}, "timezone": {"UTC"}, "note": {secret}}), http.StatusSeeOther, "/account?done=window#maintenance")
-	r := ada.post("/account/keys", url.Values{"name": {secret}})
-	if r.status != 200 {
+	// Creating a key redirects to the page that shows it once.
+	if r := ada.post("/account/keys", url.Values{"name": {secret}}); r.status != http.StatusSeeOther {
 		t.Fatalf("ada's key: %d", r.status)
 	}
 	keyID := regexp.MustCompile(`/account/keys/(\d+)/revoke`).FindStringSubmatch(ada.get("/account").body)[1]

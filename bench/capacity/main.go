@@ -45,6 +45,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/bench/benchkit"
 	"github.com/beethq/beet/internal/sqlstore"
 )
 
@@ -87,7 +88,7 @@ func storage() {
 	defer os.RemoveAll(dir)
 	storageRun("SQLite", "sqlite://"+filepath.Join(dir, "beet.db"))
 	if *pgURL != "" {
-		url, drop := pgSchema(*pgURL)
+		url, drop := benchkit.PGSchema(*pgURL, "beet_capacity_")
 		defer drop()
 		storageRun("PostgreSQL", url)
 	}
@@ -199,7 +200,7 @@ func redisPart() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "beet-capacity-")
 	defer os.RemoveAll(dir)
-	url, drop := pgSchema(*pgURL)
+	url, drop := benchkit.PGSchema(*pgURL, "beet_capacity_")
 	defer drop()
 	db, err := sqlstore.Open(ctx, url, nil)
 	if err != nil {
@@ -274,7 +275,7 @@ func million() {
 	dir, _ := os.MkdirTemp("", "beet-capacity-")
 	defer os.RemoveAll(dir)
 	bin := build(dir)
-	url, drop := pgSchema(*pgURL)
+	url, drop := benchkit.PGSchema(*pgURL, "beet_capacity_")
 	defer drop()
 	db, err := sqlstore.Open(ctx, url, nil)
 	if err != nil {
@@ -294,7 +295,7 @@ func million() {
 
 	p := startBeet(bin, url, dir)
 	defer p.stop()
-	idleRSS := rss(p.cmd.Process.Pid)
+	idleRSS := benchkit.RSS(p.cmd.Process.Pid)
 	var acked, failed atomic.Int64
 	var lat latencies
 	stop := make(chan struct{})
@@ -328,7 +329,7 @@ func million() {
 	var peak int64
 	for time.Since(t0) < *duration {
 		time.Sleep(2 * time.Second)
-		s := sample{at: time.Since(t0).Round(time.Second), rss: rss(p.cmd.Process.Pid)}
+		s := sample{at: time.Since(t0).Round(time.Second), rss: benchkit.RSS(p.cmd.Process.Pid)}
 		var oldest sql.NullInt64
 		now := time.Now()
 		raw.QueryRow(`SELECT COUNT(*), MIN(due_at) FROM beets WHERE due_at IS NOT NULL AND due_at <= $1`, now.UnixMicro()).Scan(&s.due, &oldest)
@@ -350,7 +351,7 @@ func million() {
 		seeded.Round(time.Second), dbBytes>>20, *beets/100, *conns, *duration)
 	fmt.Printf("- ingestion: %d acknowledged, **%.0f events/s**, p50 %s, p99 %s; %d failed; %d events stored\n",
 		acked.Load(), float64(acked.Load())/elapsed.Seconds(), lat.q(0.5), lat.q(0.99), failed.Load(), stored)
-	fmt.Printf("- memory (RSS of beet serve): %d MiB idle after start, **peak %d MiB** (VmHWM %d MiB)\n", idleRSS>>10, peak>>10, hwm(p.cmd.Process.Pid)>>10)
+	fmt.Printf("- memory (RSS of beet serve): %d MiB idle after start, **peak %d MiB** (VmHWM %d MiB)\n", idleRSS>>10, peak>>10, benchkit.HWM(p.cmd.Process.Pid)>>10)
 	fmt.Printf("- beets flipped down by the sweeper during the run: %d of %d overdue\n\n", down, *beets/100)
 	fmt.Println("| t | RSS MiB | beets overdue | sweep lag (now − oldest passed deadline) |")
 	fmt.Println("|---|---|---|---|")
@@ -437,25 +438,6 @@ func rawDB(url string) *sql.DB {
 	return db
 }
 
-func pgSchema(base string) (string, func()) {
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		log.Fatal(err)
-	}
-	schema := "beet_capacity_" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		log.Fatal(err)
-	}
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema, func() {
-		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
-		admin.Close()
-	}
-}
-
 func build(dir string) string {
 	bin := filepath.Join(dir, "beet")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/beet").CombinedOutput(); err != nil {
@@ -539,22 +521,4 @@ func (l *latencies) q(p float64) string {
 	slices.Sort(l.d)
 	d := l.d[int(math.Min(float64(len(l.d)-1), p*float64(len(l.d))))]
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-}
-
-func rss(pid int) int64 { return procStatus(pid, "VmRSS:") }
-func hwm(pid int) int64 { return procStatus(pid, "VmHWM:") }
-
-// procStatus reads a KiB field of /proc/PID/status.
-func procStatus(pid int, field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, field); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
 }

@@ -54,6 +54,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/bench/benchkit"
 	"github.com/beethq/beet/internal/sqlstore"
 )
 
@@ -106,7 +107,7 @@ func main() {
 	sqliteURL := "sqlite://" + filepath.Join(dir, "beet.db")
 	targets = append(targets, startTarget("Beet, SQLite", beetBin, sqliteURL, dir, nBeets))
 	if *pgURL != "" {
-		schemaURL, drop := pgSchema(*pgURL)
+		schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
 		defer drop()
 		targets = append(targets, startTarget("Beet, PostgreSQL", beetBin, schemaURL, dir, nBeets))
 	}
@@ -195,7 +196,7 @@ func main() {
 
 	if *flood > 0 {
 		fsrv := startBeet(beetBin, "sqlite://"+filepath.Join(dir, "flood.db"), dir)
-		base := rss(fsrv.cmd.Process.Pid)
+		base := benchkit.RSS(fsrv.cmd.Process.Pid)
 		peak := floodRun(fsrv, *flood)
 		fsrv.stop()
 		fmt.Printf("Flood: %d random well-formed tokens (unknown to Beet) against Beet on SQLite: RSS %.0f MiB before, peak %.0f MiB.\n",
@@ -356,25 +357,6 @@ func rawDB(dbURL string) *sql.DB {
 		log.Fatal(err)
 	}
 	return db
-}
-
-func pgSchema(base string) (string, func()) {
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		log.Fatal(err)
-	}
-	schema := "beet_bench_" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		log.Fatal(err)
-	}
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema, func() {
-		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
-		admin.Close()
-	}
 }
 
 func randomTokens(n int) []string {
@@ -701,7 +683,7 @@ func floodRun(p *proc, n int) int64 {
 		})
 	}
 	wg.Wait()
-	return hwm(p.cmd.Process.Pid)
+	return benchkit.HWM(p.cmd.Process.Pid)
 }
 
 // cpuTime is the CPU time (user and system) the process has used.
@@ -722,19 +704,3 @@ func cpuTime(p *proc) time.Duration {
 }
 
 // rss and hwm read the process's current and peak resident set (KiB).
-func rss(pid int) int64 { return procStatus(pid, "VmRSS:") }
-func hwm(pid int) int64 { return procStatus(pid, "VmHWM:") }
-
-func procStatus(pid int, field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, field); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
-}

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/bench/benchkit"
 	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/sqlstore"
 )
@@ -210,7 +211,7 @@ func main() {
 	t0 := time.Now()
 	takeSample := func() {
 		m := metrics(client, base)
-		samples = append(samples, sample{time.Since(t0).Round(time.Second), float64(procKiB(pid, "VmRSS:")) / 1024,
+		samples = append(samples, sample{time.Since(t0).Round(time.Second), float64(benchkit.RSS(pid)) / 1024,
 			int64(m["go_goroutines"]), int64(m["process_open_fds"]), sent.Load()})
 	}
 	takeSample()
@@ -354,18 +355,4 @@ func metrics(c *http.Client, base string) map[string]float64 {
 		}
 	}
 	return out
-}
-
-func procKiB(pid int, field string) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, field); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
 }

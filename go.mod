@@ -2,6 +2,8 @@ module github.com/beethq/beet
 
 go 1.26.8
 
+toolchain go1.27.3
+
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

@@ -13,6 +13,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Releases are built with the project's Go (go.mod's toolchain line), which
+# the go command fetches from the module proxy; docs/SECURITY.md says why.
+export GOTOOLCHAIN=go1.27.3
+
 VERSION=${1:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 VERSION=${VERSION#v}
 COMMIT=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)

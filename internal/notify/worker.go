@@ -289,8 +289,14 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 		return nil, nil, "", err
 	}
 	now := w.now()
+	// The message is written as of the delivery's creation, so that every
+	// retry sends the same bytes under the same idempotency key.
+	written := d.CreatedAt
+	if written.IsZero() {
+		written = now
+	}
 	if d.Event == beet.EventTest {
-		return render(d, nil, nil, nil, w.BaseURL, now), ch, "", nil
+		return render(d, nil, nil, nil, w.BaseURL, written), ch, "", nil
 	}
 	b, err := w.Store.FindBeetByID(ctx, d.BeetID)
 	if err != nil {
@@ -339,7 +345,7 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 			d.Flapping = true
 		}
 	}
-	m := render(d, b, f, incident, w.BaseURL, now)
+	m := render(d, b, f, incident, w.BaseURL, written)
 	if d.Reminder == 0 {
 		// The first message sent after a flapping notice also closes the
 		// incident that notice opened, when it is another one (flips in

@@ -218,7 +218,8 @@ func (db *DB) DeleteBeet(ctx context.Context, id int64) error {
 	if err := db.read.QueryRowContext(ctx, `SELECT 1 FROM beets WHERE id = $1`, id).Scan(&one); err != nil {
 		return fmt.Errorf("delete beet: %w", notFound(err, "beet %d not found", id))
 	}
-	query := `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE beet_id = $1 LIMIT $2` + db.d.skipLocked() + `)`
+	// By the whole key: PostgreSQL's events are partitioned on received_at.
+	query := `DELETE FROM events WHERE (received_at, id) IN (SELECT received_at, id FROM events WHERE beet_id = $1 LIMIT $2` + db.d.skipLocked() + `)`
 	for {
 		n, err := rowsAffected(db.write.ExecContext(ctx, query, id, deleteBatch))
 		if err != nil {

@@ -151,7 +151,7 @@ func (db *DB) DropEventsBefore(ctx context.Context, cutoff time.Time) (int, erro
 	if db.d.name() != "postgres" {
 		return 0, nil
 	}
-	parts, err := db.eventPartitions(ctx)
+	parts, err := db.EventPartitions(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("drop events before: %w", err)
 	}
@@ -186,8 +186,9 @@ type EventPartition struct {
 
 var partitionName = regexp.MustCompile(`^events_([0-9]{4,})([0-9]{2})$`)
 
-// eventPartitions lists the monthly partitions, oldest first.
-func (db *DB) eventPartitions(ctx context.Context) ([]EventPartition, error) {
+// EventPartitions lists the monthly partitions of events on PostgreSQL,
+// oldest first.
+func (db *DB) EventPartitions(ctx context.Context) ([]EventPartition, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 		WHERE i.inhparent = to_regclass(format('%I.events', current_schema()))`)
 	if err != nil {
@@ -313,7 +314,7 @@ func (db *DB) EventPartitionState(ctx context.Context, now time.Time) (Partition
 	if db.d.name() != "postgres" {
 		return st, nil
 	}
-	parts, err := db.eventPartitions(ctx)
+	parts, err := db.EventPartitions(ctx)
 	if err != nil {
 		return st, fmt.Errorf("event partition state: %w", err)
 	}

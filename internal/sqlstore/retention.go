@@ -48,7 +48,9 @@ func (db *DB) DeleteExpiredEvents(ctx context.Context, p beet.Plan, cutoff time.
 		}
 		if lo >= hi {
 			done = true
-			return nil
+			// Records the first pass's mark, so the next one need not
+			// look for it again.
+			return setRetentionMark(ctx, tx, p, hi)
 		}
 		// The slice ends after the limit-th event from the mark, with all
 		// events of that same instant, or at the cutoff.
@@ -66,10 +68,7 @@ func (db *DB) DeleteExpiredEvents(ctx context.Context, p beet.Plan, cutoff time.
 		default:
 			done = true
 		}
-		deleted, err = rowsAffected(tx.ExecContext(ctx, `DELETE FROM events WHERE received_at >= $1 AND received_at < $2
-			AND EXISTS (SELECT 1 FROM beets b JOIN accounts a ON a.id = b.account_id
-				WHERE b.id = events.beet_id AND a.plan = $3)`,
-			lo, end, string(p)))
+		deleted, err = db.deleteSliceOfPlan(ctx, tx, p, lo, end)
 		if err != nil {
 			return err
 		}
@@ -79,6 +78,64 @@ func (db *DB) DeleteExpiredEvents(ctx context.Context, p beet.Plan, cutoff time.
 		return 0, false, fmt.Errorf("delete expired events: %w", err)
 	}
 	return deleted, done, nil
+}
+
+// deleteSliceOfPlan deletes the events of plan p's accounts received in
+// [lo, end), a slice of a bounded number of events. It goes from the
+// slice's events to their beets, never from the plan's beets to their
+// events: a plan may have a million beets, of which a slice touches a few.
+// (One statement with a join left the choice to the planner, which on
+// fresh statistics read every beet of the plan.)
+func (db *DB) deleteSliceOfPlan(ctx context.Context, tx *sql.Tx, p beet.Plan, lo, end int64) (int64, error) {
+	beetIDs, err := scanIDs(tx.QueryContext(ctx, `SELECT DISTINCT beet_id FROM events WHERE received_at >= $1 AND received_at < $2`, lo, end))
+	if err != nil {
+		return 0, err
+	}
+	var deleted int64
+	pg := db.d.name() == "postgres"
+	for len(beetIDs) > 0 {
+		chunk := beetIDs[:min(len(beetIDs), 500)]
+		beetIDs = beetIDs[len(chunk):]
+		var ofPlan []int64
+		if pg {
+			ofPlan, err = scanIDs(tx.QueryContext(ctx, `SELECT b.id FROM beets b JOIN accounts a ON a.id = b.account_id
+				WHERE b.id = ANY($1::bigint[]) AND a.plan = $2`, chunk, string(p)))
+		} else {
+			ofPlan, err = scanIDs(tx.QueryContext(ctx, `SELECT b.id FROM beets b JOIN accounts a ON a.id = b.account_id
+				WHERE a.plan = $1 AND b.id IN (`+idList(chunk)+`)`, string(p)))
+		}
+		if err != nil {
+			return deleted, err
+		}
+		if len(ofPlan) == 0 {
+			continue
+		}
+		var n int64
+		if pg {
+			n, err = rowsAffected(tx.ExecContext(ctx, `DELETE FROM events WHERE received_at >= $1 AND received_at < $2
+				AND beet_id = ANY($3::bigint[])`, lo, end, ofPlan))
+		} else {
+			n, err = rowsAffected(tx.ExecContext(ctx, `DELETE FROM events WHERE received_at >= $1 AND received_at < $2
+				AND beet_id IN (`+idList(ofPlan)+`)`, lo, end))
+		}
+		deleted += n
+		if err != nil {
+			return deleted, err
+		}
+	}
+	return deleted, nil
+}
+
+// idList writes IDs as SQL integer literals (they are int64s, never text).
+func idList(ids []int64) string {
+	b := make([]byte, 0, len(ids)*8)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(b)
 }
 
 // CountExpiredEvents counts what DeleteExpiredEvents would delete for plan

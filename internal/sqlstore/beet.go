@@ -340,6 +340,9 @@ func (db *DB) ApplyDue(ctx context.Context, changes []beet.DueChange) error {
 	if len(changes) == 0 {
 		return nil
 	}
+	if db.d.name() == "postgres" {
+		return db.applyDuePG(ctx, changes)
+	}
 	move, err := db.prepared(ctx, db.write, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`)
 	if err != nil {
 		return fmt.Errorf("apply deadlines: %w", err)

@@ -126,4 +126,20 @@ type EventStore interface {
 	DeleteEventsBefore(ctx context.Context, beetID int64, cutoff time.Time, limit int) (int64, error)
 	// CountEventsBefore counts the beet's events older than cutoff.
 	CountEventsBefore(ctx context.Context, beetID int64, cutoff time.Time) (int64, error)
+	// DeleteExpiredEvents deletes, in one short transaction, events of
+	// accounts on plan p older than cutoff, scanning by time from where the
+	// plan's previous call stopped and reading about limit events at most,
+	// whatever their plan. done says no older event is left to scan (or
+	// another instance is on it). Calls until done delete every event of
+	// the plan's accounts older than cutoff, including those of accounts
+	// that moved to p since, at a cost that follows the events scanned, not
+	// the number of beets.
+	DeleteExpiredEvents(ctx context.Context, p Plan, cutoff time.Time, limit int) (deleted int64, done bool, err error)
+	// CountExpiredEvents counts what calls of DeleteExpiredEvents up to
+	// cutoff would delete.
+	CountExpiredEvents(ctx context.Context, p Plan, cutoff time.Time) (int64, error)
+	// DropEventsBefore removes events older than cutoff by whole storage
+	// units (PostgreSQL's monthly partitions that end by cutoff) and
+	// returns how many it removed; a store without them returns 0.
+	DropEventsBefore(ctx context.Context, cutoff time.Time) (int, error)
 }

@@ -145,7 +145,9 @@ func storageRun(name, url string) {
 // eventBytes returns the bytes of the events table and of its indexes.
 func eventBytes(raw *sql.DB, engine string) (table, indexes int64, err error) {
 	if engine == "postgres" {
-		err = raw.QueryRow(`SELECT pg_table_size('events'), pg_indexes_size('events')`).Scan(&table, &indexes)
+		// events is partitioned: its size is its partitions'.
+		err = raw.QueryRow(`SELECT COALESCE(SUM(pg_table_size(relid)), 0), COALESCE(SUM(pg_indexes_size(relid)), 0)
+			FROM pg_partition_tree('events') WHERE isleaf`).Scan(&table, &indexes)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -165,7 +167,7 @@ func eventBytes(raw *sql.DB, engine string) (table, indexes int64, err error) {
 		switch {
 		case name == "events":
 			table = size
-		case name == "events_beet_id_received_at" || strings.HasPrefix(name, "sqlite_autoindex_events"):
+		case name == "events_beet_id_received_at" || name == "events_received_at" || strings.HasPrefix(name, "sqlite_autoindex_events"):
 			indexes += size
 		}
 	}

@@ -55,8 +55,14 @@ func printCleanup(w io.Writer, rep *service.CleanupReport) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "total: %s %d %s\n", verb, rep.Total, events(rep.Total))
-	return err
+	if _, err := fmt.Fprintf(w, "total: %s %d %s\n", verb, rep.Total, events(rep.Total)); err != nil {
+		return err
+	}
+	if rep.PartitionsDropped > 0 {
+		_, err := fmt.Fprintf(w, "dropped %d monthly events partitions older than every plan's retention\n", rep.PartitionsDropped)
+		return err
+	}
+	return nil
 }
 
 func events(n int64) string {

@@ -199,8 +199,24 @@ func (a *App) Start(ctx context.Context) error {
 	} else {
 		a.log.Info("retention clean-up is off (cleanup interval 0)")
 	}
+	if a.backend.Store.Engine() == "postgres" {
+		p := &jobs.Partitions{
+			Ensure: func(ctx context.Context, now time.Time) error {
+				_, err := a.backend.Store.EnsureEventPartitions(ctx, now, partitionsAhead)
+				return err
+			},
+			Every: time.Hour,
+			Now:   a.now,
+			Log:   a.log.With("component", "partitions"),
+		}
+		a.goJob("partitions", p.Run)
+	}
 	return nil
 }
+
+// partitionsAhead is how many months of events partitions the partition
+// job keeps made beyond the current one (PostgreSQL).
+const partitionsAhead = 3
 
 // goJob runs fn in a goroutine with its own context, and registers a stop
 // step that cancels it and waits for it to return (or for the stop deadline).

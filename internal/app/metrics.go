@@ -163,17 +163,20 @@ func (a *App) registerStoreMetrics(reg prometheus.Registerer) {
 }
 
 var (
-	descBeets = prometheus.NewDesc("beet_beets", "Beets by status (the whole database; every instance reports the same: aggregate with max).", []string{"status"}, nil)
-	descDue   = prometheus.NewDesc("beet_due_beets", "Beets whose deadline has passed and which the sweeper has not handled yet.", nil, nil)
-	descLag   = prometheus.NewDesc("beet_sweep_lag_seconds", "How long the oldest passed deadline has waited for the sweeper (0 when none).", nil, nil)
-	descOut   = prometheus.NewDesc("beet_outbox_pending", "Notifications waiting to be sent, due now or retrying later.", nil, nil)
-	descOLag  = prometheus.NewDesc("beet_outbox_lag_seconds", "How long the oldest due notification has waited (0 when none).", nil, nil)
-	descStale = prometheus.NewDesc("beet_store_stats_age_seconds", "Age of the database counts above (they are cached; a large value means the queries fail).", nil, nil)
-	descConns = prometheus.NewDesc("beet_db_connections", "Database connections by pool and state (in_use, idle).", []string{"pool", "state"}, nil)
-	descMax   = prometheus.NewDesc("beet_db_max_open_connections", "Most connections the pool opens.", []string{"pool"}, nil)
-	descWaits = prometheus.NewDesc("beet_db_wait_total", "Times a query waited for a free connection.", []string{"pool"}, nil)
-	descWaitS = prometheus.NewDesc("beet_db_wait_seconds_total", "Time spent waiting for a free connection.", []string{"pool"}, nil)
-	descSpool = prometheus.NewDesc("beet_ingest_spool_bytes", "Bytes of events in the ingestion spool, waiting for the database.", nil, nil)
+	descBeets   = prometheus.NewDesc("beet_beets", "Beets by status (the whole database; every instance reports the same: aggregate with max).", []string{"status"}, nil)
+	descDue     = prometheus.NewDesc("beet_due_beets", "Beets whose deadline has passed and which the sweeper has not handled yet.", nil, nil)
+	descLag     = prometheus.NewDesc("beet_sweep_lag_seconds", "How long the oldest passed deadline has waited for the sweeper (0 when none).", nil, nil)
+	descOut     = prometheus.NewDesc("beet_outbox_pending", "Notifications waiting to be sent, due now or retrying later.", nil, nil)
+	descOLag    = prometheus.NewDesc("beet_outbox_lag_seconds", "How long the oldest due notification has waited (0 when none).", nil, nil)
+	descStale   = prometheus.NewDesc("beet_store_stats_age_seconds", "Age of the database counts above (they are cached; a large value means the queries fail).", nil, nil)
+	descConns   = prometheus.NewDesc("beet_db_connections", "Database connections by pool and state (in_use, idle).", []string{"pool", "state"}, nil)
+	descMax     = prometheus.NewDesc("beet_db_max_open_connections", "Most connections the pool opens.", []string{"pool"}, nil)
+	descWaits   = prometheus.NewDesc("beet_db_wait_total", "Times a query waited for a free connection.", []string{"pool"}, nil)
+	descWaitS   = prometheus.NewDesc("beet_db_wait_seconds_total", "Time spent waiting for a free connection.", []string{"pool"}, nil)
+	descSpool   = prometheus.NewDesc("beet_ingest_spool_bytes", "Bytes of events in the ingestion spool, waiting for the database.", nil, nil)
+	descParts   = prometheus.NewDesc("beet_events_partitions", "Monthly partitions of the events table (PostgreSQL).", nil, nil)
+	descAhead   = prometheus.NewDesc("beet_events_partitions_ahead_seconds", "How far past now the events partitions reach without a gap (0: inserts go to the default partition; PostgreSQL).", nil, nil)
+	descDefRows = prometheus.NewDesc("beet_events_default_partition_rows", "Rows in the default partition of events, which the partition job moves into monthly ones (PostgreSQL; counted up to 100,000).", nil, nil)
 )
 
 // storeCollector reads the queue gauges from the database when a scrape
@@ -187,7 +190,7 @@ type storeCollector struct {
 }
 
 func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descBeets, descDue, descLag, descOut, descOLag, descStale, descConns, descMax, descWaits, descWaitS, descSpool} {
+	for _, d := range []*prometheus.Desc{descBeets, descDue, descLag, descOut, descOLag, descStale, descConns, descMax, descWaits, descWaitS, descSpool, descParts, descAhead, descDefRows} {
 		ch <- d
 	}
 }
@@ -204,6 +207,11 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descOut, prometheus.GaugeValue, float64(st.Pending))
 		ch <- prometheus.MustNewConstMetric(descOLag, prometheus.GaugeValue, ageSeconds(at, st.OldestPending))
 		ch <- prometheus.MustNewConstMetric(descStale, prometheus.GaugeValue, now.Sub(at).Seconds())
+		if p := st.Partitions; p != nil {
+			ch <- prometheus.MustNewConstMetric(descParts, prometheus.GaugeValue, float64(p.Partitions))
+			ch <- prometheus.MustNewConstMetric(descAhead, prometheus.GaugeValue, max(0, p.Until.Sub(at).Seconds()))
+			ch <- prometheus.MustNewConstMetric(descDefRows, prometheus.GaugeValue, float64(p.DefaultRows))
+		}
 	}
 	for pool, s := range a.backend.Store.PoolStats() {
 		ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(s.InUse), pool, "in_use")

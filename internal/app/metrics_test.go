@@ -210,3 +210,29 @@ func between(s, from, to string) string {
 	v, _, _ := strings.Cut(rest, to)
 	return v
 }
+
+// The events partitions' state is scraped on PostgreSQL: the partition
+// job (any instance running jobs) keeps three months made ahead. SQLite
+// has no partitions and no such series.
+func TestMetricsEventPartitions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		cfg := testConfig(t)
+		cfg.DatabaseURL = testdb.URL(t, engine)
+		cfg.SpoolPath = t.TempDir() + "/beet.spool"
+		a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler)})
+		status, body := get(t, a.AdminURL()+"/metrics", "")
+		if status != 200 {
+			t.Fatalf("admin /metrics = %d", status)
+		}
+		if engine == "sqlite" {
+			if strings.Contains(body, "beet_events_partitions") {
+				t.Errorf("SQLite reports partitions:\n%s", grep(body, "beet_events_"))
+			}
+			return
+		}
+		ahead := series(body, "beet_events_partitions_ahead_seconds")
+		if ahead < 89*24*3600 || series(body, "beet_events_partitions") < 4 || series(body, "beet_events_default_partition_rows") != 0 {
+			t.Errorf("partitions not made 3 months ahead:\n%s", grep(body, "beet_events_"))
+		}
+	})
+}

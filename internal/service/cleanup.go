@@ -14,6 +14,10 @@ type CleanupReport struct {
 	DryRun bool          `json:"dry_run"`
 	Plans  []PlanCleanup `json:"plans"`
 	Total  int64         `json:"deleted_total"`
+	// PartitionsDropped counts the whole partitions of events (PostgreSQL)
+	// dropped because they end before every plan's cutoff; their rows are
+	// not in Total.
+	PartitionsDropped int `json:"partitions_dropped"`
 }
 
 // PlanCleanup is one plan's part of a clean-up pass.
@@ -23,57 +27,54 @@ type PlanCleanup struct {
 	Deleted int64     `json:"deleted"`
 }
 
-// beetsPerPage bounds how many beet IDs one clean-up query returns.
-const beetsPerPage = 500
-
 // Cleanup deletes the events that each account's plan no longer keeps, as
 // of now. It reads the plan at every pass, so a downgrade takes effect on
-// the next one. Deletes go in short transactions of at most the configured
-// batch, so ingestion waits on the database writer for a batch at most.
-// Several instances may run it at once: the store skips rows another one
-// is already deleting.
+// the next one. Whole partitions past the longest retention go first;
+// then each plan's expired events are deleted by time, from where the
+// plan's last pass stopped, in short transactions that each read at most
+// the configured batch of events, so a pass costs what expired since the
+// last one and ingestion waits on the database writer for a batch at
+// most. Several instances may run it at once: one works on a plan at a
+// time, the others pass it by.
 func (s *Service) Cleanup(ctx context.Context, now time.Time, dryRun bool) (*CleanupReport, error) {
 	r := &CleanupReport{Now: now.UTC(), DryRun: dryRun}
+	oldest := now
+	for _, p := range beet.Plans {
+		if c := p.RetentionCutoff(now); c.Before(oldest) {
+			oldest = c
+		}
+	}
+	if !dryRun {
+		n, err := s.store.DropEventsBefore(ctx, oldest)
+		r.PartitionsDropped = n
+		if err != nil {
+			return r, err
+		}
+	}
 	for _, p := range beet.Plans {
 		pc := PlanCleanup{Plan: p, Cutoff: p.RetentionCutoff(now)}
-		var after int64
-		for {
-			ids, err := s.store.BeetsWithEventsBefore(ctx, p, pc.Cutoff, after, beetsPerPage)
-			if err != nil {
-				return r, err
-			}
-			for _, id := range ids {
-				n, err := s.cleanBeet(ctx, id, pc.Cutoff, dryRun)
+		var err error
+		if dryRun {
+			pc.Deleted, err = s.store.CountExpiredEvents(ctx, p, pc.Cutoff)
+		} else {
+			for {
+				if err = ctx.Err(); err != nil {
+					break
+				}
+				var n int64
+				var done bool
+				n, done, err = s.store.DeleteExpiredEvents(ctx, p, pc.Cutoff, s.cleanupBatch)
 				pc.Deleted += n
-				if err != nil {
-					r.Plans = append(r.Plans, pc)
-					return r, err
+				if err != nil || done {
+					break
 				}
 			}
-			if len(ids) < beetsPerPage {
-				break
-			}
-			after = ids[len(ids)-1]
 		}
 		r.Plans = append(r.Plans, pc)
 		r.Total += pc.Deleted
+		if err != nil {
+			return r, err
+		}
 	}
 	return r, nil
-}
-
-func (s *Service) cleanBeet(ctx context.Context, beetID int64, cutoff time.Time, dryRun bool) (int64, error) {
-	if dryRun {
-		return s.store.CountEventsBefore(ctx, beetID, cutoff)
-	}
-	var total int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		n, err := s.store.DeleteEventsBefore(ctx, beetID, cutoff, s.cleanupBatch)
-		total += n
-		if err != nil || n < int64(s.cleanupBatch) {
-			return total, err
-		}
-	}
 }

@@ -102,13 +102,14 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 	return flipped, len(due), nil
 }
 
-// watched is the number of watched beets, counted at most once a minute:
+// watched is the number of watched beets, counted at most once a minute
+// (and once for all the batches of one sweep, which share their now):
 // counting a million index entries on every sweep batch would cost more
 // than the sweep, and the share it feeds needs no precision.
 func (s *Service) watched(ctx context.Context, now time.Time) (int, error) {
 	s.watchedMu.Lock()
 	defer s.watchedMu.Unlock()
-	if !s.watchedAt.IsZero() && now.Sub(s.watchedAt) < time.Minute && now.After(s.watchedAt) {
+	if !s.watchedAt.IsZero() && now.Sub(s.watchedAt) < time.Minute && !now.Before(s.watchedAt) {
 		return s.watchedN, nil
 	}
 	n, err := s.store.CountWatched(ctx)

@@ -81,12 +81,21 @@ func (db *DB) FindAccounts(ctx context.Context) ([]*beet.Account, error) {
 
 // SetAccountPlan changes the account's plan.
 func (db *DB) SetAccountPlan(ctx context.Context, id int64, p beet.Plan) error {
-	n, err := rowsAffected(db.write.ExecContext(ctx, `UPDATE accounts SET plan = $1 WHERE id = $2`, string(p), id))
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var old string
+		if err := tx.QueryRowContext(ctx, `SELECT plan FROM accounts WHERE id = $1`, id).Scan(&old); err != nil {
+			return notFound(err, "account %d not found", id)
+		}
+		if old == string(p) {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET plan = $1 WHERE id = $2`, string(p), id); err != nil {
+			return err
+		}
+		return lowerRetentionMark(ctx, tx, p, id)
+	})
 	if err != nil {
 		return fmt.Errorf("set account plan: %w", err)
-	}
-	if n == 0 {
-		return fmt.Errorf("set account plan: %w", beet.Errorf(beet.ENOTFOUND, "account %d not found", id))
 	}
 	return nil
 }

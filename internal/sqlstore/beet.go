@@ -218,7 +218,8 @@ func (db *DB) DeleteBeet(ctx context.Context, id int64) error {
 	if err := db.read.QueryRowContext(ctx, `SELECT 1 FROM beets WHERE id = $1`, id).Scan(&one); err != nil {
 		return fmt.Errorf("delete beet: %w", notFound(err, "beet %d not found", id))
 	}
-	query := `DELETE FROM events WHERE id IN (SELECT id FROM events WHERE beet_id = $1 LIMIT $2` + db.d.skipLocked() + `)`
+	// By the whole key: PostgreSQL's events are partitioned on received_at.
+	query := `DELETE FROM events WHERE (received_at, id) IN (SELECT received_at, id FROM events WHERE beet_id = $1 LIMIT $2` + db.d.skipLocked() + `)`
 	for {
 		n, err := rowsAffected(db.write.ExecContext(ctx, query, id, deleteBatch))
 		if err != nil {
@@ -338,6 +339,9 @@ func (db *DB) SetBeetDue(ctx context.Context, id int64, due *time.Time) error {
 func (db *DB) ApplyDue(ctx context.Context, changes []beet.DueChange) error {
 	if len(changes) == 0 {
 		return nil
+	}
+	if db.d.name() == "postgres" {
+		return db.applyDuePG(ctx, changes)
 	}
 	move, err := db.prepared(ctx, db.write, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`)
 	if err != nil {

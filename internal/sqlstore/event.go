@@ -476,7 +476,7 @@ func insertEventsSQL(n int) string {
 		}
 		b.WriteByte(')')
 	}
-	b.WriteString(` ON CONFLICT (id) DO NOTHING`)
+	b.WriteString(` ON CONFLICT DO NOTHING`) // PostgreSQL's key is (received_at, id)
 	return b.String()
 }
 
@@ -561,8 +561,8 @@ func (db *DB) BeetsWithEventsBefore(ctx context.Context, p beet.Plan, cutoff tim
 // clean up at once without waiting for each other or deleting twice. Limit
 // 0 means beet.DefaultPageLimit; larger limits are cut to beet.MaxPageLimit.
 func (db *DB) DeleteEventsBefore(ctx context.Context, beetID int64, cutoff time.Time, limit int) (int64, error) {
-	n, err := rowsAffected(db.write.ExecContext(ctx, `DELETE FROM events WHERE id IN (
-		SELECT id FROM events WHERE beet_id = $1 AND received_at < $2
+	n, err := rowsAffected(db.write.ExecContext(ctx, `DELETE FROM events WHERE (received_at, id) IN (
+		SELECT received_at, id FROM events WHERE beet_id = $1 AND received_at < $2
 		ORDER BY received_at LIMIT $3`+db.d.skipLocked()+`)`,
 		beetID, toMicros(cutoff), pageLimit(limit)))
 	if err != nil {

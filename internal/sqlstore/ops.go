@@ -22,6 +22,9 @@ type OpsStats struct {
 	// none): how late the outbox runs.
 	Pending       int64
 	OldestPending time.Time
+	// Partitions is the state of the events partitions (PostgreSQL; nil
+	// on SQLite).
+	Partitions *PartitionState
 }
 
 // OpsStats reads the counts as of now. The due count uses the partial
@@ -63,6 +66,13 @@ func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
 	}
 	if oldestPending.Valid {
 		st.OldestPending = fromMicros(oldestPending.Int64)
+	}
+	if db.d.name() == "postgres" {
+		ps, err := db.EventPartitionState(ctx, now)
+		if err != nil {
+			return nil, fmt.Errorf("ops stats: %w", err)
+		}
+		st.Partitions = &ps
 	}
 	return st, nil
 }

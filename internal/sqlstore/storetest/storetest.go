@@ -53,6 +53,8 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 	tests = append(tests, channelTests...)
 	tests = append(tests, signalTests...)
 	tests = append(tests, userTests...)
+	tests = append(tests, retentionTests...)
+	tests = append(tests, sweepTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -38,6 +38,12 @@ func serveWithAccount(t *testing.T, engine string) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Only serve and migrate create a database.
+	mig := exec.Command(bin, "migrate")
+	mig.Env = append(os.Environ(), env...)
+	if out, err := mig.CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
 	cmd := exec.Command(bin, "accounts", "create", "--email", "jobs@example.com", "--password", "password1", "--plan", "free")
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.Output()

@@ -105,6 +105,19 @@ func (s *Service) SetBeetTags(ctx context.Context, accountID, id int64, tags str
 	return parsed, s.store.SetBeetTags(ctx, id, parsed)
 }
 
+// SetBeetTagList replaces the tags of the account's beet with a list (the
+// API), checked by beet.CleanTags.
+func (s *Service) SetBeetTagList(ctx context.Context, accountID, id int64, tags []string) ([]string, error) {
+	clean, err := beet.CleanTags("tags", tags)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Beet(ctx, accountID, id); err != nil {
+		return nil, err
+	}
+	return clean, s.store.SetBeetTags(ctx, id, clean)
+}
+
 // FillTags loads the tags of beets the caller already holds (so already
 // scoped to its account).
 func (s *Service) FillTags(ctx context.Context, beets ...*beet.Beet) error {

@@ -61,6 +61,22 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeArtefact(t, "readme-down.png", png)
+	// A job's run times are charted: one point per run, the failure apart,
+	// the run-time limit drawn.
+	run(t, ctx, "nightly backup, 7 days", chromedp.Navigate(base+"/beets/2"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
+		chromedp.Click(chromedp.CSS(`[data-range="7d"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#runs-chart canvas")),
+		chromedp.Poll[chromedp.Void](`/^[0-9]+ runs ended in the last 7d, 1 failed; the longest took .*; run-time limit 30 min$/.test(document.getElementById("runs-chart").getAttribute("aria-label"))`,
+			chromedp.WithPollingTimeout(5*time.Second)))
+	png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("activity")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtefact(t, "readme-runs.png", png)
+	run(t, ctx, "a beet without runs", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("runs").hidden`)); err != nil || !hidden {
+		t.Errorf("the run-time chart shows on a beet without runs (hidden=%v, %v)", hidden, err)
+	}
 	run(t, ctx, "account", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("keys")))
 	screenshot(t, ctx, "readme-account.png")
 	run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+"/"),
@@ -70,6 +86,24 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeArtefact(t, "readme-beets-phone.png", png)
+	// The list fits a phone's width: nothing to scroll sideways, and every
+	// row's status and name are on screen.
+	phoneList, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		const vw = window.innerWidth, bad = [];
+		if (document.documentElement.scrollWidth > vw + 1) bad.push("page is " + document.documentElement.scrollWidth + " wide");
+		const rows = document.querySelectorAll(".beets > li");
+		if (rows.length === 0) bad.push("no rows");
+		for (const sel of [".badge", "a.name"]) {
+			for (const el of document.querySelectorAll(".beets " + sel)) {
+				const r = el.getBoundingClientRect();
+				if (r.width <= 0 || r.left < 0 || r.right > vw + 1) bad.push(sel + " " + el.textContent.trim() + " at " + r.left + "-" + r.right);
+			}
+		}
+		return bad.join("; ");
+	})()`))
+	if err != nil || phoneList != "" {
+		t.Errorf("the list on a 390 px phone: %s %v", phoneList, err)
+	}
 
 	// On a phone, a beet's state, its reason and the chart fit the first
 	// screen: no scrolling to learn whether it is down and why.
@@ -178,13 +212,35 @@ func seedHistory(t *testing.T, a *app.App) {
 	flip(checkout, outTo.Add(5*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery, "Events are back after being down for 1 h 25 min.")
 
 	// 2. Nightly backup: a cron job at 02:00 UTC, every night.
-	backup := mk("Nightly backup", "UTC", &beet.Detection{Mode: beet.ModeCron, Cron: "0 2 * * *", Timezone: "UTC", GraceSeconds: 1800})
-	times = nil
+	// It wraps itself in job signals (a start, then its exit code), so
+	// each night is a run with its duration; one night it failed.
+	backup := mk("Nightly backup", "UTC", &beet.Detection{Mode: beet.ModeCron, Cron: "0 2 * * *", Timezone: "UTC", GraceSeconds: 1800, MaxRuntimeSeconds: 1800})
+	var runs []beet.Event
+	night := 0
 	for d := start.Truncate(24 * time.Hour).Add(24*time.Hour + 2*time.Hour); d.Before(now); d = d.Add(24 * time.Hour) {
-		times = append(times, d.Add(time.Duration(3+rng.IntN(9))*time.Minute))
+		began := d.Add(time.Duration(rng.IntN(40)) * time.Second)
+		end := began.Add(time.Duration(180+rng.IntN(420)) * time.Second)
+		code := 0
+		if night == 5 {
+			code, end = 2, began.Add(75*time.Second)
+		}
+		for i, e := range []beet.Event{{ReceivedAt: began, Kind: beet.KindStart}, {ReceivedAt: end, Kind: beet.KindPing, ExitCode: &code}} {
+			e.ID[0], e.ID[1], e.ID[2] = byte(backup.ID), byte(night), byte(i)
+			e.BeetID, e.Method, e.UserAgent, e.ReceivedAt = backup.ID, "GET", "curl/8.5.0", e.ReceivedAt.Truncate(time.Microsecond)
+			if code != 0 && i == 1 {
+				e.Kind, e.Method, e.Message = beet.KindFail, "POST", "pg_dump: error: connection to server failed"
+			}
+			runs = append(runs, e)
+		}
+		night++
 	}
-	add(backup, times)
-	flip(backup, times[0], beet.StatusNew, beet.StatusUp, beet.FlipFirst, "First event received. "+detect.Expectation(backup))
+	if err := st.AddEvents(ctx, runs, nil); err != nil {
+		t.Fatal(err)
+	}
+	flip(backup, runs[1].ReceivedAt, beet.StatusNew, beet.StatusUp, beet.FlipFirst, "First event received. "+detect.Expectation(backup))
+	failedAt := runs[11].ReceivedAt
+	flip(backup, failedAt, beet.StatusUp, beet.StatusDown, beet.FlipFailed, "The job reported failure (exit code 2) at "+failedAt.Format("15:04")+".")
+	flip(backup, runs[13].ReceivedAt, beet.StatusDown, beet.StatusUp, beet.FlipRecovery, "The job succeeded at "+runs[13].ReceivedAt.Format("15:04")+" with exit code 0 after being down for 1 day.")
 
 	// 3. Stripe webhook: every few minutes until two hours ago.
 	hook := mk("Stripe webhook received", "UTC", &beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 1800, GraceSeconds: 600})

@@ -77,6 +77,29 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("runs").hidden`)); err != nil || !hidden {
 		t.Errorf("the run-time chart shows on a beet without runs (hidden=%v, %v)", hidden, err)
 	}
+	// The snippets are one tabbed block: one panel shows at a time; a
+	// click or the arrow keys pick another.
+	shown := func() string {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("[role=tabpanel]")).filter(p => p.getClientRects().length > 0).map(p => p.id).join(" ")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if got := shown(); got != "panel-img" {
+		t.Errorf("snippet panels shown at first: %q, want panel-img alone", got)
+	}
+	run(t, ctx, "the job wrapper tab", chromedp.Click(chromedp.ID("tab-wrapper")))
+	if got := shown(); got != "panel-wrapper" {
+		t.Errorf("after clicking the wrapper tab: %q", got)
+	}
+	if w := text(t, ctx, "#panel-wrapper pre"); !strings.Contains(w, "/start") || !strings.Contains(w, "/$?") {
+		t.Errorf("the wrapper snippet %q lacks /start or /$?", w)
+	}
+	run(t, ctx, "arrow right wraps around", chromedp.Focus(chromedp.ID("tab-wrapper")), pressKey("ArrowRight", "", 39))
+	if got := shown(); got != "panel-img" || attr(t, ctx, "#tab-img", "aria-selected") != "true" {
+		t.Errorf("after ArrowRight on the last tab: %q", got)
+	}
 	run(t, ctx, "account", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("keys")))
 	screenshot(t, ctx, "readme-account.png")
 	run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+"/"),

@@ -29,7 +29,9 @@ func TestBeetPageOrderAndFirstDay(t *testing.T) {
 	hit(t, "POST", ingest, `{"value": 5}`)
 	hit(t, "POST", ingest, `{"value": 7}`)
 	hit(t, "GET", ingest, "")
-	waitFor(t, "learning", func() bool { return strings.Contains(b.get("/beets/1").body, `id="dayone">3 events in the last 24 hours.`) })
+	waitFor(t, "learning", func() bool {
+		return strings.Contains(b.get("/beets/1").body, `id="dayone">3 events in the last 24 hours.`)
+	})
 	page = b.get("/beets/1").body
 	arm := a.Backend().Service.Now().Add(7 * 24 * time.Hour).UTC().Format("Jan 2")
 	for _, s := range []string{"Auto mode is learning when events come and how many", "; alerts can start in ", " (" + arm + "), a week after the first event, once 30 bursts of events have been seen",

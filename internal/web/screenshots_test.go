@@ -36,6 +36,40 @@ func TestScreenshotsWithHistory(t *testing.T) {
 
 	run(t, ctx, "list", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".beets")))
 	screenshot(t, ctx, "readme-beets.png")
+	// On a desktop each beet is one line: status, name, rhythm in words,
+	// last event and next check side by side.
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]map[string]any](`Array.from(document.querySelectorAll(".beets > li")).map(li => {
+		const r = li.getBoundingClientRect(), line = li.querySelector(".name").getBoundingClientRect().height;
+		const mid = sel => { const e = li.querySelector(sel); if (!e) return -1; const b = e.getBoundingClientRect(); return b.top + b.height / 2 - r.top; };
+		return {name: li.querySelector(".name").textContent, lines: r.height / line,
+			mids: [".badge", ".name", ".rhythm", ".last", ".next"].map(mid).map(Math.round),
+			rhythm: li.querySelector(".rhythm").textContent, last: li.querySelector(".last").textContent, next: li.querySelector(".next").textContent.trim()};
+	})`))
+	if err != nil || len(rows) != 5 {
+		t.Fatalf("list rows: %v %v", rows, err)
+	}
+	rhythms := map[string]string{"Nightly backup": "02:00", "Stripe webhook received": "30 min"}
+	for _, r := range rows {
+		name, _ := r["name"].(string)
+		if lines, _ := r["lines"].(float64); lines > 2.6 {
+			t.Errorf("%s takes %.1f lines on a desktop", name, lines)
+		}
+		// The rhythm shares the name's line (cut with an ellipsis rather
+		// than wrapped); status, last event and next check sit beside them.
+		mids, _ := r["mids"].([]any)
+		nameMid, _ := mids[1].(float64)
+		if d, _ := mids[2].(float64); math.Abs(d-nameMid) > 6 {
+			t.Errorf("%s: the rhythm is not on the name's line (%v)", name, mids)
+		}
+		for _, i := range []int{0, 3, 4} {
+			if d, _ := mids[i].(float64); math.Abs(d-nameMid) > 14 {
+				t.Errorf("%s: part %d of the row is not beside the name (%v)", name, i, mids)
+			}
+		}
+		if want, ok := rhythms[name]; ok && !strings.Contains(r["rhythm"].(string), want) {
+			t.Errorf("%s: rhythm %q, want it to say %q", name, r["rhythm"], want)
+		}
+	}
 	run(t, ctx, "checkout, 7 days", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
 		chromedp.Click(chromedp.CSS(`[data-range="7d"]`)),
 		chromedp.Poll[chromedp.Void](`/events in the last 7d/.test(document.getElementById("chart").getAttribute("aria-label"))`,
@@ -233,6 +267,12 @@ func seedHistory(t *testing.T, a *app.App) {
 	flip(checkout, outFrom.Add(40*time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence,
 		"No event since "+outFrom.In(riga).Format("Jan 2 15:04 MST")+" (40 min); about 6 would usually have come by now.")
 	flip(checkout, outTo.Add(5*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery, "Events are back after being down for 1 h 25 min.")
+	due := func(b *beet.Beet, at time.Time) {
+		if err := st.SetBeetDue(ctx, b.ID, &at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	due(checkout, now.Add(17*time.Minute))
 
 	// 2. Nightly backup: a cron job at 02:00 UTC, every night.
 	// It wraps itself in job signals (a start, then its exit code), so
@@ -264,6 +304,11 @@ func seedHistory(t *testing.T, a *app.App) {
 	failedAt := runs[11].ReceivedAt
 	flip(backup, failedAt, beet.StatusUp, beet.StatusDown, beet.FlipFailed, "The job reported failure (exit code 2) at "+failedAt.Format("15:04")+".")
 	flip(backup, runs[13].ReceivedAt, beet.StatusDown, beet.StatusUp, beet.FlipRecovery, "The job succeeded at "+runs[13].ReceivedAt.Format("15:04")+" with exit code 0 after being down for 1 day.")
+	nextRun := now.Truncate(24 * time.Hour).Add(2*time.Hour + 30*time.Minute)
+	if nextRun.Before(now) {
+		nextRun = nextRun.Add(24 * time.Hour)
+	}
+	due(backup, nextRun)
 
 	// 3. Stripe webhook: every few minutes until two hours ago.
 	hook := mk("Stripe webhook received", "UTC", &beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 1800, GraceSeconds: 600})

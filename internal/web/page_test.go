@@ -90,3 +90,36 @@ func between(s, from, to string) string {
 	}
 	return s[i : i+j]
 }
+
+// The first-run setup asks a self-hoster for no plan (the account keeps
+// events for 3 years), and the account page links the API reference and
+// the OpenAPI document, which answer.
+func TestSetupAsksNoPlanAndAccountLinksDocs(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	page := b.get("/setup").body
+	if strings.Contains(strings.ToLower(page), "plan") {
+		t.Errorf("the setup page mentions a plan:\n%s", between(page, "<form", "</form>"))
+	}
+	want(t, "setup", b.post("/setup", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}, "password2": {"correct horse"}}),
+		http.StatusSeeOther, "/beets/new?welcome=1")
+	acc := b.get("/account").body
+	if !strings.Contains(acc, "3 years") {
+		t.Error("the first account does not keep events for 3 years")
+	}
+	for _, link := range []string{`href="/api/v1/docs" id="api-docs">API reference</a>`, `href="/api/v1/openapi.json">OpenAPI document</a>`} {
+		if !strings.Contains(acc, link) {
+			t.Errorf("the account page lacks %s", link)
+		}
+	}
+	for _, p := range []string{"/api/v1/docs", "/api/v1/openapi.json"} {
+		res, err := http.Get(a.URL() + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("%s: %d", p, res.StatusCode)
+		}
+	}
+}

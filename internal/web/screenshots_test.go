@@ -69,6 +69,11 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		if want, ok := rhythms[name]; ok && !strings.Contains(r["rhythm"].(string), want) {
 			t.Errorf("%s: rhythm %q, want it to say %q", name, r["rhythm"], want)
 		}
+		if name == "Checkout succeeded" || name == "Nightly backup" {
+			if last, next := r["last"].(string), r["next"].(string); !strings.HasSuffix(last, " ago") || !strings.HasPrefix(strings.TrimPrefix(next, "Next check "), "in ") {
+				t.Errorf("%s: last event %q, next check %q; want \"… ago\" and \"in …\"", name, last, next)
+			}
+		}
 	}
 	run(t, ctx, "checkout, 7 days", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
 		chromedp.Click(chromedp.CSS(`[data-range="7d"]`)),

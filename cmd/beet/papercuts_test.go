@@ -60,9 +60,18 @@ func TestMissingDatabaseNotCreated(t *testing.T) {
 			t.Fatalf("%s created %s", strings.Join(args, " "), abs)
 		}
 	}
-	e.mustRun(nil, "migrate")
+	var m map[string]string
+	e.mustRun(&m, "migrate")
 	if _, err := os.Stat(abs); err != nil {
 		t.Fatalf("migrate did not create %s: %v", abs, err)
+	}
+	if m["created"] != abs {
+		t.Errorf("migrate printed %v; want it to name the file it created, %s", m, abs)
+	}
+	m = nil
+	e.mustRun(&m, "migrate")
+	if _, ok := m["created"]; ok {
+		t.Errorf("a second migrate says it created the file: %v", m)
 	}
 	e.mustRun(nil, "accounts", "list")
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -69,5 +71,53 @@ func TestSetPasswordPrompt(t *testing.T) {
 	defer db.Close()
 	if _, err := service.New(db, service.Options{}).Authenticate(context.Background(), "ada@example.com", "typed at the prompt"); err != nil {
 		t.Fatalf("the password typed at the prompt does not sign in: %v", err)
+	}
+}
+
+// A database file the command's user may not write gives one line naming
+// the file and saying why. Running as another user needs root (which can
+// read anything itself), so the test runs the built binary as nobody.
+func TestDatabasePermissionDeniedOneLine(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run the binary as another user")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary; skipped in -short")
+	}
+	bin, err := buildBeet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A world-readable directory with a copy of the binary and a database
+	// only root may open.
+	dir, err := os.MkdirTemp("", "beet-perm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyBin := filepath.Join(dir, "beet")
+	if err := os.WriteFile(copyBin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "beet.db")
+	e := &testEnv{t: t, dbURL: "sqlite://" + db}
+	e.mustRun(nil, "migrate")
+	os.Chmod(db, 0o600)
+
+	cmd := exec.Command(copyBin, "accounts", "list")
+	cmd.Env = []string{"BEET_DATABASE_URL=sqlite://" + db, "HOME=" + dir}
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	want := "cannot read and write the database file " + db + ": permission denied"
+	if code := cmd.ProcessState.ExitCode(); code != 1 || stdout.Len() != 0 || !strings.Contains(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Fatalf("accounts list as nobody on root's 0600 database: exit %d (%v), stdout %q, stderr %q; want 1 and one line saying %q", code, err, stdout.String(), stderr.String(), want)
 	}
 }

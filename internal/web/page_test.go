@@ -123,3 +123,35 @@ func TestSetupAsksNoPlanAndAccountLinksDocs(t *testing.T) {
 		}
 	}
 }
+
+// Removing a user asks first: the account page's Remove… opens a dialog,
+// or without JavaScript a confirmation page naming the user; nobody is
+// offered to remove themselves, and another account's user is not found.
+func TestRemoveUserAsksFirst(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	want(t, "add bob", b.post("/account/users", url.Values{"email": {"bob@example.com"}, "password": {"bobs password"}}), http.StatusSeeOther, "/account?done=user#users")
+	acc := b.get("/account").body
+	if !strings.Contains(acc, `href="/account/users/2/confirm/remove" data-dialog="dlg-user-2"`) ||
+		!strings.Contains(between(acc, `<dialog id="dlg-user-2"`, "</dialog>"), `action="/account/users/2/remove"`) {
+		t.Errorf("no asking Remove… for bob:\n%s", between(acc, `id="users"`, "</section>"))
+	}
+	if strings.Contains(acc, "/account/users/1/confirm/remove") {
+		t.Error("ada is offered to remove herself")
+	}
+	r := b.get("/account/users/2/confirm/remove")
+	if r.status != 200 || !strings.Contains(r.body, "bob@example.com") || !strings.Contains(r.body, `action="/account/users/2/remove"`) || !strings.Contains(r.body, "signed out at once") {
+		t.Errorf("confirmation page: %d", r.status)
+	}
+	if r := b.get("/account/users/1/confirm/remove"); r.status != http.StatusConflict || !strings.Contains(r.body, "cannot remove yourself") {
+		t.Errorf("confirming her own removal: %d", r.status)
+	}
+	if r := b.get("/account/users/9/confirm/remove"); r.status != http.StatusNotFound {
+		t.Errorf("confirming an unknown user's removal: %d", r.status)
+	}
+	want(t, "remove bob", b.post("/account/users/2/remove", url.Values{}), http.StatusSeeOther, "/account?done=user-removed#users")
+	if r := b.get("/account/users/2/confirm/remove"); r.status != http.StatusNotFound {
+		t.Errorf("confirming a removed user's removal: %d", r.status)
+	}
+}

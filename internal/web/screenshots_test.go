@@ -170,8 +170,9 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	// On a phone, a beet's state, its reason and the chart fit the first
 	// screen: no scrolling to learn whether it is down and why.
 	run(t, ctx, "down beet on a phone", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
-	run(t, ctx, "phone-sized down beet", chromedp.Navigate(base+"/beets/3"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
-	outside, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+	firstScreen := func(what, path string) {
+		run(t, ctx, what, chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+		outside, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
 		const vw = window.innerWidth, vh = window.innerHeight, bad = [];
 		for (const id of ["status", "reason", "chart"]) {
 			const el = document.getElementById(id);
@@ -182,9 +183,12 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		}
 		return bad.join("; ");
 	})()`))
-	if err != nil || outside != "" {
-		t.Errorf("on a 390x844 phone, without scrolling: %s %v", outside, err)
+		if err != nil || outside != "" {
+			t.Errorf("%s on a 390x844 phone, without scrolling: %s %v", path, outside, err)
+		}
 	}
+	firstScreen("phone-sized job beet (runs charted)", "/beets/2")
+	firstScreen("phone-sized down beet", "/beets/3")
 	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)

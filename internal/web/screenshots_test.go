@@ -188,6 +188,12 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		}
 	}
 	firstScreen("phone-sized job beet (runs charted)", "/beets/2")
+	run(t, ctx, "its run-time chart", chromedp.WaitVisible(chromedp.CSS("#runs-chart canvas")), chromedp.ScrollIntoView(chromedp.ID("runs")))
+	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeArtefact(t, "readme-runs-phone.png", png)
 	firstScreen("phone-sized down beet", "/beets/3")
 	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {

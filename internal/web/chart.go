@@ -30,8 +30,8 @@ type chartJSON struct {
 	// Values is the average value sent in bodies per bucket (null where
 	// none was); absent when no event in the range carried one.
 	Values []*float64 `json:"values,omitempty"`
-	// ValuesFrom says how many of the newest events the values were read
-	// from, when the range held more (chartValueEvents).
+	// ValuesPartial says the values (and runs) were read from only the
+	// newest chartValueEvents events of the range, which held more.
 	ValuesPartial bool        `json:"values_partial,omitempty"`
 	Flips         []flipPoint `json:"flips"`
 	// Runs are the durations of the runs that ended in the range (job
@@ -173,7 +173,7 @@ func (h *Handler) eventSeries(r *http.Request, acc, id int64, bk beet.Buckets) (
 		}
 	}
 	if !any {
-		return nil, runs, partial && runs != nil, nil
+		return nil, runs, partial, nil
 	}
 	values = make([]*float64, bk.N)
 	for i := range values {

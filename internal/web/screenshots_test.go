@@ -83,6 +83,9 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	if want := "with the expected band"; !strings.Contains(label, want) || !strings.Contains(label, "state changes marked") {
 		t.Errorf("chart label %q: want the band and the state changes", label)
 	}
+	if got := legendShown(t, ctx); got != "band flips values" {
+		t.Errorf("the checkout's legend names %q; want the band, the state changes and the values", got)
+	}
 	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("activity")))
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +115,9 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeArtefact(t, "readme-runs.png", png)
+	if got := legendShown(t, ctx); got != "flips" {
+		t.Errorf("the nightly backup's legend names %q; want only the state changes (no band, no values)", got)
+	}
 	run(t, ctx, "a beet without runs", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("runs").hidden`)); err != nil || !hidden {
 		t.Errorf("the run-time chart shows on a beet without runs (hidden=%v, %v)", hidden, err)
@@ -359,4 +365,14 @@ func poisson(rng *rand.Rand, mean float64) int {
 		n++
 	}
 	return n
+}
+
+// legendShown lists the chart legend's optional keys that are shown.
+func legendShown(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#chart-legend [data-legend]")).filter(k => !k.hidden).map(k => k.getAttribute("data-legend")).join(" ")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -218,6 +218,11 @@
         chartEl.textContent = "";
         plot = new uPlot(opts, data, chartEl);
         drawRuns(d, tz);
+        // The legend names only what this chart draws.
+        var drawn = { band: !!d.band, values: !!d.values, flips: (d.flips || []).length > 0 };
+        document.querySelectorAll("#chart-legend [data-legend]").forEach(function (k) {
+          k.hidden = !drawn[k.getAttribute("data-legend")];
+        });
         var total = d.counts.reduce(function (a, b) { return a + b; }, 0);
         chartEl.setAttribute("aria-label", total + " events in the last " + d.range +
           (d.flips.length ? ", " + d.flips.length + " state changes marked" : "") + (d.band ? ", with the expected band" : "") +

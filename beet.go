@@ -151,10 +151,11 @@ const (
 	OrderName      BeetOrder = "name"       // by name, any case
 	OrderStatus    BeetOrder = "status"     // the worst first: down, anomalous, learning, new, up, paused
 	OrderLastEvent BeetOrder = "last_event" // the longest silent first, those without an event before all
+	OrderTag       BeetOrder = "tag"        // grouped by the first tag (a-z), untagged last; by name within
 )
 
 // BeetOrders lists every order.
-var BeetOrders = []BeetOrder{OrderCreated, OrderName, OrderStatus, OrderLastEvent}
+var BeetOrders = []BeetOrder{OrderCreated, OrderName, OrderStatus, OrderLastEvent, OrderTag}
 
 // Valid reports whether o is a known order.
 func (o BeetOrder) Valid() bool {

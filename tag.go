@@ -35,6 +35,29 @@ func ParseTags(field, s string) ([]string, error) {
 	return out, nil
 }
 
+// CleanTags checks tags given as a list (the API): each is lower-cased and
+// must be one valid tag (a comma or space inside one is refused, not
+// split); duplicates go and the rest is sorted.
+func CleanTags(field string, tags []string) ([]string, error) {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, t := range tags {
+		t = strings.ToLower(t)
+		if err := ValidateTag(field, t); err != nil {
+			return nil, err
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if len(out) > MaxTagsPerBeet {
+		return nil, FieldError(field, "has %d tags; at most %d are allowed", len(out), MaxTagsPerBeet)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // ValidateTag checks one lower-case tag.
 func ValidateTag(field, t string) error {
 	if t == "" || len(t) > MaxTagLen {

@@ -142,6 +142,38 @@ func accountsSetPasswordCmd(c *cli, args []string) error {
 	})
 }
 
+// accountsRemoveUserCmd removes a user (and their sessions: they are
+// signed out at once). An account keeps at least one user; to close an
+// account, there is nothing yet.
+func accountsRemoveUserCmd(c *cli, args []string) error {
+	fs := c.flags()
+	cf := config.Bind(fs, c.getenv)
+	email := fs.String("email", "", "the user's email (required)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if *email == "" {
+		return usagef("--email is required")
+	}
+	return c.withBackendFrom(cf, func(b *app.Backend) error {
+		u, err := b.Service.RemoveUserByEmail(c.ctx, *email)
+		switch beet.ErrorCode(err) {
+		case "":
+		case beet.ENOTFOUND:
+			return fmt.Errorf("no user has the email %s; nothing was removed", *email)
+		case beet.ECONFLICT:
+			return fmt.Errorf("%s is the only user of their account, which needs at least one; add another user first (dashboard: Account, Users), then remove this one", *email)
+		default:
+			return err
+		}
+		return c.printJSON(struct {
+			UserID    int64 `json:"user_id"`
+			AccountID int64 `json:"account_id"`
+			Removed   bool  `json:"removed"`
+		}{u.ID, u.AccountID, true})
+	})
+}
+
 // readPassword prompts twice without echo on a terminal, or reads one line
 // of stdin otherwise.
 func (c *cli) readPassword() (string, error) {

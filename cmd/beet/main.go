@@ -44,6 +44,7 @@ var commands = []command{
 	{"accounts list", "", "list accounts with their plans", accountsListCmd},
 	{"accounts set-plan", "--account N --plan P", "change an account's plan (retention follows on the next clean-up)", accountsSetPlanCmd},
 	{"accounts set-password", "--email E < password", "set a user's password (asked without echo, or the first line of stdin), ending the user's sessions", accountsSetPasswordCmd},
+	{"accounts remove-user", "--email E", "remove a user, signing them out at once (an account keeps at least one user)", accountsRemoveUserCmd},
 	{"apikeys create", "--account N [--name S]", "create an API key for an account", apikeysCreateCmd},
 	{"apikeys revoke", "--id N", "revoke an API key", apikeysRevokeCmd},
 	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
@@ -232,24 +233,20 @@ func (c *cli) logger(cfg config.Config, oneOff bool) *slog.Logger {
 }
 
 // withBackend opens and migrates the database, runs fn and closes it.
-// Only serve and migrate create a SQLite file silently: any other command
-// run in the wrong directory would make an empty database and report that
-// nothing is there. `accounts create`, the documented first step, may
-// create it, and says so on stderr.
+// Only serve and migrate create a SQLite file: any other command run in
+// the wrong directory (or with a mistyped path) would make an empty
+// database beside the real one and report that nothing is there. They
+// refuse in one line that names the absolute path they would have created.
 func (c *cli) withBackend(cfg config.Config, fn func(b *app.Backend) error) error {
 	switch c.cmd.name {
 	case "migrate", "serve":
-	case "accounts create":
-		if path, err := sqliteMissing(cfg.DatabaseURL); err == nil && path != "" {
-			fmt.Fprintf(c.stderr, "beet %s: creating a new database at %s\n", c.cmd.name, path)
-		}
 	default:
 		path, err := sqliteMissing(cfg.DatabaseURL)
 		if err != nil {
 			return err
 		}
 		if path != "" {
-			return fmt.Errorf("no database at %s: this command would create it empty; run 'beet migrate' to create it there, or set BEET_DATABASE_URL (now %s) to the existing one", path, cfg.DatabaseURL)
+			return fmt.Errorf("no database at %s: this command would create it empty; run 'beet migrate' (or 'beet serve') to create it there, or set BEET_DATABASE_URL (now %s) to the existing one", path, cfg.DatabaseURL)
 		}
 	}
 	b, err := app.OpenBackend(c.ctx, cfg, app.Options{Log: c.logger(cfg, true)})

@@ -62,8 +62,13 @@ func (e *testEnv) mustRun(v any, args ...string) string {
 	return out
 }
 
+// createAccount creates an account, first creating the database (with
+// migrate, as only serve and migrate do) when it does not exist yet.
 func (e *testEnv) createAccount(email, plan string) int64 {
 	e.t.Helper()
+	if path, _ := sqliteMissing(e.dbURL); path != "" {
+		e.mustRun(nil, "migrate")
+	}
 	var got struct {
 		AccountID int64  `json:"account_id"`
 		APIKey    string `json:"api_key"`

@@ -26,6 +26,9 @@ func serveCmd(c *cli, args []string) error {
 	defer stop()
 	log := c.logger(cfg, false)
 	log.Info("beet starting", "version", version.String())
+	if path, err := sqliteMissing(cfg.DatabaseURL); err == nil && path != "" {
+		log.Info("creating a new SQLite database", "path", path)
+	}
 	if err := app.Run(ctx, cfg, app.Options{Log: log}); err != nil {
 		log.Error("beet stopped with an error", "err", err)
 		return err
@@ -40,8 +43,22 @@ func migrateCmd(c *cli, args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	return c.withBackendFrom(cf, func(b *app.Backend) error {
-		return c.printJSON(map[string]string{"engine": b.Store.Engine(), "schema": "current"})
+	cfg, err := c.config(cf)
+	if err != nil {
+		return err
+	}
+	// Say which file a new SQLite database went to: the path is relative
+	// to wherever the command ran.
+	created, err := sqliteMissing(cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	return c.withBackend(cfg, func(b *app.Backend) error {
+		out := map[string]string{"engine": b.Store.Engine(), "schema": "current"}
+		if created != "" {
+			out["created"] = created
+		}
+		return c.printJSON(out)
 	})
 }
 

@@ -38,6 +38,12 @@ func serveWithAccount(t *testing.T, engine string) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Only serve and migrate create a database.
+	mig := exec.Command(bin, "migrate")
+	mig.Env = append(os.Environ(), env...)
+	if out, err := mig.CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
 	cmd := exec.Command(bin, "accounts", "create", "--email", "jobs@example.com", "--password", "password1", "--plan", "free")
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.Output()
@@ -98,7 +104,10 @@ type servedBeet struct {
 	ID           int64
 	Token        string
 	Status       string
-	StatusReason string `json:"status_reason"`
+	StatusReason string     `json:"status_reason"`
+	Expectation  string     `json:"expectation"`
+	RunningSince *time.Time `json:"running_since"`
+	DueAt        *time.Time `json:"due_at"`
 }
 
 type servedEvent struct {
@@ -216,6 +225,59 @@ func TestJobSignalsEndToEnd(t *testing.T) {
 		s.waitStatus(b.ID, "up")
 		if evs := s.events(b.ID); evs[0].DurationMS == nil || *evs[0].DurationMS < 2000 {
 			t.Errorf("the late end carries %v ms; want the whole run", evs[0].DurationMS)
+		}
+
+		// Exit codes: the highest is a failure with its code and the run's
+		// duration; one past it is no signal at all.
+		codes := s.createBeet(`{"name": "exit codes", "detection": {"mode": "period", "period_seconds": 3600, "grace_seconds": 60}}`)
+		tokens = append(tokens, codes.Token)
+		s.ping("GET", codes.Token, "/start", "")
+		s.ping("POST", codes.Token, "/255", "")
+		s.ping("GET", codes.Token, "/256", "")
+		s.waitStatus(codes.ID, "down")
+		evs = s.events(codes.ID)
+		if len(evs) != 2 || evs[0].Kind != "fail" || evs[0].ExitCode == nil || *evs[0].ExitCode != 255 || evs[0].DurationMS == nil || evs[1].Kind != "start" {
+			t.Errorf("start then /255 then /256: %+v; want the failure with code 255 and its duration, and nothing for /256", evs)
+		}
+		var problems struct{ Problems []struct{ Kind string } }
+		for deadline := time.Now().Add(15 * time.Second); len(problems.Problems) == 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			s.api("GET", fmt.Sprintf("/api/v1/beets/%d/problems", codes.ID), "", &problems) // noted off the request path
+		}
+		if len(problems.Problems) != 1 || problems.Problems[0].Kind != "bad_path" {
+			t.Errorf("/256 noted as %+v; want one bad_path", problems)
+		}
+
+		// Auto mode learns the run-time limit from 3 runs (twice the
+		// longest, at least 5 min more than it: 5 min for these short
+		// runs: the longest plus 5 min), and an open run is then due at its
+		// start plus the limit.
+		auto := s.createBeet(`{"name": "learned runs"}`)
+		tokens = append(tokens, auto.Token)
+		for range 3 {
+			s.ping("GET", auto.Token, "/start", "")
+			s.ping("GET", auto.Token, "/0", "")
+		}
+		s.ping("GET", auto.Token, "/start", "")
+		var running servedBeet
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			s.api("GET", fmt.Sprintf("/api/v1/beets/%d", auto.ID), "", &running)
+			if running.RunningSince != nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		if !strings.Contains(running.Expectation, "a run still going after 5 min turns the beet down") || running.RunningSince == nil ||
+			running.DueAt == nil || running.DueAt.Before(running.RunningSince.Add(5*time.Minute)) || running.DueAt.After(running.RunningSince.Add(5*time.Minute+time.Second)) {
+			t.Errorf("after 3 runs in auto mode, an open run: running since %v, due %v, expectation %q; want due 5 min (and the longest run) after the start",
+				running.RunningSince, running.DueAt, running.Expectation)
+		}
+		ends := 0
+		for _, e := range s.events(auto.ID) {
+			if e.DurationMS != nil {
+				ends++
+			}
+		}
+		if ends != 3 {
+			t.Errorf("%d of the auto beet's events carry a duration; want 3", ends)
 		}
 
 		// An old token records nothing and is counted on its beet.

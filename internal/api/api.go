@@ -55,6 +55,7 @@ type route struct {
 func (h *Handler) routes() []route {
 	return []route{
 		{"GET", "/api/v1/account", h.getAccount},
+		{"PATCH", "/api/v1/account", h.updateAccount},
 		{"POST", "/api/v1/beets", h.createBeet},
 		{"GET", "/api/v1/beets", h.listBeets},
 		{"GET", "/api/v1/beets/{id}", h.getBeet},

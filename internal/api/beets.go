@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/beethq/beet"
@@ -30,18 +31,29 @@ type beetJSON struct {
 	// when no run is open.
 	RunningSince *time.Time `json:"running_since,omitempty"`
 	Channels     []int64    `json:"channels"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
+	// Tags are the beet's tags, sorted; [] when it has none.
+	Tags      []string  `json:"tags"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 func toBeetJSON(b *beet.Beet) beetJSON {
+	tags := b.Tags
+	if tags == nil {
+		tags = []string{}
+	}
 	return beetJSON{
 		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token,
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
 		Detection: b.Detection, Expectation: expectation(b), Watching: toWatchingJSON(b), AllowBots: b.AllowBots,
 		LastEventAt: b.LastEventAt, DueAt: b.DueAt, RunningSince: b.Runs.StartedAt, Channels: b.Channels,
-		CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
+		Tags: tags, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
+}
+
+// withTags loads the tags of beets already scoped to the account.
+func (h *Handler) withTags(r *http.Request, beets ...*beet.Beet) error {
+	return h.svc.FillTags(r.Context(), beets...)
 }
 
 // watchingJSON is what auto mode watches a beet for and from when
@@ -84,6 +96,7 @@ type beetCreateRequest struct {
 	Detection   *beet.Detection `json:"detection"`
 	AllowBots   bool            `json:"allow_bots"`
 	Channels    *[]int64        `json:"channels"`
+	Tags        *[]string       `json:"tags"`
 }
 
 // beetUpdateRequest leaves out what the client leaves out; a null counts as
@@ -95,13 +108,22 @@ type beetUpdateRequest struct {
 	Detection   *beet.Detection `json:"detection"`
 	AllowBots   *bool           `json:"allow_bots"`
 	Channels    *[]int64        `json:"channels"`
+	Tags        *[]string       `json:"tags"`
 }
 
 type accountJSON struct {
 	ID        int64     `json:"id"`
 	Plan      beet.Plan `json:"plan"`
 	Retention string    `json:"retention"`
+	// Timezone is the zone the account's new beets (and cron schedules
+	// without one) take.
+	Timezone  string    `json:"timezone"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// accountUpdateRequest leaves out what the client leaves out.
+type accountUpdateRequest struct {
+	Timezone *string `json:"timezone"`
 }
 
 func (h *Handler) getAccount(w http.ResponseWriter, r *http.Request, accountID int64) error {
@@ -109,8 +131,21 @@ func (h *Handler) getAccount(w http.ResponseWriter, r *http.Request, accountID i
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, accountJSON{ID: a.ID, Plan: a.Plan, Retention: a.Plan.RetentionText(), CreatedAt: a.CreatedAt})
+	httpx.WriteJSON(w, http.StatusOK, accountJSON{ID: a.ID, Plan: a.Plan, Retention: a.Plan.RetentionText(), Timezone: a.Timezone, CreatedAt: a.CreatedAt})
 	return nil
+}
+
+func (h *Handler) updateAccount(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	var req accountUpdateRequest
+	if err := httpx.DecodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.Timezone != nil {
+		if err := h.svc.SetAccountTimezone(r.Context(), accountID, *req.Timezone); err != nil {
+			return err
+		}
+	}
+	return h.getAccount(w, r, accountID)
 }
 
 func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {
@@ -118,9 +153,23 @@ func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, accountID i
 	if err := httpx.DecodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	b, err := h.svc.CreateBeet(r.Context(), accountID, service.BeetInput(req))
+	// Tags are checked before the beet exists, so a bad tag creates nothing.
+	var tags []string
+	if req.Tags != nil {
+		var err error
+		if tags, err = beet.CleanTags("tags", *req.Tags); err != nil {
+			return err
+		}
+	}
+	b, err := h.svc.CreateBeet(r.Context(), accountID, service.BeetInput{Name: req.Name, Description: req.Description,
+		Timezone: req.Timezone, Detection: req.Detection, AllowBots: req.AllowBots, Channels: req.Channels})
 	if err != nil {
 		return err
+	}
+	if len(tags) > 0 {
+		if b.Tags, err = h.svc.SetBeetTagList(r.Context(), accountID, b.ID, tags); err != nil {
+			return err
+		}
 	}
 	w.Header().Set("Location", "/api/v1/beets/"+itoa(b.ID))
 	httpx.WriteJSON(w, http.StatusCreated, toBeetJSON(b))
@@ -143,8 +192,17 @@ func (h *Handler) listBeets(w http.ResponseWriter, r *http.Request, accountID in
 		}
 		f.Status = &st
 	}
+	if t := r.URL.Query().Get("tag"); t != "" {
+		f.Tag = strings.ToLower(t)
+		if err := beet.ValidateTag("tag", f.Tag); err != nil {
+			return err
+		}
+	}
 	beets, total, err := h.svc.Beets(r.Context(), accountID, f)
 	if err != nil {
+		return err
+	}
+	if err := h.withTags(r, beets...); err != nil {
 		return err
 	}
 	out := struct {
@@ -167,6 +225,9 @@ func (h *Handler) getBeet(w http.ResponseWriter, r *http.Request, accountID int6
 	if err != nil {
 		return err
 	}
+	if err := h.withTags(r, b); err != nil {
+		return err
+	}
 	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))
 	return nil
 }
@@ -180,8 +241,23 @@ func (h *Handler) updateBeet(w http.ResponseWriter, r *http.Request, accountID i
 	if err := httpx.DecodeJSON(w, r, &req); err != nil {
 		return err
 	}
-	b, err := h.svc.UpdateBeet(r.Context(), accountID, id, beet.BeetUpdate(req))
+	// Tags are checked before anything is written.
+	if req.Tags != nil {
+		if _, err := beet.CleanTags("tags", *req.Tags); err != nil {
+			return err
+		}
+	}
+	b, err := h.svc.UpdateBeet(r.Context(), accountID, id, beet.BeetUpdate{Name: req.Name, Description: req.Description,
+		Timezone: req.Timezone, Detection: req.Detection, AllowBots: req.AllowBots, Channels: req.Channels})
 	if err != nil {
+		return err
+	}
+	if req.Tags != nil {
+		if _, err := h.svc.SetBeetTagList(r.Context(), accountID, id, *req.Tags); err != nil {
+			return err
+		}
+	}
+	if err := h.withTags(r, b); err != nil {
 		return err
 	}
 	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))
@@ -228,6 +304,9 @@ func (h *Handler) manualFlip(w http.ResponseWriter, r *http.Request, accountID i
 	}
 	b, err := do(r.Context(), accountID, id)
 	if err != nil {
+		return err
+	}
+	if err := h.withTags(r, b); err != nil {
 		return err
 	}
 	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))

@@ -27,6 +27,7 @@ type isolation struct {
 // one fails TestIsolationEveryRoute, so a new route cannot be missed.
 var apiIsolation = map[string]isolation{
 	"GET /api/v1/account":                   {},
+	"PATCH /api/v1/account":                 {body: `{"timezone": "Asia/Tokyo"}`},
 	"POST /api/v1/beets":                    {body: `{"name": "b's"}`},
 	"GET /api/v1/beets":                     {},
 	"GET /api/v1/beets/{id}":                {byID: true},

@@ -18,7 +18,7 @@ type Backend struct {
 }
 
 // OpenBackend opens the database cfg names, applies any pending migrations
-// (a new user may run `beet accounts create` before `beet serve`) and builds
+// (a database made by an older version) and builds
 // the service. Close releases the database.
 func OpenBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend, error) {
 	log := opts.Log

@@ -181,7 +181,7 @@ func usualRuns(ms []int64) string {
 	}
 	s := slices.Sorted(slices.Values(ms))
 	cut := len(s) / 10
-	lo, hi := Duration(time.Duration(s[cut])*time.Millisecond), Duration(time.Duration(s[len(s)-1-cut])*time.Millisecond)
+	lo, hi := runLength(time.Duration(s[cut])*time.Millisecond), runLength(time.Duration(s[len(s)-1-cut])*time.Millisecond)
 	if lo == hi {
 		return lo
 	}
@@ -190,6 +190,18 @@ func usualRuns(ms []int64) string {
 		lo = lo[:len(lo)-n]
 	}
 	return lo + "-" + hi
+}
+
+// runLength is Duration with milliseconds or tenths of a second for short
+// runs, so quick jobs do not read "0s".
+func runLength(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return Duration(d)
 }
 
 // RunExpectation tells a person how b's runs are watched, or "" when b

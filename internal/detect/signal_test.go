@@ -269,6 +269,8 @@ func TestUsualRuns(t *testing.T) {
 		{[]int64{240000}, "4 min"},
 		{[]int64{180000, 300000}, "3-5 min"},
 		{[]int64{30000, 90000}, "30s-1 min"},
+		{[]int64{2, 3}, "2ms-3ms"},
+		{[]int64{400, 2500}, "400ms-2.5s"},
 	} {
 		if got := usualRuns(tc.ms); got != tc.want {
 			t.Errorf("usualRuns(%v) = %q, want %q", tc.ms, got, tc.want)

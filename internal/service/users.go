@@ -77,6 +77,21 @@ func (s *Service) RemoveUser(ctx context.Context, accountID, byUserID, userID in
 	return nil
 }
 
+// RemoveUserByEmail is an operator's removal (`beet accounts remove-user`):
+// the user with that email goes, with their sessions, so they are signed
+// out at once. The account's last user stays (ECONFLICT).
+func (s *Service) RemoveUserByEmail(ctx context.Context, email string) (*beet.User, error) {
+	u, err := s.store.FindUserByEmail(ctx, strings.TrimSpace(email))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.DeleteUser(ctx, u.AccountID, u.ID); err != nil {
+		return nil, err
+	}
+	s.log.Info("user removed by an operator", "account_id", u.AccountID, "user_id", u.ID)
+	return u, nil
+}
+
 // SetBeetTags replaces the tags of the account's beet; tags is what a
 // person typed ("prod, billing").
 func (s *Service) SetBeetTags(ctx context.Context, accountID, id int64, tags string) ([]string, error) {
@@ -88,6 +103,19 @@ func (s *Service) SetBeetTags(ctx context.Context, accountID, id int64, tags str
 		return nil, err
 	}
 	return parsed, s.store.SetBeetTags(ctx, id, parsed)
+}
+
+// SetBeetTagList replaces the tags of the account's beet with a list (the
+// API), checked by beet.CleanTags.
+func (s *Service) SetBeetTagList(ctx context.Context, accountID, id int64, tags []string) ([]string, error) {
+	clean, err := beet.CleanTags("tags", tags)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Beet(ctx, accountID, id); err != nil {
+		return nil, err
+	}
+	return clean, s.store.SetBeetTags(ctx, id, clean)
 }
 
 // FillTags loads the tags of beets the caller already holds (so already

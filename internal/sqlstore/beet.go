@@ -164,6 +164,10 @@ func beetOrderSQL(o beet.BeetOrder) string {
 	case beet.OrderLastEvent:
 		// No event yet sorts first: it has been silent the longest.
 		return "COALESCE(last_event_at, 0), id"
+	case beet.OrderTag:
+		// By the first tag; the untagged after every tagged beet.
+		const first = "(SELECT MIN(t.tag) FROM beet_tags t WHERE t.beet_id = beets.id)"
+		return first + " IS NULL, " + first + ", LOWER(name), id"
 	}
 	return "id"
 }

@@ -31,6 +31,9 @@ type accountView struct {
 	DocsURL     string
 }
 
+// UserRemoveMessage is what removing a user does, for the dialog.
+func (accountView) UserRemoveMessage() string { return userRemoveMessage }
+
 // badgeRow is one status badge a person can paste elsewhere.
 type badgeRow struct {
 	Label, URL string
@@ -171,6 +174,36 @@ func (h *Handler) addUser(w http.ResponseWriter, r *http.Request, p *reqCtx) err
 	v.UserErr, v.UserEmail = formErr(uerr), email
 	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
 	return nil
+}
+
+// userRemoveMessage is what removing a user does, asked before it is done
+// (in a dialog, or on the confirmation page without JavaScript).
+const userRemoveMessage = "They are signed out at once and can no longer sign in. The account's beets, channels and keys stay."
+
+// confirmUserRemove asks before removing one of the account's users.
+func (h *Handler) confirmUserRemove(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return beet.Errorf(beet.ENOTFOUND, "no such user")
+	}
+	users, err := h.svc.Users(r.Context(), p.session.AccountID)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if u.ID != id {
+			continue
+		}
+		if u.ID == p.session.UserID {
+			return beet.Errorf(beet.ECONFLICT, "you cannot remove yourself; another user of the account can")
+		}
+		title := "Remove this user?"
+		h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, title), Name: u.Email,
+			Action: "/account/users/" + strconv.FormatInt(id, 10) + "/remove", Back: "/account#users", Title: title,
+			Message: userRemoveMessage, Button: "Remove user"})
+		return nil
+	}
+	return beet.Errorf(beet.ENOTFOUND, "no such user")
 }
 
 func (h *Handler) removeUser(w http.ResponseWriter, r *http.Request, p *reqCtx) error {

@@ -45,7 +45,7 @@ type listView struct {
 
 type sortChoice struct{ Value, Label string }
 
-var sortChoices = []sortChoice{{"", "Oldest first"}, {"status", "Worst status first"}, {"name", "Name"}, {"last_event", "Longest silent first"}}
+var sortChoices = []sortChoice{{"", "Oldest first"}, {"status", "Worst status first"}, {"name", "Name"}, {"last_event", "Longest silent first"}, {"tag", "By tag"}}
 
 func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	q := r.URL.Query()

@@ -30,10 +30,25 @@ type chartJSON struct {
 	// Values is the average value sent in bodies per bucket (null where
 	// none was); absent when no event in the range carried one.
 	Values []*float64 `json:"values,omitempty"`
-	// ValuesFrom says how many of the newest events the values were read
-	// from, when the range held more (chartValueEvents).
+	// ValuesPartial says the values (and runs) were read from only the
+	// newest chartValueEvents events of the range, which held more.
 	ValuesPartial bool        `json:"values_partial,omitempty"`
 	Flips         []flipPoint `json:"flips"`
+	// Runs are the durations of the runs that ended in the range (job
+	// signals: a start, then a success or failure); absent when none did.
+	// They are read with the values, from the same newest events.
+	Runs *runsJSON `json:"runs,omitempty"`
+}
+
+// runsJSON is one point per run, at its end, oldest first.
+type runsJSON struct {
+	Times   []int64   `json:"times"`   // Unix seconds of each run's end
+	Seconds []float64 `json:"seconds"` // its duration
+	Failed  []bool    `json:"failed"`  // it ended with a failure
+	// LimitSeconds is the run-time limit (set, or learned in auto mode);
+	// 0 for none. LimitLearned says it was learned.
+	LimitSeconds float64 `json:"limit_seconds,omitempty"`
+	LimitLearned bool    `json:"limit_learned,omitempty"`
 }
 
 type bandJSON struct {
@@ -82,8 +97,12 @@ func (h *Handler) chartData(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	if lo, mid, hi, ok := detect.ExpectedBand(b, from, rg.step, n); ok {
 		out.Band = &bandJSON{Lo: lo, Mid: mid, Hi: hi}
 	}
-	if out.Values, out.ValuesPartial, err = h.valueSeries(r, acc, id, bk); err != nil {
+	if out.Values, out.Runs, out.ValuesPartial, err = h.eventSeries(r, acc, id, bk); err != nil {
 		return err
+	}
+	if out.Runs != nil {
+		limit, learned := detect.RunLimit(b)
+		out.Runs.LimitSeconds, out.Runs.LimitLearned = limit.Seconds(), learned && limit > 0
 	}
 	flips, err := h.svc.Flips(ctx, acc, id, beet.MaxPageLimit)
 	if err != nil {
@@ -110,17 +129,23 @@ func (h *Handler) chartData(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 // newest events in the range.
 const chartValueEvents = 10 * beet.MaxPageLimit
 
-// valueSeries averages the values sent with events per bucket.
-func (h *Handler) valueSeries(r *http.Request, acc, id int64, bk beet.Buckets) ([]*float64, bool, error) {
+// eventSeries reads the newest events of the range once for what SQL
+// does not count: the average value sent with events per bucket, and the
+// runs' durations. partial says the range held more events than were read.
+func (h *Handler) eventSeries(r *http.Request, acc, id int64, bk beet.Buckets) (values []*float64, runs *runsJSON, partial bool, err error) {
 	sums, ns := make([]float64, bk.N), make([]int, bk.N)
 	from, until := bk.From, bk.End()
 	any, read := false, 0
+	var ends []*beet.Event // newest first
 	for read < chartValueEvents {
 		evs, err := h.svc.Events(r.Context(), acc, beet.EventFilter{BeetID: id, Since: &from, Until: &until, Limit: beet.MaxPageLimit})
 		if err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		for _, e := range evs {
+			if e.Duration != nil {
+				ends = append(ends, e)
+			}
 			if e.Value == nil {
 				continue
 			}
@@ -137,15 +162,25 @@ func (h *Handler) valueSeries(r *http.Request, acc, id int64, bk beet.Buckets) (
 		}
 		until = evs[len(evs)-1].ReceivedAt // newest first: go on before the oldest seen
 	}
-	if !any {
-		return nil, false, nil
-	}
-	out := make([]*float64, bk.N)
-	for i := range out {
-		if ns[i] > 0 {
-			m := sums[i] / float64(ns[i])
-			out[i] = &m
+	partial = read >= chartValueEvents
+	if len(ends) > 0 {
+		runs = &runsJSON{}
+		for i := len(ends) - 1; i >= 0; i-- {
+			e := ends[i]
+			runs.Times = append(runs.Times, e.ReceivedAt.Unix())
+			runs.Seconds = append(runs.Seconds, e.Duration.Seconds())
+			runs.Failed = append(runs.Failed, e.Kind.Normal() == beet.KindFail)
 		}
 	}
-	return out, read >= chartValueEvents, nil
+	if !any {
+		return nil, runs, partial, nil
+	}
+	values = make([]*float64, bk.N)
+	for i := range values {
+		if ns[i] > 0 {
+			m := sums[i] / float64(ns[i])
+			values[i] = &m
+		}
+	}
+	return values, runs, partial, nil
 }

@@ -56,6 +56,7 @@ var webIsolation = map[string]string{
 	"GET /account/maintenance/{id}/confirm/delete": "byID",
 	"POST /account/maintenance/{id}/delete":        "byID",
 	"GET /unknown-tokens":                          "own",
+	"GET /account/users/{id}/confirm/remove":       "byID",
 	"POST /account/users/{id}/remove":              "byID",
 	"POST /account/timezone":                       "own",
 	"POST /account/password":                       "own",

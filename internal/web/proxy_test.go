@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -150,5 +151,26 @@ func TestBrowserBasePath(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// Every absolute link, form action and asset in every template goes
+// through {{root}}, so a base path prefix reaches all of them (pages that
+// the proxy test does not reach, such as the "make it a cron beet" form,
+// included).
+func TestTemplatesPrefixEveryPath(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("templates", "*.html"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no templates: %v", err)
+	}
+	attr := regexp.MustCompile(`(?i)\b(href|src|action|formaction|data-src|srcset)="(/[^"]*)"`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range attr.FindAllStringSubmatch(string(b), -1) {
+			t.Errorf("%s: %s=%q is not prefixed with {{root}}", f, m[1], m[2])
+		}
 	}
 }

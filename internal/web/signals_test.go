@@ -2,9 +2,11 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"html"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,5 +106,69 @@ func TestUnknownTokensPage(t *testing.T) {
 	page = b.get("/unknown-tokens").body
 	if strings.Contains(page, "127.0.0.1") || strings.Contains(page, "backup.sh/1") || !strings.Contains(page, "several accounts") || !strings.Contains(page, "no beet has it") {
 		t.Errorf("with several accounts the page still shows clients, or not the tokens:\n%s", page)
+	}
+}
+
+// TestRunDurationsCharted: runs that ended in the range are in the chart
+// data with their durations and outcomes, oldest first, and the run-time
+// limit once one is set; a beet without runs has none.
+func TestRunDurationsCharted(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ops@example.com")
+	want(t, "create", b.post("/beets", url.Values{"name": {"Backup"}, "timezone": {"UTC"}}), http.StatusSeeOther, "/beets/1?created=1")
+	ingest := a.URL() + "/api/v1/beet/" + tokenOf(t, b, 1)
+	type chart struct {
+		Runs *struct {
+			Times        []int64   `json:"times"`
+			Seconds      []float64 `json:"seconds"`
+			Failed       []bool    `json:"failed"`
+			LimitSeconds float64   `json:"limit_seconds"`
+		} `json:"runs"`
+	}
+	read := func() chart {
+		var c chart
+		r := b.get("/beets/1/chart.json?range=24h")
+		if err := json.Unmarshal([]byte(r.body), &c); err != nil || r.status != 200 {
+			t.Fatalf("chart.json: %d %v", r.status, err)
+		}
+		return c
+	}
+	hit(t, "GET", ingest, "")
+	waitFor(t, "the ping", func() bool { return strings.Contains(b.get("/beets/1").body, "<strong>1</strong> in 24 h") })
+	if c := read(); c.Runs != nil {
+		t.Errorf("a beet that only pings has runs: %+v", c.Runs)
+	}
+	if !strings.Contains(b.get("/beets/1").body, `<div id="runs" class="runs" hidden>`) {
+		t.Error("the run-time chart is not on the page (hidden until runs come)")
+	}
+
+	hit(t, "GET", ingest+"/start", "")
+	hit(t, "GET", ingest+"/0", "")
+	hit(t, "GET", ingest+"/start", "")
+	hit(t, "GET", ingest+"/fail", "")
+	hit(t, "GET", ingest+"/log", "still here")
+	var c chart
+	waitFor(t, "two runs in the chart data", func() bool { c = read(); return c.Runs != nil && len(c.Runs.Times) == 2 })
+	if !slices.Equal(c.Runs.Failed, []bool{false, true}) || len(c.Runs.Seconds) != 2 || c.Runs.Seconds[0] < 0 || c.Runs.Seconds[1] < 0 ||
+		c.Runs.Times[0] > c.Runs.Times[1] || c.Runs.LimitSeconds != 0 {
+		t.Errorf("runs = %+v; want a success then a failure, oldest first, no limit", c.Runs)
+	}
+	evs, err := a.Backend().Service.Events(context.Background(), 1, beet.EventFilter{BeetID: 1, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []float64
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Duration != nil {
+			stored = append(stored, evs[i].Duration.Seconds())
+		}
+	}
+	if !slices.Equal(stored, c.Runs.Seconds) {
+		t.Errorf("charted durations %v, stored %v", c.Runs.Seconds, stored)
+	}
+	b.post("/beets/1/detection", url.Values{"mode": {"auto"}, "runtime_minutes": {"30"}})
+	if c := read(); c.Runs == nil || c.Runs.LimitSeconds != 1800 {
+		t.Errorf("after a 30 min limit: %+v", c.Runs)
 	}
 }

@@ -107,6 +107,10 @@ func testListTagsSortBulk(t *testing.T, engine string) {
 	if got := names(b.get("/?sort=name").body); got != "Alpha,bravo,charlie" {
 		t.Errorf("sorted by name: %s", got)
 	}
+	// By tag: grouped by the first tag, the untagged last.
+	if got := names(b.get("/?sort=tag").body); got != "bravo,charlie,Alpha" {
+		t.Errorf("sorted by tag: %s", got)
+	}
 	// Bulk: pause two, back to the same filtered list, which says so.
 	r := b.post("/beets/bulk", url.Values{"action": {"pause"}, "id": {"1", "3"}, "back": {"tag=prod&sort=name"}})
 	want(t, "bulk pause", r, http.StatusSeeOther, "")

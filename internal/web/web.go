@@ -211,6 +211,7 @@ func (h *Handler) routes() []route {
 		{"POST /account/keys", true, h.createKey},
 		{"POST /account/keys/{key}/revoke", true, h.revokeKey},
 		{"POST /account/users", true, h.addUser},
+		{"GET /account/users/{id}/confirm/remove", true, h.confirmUserRemove},
 		{"POST /account/users/{id}/remove", true, h.removeUser},
 		{"POST /account/timezone", true, h.saveAccountZone},
 		{"POST /account/password", true, h.changePassword},

@@ -169,6 +169,12 @@ func testBeetOrders(t *testing.T, s beet.Store) {
 	up := mk("b up", beet.StatusUp, &late)
 	down := mk("C down", beet.StatusDown, &early)
 	paused := mk("a paused", beet.StatusPaused, nil)
+	// Tags: C down has billing and zz, b up has prod; a paused has none.
+	for id, tags := range map[int64][]string{down: {"billing", "zz"}, up: {"prod"}} {
+		if err := s.SetBeetTags(ctx, id, tags); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ids := func(o beet.BeetOrder) []int64 {
 		beets, _, err := s.FindBeets(ctx, beet.BeetFilter{AccountID: &a.ID, Order: o})
 		if err != nil {
@@ -188,6 +194,7 @@ func testBeetOrders(t *testing.T, s beet.Store) {
 		{beet.OrderName, []int64{paused, up, down}},
 		{beet.OrderStatus, []int64{down, up, paused}},
 		{beet.OrderLastEvent, []int64{paused, down, up}},
+		{beet.OrderTag, []int64{down, up, paused}}, // #billing before #prod, whatever the names; the untagged last
 	} {
 		if got := ids(c.o); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("order %q = %v, want %v", c.o, got, c.want)

@@ -217,6 +217,12 @@
         if (plot) plot.destroy();
         chartEl.textContent = "";
         plot = new uPlot(opts, data, chartEl);
+        drawRuns(d, tz);
+        // The legend names only what this chart draws.
+        var drawn = { band: !!d.band, values: !!d.values, flips: (d.flips || []).length > 0 };
+        document.querySelectorAll("#chart-legend [data-legend]").forEach(function (k) {
+          k.hidden = !drawn[k.getAttribute("data-legend")];
+        });
         var total = d.counts.reduce(function (a, b) { return a + b; }, 0);
         chartEl.setAttribute("aria-label", total + " events in the last " + d.range +
           (d.flips.length ? ", " + d.flips.length + " state changes marked" : "") + (d.band ? ", with the expected band" : "") +
@@ -224,6 +230,65 @@
       })
       .catch(function (e) { console.warn(e); });
   }
+  // Run time (job signals): one point per run at its end, successes and
+  // failures apart, the run-time limit as a dashed line; hidden without runs.
+  var runsBox = document.getElementById("runs");
+  var runsEl = document.getElementById("runs-chart");
+  var runsPlot = null;
+  function dur(s) {
+    if (s < 10) return (Math.round(s * 10) / 10) + " s";
+    if (s < 120) return Math.round(s) + " s";
+    if (s < 7200) return Math.round(s / 60) + " min";
+    if (s < 172800) return (Math.round(s / 360) / 10) + " h";
+    return Math.round(s / 86400) + " d";
+  }
+  function drawRuns(d, tz) {
+    if (!runsEl || !runsBox) return;
+    if (runsPlot) { runsPlot.destroy(); runsPlot = null; }
+    runsEl.textContent = "";
+    var r = d.runs;
+    if (!r || !r.times.length) { runsBox.hidden = true; return; }
+    runsBox.hidden = false;
+    var ok = r.seconds.map(function (s, i) { return r.failed[i] ? null : s; });
+    var bad = r.seconds.map(function (s, i) { return r.failed[i] ? s : null; });
+    var x0 = d.times[0], x1 = d.times[d.times.length - 1] + d.step;
+    var limit = r.limit_seconds || 0;
+    var longest = Math.max.apply(null, r.seconds);
+    var opts = {
+      width: Math.max(280, runsEl.clientWidth), height: runsEl.clientHeight > 150 ? 160 : 140, legend: { show: false },
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), tz); },
+      scales: {
+        x: { time: true, range: function () { return [x0, x1]; } },
+        y: { range: function () { return [0, Math.max(1, longest, limit) * 1.15]; } }
+      },
+      // Steps people count in: seconds, minutes, hours.
+      axes: [{}, { size: 56, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800],
+        values: function (u, vals) { return vals.map(dur); } }],
+      series: [{},
+        { label: "Succeeded", stroke: "#146c2e", width: 1, spanGaps: true, points: { show: true, size: 7, fill: "#146c2e" } },
+        { label: "Failed", stroke: "#a51d2d", paths: function () { return null; }, points: { show: true, size: 8, fill: "#a51d2d" } }],
+      hooks: { draw: [function (u) {
+        if (!limit) return;
+        var y = Math.round(u.valToPos(limit, "y", true));
+        var ctx = u.ctx;
+        ctx.save();
+        ctx.strokeStyle = "#5e4a00";
+        ctx.lineWidth = 1.5 * devicePixelRatio;
+        ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+        ctx.beginPath();
+        ctx.moveTo(u.bbox.left, y);
+        ctx.lineTo(u.bbox.left + u.bbox.width, y);
+        ctx.stroke();
+        ctx.restore();
+      }] }
+    };
+    runsPlot = new uPlot(opts, [r.times, ok, bad], runsEl);
+    var failed = r.failed.filter(Boolean).length;
+    runsEl.setAttribute("aria-label", r.times.length + " runs ended in the last " + d.range +
+      (failed ? ", " + failed + " failed" : "") + "; the longest took " + dur(longest) +
+      (limit ? "; run-time limit " + dur(limit) + (r.limit_learned ? " (learned)" : "") : ""));
+  }
+
   if (chartEl) {
     drawChart();
     var lastWidth = chartEl.clientWidth;
@@ -231,6 +296,7 @@
       if (plot && Math.abs(chartEl.clientWidth - lastWidth) > 20) {
         lastWidth = chartEl.clientWidth;
         plot.setSize({ width: Math.max(280, lastWidth), height: 240 });
+        if (runsPlot) runsPlot.setSize({ width: Math.max(280, runsEl.clientWidth), height: runsPlot.height });
       }
     });
   }

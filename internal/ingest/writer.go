@@ -64,10 +64,13 @@ type Writer struct {
 	opt   WriterOptions
 	log   *slog.Logger
 
-	mu     sync.RWMutex // held for reading while sending, for writing by Close
-	closed bool
-	reqs   chan *writeReq
-	done   chan struct{}
+	// A request holds mu (for reading) only to check closed and join
+	// senders; it waits for the queue and its commit holding no lock.
+	mu      sync.RWMutex
+	closed  bool
+	senders sync.WaitGroup // requests between that check and their send
+	reqs    chan *writeReq
+	done    chan struct{}
 
 	// While the spool holds events, new ones queue behind them in the spool,
 	// or the database would see them out of order. Only the writer appends
@@ -175,13 +178,17 @@ func (w *Writer) Record(ev beet.Event) (int64, error) {
 	r := reqPool.Get().(*writeReq)
 	r.ev, r.beetID = ev, 0
 	w.mu.RLock()
-	if w.closed {
-		w.mu.RUnlock()
+	closed := w.closed
+	if !closed {
+		w.senders.Add(1)
+	}
+	w.mu.RUnlock()
+	if closed {
 		reqPool.Put(r)
 		return 0, ErrWriterClosed
 	}
 	w.reqs <- r
-	w.mu.RUnlock()
+	w.senders.Done()
 	err := <-r.errc
 	id := r.beetID
 	r.ev = beet.Event{}
@@ -193,11 +200,13 @@ func (w *Writer) Record(ev beet.Event) (int64, error) {
 // of the spool and returns. Call it after the HTTP server has drained.
 func (w *Writer) Close() {
 	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
+	wasClosed := w.closed
+	w.closed = true
+	w.mu.Unlock()
+	if !wasClosed {
+		w.senders.Wait() // every request that got in has queued its event
 		close(w.reqs)
 	}
-	w.mu.Unlock()
 	<-w.done
 	close(w.stopReplay)
 	<-w.replayDone

@@ -213,9 +213,10 @@ func build(dir, name, pkg string) string {
 }
 
 type proc struct {
-	cmd   *exec.Cmd
-	url   string
-	debug chan string // the profiler's base URL, once announced
+	cmd     *exec.Cmd
+	url     string
+	debug   chan string // the profiler's base URL, once announced
+	metrics chan string // the admin listener's /metrics URL, once announced
 }
 
 func (p *proc) stop() {
@@ -240,7 +241,22 @@ func (p *proc) debugURL() string {
 	}
 }
 
-var debugLine = regexp.MustCompile(`msg="profiler listening" url=(http://\S+)/debug/pprof/`)
+var (
+	debugLine   = regexp.MustCompile(`msg="profiler listening" url=(http://\S+)/debug/pprof/`)
+	metricsLine = regexp.MustCompile(`msg="admin listening" url=(http://\S+/metrics)`)
+)
+
+// metricsURL returns the admin listener's /metrics URL.
+func (p *proc) metricsURL() string {
+	select {
+	case u := <-p.metrics:
+		p.metrics <- u
+		return u
+	case <-time.After(5 * time.Second):
+		log.Fatal("the server announced no admin listener")
+		return ""
+	}
+}
 
 // startProc runs bin and waits for a line matching re (its URL) on stdout
 // or stderr. It passes on the server's errors.
@@ -252,13 +268,16 @@ func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *pro
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
-	p := &proc{cmd: cmd, debug: make(chan string, 1)}
+	p := &proc{cmd: cmd, debug: make(chan string, 1), metrics: make(chan string, 1)}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
 			if m := debugLine.FindStringSubmatch(sc.Text()); m != nil {
 				p.debug <- m[1]
+			}
+			if m := metricsLine.FindStringSubmatch(sc.Text()); m != nil {
+				p.metrics <- m[1]
 			}
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				select {
@@ -283,7 +302,7 @@ func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *pro
 
 func startBeet(bin, dbURL, dir string) *proc {
 	env := []string{"BEET_DATABASE_URL=" + dbURL, "BEET_SPOOL_PATH=" + filepath.Join(dir, strconv.FormatInt(time.Now().UnixNano(), 36)+".spool"),
-		"BEET_LOG_LEVEL=info"}
+		"BEET_LOG_LEVEL=info", "BEET_METRICS_LISTEN=127.0.0.1:0"}
 	if *profile != "" {
 		env = append(env, "BEET_DEBUG_LISTEN=127.0.0.1:0")
 	}
@@ -581,7 +600,7 @@ func (t *target) metrics() metrics {
 	if t.db == nil {
 		return nil
 	}
-	res, err := http.Get(t.proc.url + "/metrics")
+	res, err := http.Get(t.proc.metricsURL())
 	if err != nil {
 		log.Fatal(err)
 	}

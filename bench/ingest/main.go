@@ -59,18 +59,19 @@ import (
 )
 
 var (
-	duration = flag.Duration("duration", 10*time.Second, "length of the steady and rate runs")
-	step     = flag.Duration("step", 3*time.Second, "length of each open-loop run of the ladder")
-	conns    = flag.Int("conns", 64, "concurrent keep-alive connections")
-	tokens   = flag.Int("tokens", 10000, "beets of the steady runs, hit round-robin")
-	rate     = flag.Int("rate", 5000, "requests/s of the rate run")
-	maxP99   = flag.Duration("p99", 10*time.Millisecond, "p99 an open-loop rate must stay under in the ladder")
-	burstN   = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
-	burstC   = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
-	flood    = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
-	pgURL    = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
-	profile  = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
-	only     = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
+	duration   = flag.Duration("duration", 10*time.Second, "length of the steady and rate runs")
+	step       = flag.Duration("step", 3*time.Second, "length of each open-loop run of the ladder")
+	conns      = flag.Int("conns", 64, "concurrent keep-alive connections")
+	tokens     = flag.Int("tokens", 10000, "beets of the steady runs, hit round-robin")
+	rate       = flag.Int("rate", 5000, "requests/s of the rate run")
+	maxP99     = flag.Duration("p99", 10*time.Millisecond, "p99 an open-loop rate must stay under in the ladder")
+	ladderFrom = flag.Int("ladder-from", 1000, "first rate of the ladder, requests/s (then 25% more each step, in steps of 250)")
+	burstN     = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
+	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
+	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
+	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
+	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
+	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
 )
 
 // target is one server under test.
@@ -540,7 +541,7 @@ func openLoop(t *target, phase string, toks []string, rate int, d time.Duration)
 // appear, or the rate is not achieved), and returns the last rate that
 // held and the first that did not.
 func ladder(t *target) (best int, bestRes result, next int, nextRes result) {
-	for r := 1000; r <= 40000; r = r * 5 / 4 / 250 * 250 {
+	for r := *ladderFrom; r <= 40000; r = max(r*5/4/250*250, r+250) {
 		res := openLoop(t, "ladder", t.toks[:*tokens], r, *step)
 		if res.p99 >= *maxP99 || res.errors > 0 || res.rps < 0.95*float64(r) {
 			return best, bestRes, r, res

@@ -94,7 +94,7 @@ type Writer struct {
 
 // WriterStats counts what the writer did, for metrics and tests.
 type WriterStats struct {
-	Committed atomic.Int64 // events committed to the database directly
+	Committed atomic.Int64 // events committed to the database directly (stored, or dropped by the commit: no beet has their token)
 	Spooled   atomic.Int64 // events written to the spool
 	Replayed  atomic.Int64 // spooled events moved into the database
 	Dropped   atomic.Int64 // events not stored: no beet had their token at replay, or spool full
@@ -336,8 +336,9 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
 		err := w.store.AddEvents(ctx, events, w.opt.Observe)
 		w.stats.CommitNanos.Add(int64(time.Since(start)))
 		cancel()
-		// A successful commit counts the events it stored: those whose
-		// token no beet had are dropped inside it.
+		// The commit-size histogram counts the events a commit stored
+		// (those whose token no beet had are dropped inside it); Committed,
+		// every event a successful commit took.
 		n := len(events)
 		if err == nil {
 			for i := range events {
@@ -350,7 +351,7 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
 			w.opt.OnCommit(n, time.Since(start), err == nil)
 		}
 		if err == nil {
-			w.stats.Committed.Add(int64(n))
+			w.stats.Committed.Add(int64(len(batch)))
 			inFlight.Store(0)
 			// Unmatched tokens are noted before the requests are answered,
 			// so a request's answer finds its token already noted.

@@ -159,7 +159,11 @@ func main() {
 			if t == bare {
 				bareBest = best
 			}
-			fmt.Printf("| %s | %d | %s | %d | %s | %.2f | %s |\n", t.name, best, ms(bestRes.p99), next, ms(nextRes.p99), float64(best)/float64(max(bareBest, 1)), t.checkLoss())
+			ratio := "-" // the bare server held no rate: no ratio to give
+			if bareBest > 0 {
+				ratio = fmt.Sprintf("%.2f", float64(best)/float64(bareBest))
+			}
+			fmt.Printf("| %s | %d | %s | %d | %s | %s | %s |\n", t.name, best, ms(bestRes.p99), next, ms(nextRes.p99), ratio, t.checkLoss())
 		}
 		fmt.Println()
 	}

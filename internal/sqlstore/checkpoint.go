@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -20,10 +21,11 @@ const checkpointEvery = 500 * time.Millisecond
 // finds the pages copied already and only restarts the WAL, which only a
 // writer can do, so the WAL stays small under a steady stream of commits.
 type checkpointer struct {
-	db   *sql.DB
-	log  *slog.Logger
-	stop chan struct{}
-	done chan struct{}
+	db       *sql.DB
+	log      *slog.Logger
+	stop     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
 }
 
 func startCheckpointer(path string, log *slog.Logger) (*checkpointer, error) {
@@ -67,7 +69,7 @@ func (c *checkpointer) run() {
 // close stops the checkpointer. The last connection to close checkpoints
 // what is left.
 func (c *checkpointer) close() error {
-	close(c.stop)
+	c.stopOnce.Do(func() { close(c.stop) })
 	<-c.done
 	return c.db.Close()
 }

@@ -42,7 +42,7 @@ type DB struct {
 	events   *eventWrites // AddEvents' statements, once all are prepared
 	beets    *beetCache   // the beets AddEvents wrote, by row version
 
-	ckpt     *checkpointer // SQLite: checkpoints the WAL off the commit path
+	ckpt *checkpointer // SQLite: checkpoints the WAL off the commit path
 }
 
 var _ beet.Store = (*DB)(nil)

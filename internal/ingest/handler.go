@@ -222,11 +222,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Link previews are rare; whether the beet takes them is looked
 		// up (through the cache). While the database is down they are
 		// ignored.
-		if ent, err := h.resolve(ctx, token); err != nil || ent.beetID == 0 || !ent.allowBots {
+		ent, err := h.resolve(ctx, token)
+		switch {
+		case err == nil && ent.beetID == 0:
+			h.count(OutcomeUnknownToken)
+			h.unknown.miss(token, addr, ua, now)
+			writeGIF(w, http.StatusOK, true)
+			return
+		case err != nil || !ent.allowBots:
 			if err != nil {
 				h.log.Debug("beet lookup failed; ignoring a link preview", "token", beet.Redact(token), "err", err)
-			}
-			if err == nil && ent.beetID != 0 {
+			} else {
 				h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
 					"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
 			}

@@ -48,6 +48,11 @@ type Event struct {
 	// committed, so a rotation kills the old token at once on every
 	// instance, and the request path needs no lookup. It is not stored.
 	Token string
+	// Addr is the client address the event came from. Like Token it travels
+	// with the event to its commit (and through the spool), so that a hit
+	// with a token no beet has by then can be noted with its address. It is
+	// not stored.
+	Addr string
 	// Stale is set by EventStore.AddEvents on an event it dropped because
 	// its beet no longer has its Token (a rotation), so the hit can still
 	// be counted on the old token. It is not stored.

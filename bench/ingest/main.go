@@ -59,18 +59,19 @@ import (
 )
 
 var (
-	duration = flag.Duration("duration", 10*time.Second, "length of the steady and rate runs")
-	step     = flag.Duration("step", 3*time.Second, "length of each open-loop run of the ladder")
-	conns    = flag.Int("conns", 64, "concurrent keep-alive connections")
-	tokens   = flag.Int("tokens", 10000, "beets of the steady runs, hit round-robin")
-	rate     = flag.Int("rate", 5000, "requests/s of the rate run")
-	maxP99   = flag.Duration("p99", 10*time.Millisecond, "p99 an open-loop rate must stay under in the ladder")
-	burstN   = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
-	burstC   = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
-	flood    = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
-	pgURL    = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
-	profile  = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
-	only     = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
+	duration   = flag.Duration("duration", 10*time.Second, "length of the steady and rate runs")
+	step       = flag.Duration("step", 3*time.Second, "length of each open-loop run of the ladder")
+	conns      = flag.Int("conns", 64, "concurrent keep-alive connections")
+	tokens     = flag.Int("tokens", 10000, "beets of the steady runs, hit round-robin")
+	rate       = flag.Int("rate", 5000, "requests/s of the rate run")
+	maxP99     = flag.Duration("p99", 10*time.Millisecond, "p99 an open-loop rate must stay under in the ladder")
+	ladderFrom = flag.Int("ladder-from", 1000, "first rate of the ladder, requests/s (then 25% more each step, in steps of 250)")
+	burstN     = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
+	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
+	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
+	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
+	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
+	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
 )
 
 // target is one server under test.
@@ -158,7 +159,11 @@ func main() {
 			if t == bare {
 				bareBest = best
 			}
-			fmt.Printf("| %s | %d | %s | %d | %s | %.2f | %s |\n", t.name, best, ms(bestRes.p99), next, ms(nextRes.p99), float64(best)/float64(max(bareBest, 1)), t.checkLoss())
+			ratio := "-" // the bare server held no rate: no ratio to give
+			if bareBest > 0 {
+				ratio = fmt.Sprintf("%.2f", float64(best)/float64(bareBest))
+			}
+			fmt.Printf("| %s | %d | %s | %d | %s | %s | %s |\n", t.name, best, ms(bestRes.p99), next, ms(nextRes.p99), ratio, t.checkLoss())
 		}
 		fmt.Println()
 	}
@@ -213,9 +218,10 @@ func build(dir, name, pkg string) string {
 }
 
 type proc struct {
-	cmd   *exec.Cmd
-	url   string
-	debug chan string // the profiler's base URL, once announced
+	cmd     *exec.Cmd
+	url     string
+	debug   chan string // the profiler's base URL, once announced
+	metrics chan string // the admin listener's /metrics URL, once announced
 }
 
 func (p *proc) stop() {
@@ -240,7 +246,22 @@ func (p *proc) debugURL() string {
 	}
 }
 
-var debugLine = regexp.MustCompile(`msg="profiler listening" url=(http://\S+)/debug/pprof/`)
+var (
+	debugLine   = regexp.MustCompile(`msg="profiler listening" url=(http://\S+)/debug/pprof/`)
+	metricsLine = regexp.MustCompile(`msg="admin listening" url=(http://\S+/metrics)`)
+)
+
+// metricsURL returns the admin listener's /metrics URL.
+func (p *proc) metricsURL() string {
+	select {
+	case u := <-p.metrics:
+		p.metrics <- u
+		return u
+	case <-time.After(5 * time.Second):
+		log.Fatal("the server announced no admin listener")
+		return ""
+	}
+}
 
 // startProc runs bin and waits for a line matching re (its URL) on stdout
 // or stderr. It passes on the server's errors.
@@ -252,13 +273,16 @@ func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *pro
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
-	p := &proc{cmd: cmd, debug: make(chan string, 1)}
+	p := &proc{cmd: cmd, debug: make(chan string, 1), metrics: make(chan string, 1)}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
 			if m := debugLine.FindStringSubmatch(sc.Text()); m != nil {
 				p.debug <- m[1]
+			}
+			if m := metricsLine.FindStringSubmatch(sc.Text()); m != nil {
+				p.metrics <- m[1]
 			}
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				select {
@@ -283,7 +307,7 @@ func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *pro
 
 func startBeet(bin, dbURL, dir string) *proc {
 	env := []string{"BEET_DATABASE_URL=" + dbURL, "BEET_SPOOL_PATH=" + filepath.Join(dir, strconv.FormatInt(time.Now().UnixNano(), 36)+".spool"),
-		"BEET_LOG_LEVEL=info"}
+		"BEET_LOG_LEVEL=info", "BEET_METRICS_LISTEN=127.0.0.1:0"}
 	if *profile != "" {
 		env = append(env, "BEET_DEBUG_LISTEN=127.0.0.1:0")
 	}
@@ -521,7 +545,7 @@ func openLoop(t *target, phase string, toks []string, rate int, d time.Duration)
 // appear, or the rate is not achieved), and returns the last rate that
 // held and the first that did not.
 func ladder(t *target) (best int, bestRes result, next int, nextRes result) {
-	for r := 1000; r <= 40000; r = r * 5 / 4 / 250 * 250 {
+	for r := *ladderFrom; r <= 40000; r = max(r*5/4/250*250, r+250) {
 		res := openLoop(t, "ladder", t.toks[:*tokens], r, *step)
 		if res.p99 >= *maxP99 || res.errors > 0 || res.rps < 0.95*float64(r) {
 			return best, bestRes, r, res
@@ -581,7 +605,7 @@ func (t *target) metrics() metrics {
 	if t.db == nil {
 		return nil
 	}
-	res, err := http.Get(t.proc.url + "/metrics")
+	res, err := http.Get(t.proc.metricsURL())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -64,10 +64,15 @@ func (a *App) newLimiter(cfg config.Config, reg *prometheus.Registry) (beet.Rate
 }
 
 // startIngest opens the spool, starts the writer and returns the ingestion
-// handler. Teardown runs handler, writer, spool: the HTTP server (stopped
-// before all of them) has drained requests by then.
+// handler. Teardown runs writer, handler, spool: the HTTP server (stopped
+// before all of them) has drained requests by then, and the writer's last
+// replay hands the handler the old tokens it finds in the spool.
 func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.Handler, error) {
 	limiter, err := a.newLimiter(cfg, reg)
+	if err != nil {
+		return nil, err
+	}
+	proxies, err := config.ParseProxies(cfg.TrustedProxies)
 	if err != nil {
 		return nil, err
 	}
@@ -91,15 +96,11 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 		Committers: committers,
 	})
 	a.writer = w
-	a.onStop("writer", func(context.Context) error { w.Close(); return nil })
 	registerWriterMetrics(reg, w)
-	proxies, err := config.ParseProxies(cfg.TrustedProxies)
-	if err != nil {
-		return nil, err
-	}
 	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log,
 		TrustedProxies: proxies, Count: countOutcomes(reg)})
 	a.onStop("ingest", func(context.Context) error { h.Close(); return nil })
+	a.onStop("writer", func(context.Context) error { w.Close(); return nil })
 	a.ingest = h
 	registerUnknownTokenMetrics(reg, h.UnknownStats())
 	a.log.Debug("ingestion ready", "spool", path)

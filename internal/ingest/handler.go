@@ -99,10 +99,15 @@ func New(o Options) *Handler {
 	}
 	h.unknown = newUnknownRecorder(rotated, log)
 	if o.Writer != nil {
-		// A commit that finds a token to be no beet's tells the cache, so
-		// the next request with it costs no lookup.
-		unknown := func(token string) { h.tokens.put(token, tokenEntry{}) }
-		o.Writer.unknown.Store(&unknown)
+		// A commit (live or a replay of the spool) that finds a token to be
+		// no beet's tells the cache, so the next request with it costs no
+		// commit, and the unknown-token recorder, which attributes an old
+		// token's hit to its beet.
+		unmatched := func(ev *beet.Event) {
+			h.tokens.put(ev.Token, tokenEntry{})
+			h.unknown.miss(ev.Token, ev.Addr, ev.UserAgent, ev.ReceivedAt)
+		}
+		o.Writer.unmatched.Store(&unmatched)
 	}
 	return h
 }
@@ -192,39 +197,49 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	ent, err := h.resolve(ctx, token)
-	switch {
-	case err != nil:
-		// The database is down: take the event anyway; the spool keeps it by
-		// token and replay resolves it.
-		h.log.Debug("beet lookup failed; spooling by token", "token", beet.Redact(token), "err", err)
-	case ent.beetID == 0:
-		// Unknown: perhaps rotated lately; that is looked up off the path.
+	// No lookup: the commit matches the event to the beet that has its
+	// token then. Only a token a commit already found to be no beet's is
+	// answered here (it can never become one: see tokenCache).
+	addr := httpx.ClientIP(r, h.proxies)
+	if ent, ok := h.tokens.get(token); ok && ent.beetID == 0 {
 		h.count(OutcomeUnknownToken)
-		h.unknown.miss(token, httpx.ClientIP(r, h.proxies), r.UserAgent(), now)
+		h.unknown.miss(token, addr, r.UserAgent(), now)
 		writeGIF(w, http.StatusOK, true)
 		return
 	}
 	sig, ok := signalOf(suffix)
 	if !ok || slash && suffix == "" {
-		if ent.beetID != 0 {
-			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemBadPath}, now,
-				fmt.Sprintf("nothing recorded for /%s after the token: signals are /start, /fail, /log and an exit code 0-255", cut(suffix, 40)))
-		}
+		// Noted on the token's beet, if it has one, off the request path.
+		h.problems.note(problemKey{token: token, kind: beet.ProblemBadPath}, now,
+			fmt.Sprintf("nothing recorded for /%s after the token: signals are /start, /fail, /log and an exit code 0-255", cut(suffix, 40)))
 		h.count(OutcomeBadPath)
 		writeGIF(w, http.StatusOK, true)
 		return
 	}
 
 	ua := r.UserAgent()
-	if r.Method == http.MethodGet && isPreviewBot(ua) && !ent.allowBots {
-		if ent.beetID != 0 {
-			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
-				"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
+	if r.Method == http.MethodGet && isPreviewBot(ua) {
+		// Link previews are rare; whether the beet takes them is looked
+		// up (through the cache). While the database is down they are
+		// ignored.
+		ent, err := h.resolve(ctx, token)
+		switch {
+		case err == nil && ent.beetID == 0:
+			h.count(OutcomeUnknownToken)
+			h.unknown.miss(token, addr, ua, now)
+			writeGIF(w, http.StatusOK, true)
+			return
+		case err != nil || !ent.allowBots:
+			if err != nil {
+				h.log.Debug("beet lookup failed; ignoring a link preview", "token", beet.Redact(token), "err", err)
+			} else {
+				h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
+					"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
+			}
+			h.count(OutcomeBot)
+			writeGIF(w, http.StatusOK, true)
+			return
 		}
-		h.count(OutcomeBot)
-		writeGIF(w, http.StatusOK, true)
-		return
 	}
 
 	var (
@@ -242,22 +257,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bodyPool.Put(bufp)
 	}
 
-	// The event carries its token: the store records it only if the beet
-	// still has that token at commit (see tokenCache).
-	ev := beet.Event{ID: newEventID(now), BeetID: ent.beetID, Token: token, ReceivedAt: now, Value: pb.value, Method: r.Method,
+	// The event carries its token: the store records it only if a beet
+	// has that token at commit. One that none has is noted by the
+	// writer's unmatched hook (see New), live or replayed from the spool.
+	ev := beet.Event{ID: newEventID(now), Token: token, Addr: addr, ReceivedAt: now, Value: pb.value, Method: r.Method,
 		UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message}
-	switch err := h.writer.Write(ev); {
-	case errors.Is(err, ErrStaleToken):
-		// Rotated after the cache looked it up: counted on the old token.
-		h.unknown.miss(token, httpx.ClientIP(r, h.proxies), ua, now)
+	beetID, err := h.writer.Record(ev)
+	switch {
+	case errors.Is(err, ErrNoBeet), errors.Is(err, ErrStaleToken):
+		h.count(OutcomeUnknownToken)
+		writeGIF(w, http.StatusOK, true)
+		return
 	case err != nil:
 		h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
 	}
 	if pb.problem != "" {
 		h.count(OutcomeBadBody)
-		key := problemKey{beetID: ent.beetID, kind: pb.problem}
-		if ent.beetID == 0 {
-			key.token = token
+		key := problemKey{beetID: beetID, kind: pb.problem}
+		if beetID == 0 {
+			key.token = token // spooled: looked up when the note is written
 		}
 		h.problems.note(key, now, pb.detail)
 	} else {

@@ -32,7 +32,7 @@ var crc32c = crc32.MakeTable(crc32.Castagnoli)
 const (
 	recordHeader   = 8
 	maxRecordBytes = 1 << 20
-	spoolVersion   = 2 // 2 adds kind, exit code and message; 1 is still read
+	spoolVersion   = 3 // 2 added kind, exit code and message, 3 the client address; 1 and 2 are still read
 )
 
 // ErrSpoolFull is returned when the spool has reached its size limit.
@@ -166,7 +166,7 @@ func (s *Spool) scan(fn func(beet.Event) error, offset, end int64) (int64, error
 // encodeRecord lays out: version, count, then per event: id, beet id (0
 // when the database was down at receipt), token, received_at (µs), value
 // flag + bits, method, user agent, and since version 2 kind, exit code
-// flag + code, message.
+// flag + code, message, and since version 3 the client address.
 func encodeRecord(items []beet.Event) []byte {
 	b := make([]byte, 0, 96*len(items))
 	b = append(b, spoolVersion)
@@ -192,6 +192,7 @@ func encodeRecord(items []beet.Event) []byte {
 			b = append(b, 0)
 		}
 		b = appendString(b, e.Message)
+		b = appendString(b, e.Addr)
 	}
 	return b
 }
@@ -206,7 +207,7 @@ var errBadRecord = errors.New("bad spool record")
 func decodeRecord(p []byte) ([]beet.Event, error) {
 	d := decoder{p: p}
 	version := d.byte()
-	if version != 1 && version != spoolVersion {
+	if version < 1 || version > spoolVersion {
 		return nil, errBadRecord
 	}
 	n := d.uvarint()
@@ -233,6 +234,9 @@ func decodeRecord(p []byte) ([]beet.Event, error) {
 				e.ExitCode = &c
 			}
 			e.Message = d.string()
+		}
+		if version >= 3 {
+			e.Addr = d.string()
 		}
 		if d.err != nil {
 			return nil, d.err

@@ -19,6 +19,9 @@ func spoolItems(n, from int) []beet.Event {
 			ev.Value = &v
 		}
 		ev.Token = beet.NewToken()
+		if i%2 == 1 {
+			ev.Addr = "192.0.2.7"
+		}
 		if i%3 == 0 {
 			ev.BeetID = 0 // looked up at replay
 		}
@@ -47,20 +50,25 @@ func sameItem(a, b beet.Event) bool {
 	return a.Token == b.Token && a.ID == b.ID && a.BeetID == b.BeetID && a.ReceivedAt.Equal(b.ReceivedAt) &&
 		a.Method == b.Method && a.UserAgent == b.UserAgent &&
 		(a.Value == nil) == (b.Value == nil) && (a.Value == nil || *a.Value == *b.Value) &&
-		a.Kind == b.Kind && a.Message == b.Message &&
+		a.Kind == b.Kind && a.Message == b.Message && a.Addr == b.Addr &&
 		(a.ExitCode == nil) == (b.ExitCode == nil) && (a.ExitCode == nil || *a.ExitCode == *b.ExitCode)
 }
 
 // TestSpoolReadsVersion1: a spool left by a version that knew no signals
-// replays, its events as plain pings.
+// replays, its events as plain pings; one left by a version that kept no
+// client address replays without it.
 func TestSpoolReadsVersion1(t *testing.T) {
 	ev := spoolItems(1, 0)[0]
-	// Version 1's layout: encodeRecord's without the fields version 2 appends.
-	v2 := encodeRecord([]beet.Event{ev})
-	v1 := append([]byte{1}, v2[1:len(v2)-3]...) // no kind (""), code flag 0, message ("")
+	// Version 1's layout: encodeRecord's without the fields versions 2 and 3 append.
+	v3 := encodeRecord([]beet.Event{ev})
+	v1 := append([]byte{1}, v3[1:len(v3)-4]...) // no kind (""), code flag 0, message (""), address ("")
 	got, err := decodeRecord(v1)
 	if err != nil || len(got) != 1 || !sameItem(got[0], ev) || got[0].Kind != "" {
 		t.Fatalf("version 1 record: %+v, %v", got, err)
+	}
+	v2 := append([]byte{2}, v3[1:len(v3)-1]...) // no address ("")
+	if got, err := decodeRecord(v2); err != nil || len(got) != 1 || !sameItem(got[0], ev) {
+		t.Fatalf("version 2 record: %+v, %v", got, err)
 	}
 }
 

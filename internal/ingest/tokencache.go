@@ -13,8 +13,9 @@ import (
 //
 //   - Is this token known to be no beet's? Commits report the tokens that
 //     matched nothing, so a rotated or deleted beet's token that keeps
-//     being sent costs no commit. A cached miss cannot hide a new beet: a
-//     new token is fresh randomness that nobody could have sent before.
+//     being sent costs no commit. A cached miss cannot hide a beet: a
+//     token is fresh randomness when a beet gets it, that nobody could
+//     have sent before, and it never passes to another beet.
 //   - Does a link-preview bot's request count (allow_bots)? Bot requests
 //     are rare; they are looked up, and allow_bots changes take effect
 //     within the TTL.

@@ -74,6 +74,11 @@ type unknownRecorder struct {
 	done  chan struct{}
 	stats UnknownStats
 
+	// The writer's last replay may hand over misses after close: they are
+	// then noted in memory only.
+	closeMu sync.RWMutex
+	closed  bool
+
 	mu      sync.Mutex
 	recent  *simplelru.LRU[unknownKey, *beet.UnknownToken]
 	pending map[string]*beet.RotatedTokenHit // by hash
@@ -100,6 +105,13 @@ func (u *unknownRecorder) malformed(token, addr, ua string, at time.Time) {
 // miss queues a well-formed token that matched no beet for a lookup among
 // rotated tokens. It never blocks.
 func (u *unknownRecorder) miss(token, addr, ua string, at time.Time) {
+	u.closeMu.RLock()
+	defer u.closeMu.RUnlock()
+	if u.closed {
+		u.stats.Unknown.Add(1)
+		u.remember(token, shapeNoBeet, addr, ua, at)
+		return
+	}
 	select {
 	case u.queue <- unknownHit{token: token, addr: addr, ua: ua, at: at}:
 	default:
@@ -225,7 +237,12 @@ func (u *unknownRecorder) flush() {
 
 // close looks up what is queued, writes the last hits and stops.
 func (u *unknownRecorder) close() {
-	close(u.queue)
+	u.closeMu.Lock()
+	if !u.closed {
+		u.closed = true
+		close(u.queue)
+	}
+	u.closeMu.Unlock()
 	<-u.done
 }
 

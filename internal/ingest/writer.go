@@ -35,8 +35,8 @@ type WriterOptions struct {
 	// detection follows every committed event at no commit of its own.
 	Observe beet.Observer
 	// OnCommit, if set, is told each group the writer tried to commit to
-	// the database: its size, how long the commit took, and whether it
-	// succeeded (metrics).
+	// the database: the events it stored (all of them if it failed), how
+	// long the commit took, and whether it succeeded (metrics).
 	OnCommit func(events int, took time.Duration, ok bool)
 }
 
@@ -47,6 +47,10 @@ var ErrWriterClosed = errors.New("event writer is closed")
 // its beet's token was rotated after the token was looked up: nothing was
 // recorded, as for any old token.
 var ErrStaleToken = errors.New("the token was rotated; event not recorded")
+
+// ErrNoBeet is returned by Record for an event whose token no beet had at
+// its commit (never a beet's, rotated or deleted): nothing was recorded.
+var ErrNoBeet = errors.New("no beet has the token; event not recorded")
 
 // Writer is the single owner of event writes. Requests hand it events and
 // wait; it commits them in groups (one transaction for many requests) and
@@ -60,10 +64,13 @@ type Writer struct {
 	opt   WriterOptions
 	log   *slog.Logger
 
-	mu     sync.RWMutex // held for reading while sending, for writing by Close
-	closed bool
-	reqs   chan *writeReq
-	done   chan struct{}
+	// A request holds mu (for reading) only to check closed and join
+	// senders; it waits for the queue and its commit holding no lock.
+	mu      sync.RWMutex
+	closed  bool
+	senders sync.WaitGroup // requests between that check and their send
+	reqs    chan *writeReq
+	done    chan struct{}
 
 	// While the spool holds events, new ones queue behind them in the spool,
 	// or the database would see them out of order. Only the writer appends
@@ -79,14 +86,15 @@ type Writer struct {
 
 	stats WriterStats
 
-	// unknown hears, after a commit, of each token that matched no beet
-	// (never a beet's, or rotated away): the handler remembers them.
-	unknown atomic.Pointer[func(token string)]
+	// unmatched hears, after a commit or a replay, of each event whose
+	// token matched no beet (never a beet's, rotated or deleted): the
+	// handler notes it among unknown or old tokens. It must not block.
+	unmatched atomic.Pointer[func(ev *beet.Event)]
 }
 
 // WriterStats counts what the writer did, for metrics and tests.
 type WriterStats struct {
-	Committed atomic.Int64 // events committed to the database directly
+	Committed atomic.Int64 // events committed to the database directly (stored, or dropped by the commit: no beet has their token)
 	Spooled   atomic.Int64 // events written to the spool
 	Replayed  atomic.Int64 // spooled events moved into the database
 	Dropped   atomic.Int64 // events not stored: no beet had their token at replay, or spool full
@@ -100,8 +108,9 @@ type WriterStats struct {
 }
 
 type writeReq struct {
-	ev   beet.Event
-	errc chan error
+	ev     beet.Event
+	beetID int64 // the beet the commit stored ev for; 0 if none (or spooled)
+	errc   chan error
 }
 
 var reqPool = sync.Pool{New: func() any { return &writeReq{errc: make(chan error, 1)} }}
@@ -154,31 +163,50 @@ func (w *Writer) Stats() *WriterStats { return &w.stats }
 // (so it needs no BeetID); while the database is down it waits in the
 // spool by its Token. A nil error means the event is durable.
 func (w *Writer) Write(ev beet.Event) error {
+	_, err := w.Record(ev)
+	if err == ErrNoBeet {
+		return nil // as for any unknown token: nothing to store
+	}
+	return err
+}
+
+// Record is Write that also says what became of the event: the ID of the
+// beet its commit stored it for, or ErrNoBeet when no beet had its token.
+// An event spooled while the database is down returns 0 and nil: it is
+// durable, and matched to its beet when it is replayed.
+func (w *Writer) Record(ev beet.Event) (int64, error) {
 	r := reqPool.Get().(*writeReq)
-	r.ev = ev
+	r.ev, r.beetID = ev, 0
 	w.mu.RLock()
-	if w.closed {
-		w.mu.RUnlock()
+	closed := w.closed
+	if !closed {
+		w.senders.Add(1)
+	}
+	w.mu.RUnlock()
+	if closed {
 		reqPool.Put(r)
-		return ErrWriterClosed
+		return 0, ErrWriterClosed
 	}
 	w.reqs <- r
-	w.mu.RUnlock()
+	w.senders.Done()
 	err := <-r.errc
+	id := r.beetID
 	r.ev = beet.Event{}
 	reqPool.Put(r)
-	return err
+	return id, err
 }
 
 // Close stops taking events, commits every queued one, tries a last replay
 // of the spool and returns. Call it after the HTTP server has drained.
 func (w *Writer) Close() {
 	w.mu.Lock()
-	if !w.closed {
-		w.closed = true
+	wasClosed := w.closed
+	w.closed = true
+	w.mu.Unlock()
+	if !wasClosed {
+		w.senders.Wait() // every request that got in has queued its event
 		close(w.reqs)
 	}
-	w.mu.Unlock()
 	<-w.done
 	close(w.stopReplay)
 	<-w.replayDone
@@ -308,24 +336,35 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
 		err := w.store.AddEvents(ctx, events, w.opt.Observe)
 		w.stats.CommitNanos.Add(int64(time.Since(start)))
 		cancel()
+		// The commit-size histogram counts the events a commit stored
+		// (those whose token no beet had are dropped inside it); Committed,
+		// every event a successful commit took.
+		n := len(events)
+		if err == nil {
+			for i := range events {
+				if events[i].BeetID == 0 {
+					n--
+				}
+			}
+		}
 		if w.opt.OnCommit != nil {
-			w.opt.OnCommit(len(events), time.Since(start), err == nil)
+			w.opt.OnCommit(n, time.Since(start), err == nil)
 		}
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
 			inFlight.Store(0)
+			// Unmatched tokens are noted before the requests are answered,
+			// so a request's answer finds its token already noted.
+			w.noteUnmatched(events)
 			for i, r := range batch {
-				if events[i].Stale {
+				r.beetID = events[i].BeetID
+				switch {
+				case events[i].Stale:
 					r.errc <- ErrStaleToken
-				} else {
+				case events[i].BeetID == 0:
+					r.errc <- ErrNoBeet
+				default:
 					r.errc <- nil
-				}
-			}
-			if unknown := w.unknown.Load(); unknown != nil {
-				for _, e := range events {
-					if e.BeetID == 0 && e.Token != "" {
-						(*unknown)(e.Token)
-					}
 				}
 			}
 			return
@@ -347,6 +386,20 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
 	}
 	inFlight.Store(0)
 	answer(batch, err)
+}
+
+// noteUnmatched hands the events that a commit matched to no beet to the
+// unmatched hook.
+func (w *Writer) noteUnmatched(events []beet.Event) {
+	hook := w.unmatched.Load()
+	if hook == nil {
+		return
+	}
+	for i := range events {
+		if e := &events[i]; e.BeetID == 0 && e.Token != "" {
+			(*hook)(e)
+		}
+	}
 }
 
 func answer(batch []*writeReq, err error) {
@@ -375,7 +428,9 @@ func (w *Writer) replay() {
 				return err
 			}
 			// The commit matched each event to its beet by token; one it
-			// matched to none is dropped.
+			// matched to none is dropped, and noted like a live request
+			// with an unknown or old token.
+			w.noteUnmatched(group)
 			for _, e := range group {
 				if e.BeetID != 0 {
 					w.stats.Replayed.Add(1)

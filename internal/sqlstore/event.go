@@ -46,113 +46,16 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	ids = slices.Compact(ids)
 	slices.Sort(toks)
 	toks = slices.Compact(toks)
-	w, err := db.eventWriteStmts(ctx)
-	if err != nil {
-		return fmt.Errorf("add events: %w", err)
-	}
 	var (
 		touched  []*beet.Beet
 		versions map[int64]int64
+		err      error
 	)
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		beets, byToken, vs, err := db.lockBeets(ctx, tx, w, ids, toks)
-		if err != nil {
-			return err
-		}
-		versions = vs
-		// Each event is matched to its beet first (BeetID 0: dropped).
-		for i := range events {
-			e := &events[i]
-			var b *beet.Beet
-			if e.Token != "" {
-				b = byToken[e.Token]
-				// The handler's cache still gave the token a beet, which no
-				// longer has it: rotated meanwhile, counted on the old token.
-				e.Stale = b == nil && e.BeetID != 0
-			} else {
-				b = beets[e.BeetID]
-			}
-			if b == nil || e.BeetID != 0 && e.BeetID != b.ID {
-				e.BeetID = 0
-				continue
-			}
-			e.BeetID = b.ID
-		}
-		spans := make(map[int64]beet.EventSpan, len(beets))
-		// Beets whose runs this group moves (a job signal, or an open run a
-		// ping may end) have their events tracked in order; a group of plain
-		// pings costs one check per event.
-		var runs map[int64][]*beet.Event
-		for i := range events {
-			e := &events[i]
-			if e.BeetID != 0 && (e.Kind.Normal() != beet.KindPing || e.ExitCode != nil || beets[e.BeetID].Runs.StartedAt != nil) {
-				if runs == nil {
-					runs = map[int64][]*beet.Event{}
-				}
-				runs[e.BeetID] = nil
-			}
-		}
-		for i := range events {
-			e := &events[i]
-			if e.BeetID == 0 {
-				continue
-			}
-			if evs, ok := runs[e.BeetID]; ok {
-				runs[e.BeetID] = append(evs, e)
-			}
-			sp, ok := spans[e.BeetID]
-			if !e.Kind.Counts() {
-				spans[e.BeetID] = sp // a start or a log: the beet's runs may move, its rhythm does not
-				continue
-			}
-			if !ok || sp.Count == 0 {
-				sp.First, sp.Last = e.ReceivedAt, e.ReceivedAt
-			}
-			sp.Count++
-			if e.ReceivedAt.Before(sp.First) {
-				sp.First = e.ReceivedAt
-			}
-			if e.ReceivedAt.After(sp.Last) {
-				sp.Last = e.ReceivedAt
-			}
-			spans[e.BeetID] = sp
-		}
-		for id, evs := range runs {
-			slices.SortStableFunc(evs, func(a, b *beet.Event) int { return a.ReceivedAt.Compare(b.ReceivedAt) })
-			sp := spans[id]
-			sp.OpenRun = beets[id].Runs.StartedAt
-			sp.Signals = beet.TrackRuns(beets[id], evs)
-			spans[id] = sp
-		}
-		// In ID order, so two concurrent batches on PostgreSQL take the row
-		// locks in the same order and cannot deadlock.
-		touched = make([]*beet.Beet, 0, len(spans))
-		for id := range spans {
-			touched = append(touched, beets[id])
-		}
-		slices.SortFunc(touched, func(a, b *beet.Beet) int { return cmp.Compare(a.ID, b.ID) })
-		for _, b := range touched {
-			sp := spans[b.ID]
-			var flips []beet.Flip
-			if observe != nil {
-				flips = observe(b, sp)
-			}
-			if sp.Count > 0 && (b.LastEventAt == nil || sp.Last.After(*b.LastEventAt)) {
-				b.LastEventAt = &sp.Last
-			}
-			for i := range flips {
-				f := flips[i]
-				f.BeetID, f.At = b.ID, stamp(f.At)
-				if err := insertFlip(ctx, tx, &f); err != nil {
-					return fmt.Errorf("beet %d: %w", b.ID, err)
-				}
-			}
-		}
-		if err := db.saveBeets(ctx, tx, w.save, touched); err != nil {
-			return err
-		}
-		return insertEvents(ctx, tx, w.insert, events, db.d.insertChunk())
-	})
+	if db.d.name() == "postgres" {
+		touched, versions, err = db.addEventsPG(ctx, events, observe, ids, toks)
+	} else {
+		touched, versions, err = db.addEventsSQLite(ctx, events, observe, ids, toks)
+	}
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
@@ -162,17 +65,134 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	return nil
 }
 
-// lockBeets reads, inside tx, the beets with the given IDs or tokens (both
-// sorted), by ID and by token, and the version of each. It reads (id,
-// token, version) first, by primary key for the tokens the cache knows,
-// and the whole row only of beets the cache does not hold at that version.
-// On PostgreSQL the rows are locked in ID order by the first read, so a
-// concurrent rotation, deletion or sweeper flip waits for this commit or
-// is seen by it; SQLite's single writer gives the same.
-func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []int64, toks []string) (
-	beets map[int64]*beet.Beet, byToken map[string]*beet.Beet, versions map[int64]int64, err error) {
-	probeIDs := slices.Clone(ids)
-	var probeToks []string
+// addEventsSQLite is AddEvents on SQLite: prepared statements, one row a
+// statement (SQLite runs in process, so statements cost no round trip).
+func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
+	touched []*beet.Beet, versions map[int64]int64, err error) {
+	w, err := db.eventWriteStmts(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		beets, byToken, vs, err := db.lockBeets(ctx, tx, w, ids, toks)
+		if err != nil {
+			return err
+		}
+		versions = vs
+		var flips []beet.Flip
+		touched, flips = applyEvents(events, beets, byToken, observe)
+		for i := range flips {
+			if err := insertFlip(ctx, tx, &flips[i]); err != nil {
+				return fmt.Errorf("beet %d: %w", flips[i].BeetID, err)
+			}
+		}
+		if err := db.saveBeets(ctx, tx, w.save, touched); err != nil {
+			return err
+		}
+		return insertEvents(ctx, tx, w.insert, events, db.d.insertChunk())
+	})
+	return touched, versions, err
+}
+
+// applyEvents matches each event to its beet (setting BeetID, or 0 when it
+// is dropped), applies each beet's events to it in memory with observe,
+// and returns the beets that got events, in ID order, and their flips.
+// It does no I/O.
+func applyEvents(events []beet.Event, beets map[int64]*beet.Beet, byToken map[string]*beet.Beet, observe beet.Observer) (
+	touched []*beet.Beet, flips []beet.Flip) {
+	// Each event is matched to its beet first (BeetID 0: dropped).
+	for i := range events {
+		e := &events[i]
+		var b *beet.Beet
+		if e.Token != "" {
+			b = byToken[e.Token]
+			// The caller gave the token a beet, which no longer has it:
+			// rotated meanwhile, counted on the old token.
+			e.Stale = b == nil && e.BeetID != 0
+		} else {
+			b = beets[e.BeetID]
+		}
+		if b == nil || e.BeetID != 0 && e.BeetID != b.ID {
+			e.BeetID = 0
+			continue
+		}
+		e.BeetID = b.ID
+	}
+	spans := make(map[int64]beet.EventSpan, len(beets))
+	// Beets whose runs this group moves (a job signal, or an open run a
+	// ping may end) have their events tracked in order; a group of plain
+	// pings costs one check per event.
+	var runs map[int64][]*beet.Event
+	for i := range events {
+		e := &events[i]
+		if e.BeetID != 0 && (e.Kind.Normal() != beet.KindPing || e.ExitCode != nil || beets[e.BeetID].Runs.StartedAt != nil) {
+			if runs == nil {
+				runs = map[int64][]*beet.Event{}
+			}
+			runs[e.BeetID] = nil
+		}
+	}
+	for i := range events {
+		e := &events[i]
+		if e.BeetID == 0 {
+			continue
+		}
+		if evs, ok := runs[e.BeetID]; ok {
+			runs[e.BeetID] = append(evs, e)
+		}
+		sp, ok := spans[e.BeetID]
+		if !e.Kind.Counts() {
+			spans[e.BeetID] = sp // a start or a log: the beet's runs may move, its rhythm does not
+			continue
+		}
+		if !ok || sp.Count == 0 {
+			sp.First, sp.Last = e.ReceivedAt, e.ReceivedAt
+		}
+		sp.Count++
+		if e.ReceivedAt.Before(sp.First) {
+			sp.First = e.ReceivedAt
+		}
+		if e.ReceivedAt.After(sp.Last) {
+			sp.Last = e.ReceivedAt
+		}
+		spans[e.BeetID] = sp
+	}
+	for id, evs := range runs {
+		slices.SortStableFunc(evs, func(a, b *beet.Event) int { return a.ReceivedAt.Compare(b.ReceivedAt) })
+		sp := spans[id]
+		sp.OpenRun = beets[id].Runs.StartedAt
+		sp.Signals = beet.TrackRuns(beets[id], evs)
+		spans[id] = sp
+	}
+	// In ID order, so two concurrent batches on PostgreSQL take the row
+	// locks in the same order and cannot deadlock.
+	touched = make([]*beet.Beet, 0, len(spans))
+	for id := range spans {
+		touched = append(touched, beets[id])
+	}
+	slices.SortFunc(touched, func(a, b *beet.Beet) int { return cmp.Compare(a.ID, b.ID) })
+	for _, b := range touched {
+		sp := spans[b.ID]
+		var fs []beet.Flip
+		if observe != nil {
+			fs = observe(b, sp)
+		}
+		if sp.Count > 0 && (b.LastEventAt == nil || sp.Last.After(*b.LastEventAt)) {
+			b.LastEventAt = &sp.Last
+		}
+		for _, f := range fs {
+			f.BeetID, f.At = b.ID, stamp(f.At)
+			flips = append(flips, f)
+		}
+	}
+	return touched, flips
+}
+
+// probeLists splits the tokens into the IDs of beets the cache knows them
+// for, added to ids, and the tokens it does not know: beets are probed by
+// primary key where they can be.
+func (db *DB) probeLists(ids []int64, toks []string) (probeIDs []int64, probeToks []string) {
+	probeIDs = slices.Clone(ids)
 	for _, t := range toks {
 		if id, ok := db.beets.idOf(t); ok {
 			probeIDs = append(probeIDs, id)
@@ -181,7 +201,18 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 		}
 	}
 	slices.Sort(probeIDs)
-	probeIDs = slices.Compact(probeIDs)
+	return slices.Compact(probeIDs), probeToks
+}
+
+// lockBeets reads, inside tx, the beets with the given IDs or tokens (both
+// sorted), by ID and by token, and the version of each (SQLite). It reads
+// (id, token, version) first, by primary key for the tokens the cache
+// knows, and the whole row only of beets the cache does not hold at that
+// version. SQLite's single writer keeps a concurrent rotation, deletion or
+// sweeper flip out until this commit ends.
+func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []int64, toks []string) (
+	beets map[int64]*beet.Beet, byToken map[string]*beet.Beet, versions map[int64]int64, err error) {
+	probeIDs, probeToks := db.probeLists(ids, toks)
 	versions = make(map[int64]int64, len(probeIDs)+len(probeToks))
 	probe := func(rows *sql.Rows, err error) error {
 		if err != nil {
@@ -198,21 +229,15 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 		}
 		return rows.Err()
 	}
-	pg := db.d.name() == "postgres"
-	if pg {
-		err = probe(tx.QueryContext(ctx, `SELECT id, token, version FROM beets
-			WHERE id = ANY($1::bigint[]) OR token = ANY($2::text[]) ORDER BY id FOR UPDATE`, nonNil(probeIDs), nonNil(probeToks)))
-	} else {
-		// The lists are padded to one of a few sizes (repeating their last
-		// item) so each size's statement is prepared once.
-		err = inChunks(probeIDs, func(args []any, size int) error {
-			return probe(tx.StmtContext(ctx, w.probe[size]).QueryContext(ctx, args...))
+	// The lists are padded to one of a few sizes (repeating their last
+	// item) so each size's statement is prepared once.
+	err = inChunks(probeIDs, func(args []any, size int) error {
+		return probe(tx.StmtContext(ctx, w.probe[size]).QueryContext(ctx, args...))
+	})
+	if err == nil {
+		err = inChunks(probeToks, func(args []any, size int) error {
+			return probe(tx.StmtContext(ctx, w.probeToken[size]).QueryContext(ctx, args...))
 		})
-		if err == nil {
-			err = inChunks(probeToks, func(args []any, size int) error {
-				return probe(tx.StmtContext(ctx, w.probeToken[size]).QueryContext(ctx, args...))
-			})
-		}
 	}
 	if err != nil {
 		return nil, nil, nil, err
@@ -228,7 +253,8 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 		}
 	}
 	slices.Sort(missing)
-	collect := func(rows *sql.Rows, err error) error {
+	err = inChunks(missing, func(args []any, size int) error {
+		rows, err := tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...)
 		if err != nil {
 			return err
 		}
@@ -241,22 +267,20 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 			beets[b.ID] = b
 		}
 		return rows.Err()
-	}
-	if pg && len(missing) > 0 {
-		err = collect(tx.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets WHERE id = ANY($1::bigint[])`, missing))
-	} else if !pg {
-		err = inChunks(missing, func(args []any, size int) error {
-			return collect(tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...))
-		})
-	}
+	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	byToken = make(map[string]*beet.Beet, len(beets))
+	return beets, tokenIndex(beets), versions, nil
+}
+
+// tokenIndex maps each beet's token to it.
+func tokenIndex(beets map[int64]*beet.Beet) map[string]*beet.Beet {
+	byToken := make(map[string]*beet.Beet, len(beets))
 	for _, b := range beets {
 		byToken[b.Token] = b
 	}
-	return beets, byToken, versions, nil
+	return byToken
 }
 
 // nonNil gives pgx an empty array rather than NULL.
@@ -305,36 +329,9 @@ func findInSQL(columns, column string, n int) string {
 const saveBeetSQL = `UPDATE beets SET last_event_at = $1, status = $2, status_reason = $3,
 	status_since = $4, due_at = $5, model = $6, runs = $7, version = version + 1 WHERE id = $8`
 
-// saveBeets writes back what AddEvents changed on each beet: one prepared
-// UPDATE a beet on SQLite, one statement for all of them on PostgreSQL
-// (where each statement is a network round trip).
+// saveBeets writes back what AddEvents changed on each beet, one prepared
+// UPDATE a beet (SQLite).
 func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save *sql.Stmt, beets []*beet.Beet) error {
-	if len(beets) == 0 {
-		return nil
-	}
-	if db.d.name() == "postgres" {
-		n := len(beets)
-		ids, since := make([]int64, n), make([]int64, n)
-		status, reason, runs := make([]string, n), make([]string, n), make([]string, n)
-		last, due, model := make([]*int64, n), make([]*int64, n), make([][]byte, n)
-		for i, b := range beets {
-			ids[i], since[i] = b.ID, toMicros(b.StatusSince)
-			status[i], reason[i], model[i] = string(b.Status), b.StatusReason, b.Model
-			last[i], due[i] = microsPtr(b.LastEventAt), microsPtr(b.DueAt)
-			r, err := encodeRuns(b.Runs)
-			if err != nil {
-				return fmt.Errorf("beet %d: %w", b.ID, err)
-			}
-			runs[i] = r
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE beets SET last_event_at = v.last, status = v.status,
-			status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs,
-			version = beets.version + 1
-			FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[])
-			AS v(id, last, status, reason, since, due, model, runs) WHERE beets.id = v.id`,
-			ids, last, status, reason, since, due, model, runs)
-		return err
-	}
 	stmt := tx.StmtContext(ctx, save)
 	for _, b := range beets {
 		runs, err := encodeRuns(b.Runs)
@@ -374,13 +371,14 @@ func decodeRuns(s string, r *beet.Runs) error {
 	return json.Unmarshal([]byte(s), r)
 }
 
-// eventWrites are AddEvents' prepared statements, prepared before its
-// transaction: SQLite's one write connection is busy once it begins.
+// eventWrites are AddEvents' prepared statements on SQLite, prepared
+// before its transaction: SQLite's one write connection is busy once it
+// begins. (PostgreSQL's are pgx's statement cache: see addEventsPG.)
 type eventWrites struct {
-	find       map[int]*sql.Stmt // beets by a padded ID list, by size (SQLite)
-	probe      map[int]*sql.Stmt // (id, token, version) by a padded ID list, by size (SQLite)
-	probeToken map[int]*sql.Stmt // the same by a padded token list (SQLite)
-	save       *sql.Stmt         // one beet's state (SQLite)
+	find       map[int]*sql.Stmt // beets by a padded ID list, by size
+	probe      map[int]*sql.Stmt // (id, token, version) by a padded ID list, by size
+	probeToken map[int]*sql.Stmt // the same by a padded token list
+	save       *sql.Stmt         // one beet's state
 	insert     *sql.Stmt         // a full chunk of events
 }
 
@@ -395,17 +393,15 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 	}
 	w := eventWrites{find: map[int]*sql.Stmt{}, probe: map[int]*sql.Stmt{}, probeToken: map[int]*sql.Stmt{}}
 	var err error
-	if db.d.name() != "postgres" {
-		for _, n := range idChunks {
-			if w.find[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns, "id", n)); err != nil {
-				return w, err
-			}
-			if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "id", n)); err != nil {
-				return w, err
-			}
-			if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "token", n)); err != nil {
-				return w, err
-			}
+	for _, n := range idChunks {
+		if w.find[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns, "id", n)); err != nil {
+			return w, err
+		}
+		if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "id", n)); err != nil {
+			return w, err
+		}
+		if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "token", n)); err != nil {
+			return w, err
 		}
 	}
 	if w.save, err = db.prepared(ctx, db.write, saveBeetSQL); err != nil {

@@ -41,6 +41,8 @@ type DB struct {
 	eventsMu sync.Mutex
 	events   *eventWrites // AddEvents' statements, once all are prepared
 	beets    *beetCache   // the beets AddEvents wrote, by row version
+
+	ckpt *checkpointer // SQLite: checkpoints the WAL off the commit path
 }
 
 var _ beet.Store = (*DB)(nil)
@@ -166,8 +168,14 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 		read.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
 	}
+	ckpt, err := startCheckpointer(abs, log)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
+	}
 	log.Info("database opened", "engine", "sqlite", "path", abs)
-	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize)}, nil
+	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt}, nil
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
@@ -192,7 +200,11 @@ func (db *DB) Engine() string { return db.d.name() }
 // Close closes the connection pools.
 func (db *DB) Close() error {
 	db.stmts.close()
-	err := db.write.Close()
+	var err error
+	if db.ckpt != nil {
+		err = db.ckpt.close()
+	}
+	err = errors.Join(err, db.write.Close())
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
 	}

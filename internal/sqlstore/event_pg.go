@@ -1,0 +1,239 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/beethq/beet"
+)
+
+// On PostgreSQL every statement is a network round trip, and the commit
+// waits for it. So AddEvents talks pgx on one connection of the pool and
+// pipelines its statements in two batches:
+//
+//  1. BEGIN and the read of the group's beets, locked in ID order (FOR
+//     UPDATE): whole rows, of which only those the cache does not hold
+//     at their version are decoded;
+//  2. the beets' new state (one UPDATE … FROM unnest), the events (one
+//     INSERT … SELECT FROM unnest) and COMMIT.
+//
+// Detection runs in memory between the two. Flips, which are rare (a beet
+// changing status), go in between, through database/sql on the same
+// connection, since their notifications depend on what is stored.
+
+// pgLockBeetsSQL reads (id, token, version) and then the beetColumns of the
+// beets with the given IDs or tokens, and locks them.
+const pgLockBeetsSQL = `SELECT id, token, version, ` + beetColumns + ` FROM beets
+	WHERE id = ANY($1::bigint[]) OR token = ANY($2::text[]) ORDER BY id FOR UPDATE`
+
+const pgSaveBeetsSQL = `UPDATE beets SET last_event_at = v.last, status = v.status,
+	status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs,
+	version = beets.version + 1
+	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[])
+	AS v(id, last, status, reason, since, due, model, runs) WHERE beets.id = v.id`
+
+const pgInsertEventsSQL = `INSERT INTO events (id, beet_id, received_at, value, method, user_agent,
+	kind, exit_code, duration_ms, message)
+	SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::float8[], $5::text[], $6::text[],
+	$7::text[], $8::smallint[], $9::bigint[], $10::text[])
+	ON CONFLICT (id) DO NOTHING`
+
+// lockedColumns is how many columns pgLockBeetsSQL puts before the beetColumns.
+const lockedColumns = 3
+
+var beetColumnCount = strings.Count(beetColumns, ",") + 1
+
+func (db *DB) addEventsPG(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
+	touched []*beet.Beet, versions map[int64]int64, err error) {
+	probeIDs, probeToks := db.probeLists(ids, toks)
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
+	open := false // a transaction is open on conn
+	defer func() {
+		if open {
+			// Never hand the pool a connection inside a transaction (pgx's
+			// stdlib would discard it; this keeps it).
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			_, _ = conn.ExecContext(rctx, "ROLLBACK")
+			cancel()
+		}
+	}()
+
+	beets := make(map[int64]*beet.Beet, len(probeIDs)+len(probeToks))
+	versions = make(map[int64]int64, len(probeIDs)+len(probeToks))
+	err = conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		batch := &pgx.Batch{}
+		batch.Queue("BEGIN")
+		batch.Queue(pgLockBeetsSQL, nonNil(probeIDs), nonNil(probeToks))
+		br := pc.SendBatch(ctx, batch)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+		open = true
+		rows, err := br.Query()
+		if err != nil {
+			br.Close()
+			return err
+		}
+		head := make([]any, lockedColumns+beetColumnCount)
+		var (
+			id, version int64
+			token       string
+			scanErr     error
+		)
+		head[0], head[1], head[2] = &id, &token, &version
+		for rows.Next() {
+			if scanErr = rows.Scan(head...); scanErr != nil {
+				break
+			}
+			versions[id] = version
+			if b, ok := db.beets.get(id, version); ok {
+				beets[id] = b
+				continue
+			}
+			var b *beet.Beet
+			if b, scanErr = scanBeet(skipScanner{rows, lockedColumns}); scanErr != nil {
+				break
+			}
+			beets[id] = b
+		}
+		rows.Close()
+		if err := cmp.Or(scanErr, rows.Err()); err != nil {
+			br.Close()
+			return err
+		}
+		return br.Close()
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+
+	touched, flips := applyEvents(events, beets, tokenIndex(beets), observe)
+	for i := range flips {
+		if err := insertFlip(ctx, conn, &flips[i]); err != nil {
+			return nil, nil, fmt.Errorf("beet %d: %w", flips[i].BeetID, err)
+		}
+	}
+
+	err = conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		batch := &pgx.Batch{}
+		if len(touched) > 0 {
+			args, err := pgSaveArgs(touched)
+			if err != nil {
+				return err
+			}
+			batch.Queue(pgSaveBeetsSQL, args...)
+		}
+		if args := pgEventArgs(events); args != nil {
+			batch.Queue(pgInsertEventsSQL, args...)
+		}
+		batch.Queue("COMMIT")
+		if err := pc.SendBatch(ctx, batch).Close(); err != nil {
+			return err
+		}
+		open = pc.PgConn().TxStatus() != 'I'
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return touched, versions, nil
+}
+
+// skipScanner scans a row's columns after its first skip ones.
+type skipScanner struct {
+	rows pgx.Rows
+	skip int
+}
+
+func (s skipScanner) Scan(dest ...any) error {
+	return s.rows.Scan(append(make([]any, s.skip, s.skip+len(dest)), dest...)...)
+}
+
+// pgSaveArgs are pgSaveBeetsSQL's arrays for the beets.
+func pgSaveArgs(beets []*beet.Beet) ([]any, error) {
+	n := len(beets)
+	ids, since := make([]int64, n), make([]int64, n)
+	status, reason, runs := make([]string, n), make([]string, n), make([]string, n)
+	last, due, model := make([]*int64, n), make([]*int64, n), make([][]byte, n)
+	for i, b := range beets {
+		ids[i], since[i] = b.ID, toMicros(b.StatusSince)
+		status[i], reason[i], model[i] = string(b.Status), b.StatusReason, b.Model
+		last[i], due[i] = microsPtr(b.LastEventAt), microsPtr(b.DueAt)
+		r, err := encodeRuns(b.Runs)
+		if err != nil {
+			return nil, fmt.Errorf("beet %d: %w", b.ID, err)
+		}
+		runs[i] = r
+	}
+	return []any{ids, last, status, reason, since, due, model, runs}, nil
+}
+
+// pgEventArgs are pgInsertEventsSQL's arrays for the events that have a
+// beet (BeetID not 0); nil if none has.
+func pgEventArgs(events []beet.Event) []any {
+	n := 0
+	for i := range events {
+		if events[i].BeetID != 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var (
+		ids      = make([][]byte, 0, n)
+		beetIDs  = make([]int64, 0, n)
+		received = make([]int64, 0, n)
+		values   = make([]*float64, 0, n)
+		methods  = make([]string, 0, n)
+		uas      = make([]string, 0, n)
+		kinds    = make([]string, 0, n)
+		codes    = make([]*int16, 0, n)
+		durs     = make([]*int64, 0, n)
+		msgs     = make([]*string, 0, n)
+	)
+	for i := range events {
+		e := &events[i]
+		if e.BeetID == 0 {
+			continue
+		}
+		ids = append(ids, e.ID[:])
+		beetIDs = append(beetIDs, e.BeetID)
+		received = append(received, toMicros(e.ReceivedAt))
+		values = append(values, e.Value)
+		methods = append(methods, e.Method)
+		uas = append(uas, e.UserAgent)
+		kinds = append(kinds, string(e.Kind.Normal()))
+		var code *int16
+		if e.ExitCode != nil {
+			c := int16(*e.ExitCode)
+			code = &c
+		}
+		codes = append(codes, code)
+		var dur *int64
+		if e.Duration != nil {
+			ms := e.Duration.Milliseconds()
+			dur = &ms
+		}
+		durs = append(durs, dur)
+		var msg *string
+		if e.Message != "" {
+			msg = &e.Message
+		}
+		msgs = append(msgs, msg)
+	}
+	return []any{ids, beetIDs, received, values, methods, uas, kinds, codes, durs, msgs}
+}

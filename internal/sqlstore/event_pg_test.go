@@ -1,0 +1,67 @@
+package sqlstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/testdb"
+)
+
+// TestPostgresFailedCommitLeavesNothing: a group whose write PostgreSQL
+// refuses (a NUL byte in a text column) fails as a whole, leaves the beet
+// as it was, in the database and to the next commit, and leaves no
+// connection inside a transaction: more failures than the pool holds
+// connections are followed by a commit that succeeds.
+func TestPostgresFailedCommitLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	s := testdb.Open(t, testdb.URL(t, "postgres"))
+	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
+	if err := s.CreateAccount(ctx, acct, &beet.User{Email: "fail@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	b := &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC",
+		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
+	if err := s.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	event := func(i int, ua string) beet.Event {
+		e := beet.Event{Token: b.Token, ReceivedAt: at.Add(time.Duration(i) * time.Second), Method: "GET", UserAgent: ua}
+		e.ID[0], e.ID[1] = byte(i), byte(i>>8)
+		return e
+	}
+	var seen []string
+	observe := func(x *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		seen = append(seen, x.StatusReason)
+		x.StatusReason = "touched"
+		return nil
+	}
+	if err := s.AddEvents(ctx, []beet.Event{event(0, "curl")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 25; i++ {
+		if err := s.AddEvents(ctx, []beet.Event{event(2*i, "curl"), event(2*i+1, "bad\x00agent")}, observe); err == nil {
+			t.Fatal("PostgreSQL took a NUL byte in a text column")
+		}
+	}
+	got, err := s.FindBeetByID(ctx, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.StatusReason == "touched" || got.LastEventAt == nil || !got.LastEventAt.Equal(at) {
+		t.Fatalf("failed commits changed the beet: reason %q, last event %v (want %v)", got.StatusReason, got.LastEventAt, at)
+	}
+	seen = nil
+	if err := s.AddEvents(ctx, []beet.Event{event(100, "curl")}, observe); err != nil {
+		t.Fatalf("a commit after 25 failed ones: %v", err)
+	}
+	if len(seen) != 1 || seen[0] == "touched" {
+		t.Fatalf("the commit after the failed ones started from %q; want the beet as stored", seen)
+	}
+	evs, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID, Limit: 100})
+	if err != nil || len(evs) != 2 {
+		t.Fatalf("%d events stored, want the 2 of the commits that succeeded (%v)", len(evs), err)
+	}
+}

@@ -42,7 +42,7 @@ const pgInsertEventsSQL = `INSERT INTO events (id, beet_id, received_at, value, 
 	kind, exit_code, duration_ms, message)
 	SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::float8[], $5::text[], $6::text[],
 	$7::text[], $8::smallint[], $9::bigint[], $10::text[])
-	ON CONFLICT (id) DO NOTHING`
+	ON CONFLICT DO NOTHING` // the key is (received_at, id) since events are partitioned (00012)
 
 // lockedColumns is how many columns pgLockBeetsSQL puts before the beetColumns.
 const lockedColumns = 3

@@ -17,6 +17,8 @@ import (
 //   - the rate model (rate.go): expected events per hour by local hour of
 //     day, weekdays and weekends apart, with the dispersion and burst unit
 //     the data shows; silence, and CUSUMs for drops and surges;
+//   - the burst watch (burst.go): a bursty beet's silence, counted in
+//     bursts rather than events; it leads instead of the rate watch;
 //   - the fallback (fallback.go): a silence over twice the longest gap of
 //     the last three weeks, for every beet, once it has had events for two
 //     weeks at the latest.
@@ -110,7 +112,9 @@ func (m *RateModel) finer() watch {
 	switch {
 	case m.Scheduled():
 		return calendar{m}
-	case rates{m}.ready():
+	case bursts{m}.ready():
+		return bursts{m}
+	case rates{m}.ready() && m.dispersionKnown():
 		return rates{m}
 	}
 	return nil
@@ -123,6 +127,9 @@ func (m *RateModel) watchOf(kind string) watch {
 		return calendar{m}
 	case kindFallback:
 		return fallback{m}
+	}
+	if m.bursty() {
+		return bursts{m}
 	}
 	return rates{m}
 }
@@ -189,7 +196,11 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.first, m.last, m.hourStart = sec, us, sec/3600*3600
 		m.cluster = sec
 	}
+	nb := m.nbDen
 	m.closeHours(sec)
+	if m.nbDen != nb {
+		m.noteDispHours(1) // the dispersion learned (burst.go)
+	}
 	scheduled := m.Scheduled()
 	if m.events > 0 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
 		gap := float32(us-m.last) / 1e6

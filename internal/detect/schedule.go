@@ -38,11 +38,8 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	m.clusterN, m.calls = uint8(min(count, math.MaxUint8)), 1
 	// Calls per cluster (a webhook's burst of separate requests, not a
 	// count sent at once, which is many events): the unit of independent
-	// counts for the CUSUMs. Slow and winsorised, so a surge (whose events
-	// merge into long clusters) does not hide itself.
-	if m.flags&(flagFrozen|flagHoldDisp) == 0 {
-		m.burst = max(1, m.burst+(min(float32(prevCalls), 2*m.burst+1)-m.burst)/64)
-	}
+	// counts for the CUSUMs (burst.go).
+	m.learnBurst(prevCalls)
 	if prevN > maxRunEvents {
 		if m.flags&flagSuspended != 0 {
 			// A suspended schedule resumes with a run on it, k periods

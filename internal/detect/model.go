@@ -101,9 +101,11 @@ type alarm struct {
 // The kinds of deadline the watches set.
 const (
 	kindMissedRun = "missed_run"
-	kindSilence   = "silence"
-	kindDrop      = "drop"
-	kindFallback  = "fallback"
+	// kindMissedSecond: the second of a pair of runs (schedule.go).
+	kindMissedSecond = "missed_second"
+	kindSilence      = "silence"
+	kindDrop         = "drop"
+	kindFallback     = "fallback"
 )
 
 // finer is the watch that leads while it is sure: a learned schedule,
@@ -123,7 +125,7 @@ func (m *RateModel) finer() watch {
 // watchOf is the watch that sets deadlines of kind.
 func (m *RateModel) watchOf(kind string) watch {
 	switch kind {
-	case kindMissedRun:
+	case kindMissedRun, kindMissedSecond:
 		return calendar{m}
 	case kindFallback:
 		return fallback{m}

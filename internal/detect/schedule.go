@@ -174,11 +174,15 @@ func (m *RateModel) runAnchor(sec, late int64) int64 {
 // of the run (free once a period), an extra, or a new candidate period.
 func (m *RateModel) offGrid(prev, sec int64) {
 	p := int64(m.period)
-	if m.runPings() == 0 && sec-prev < p/2 && sec > prev {
+	gap := sec - prev
+	if p%86400 == 0 {
+		gap = wallGap(prev, sec, m.loc) // a second run of the day keeps its wall-clock time
+	}
+	if m.runPings() == 0 && gap < p/2 && sec > prev {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
-		m.endOff = uint16(min(sec-prev, math.MaxUint16))
+		m.endOff = uint16(min(max(gap, 1), math.MaxUint16))
 		return
 	}
 	if m.Scheduled() && sec > m.slotFrom(prev, 1)+m.tolerance() && m.expectedSlot(m.slotFrom(prev, 1)) {
@@ -416,11 +420,40 @@ type calendar struct{ m *RateModel }
 func (w calendar) ready() bool { return w.m.Scheduled() }
 
 func (w calendar) due(bool) (time.Time, string, bool) {
-	return w.m.NextRun().Add(w.m.Grace()), kindMissedRun, true
+	due := w.m.NextRun().Add(w.m.Grace())
+	if at, ok := w.m.secondDue(); ok && at.Before(due) {
+		return at, kindMissedSecond, true
+	}
+	return due, kindMissedRun, true
 }
 
-func (w calendar) alarm(_ string, due time.Time) *alarm {
+// secondDue is when a missing second run is flagged: a schedule whose
+// runs come in pairs far apart (twice a day, not a start and an end ping
+// minutes apart) expects the latest run's second one endOff after it,
+// with the runs' grace.
+func (m *RateModel) secondDue() (time.Time, bool) {
+	p := int64(m.period)
+	if p%86400 != 0 || m.endOff == 0 || int64(m.endOff) < p/4 || m.runPings() != 0 {
+		return time.Time{}, false
+	}
+	at := time.Unix(m.secondSlot()+m.tolerance(), 0)
+	return at, at.UnixMicro() > m.last
+}
+
+// secondSlot is when the latest run's second run is due: endOff after it
+// on the wall clock (a clock change between the two moves it).
+func (m *RateModel) secondSlot() int64 {
+	at := m.cluster + int64(m.endOff)
+	return at - (wallGap(m.cluster, at, m.loc) - (at - m.cluster))
+}
+
+func (w calendar) alarm(kind string, due time.Time) *alarm {
 	m := w.m
+	if kind == kindMissedSecond {
+		slot := time.Unix(m.secondSlot(), 0)
+		return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the second run of the day due at %s: no event by %s (%s).",
+			slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}
+	}
 	slot := m.NextRun()
 	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the run due at %s: no event by %s (%s).",
 		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}

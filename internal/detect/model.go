@@ -150,6 +150,7 @@ const (
 	flagHoldDisp              // a drop or surge is open: the dispersion learns nothing
 	flagSuspended             // the schedule is suspended: the latest cluster holds more than a run's events
 	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
+	flagPaired                // the latest two runs each had a second run endOff after them: a missing one is flagged (schedule.go)
 )
 
 const (

@@ -149,8 +149,11 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			m.period = uint32(max(1, p-1))
 		}
 	}
-	if m.runPings() == 0 {
+	if m.runPings() == 0 && m.flags&flagPaired == 0 {
 		m.endOff = 0 // no second ping in the last period
+	}
+	if m.runPings() == 0 {
+		m.flags &^= flagPaired // the second run was missed (and flagged): pairs are learned again
 	}
 	m.setRunPings(0)
 	if m.extras > 0 {
@@ -182,7 +185,14 @@ func (m *RateModel) offGrid(prev, sec int64) {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
-		m.endOff = uint16(min(max(gap, 1), math.MaxUint16))
+		off := min(max(gap, 1), math.MaxUint16)
+		// A second run at the same time as the last one's: a pair of runs
+		// (secondDue), not an extra ping at random.
+		m.flags &^= flagPaired
+		if m.endOff > 0 && abs(off-int64(m.endOff)) <= m.tolerance() {
+			m.flags |= flagPaired
+		}
+		m.endOff = uint16(off)
 		return
 	}
 	if m.Scheduled() && sec > m.slotFrom(prev, 1)+m.tolerance() && m.expectedSlot(m.slotFrom(prev, 1)) {
@@ -433,7 +443,7 @@ func (w calendar) due(bool) (time.Time, string, bool) {
 // with the runs' grace.
 func (m *RateModel) secondDue() (time.Time, bool) {
 	p := int64(m.period)
-	if p%86400 != 0 || m.endOff == 0 || int64(m.endOff) < p/4 || m.runPings() != 0 {
+	if p%86400 != 0 || m.flags&flagPaired == 0 || int64(m.endOff) < p/4 || m.runPings() != 0 {
 		return time.Time{}, false
 	}
 	at := time.Unix(m.secondSlot()+m.tolerance(), 0)

@@ -85,8 +85,12 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			}
 		}
 	}
-	if ok && k >= 2 && m.streak < 2 && !m.Scheduled() {
-		ok = false // a gap of several periods does not confirm a new candidate (and is not worth scanning)
+	if ok && k >= 2 && m.streak < 2 && !m.Scheduled() && !(p == 86400 && k <= 3 && m.streak >= 1) {
+		// A gap of several periods does not confirm a new candidate (and
+		// is not worth scanning); but a daily candidate seen twice goes
+		// on over a weekend, or a weekday job that started on a Thursday
+		// or Friday would start over every Monday and never be learned.
+		ok = false
 	}
 	if !ok {
 		m.offGrid(prev, sec)

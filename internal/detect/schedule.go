@@ -72,6 +72,9 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	p := int64(m.period)
 	k := max(1, (sec-prev+p/2)/p)
 	late, ok := m.lateness(prev, sec, k)
+	if m.secondOfMissed(prev, sec, late) {
+		return
+	}
 	shift := int64(0)
 	if p%86400 == 0 && m.lateMax < 1800 && abs(late) > 1800 {
 		// A run an hour early or late, when runs are otherwise punctual:
@@ -232,6 +235,7 @@ func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^3 | n }
 // gap of about whole days on the wall clock is taken as whole days, so a
 // daily job is matched on the wall clock across DST.
 func (m *RateModel) startPeriod(prev, now int64) {
+	defer m.pairDay(int64(m.period), m.streak, prev, now)
 	p := now - prev
 	w := wallGap(prev, now, m.loc)
 	if k := (w + 43200) / 86400; k >= 1 && abs(w-k*86400) <= k*86400/20 {
@@ -245,6 +249,32 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	m.setRunPings(0)
 	m.flags &^= flagResumed
 	m.learnCalendar(now)
+}
+
+// pairDay: a candidate period p0 (the gap before prev, seen once)
+// followed by a gap to now that makes up a day with it is a job that runs
+// twice a day (or pings at its start and end): a daily schedule whose runs
+// have a second one, at the shorter of the two gaps.
+func (m *RateModel) pairDay(p0 int64, streak uint8, prev, now int64) {
+	g := now - prev
+	if streak != 0 || p0 <= 0 || p0 >= 86400 || g >= 86400 || abs(wallGap(prev-p0, now, m.loc)-86400) > 86400/20 {
+		return
+	}
+	m.period = 86400
+	if g < p0 {
+		// prev was the day's first run, now is its second.
+		m.cluster = prev
+		m.setRunPings(1)
+		m.endOff = uint16(min(wallGap(prev, now, m.loc), math.MaxUint16))
+	} else {
+		// now is the first run a day after the one before prev.
+		m.endOff = uint16(min(wallGap(prev-p0, prev, m.loc), math.MaxUint16))
+		m.streak = 1
+	}
+	day, _ := m.localDay(m.cluster)
+	m.calDay = uint16(day)
+	m.daysOn = 0
+	m.learnCalendar(m.cluster)
 }
 
 // lateness is how much later than k periods after the anchor prev a run
@@ -452,6 +482,27 @@ func (m *RateModel) secondDue() (time.Time, bool) {
 	}
 	at := time.Unix(m.secondSlot()+m.tolerance(), 0)
 	return at, at.UnixMicro() > m.last
+}
+
+// secondOfMissed takes a cluster at sec that is the second run of a day
+// whose first run is missing (flagged as its grace passed) for what it
+// is, rather than a very late first run: the anchor moves to the missed
+// run's slot, and lateness learns nothing.
+func (m *RateModel) secondOfMissed(prev, sec, late int64) bool {
+	p := int64(m.period)
+	if p != 86400 || m.flags&flagPaired == 0 || !m.Scheduled() {
+		return false
+	}
+	off := int64(m.endOff)
+	k := max(1, (sec-off-prev+p/2)/p)
+	slot := m.slotFrom(prev, k)
+	d := sec - (slot + off)
+	if abs(d) >= abs(late) || d < -m.tolerance() || d > m.tolerance() {
+		return false
+	}
+	m.cluster = slot
+	m.setRunPings(1)
+	return true
 }
 
 // secondSlot is when the latest run's second run is due: endOff after it

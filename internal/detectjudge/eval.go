@@ -61,9 +61,13 @@ type IncidentOutcome struct {
 	Kind             string        // kind of that alarm
 	// Missed runs: InGrace says the run was flagged as missed (a
 	// missed_run alarm) within the grace the detector stated for it plus
-	// GraceSlack, counted from when the run would at the earliest have
-	// reported (Incident.Due).
-	MissedRun, InGrace bool
+	// GraceSlack after the time it states for the run (the alarm's time
+	// less its grace), that time lying within the run's normal reporting
+	// window [Due, Latest] (so that no detector passes by stating a late
+	// time). InGraceStrict counts from Due, the earliest a normal run
+	// reports, instead: a detector whose stated time sits inside the
+	// runs' spread needs that much more.
+	MissedRun, InGrace, InGraceStrict bool
 }
 
 // GraceSlack is what the judge allows beyond a detector's stated grace
@@ -241,7 +245,11 @@ func ScoreIncident(family string, inc Incident, alarms []Alarm) IncidentOutcome 
 			continue
 		}
 		o.Detected, o.TTD, o.Kind = true, a.At.Sub(inc.Start), a.Kind
-		o.InGrace = o.MissedRun && a.Kind == KindMissedRun && a.Grace > 0 && a.At.Sub(inc.Due) <= a.Grace+GraceSlack
+		if o.MissedRun && a.Kind == KindMissedRun && a.Grace > 0 {
+			stated := a.At.Add(-a.Grace)
+			o.InGrace = !stated.Before(inc.Due.Add(-GraceSlack)) && !stated.After(inc.Latest) && a.At.Sub(stated) <= a.Grace+GraceSlack
+			o.InGraceStrict = a.At.Sub(inc.Due) <= a.Grace+GraceSlack
+		}
 		break
 	}
 	return o

@@ -183,27 +183,30 @@ func TestFmtTTD(t *testing.T) {
 }
 
 // A missed run counts as flagged within grace when a missed_run alarm
-// came at most the detector's stated grace plus a minute after the run
-// would at the earliest have reported; a later one, another kind of
-// alarm, or a missed_run alarm without a stated grace does not.
+// came at most the detector's stated grace plus a minute after the time
+// it states for the run, that time within the run's normal reporting
+// window; strictly, when it came within grace plus a minute of the
+// earliest normal report. Another kind of alarm, or a missed_run alarm
+// without a stated grace, does not count.
 func TestScoreIncidentMissedRunWithinGrace(t *testing.T) {
 	inc := Incident{Spec: IncidentSpec{Name: "missed 1 run", Kind: IncidentMissedRun, Runs: 1},
-		Start: at("10:00"), Due: at("10:05"), End: at("11:00")}
+		Start: at("10:00"), Due: at("10:05"), Latest: at("10:15"), End: at("11:00")}
 	cases := []struct {
-		name string
-		a    Alarm
-		want bool
+		name          string
+		a             Alarm
+		want, wantStr bool
 	}{
-		{"within grace", Alarm{At: at("10:20"), Kind: KindMissedRun, Grace: 15 * time.Minute}, true},
-		{"within grace plus a minute", Alarm{At: at("10:21"), Kind: KindMissedRun, Grace: 15 * time.Minute}, true},
-		{"past it", Alarm{At: at("10:22"), Kind: KindMissedRun, Grace: 15 * time.Minute}, false},
-		{"a silence", Alarm{At: at("10:10"), Kind: KindSilence}, false},
-		{"no stated grace", Alarm{At: at("10:10"), Kind: KindMissedRun}, false},
+		{"within grace of the earliest report", Alarm{At: at("10:20"), Kind: KindMissedRun, Grace: 15 * time.Minute}, true, true},
+		{"stated time a minute early", Alarm{At: at("10:19"), Kind: KindMissedRun, Grace: 15 * time.Minute}, true, true},
+		{"stated time inside the spread", Alarm{At: at("10:25"), Kind: KindMissedRun, Grace: 15 * time.Minute}, true, false},
+		{"stated time past the spread", Alarm{At: at("10:31"), Kind: KindMissedRun, Grace: 15 * time.Minute}, false, false},
+		{"a silence", Alarm{At: at("10:10"), Kind: KindSilence}, false, false},
+		{"no stated grace", Alarm{At: at("10:10"), Kind: KindMissedRun}, false, false},
 	}
 	for _, c := range cases {
 		o := ScoreIncident("f", inc, []Alarm{c.a})
-		if !o.Detected || !o.MissedRun || o.InGrace != c.want {
-			t.Errorf("%s: detected %v, missed run %v, in grace %v; want in grace %v", c.name, o.Detected, o.MissedRun, o.InGrace, c.want)
+		if !o.Detected || !o.MissedRun || o.InGrace != c.want || o.InGraceStrict != c.wantStr {
+			t.Errorf("%s: detected %v, missed run %v, in grace %v (strict %v); want %v (%v)", c.name, o.Detected, o.MissedRun, o.InGrace, o.InGraceStrict, c.want, c.wantStr)
 		}
 	}
 }

@@ -75,11 +75,14 @@ func (r Report) writeGoals(w io.Writer) {
 		fmt.Fprintf(w, ".\n- No stream unarmed after the bound (%g days after the first event, given %d events): %s (%d streams).\n",
 			r.Config.ArmDays, r.Config.ArmEvents, mark(all.Late == 0), all.Late)
 		fmt.Fprintf(w, "- At least 90%% of the incidents detectable in principle found: %s (%s).\n", mark(inc.ShareDetectable() >= 0.9), pct(inc.ShareDetectable()))
-		missed, inGrace := 0, 0
+		missed, inGrace, strict := 0, 0, 0
 		late := map[string]int{}
 		for _, o := range r.Synth.Incidents {
 			if o.MissedRun && o.Detectable {
 				missed++
+				if o.InGraceStrict {
+					strict++
+				}
 				if o.InGrace {
 					inGrace++
 				} else {
@@ -87,8 +90,10 @@ func (r Report) writeGoals(w io.Writer) {
 				}
 			}
 		}
-		fmt.Fprintf(w, "- Scheduled jobs' missed runs (detectable) flagged as missed runs within the stated grace plus %s: %s (%d of %d)",
-			fmtTTD(GraceSlack), mark(inGrace == missed), inGrace, missed)
+		fmt.Fprintf(w, "- Scheduled jobs' missed runs (detectable) flagged as missed runs within the stated grace plus %s "+
+			"of the time stated for the run, that time within the run's normal reporting window: %s (%d of %d; "+
+			"counting from the earliest a normal run reports instead: %d)",
+			fmtTTD(GraceSlack), mark(inGrace == missed), inGrace, missed, strict)
 		if len(late) > 0 {
 			var fs []string
 			for _, f := range r.Config.Families {

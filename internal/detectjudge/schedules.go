@@ -161,7 +161,7 @@ func (m *scheduleModel) place(r *rand.Rand, loc *time.Location, u time.Time, inc
 		} else {
 			inc.End = after(slot, spec.Runs)
 		}
-		if inc.Due = slot.Add(m.dur0); m.startEnd {
+		if inc.Due, inc.Latest = slot.Add(m.dur0), slot.Add(m.lateMax()); m.startEnd {
 			inc.Due = slot
 		}
 	case IncidentLateRun:

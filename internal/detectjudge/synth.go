@@ -46,9 +46,10 @@ type Incident struct {
 	End   time.Time // when normal traffic resumes (late run: when it finally reports)
 	// Due is, for a missed run, when it would at the earliest have
 	// reported (its slot plus the shortest run, or the slot with a start
-	// ping): "flagged within grace" counts from there.
-	Due    time.Time
-	Factor float64 // the rate factor actually used (drop/surge)
+	// ping), and Latest the latest a normal run reports: "flagged within
+	// grace" is judged against them (ScoreIncident).
+	Due, Latest time.Time
+	Factor      float64 // the rate factor actually used (drop/surge)
 	// Arrivals is how many arrivals (single events, or bursts for bursty
 	// sources) the generator produced in [Start, End): the count the oracle
 	// judges (see Detectable).

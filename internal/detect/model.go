@@ -64,7 +64,7 @@ type RateModel struct {
 	winHi      uint16
 	endOff     uint16 // seconds from the latest run to its second ping; 0: none
 	extras     uint8  // extra pings, leaky: +4 each beyond one a period, −1 a run
-	flags2     uint8  // bits 0-1: off-grid pings since the latest run
+	flags2     uint8  // bit 0: a second ping since the latest run; bit 1: flagPairOnce; bits 2-7: dispHours (burst.go)
 	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
 	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
 
@@ -150,7 +150,7 @@ const (
 	flagHoldDisp              // a drop or surge is open: the dispersion learns nothing
 	flagSuspended             // the schedule is suspended: the latest cluster holds more than a run's events
 	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
-	flagPaired                // the latest two runs each had a second run endOff after them: a missing one is flagged (schedule.go)
+	flagPaired                // the latest three runs each had a second ping endOff after them: a missing one is flagged (schedule.go)
 )
 
 const (

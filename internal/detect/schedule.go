@@ -160,7 +160,9 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.endOff = 0 // no second ping in the last period
 	}
 	if m.runPings() == 0 {
-		m.flags &^= flagPaired // the second run was missed (and flagged): pairs are learned again
+		// The second run was missed (and flagged): pairs are learned again.
+		m.flags &^= flagPaired
+		m.flags2 &^= flagPairOnce
 	}
 	m.setRunPings(0)
 	if m.extras > 0 {
@@ -188,16 +190,24 @@ func (m *RateModel) offGrid(prev, sec int64) {
 	if p%86400 == 0 {
 		gap = wallGap(prev, sec, m.loc) // a second run of the day keeps its wall-clock time
 	}
-	if m.runPings() == 0 && gap < p/2 && sec > prev {
+	// (An early run moves the anchor half way to it, so its second ping
+	// may come before the anchor: it is still the run's.)
+	if m.runPings() == 0 && gap < p/2 && sec > prev-m.tolerance() {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
 		off := min(max(gap, 1), math.MaxUint16)
-		// A second run at the same time as the last one's: a pair of runs
+		// A second ping at the same offset as the last two runs' (within
+		// a minute or a quarter): a pair of runs or a start and an end
 		// (secondDue), not an extra ping at random.
-		m.flags &^= flagPaired
-		if m.endOff > 0 && abs(off-int64(m.endOff)) <= m.tolerance() {
+		switch {
+		case m.endOff == 0 || abs(off-int64(m.endOff)) > max(60, int64(m.endOff)/4):
+			m.flags &^= flagPaired
+			m.flags2 &^= flagPairOnce
+		case m.flags2&flagPairOnce != 0:
 			m.flags |= flagPaired
+		default:
+			m.flags2 |= flagPairOnce
 		}
 		m.endOff = uint16(off)
 		return
@@ -228,8 +238,13 @@ func (m *RateModel) offGrid(prev, sec int64) {
 	m.startPeriod(prev, sec)
 }
 
-func (m *RateModel) runPings() uint8     { return m.flags2 & 3 }
-func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^3 | n }
+// flags2: bit 0 the latest run's second ping came (runPings), bit 1 a
+// second ping repeated the offset before it once (flagPairOnce), bits 2-7
+// the dispersion's hours (burst.go).
+const flagPairOnce = 2
+
+func (m *RateModel) runPings() uint8     { return m.flags2 & 1 }
+func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^1 | n }
 
 // startPeriod takes the gap from prev to now as the candidate period. A
 // gap of about whole days on the wall clock is taken as whole days, so a
@@ -471,16 +486,30 @@ func (w calendar) due(bool) (time.Time, string, bool) {
 	return due, kindMissedRun, true
 }
 
-// secondDue is when a missing second run is flagged: a schedule whose
-// runs come in pairs far apart (twice a day, not a start and an end ping
-// minutes apart) expects the latest run's second one endOff after it,
-// with the runs' grace.
+// secondDue is when a missing second ping is flagged, once the latest
+// two runs had theirs at the same offset (flagPaired):
+//
+//   - runs in pairs far apart (twice a day): the second run is due endOff
+//     after the first, with the runs' grace;
+//   - a start and an end ping (a second ping within a quarter period): a
+//     run still without its end a quarter period after it started, and
+//     twice as long as the latest run took plus the grace, is overdue
+//     (no normal run takes that long; the next run's slot would come much
+//     later).
 func (m *RateModel) secondDue() (time.Time, bool) {
-	p := int64(m.period)
-	if p%86400 != 0 || m.flags&flagPaired == 0 || int64(m.endOff) < p/4 || m.runPings() != 0 {
+	p, off := int64(m.period), int64(m.endOff)
+	if m.flags&flagPaired == 0 || m.runPings() != 0 || off == 0 {
 		return time.Time{}, false
 	}
-	at := time.Unix(m.secondSlot()+m.tolerance(), 0)
+	var at time.Time
+	switch {
+	case off >= p/4 && p%86400 == 0:
+		at = time.Unix(m.secondSlot()+m.tolerance(), 0)
+	case off < p/4 && m.calls < 2: // a second call within the run's cluster was its end
+		at = time.Unix(m.cluster+max(p/4, 2*off+m.tolerance()), 0)
+	default:
+		return time.Time{}, false
+	}
 	return at, at.UnixMicro() > m.last
 }
 
@@ -514,6 +543,11 @@ func (m *RateModel) secondSlot() int64 {
 
 func (w calendar) alarm(kind string, due time.Time) *alarm {
 	m := w.m
+	if kind == kindMissedSecond && int64(m.endOff) < int64(m.period)/4 {
+		start := time.Unix(m.cluster, 0)
+		return &alarm{kind: beet.FlipOverrun, expected: 1, reason: fmt.Sprintf("The run that started at %s has not reported its end by %s; runs usually end about %s after they start (%s).",
+			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
+	}
 	if kind == kindMissedSecond {
 		slot := time.Unix(m.secondSlot(), 0)
 		return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the second run of the day due at %s: no event by %s (%s).",

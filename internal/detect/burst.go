@@ -112,7 +112,7 @@ func (m *RateModel) burstNeed() float64 {
 // CUSUM (in units of B, rate.go). A surge is checked at events (Surging).
 type bursts struct{ m *RateModel }
 
-func (w bursts) ready() bool { return rates{w.m}.ready() && w.m.dispersionKnown() && w.m.bursty() }
+func (w bursts) ready() bool { return rates(w).ready() && w.m.dispersionKnown() && w.m.bursty() }
 
 func (w bursts) due(drop bool) (due time.Time, kind string, ok bool) {
 	m := w.m
@@ -132,7 +132,7 @@ func (w bursts) due(drop bool) (due time.Time, kind string, ok bool) {
 func (w bursts) alarm(kind string, due time.Time) *alarm {
 	m := w.m
 	if kind == kindDrop {
-		return rates{m}.alarm(kind, due)
+		return rates(w).alarm(kind, due)
 	}
 	last := time.UnixMicro(m.last)
 	exp := m.Expected(last, due)

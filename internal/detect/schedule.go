@@ -192,7 +192,10 @@ func (m *RateModel) offGrid(prev, sec int64) {
 	}
 	// (An early run moves the anchor half way to it, so its second ping
 	// may come before the anchor: it is still the run's.)
-	if m.runPings() == 0 && gap < p/2 && sec > prev-m.tolerance() {
+	// The second run of a learned pair may come past half a period when
+	// the first was early: at its usual offset, it is still the second.
+	usual := p%86400 == 0 && m.flags&flagPaired != 0 && abs(gap-int64(m.endOff)) <= m.tolerance() && gap < p-m.tolerance()
+	if m.runPings() == 0 && (gap < p/2 || usual) && sec > prev-m.tolerance() {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)

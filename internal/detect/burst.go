@@ -72,9 +72,12 @@ func (m *RateModel) noteDispHours(n int) {
 // or in any case after armAfter. (The full armEventsEarly cost NAB's PFE
 // series its first window, 48.2 → 42.7, for 1.8 → 1.3 false alarms per
 // 1000 beet-days on negbin-50, tuning seeds.)
+//
+// A model that armed already keeps trusting them: one stored before the
+// count of hours existed reads 0 hours, and must not stop watching.
 func (m *RateModel) dispersionKnown() bool {
 	return m.dispHours() >= dispHoursEarly && float32(m.events)/m.disp >= armEventsEarly/2 ||
-		m.last/1e6-m.first >= int64(armAfter/time.Second)
+		m.last/1e6-m.first >= int64(armAfter/time.Second) || m.armedAt != 0
 }
 
 // bursty reports whether the beet's clusters are bursts: B at least

@@ -149,3 +149,29 @@ func TestStartEndOverrun(t *testing.T) {
 		t.Fatalf("want one overrun 15 min after the run of %s: %+v", run, al)
 	}
 }
+
+// TestArmedModelKeepsWatching: a busy beet armed early by code that did
+// not count the dispersion's hours (the count reads 0 in its stored
+// model) still has a deadline at its next event.
+func TestArmedModelKeepsWatching(t *testing.T) {
+	a := newAutoBeet("UTC")
+	start := time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC)
+	times := poissonTimes(start, 20, 20*24*3)
+	for _, at := range times {
+		a.event(t, at, 1)
+	}
+	if a.b.Status != beet.StatusUp || a.b.DueAt == nil {
+		t.Fatalf("a busy beet is not armed after 3 days: %s", a.b.Status)
+	}
+	m, err := LoadRateModel(a.b.Model, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.flags2 &= 3 // as stored before the count of hours
+	b, _ := m.MarshalBinary()
+	a.b.Model = b
+	a.event(t, times[len(times)-1].Add(time.Minute), 1)
+	if a.b.Status != beet.StatusUp || a.b.DueAt == nil {
+		t.Fatalf("stopped watching: %s, deadline %v", a.b.Status, a.b.DueAt)
+	}
+}

@@ -48,6 +48,9 @@ func TestBurstyWebhookQuiet(t *testing.T) {
 	if d := m.Describe(time.UnixMicro(m.last)); !strings.HasPrefix(d, "bursts of about ") {
 		t.Errorf("described as %q", d)
 	}
+	if w, ok := Watch(&a.b); !ok || w.Model != "bursts" || w.AlertAfter <= 0 {
+		t.Errorf("the API says it watches %+v", w)
+	}
 	last := time.UnixMicro(m.last)
 	a.until(t, last.Add(24*time.Hour))
 	al := alarms(a.flips)

@@ -102,8 +102,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.streams, "streams", 12, "streams per family and incident kind")
 	fs.IntVar(&o.clean, "clean", 12, "streams per family with no incident")
 	fs.IntVar(&o.workers, "workers", 0, "streams replayed in parallel (default GOMAXPROCS)")
-	fs.Float64Var(&o.armDays, "arm-days", 7, "the arming bound: days after the first event…")
-	fs.IntVar(&o.armEvents, "arm-events", 30, "…or this many events, whichever is later")
+	fs.Float64Var(&o.armDays, "arm-days", detectjudge.DefaultArmDays, "the arming bound: the first event at least this many days after the first event…")
+	fs.IntVar(&o.armEvents, "arm-events", detectjudge.DefaultArmEvents, "…once this many events came (auto's documented bound: 14 days, given 5 events)")
 	fs.BoolVar(&o.lofo, "lofo", true, "with NAB: also the leave-one-file-out score")
 	fs.StringVar(&o.dump, "dump", "", "print one stream (a name from a report, e.g. cron-hourly/clean/3) as `beet backtest` input, and nothing else")
 	if err := fs.Parse(args); err != nil {

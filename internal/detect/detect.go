@@ -113,7 +113,7 @@ func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time,
 		hour := time.Unix(model.hourStart, 0)
 		d.Flip.Observed, d.Flip.Expected = ptr(float64(model.hourCount)), ptr(model.Expected(hour, last))
 		model.endIncident()
-	case b.Status == beet.StatusUp && !model.Scheduled() && (rates{model}).ready() && model.Surging():
+	case b.Status == beet.StatusUp && !model.Scheduled() && model.finer() != nil && model.Surging():
 		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.surgeReason(last))
 		_, obs, exp := model.surgeRun()
 		d.Flip.Observed, d.Flip.Expected = &obs, &exp

@@ -17,6 +17,8 @@ import (
 //   - the rate model (rate.go): expected events per hour by local hour of
 //     day, weekdays and weekends apart, with the dispersion and burst unit
 //     the data shows; silence, and CUSUMs for drops and surges;
+//   - the burst watch (burst.go): a bursty beet's silence, counted in
+//     bursts rather than events; it leads instead of the rate watch;
 //   - the fallback (fallback.go): a silence over twice the longest gap of
 //     the last three weeks, for every beet, once it has had events for two
 //     weeks at the latest.
@@ -62,7 +64,7 @@ type RateModel struct {
 	winHi      uint16
 	endOff     uint16 // seconds from the latest run to its second ping; 0: none
 	extras     uint8  // extra pings, leaky: +4 each beyond one a period, −1 a run
-	flags2     uint8  // bits 0-1: off-grid pings since the latest run
+	flags2     uint8  // bit 0: a second ping since the latest run; bit 1: flagPairOnce; bits 2-7: dispHours (burst.go)
 	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
 	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
 
@@ -99,9 +101,11 @@ type alarm struct {
 // The kinds of deadline the watches set.
 const (
 	kindMissedRun = "missed_run"
-	kindSilence   = "silence"
-	kindDrop      = "drop"
-	kindFallback  = "fallback"
+	// kindMissedSecond: the second of a pair of runs (schedule.go).
+	kindMissedSecond = "missed_second"
+	kindSilence      = "silence"
+	kindDrop         = "drop"
+	kindFallback     = "fallback"
 )
 
 // finer is the watch that leads while it is sure: a learned schedule,
@@ -110,7 +114,9 @@ func (m *RateModel) finer() watch {
 	switch {
 	case m.Scheduled():
 		return calendar{m}
-	case rates{m}.ready():
+	case bursts{m}.ready():
+		return bursts{m}
+	case rates{m}.ready() && m.dispersionKnown():
 		return rates{m}
 	}
 	return nil
@@ -119,10 +125,13 @@ func (m *RateModel) finer() watch {
 // watchOf is the watch that sets deadlines of kind.
 func (m *RateModel) watchOf(kind string) watch {
 	switch kind {
-	case kindMissedRun:
+	case kindMissedRun, kindMissedSecond:
 		return calendar{m}
 	case kindFallback:
 		return fallback{m}
+	}
+	if m.bursty() {
+		return bursts{m}
 	}
 	return rates{m}
 }
@@ -141,6 +150,7 @@ const (
 	flagHoldDisp              // a drop or surge is open: the dispersion learns nothing
 	flagSuspended             // the schedule is suspended: the latest cluster holds more than a run's events
 	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
+	flagPaired                // the latest three runs each had a second ping endOff after them: a missing one is flagged (schedule.go)
 )
 
 const (
@@ -189,7 +199,11 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.first, m.last, m.hourStart = sec, us, sec/3600*3600
 		m.cluster = sec
 	}
+	nb := m.nbDen
 	m.closeHours(sec)
+	if m.nbDen != nb {
+		m.noteDispHours(1) // the dispersion learned (burst.go)
+	}
 	scheduled := m.Scheduled()
 	if m.events > 0 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
 		gap := float32(us-m.last) / 1e6

@@ -38,11 +38,8 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	m.clusterN, m.calls = uint8(min(count, math.MaxUint8)), 1
 	// Calls per cluster (a webhook's burst of separate requests, not a
 	// count sent at once, which is many events): the unit of independent
-	// counts for the CUSUMs. Slow and winsorised, so a surge (whose events
-	// merge into long clusters) does not hide itself.
-	if m.flags&(flagFrozen|flagHoldDisp) == 0 {
-		m.burst = max(1, m.burst+(min(float32(prevCalls), 2*m.burst+1)-m.burst)/64)
-	}
+	// counts for the CUSUMs (burst.go).
+	m.learnBurst(prevCalls)
 	if prevN > maxRunEvents {
 		if m.flags&flagSuspended != 0 {
 			// A suspended schedule resumes with a run on it, k periods
@@ -75,6 +72,9 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	p := int64(m.period)
 	k := max(1, (sec-prev+p/2)/p)
 	late, ok := m.lateness(prev, sec, k)
+	if m.secondOfMissed(prev, sec, late) {
+		return
+	}
 	shift := int64(0)
 	if p%86400 == 0 && m.lateMax < 1800 && abs(late) > 1800 {
 		// A run an hour early or late, when runs are otherwise punctual:
@@ -88,8 +88,12 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			}
 		}
 	}
-	if ok && k >= 2 && m.streak < 2 && !m.Scheduled() {
-		ok = false // a gap of several periods does not confirm a new candidate (and is not worth scanning)
+	if ok && k >= 2 && m.streak < 2 && !m.Scheduled() && !(p == 86400 && k <= 3 && m.streak >= 1) {
+		// A gap of several periods does not confirm a new candidate (and
+		// is not worth scanning); but a daily candidate seen twice goes
+		// on over a weekend, or a weekday job that started on a Thursday
+		// or Friday would start over every Monday and never be learned.
+		ok = false
 	}
 	if !ok {
 		m.offGrid(prev, sec)
@@ -152,8 +156,13 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			m.period = uint32(max(1, p-1))
 		}
 	}
-	if m.runPings() == 0 {
+	if m.runPings() == 0 && m.flags&flagPaired == 0 {
 		m.endOff = 0 // no second ping in the last period
+	}
+	if m.runPings() == 0 {
+		// The second run was missed (and flagged): pairs are learned again.
+		m.flags &^= flagPaired
+		m.flags2 &^= flagPairOnce
 	}
 	m.setRunPings(0)
 	if m.extras > 0 {
@@ -177,11 +186,33 @@ func (m *RateModel) runAnchor(sec, late int64) int64 {
 // of the run (free once a period), an extra, or a new candidate period.
 func (m *RateModel) offGrid(prev, sec int64) {
 	p := int64(m.period)
-	if m.runPings() == 0 && sec-prev < p/2 && sec > prev {
+	gap := sec - prev
+	if p%86400 == 0 {
+		gap = wallGap(prev, sec, m.loc) // a second run of the day keeps its wall-clock time
+	}
+	// (An early run moves the anchor half way to it, so its second ping
+	// may come before the anchor: it is still the run's.)
+	// The second run of a learned pair may come past half a period when
+	// the first was early: at its usual offset, it is still the second.
+	usual := p%86400 == 0 && m.flags&flagPaired != 0 && abs(gap-int64(m.endOff)) <= m.tolerance() && gap < p-m.tolerance()
+	if m.runPings() == 0 && (gap < p/2 || usual) && sec > prev-m.tolerance() {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
-		m.endOff = uint16(min(sec-prev, math.MaxUint16))
+		off := min(max(gap, 1), math.MaxUint16)
+		// A second ping at the same offset as the last two runs' (within
+		// a minute or a quarter): a pair of runs or a start and an end
+		// (secondDue), not an extra ping at random.
+		switch {
+		case m.endOff == 0 || abs(off-int64(m.endOff)) > max(60, int64(m.endOff)/4):
+			m.flags &^= flagPaired
+			m.flags2 &^= flagPairOnce
+		case m.flags2&flagPairOnce != 0:
+			m.flags |= flagPaired
+		default:
+			m.flags2 |= flagPairOnce
+		}
+		m.endOff = uint16(off)
 		return
 	}
 	if m.Scheduled() && sec > m.slotFrom(prev, 1)+m.tolerance() && m.expectedSlot(m.slotFrom(prev, 1)) {
@@ -210,13 +241,19 @@ func (m *RateModel) offGrid(prev, sec int64) {
 	m.startPeriod(prev, sec)
 }
 
-func (m *RateModel) runPings() uint8     { return m.flags2 & 3 }
-func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^3 | n }
+// flags2: bit 0 the latest run's second ping came (runPings), bit 1 a
+// second ping repeated the offset before it once (flagPairOnce), bits 2-7
+// the dispersion's hours (burst.go).
+const flagPairOnce = 2
+
+func (m *RateModel) runPings() uint8     { return m.flags2 & 1 }
+func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^1 | n }
 
 // startPeriod takes the gap from prev to now as the candidate period. A
 // gap of about whole days on the wall clock is taken as whole days, so a
 // daily job is matched on the wall clock across DST.
 func (m *RateModel) startPeriod(prev, now int64) {
+	defer m.pairDay(int64(m.period), m.streak, prev, now)
 	p := now - prev
 	w := wallGap(prev, now, m.loc)
 	if k := (w + 43200) / 86400; k >= 1 && abs(w-k*86400) <= k*86400/20 {
@@ -230,6 +267,32 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	m.setRunPings(0)
 	m.flags &^= flagResumed
 	m.learnCalendar(now)
+}
+
+// pairDay: a candidate period p0 (the gap before prev, seen once)
+// followed by a gap to now that makes up a day with it is a job that runs
+// twice a day (or pings at its start and end): a daily schedule whose runs
+// have a second one, at the shorter of the two gaps.
+func (m *RateModel) pairDay(p0 int64, streak uint8, prev, now int64) {
+	g := now - prev
+	if streak != 0 || p0 <= 0 || p0 >= 86400 || g >= 86400 || abs(wallGap(prev-p0, now, m.loc)-86400) > 86400/20 {
+		return
+	}
+	m.period = 86400
+	if g < p0 {
+		// prev was the day's first run, now is its second.
+		m.cluster = prev
+		m.setRunPings(1)
+		m.endOff = uint16(min(wallGap(prev, now, m.loc), math.MaxUint16))
+	} else {
+		// now is the first run a day after the one before prev.
+		m.endOff = uint16(min(wallGap(prev-p0, prev, m.loc), math.MaxUint16))
+		m.streak = 1
+	}
+	day, _ := m.localDay(m.cluster)
+	m.calDay = uint16(day)
+	m.daysOn = 0
+	m.learnCalendar(m.cluster)
 }
 
 // lateness is how much later than k periods after the anchor prev a run
@@ -419,11 +482,80 @@ type calendar struct{ m *RateModel }
 func (w calendar) ready() bool { return w.m.Scheduled() }
 
 func (w calendar) due(bool) (time.Time, string, bool) {
-	return w.m.NextRun().Add(w.m.Grace()), kindMissedRun, true
+	due := w.m.NextRun().Add(w.m.Grace())
+	if at, ok := w.m.secondDue(); ok && at.Before(due) {
+		return at, kindMissedSecond, true
+	}
+	return due, kindMissedRun, true
 }
 
-func (w calendar) alarm(_ string, due time.Time) *alarm {
+// secondDue is when a missing second ping is flagged, once the latest
+// two runs had theirs at the same offset (flagPaired):
+//
+//   - runs in pairs far apart (twice a day): the second run is due endOff
+//     after the first, with the runs' grace;
+//   - a start and an end ping (a second ping within a quarter period): a
+//     run still without its end a quarter period after it started, and
+//     twice as long as the latest run took plus the grace, is overdue
+//     (no normal run takes that long; the next run's slot would come much
+//     later).
+func (m *RateModel) secondDue() (time.Time, bool) {
+	p, off := int64(m.period), int64(m.endOff)
+	if m.flags&flagPaired == 0 || m.runPings() != 0 || off == 0 {
+		return time.Time{}, false
+	}
+	var at time.Time
+	switch {
+	case off >= p/4 && p%86400 == 0:
+		at = time.Unix(m.secondSlot()+m.tolerance(), 0)
+	case off < p/4 && m.calls < 2: // a second call within the run's cluster was its end
+		at = time.Unix(m.cluster+max(p/4, 2*off+m.tolerance()), 0)
+	default:
+		return time.Time{}, false
+	}
+	return at, at.UnixMicro() > m.last
+}
+
+// secondOfMissed takes a cluster at sec that is the second run of a day
+// whose first run is missing (flagged as its grace passed) for what it
+// is, rather than a very late first run: the anchor moves to the missed
+// run's slot, and lateness learns nothing.
+func (m *RateModel) secondOfMissed(prev, sec, late int64) bool {
+	p := int64(m.period)
+	if p != 86400 || m.flags&flagPaired == 0 || !m.Scheduled() {
+		return false
+	}
+	off := int64(m.endOff)
+	k := max(1, (sec-off-prev+p/2)/p)
+	slot := m.slotFrom(prev, k)
+	d := sec - (slot + off)
+	if abs(d) >= abs(late) || d < -m.tolerance() || d > m.tolerance() {
+		return false
+	}
+	m.cluster = slot
+	m.setRunPings(1)
+	return true
+}
+
+// secondSlot is when the latest run's second run is due: endOff after it
+// on the wall clock (a clock change between the two moves it).
+func (m *RateModel) secondSlot() int64 {
+	at := m.cluster + int64(m.endOff)
+	return at - (wallGap(m.cluster, at, m.loc) - (at - m.cluster))
+}
+
+func (w calendar) alarm(kind string, due time.Time) *alarm {
 	m := w.m
+	if kind == kindMissedSecond && int64(m.endOff) < int64(m.period)/4 {
+		start := time.Unix(m.cluster, 0)
+		return &alarm{kind: beet.FlipOverrun, expected: 1, reason: fmt.Sprintf("The run that started at %s has not reported its end by %s; runs usually end about %s after they start (%s).",
+			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
+	}
+	if kind == kindMissedSecond {
+		slot := time.Unix(m.secondSlot(), 0)
+		return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the second run of the day due at %s: no event by %s (%s).",
+			slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}
+	}
 	slot := m.NextRun()
 	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the run due at %s: no event by %s (%s).",
 		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}

@@ -10,8 +10,8 @@ import (
 // API and the beet page show, and what turns a learned schedule into an
 // explicit cron beet.
 type Watching struct {
-	// Model is the watch that leads: "schedule", "rate", "fallback", or
-	// "learning" while none is sure yet.
+	// Model is the watch that leads: "schedule", "rate", "bursts",
+	// "fallback", or "learning" while none is sure yet.
 	Model string
 	// Description says it in words.
 	Description string
@@ -62,6 +62,8 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 		w.Timezone, w.GraceSeconds = m.loc.String(), m.tolerance()
 	case rates:
 		w.Model = "rate"
+	case bursts:
+		w.Model = "bursts"
 	default:
 		w.Model = "fallback"
 	}

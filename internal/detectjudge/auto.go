@@ -78,7 +78,15 @@ func (d *autoDetector) alarms(flips []beet.Flip) []Alarm {
 		}
 		switch {
 		case f.To == beet.StatusDown || f.To == beet.StatusAnomalous:
-			out = append(out, Alarm{At: f.At, Kind: string(f.Kind)})
+			a := Alarm{At: f.At, Kind: string(f.Kind)}
+			if f.Kind == beet.FlipMissedRun {
+				// The model as the last event left it set the deadline,
+				// and says the grace the beet page shows.
+				if m, err := detect.LoadRateModel(d.b.Model, d.loc()); err == nil && m.Scheduled() {
+					a.Grace = m.Grace()
+				}
+			}
+			out = append(out, a)
 		case f.To == beet.StatusUp && (f.From == beet.StatusDown || f.From == beet.StatusAnomalous):
 			out = append(out, Alarm{At: f.At, Kind: string(f.Kind), Recovery: true})
 		}
@@ -102,6 +110,13 @@ func (d *autoDetector) Event(t time.Time, count int) []Alarm {
 		panic(fmt.Sprintf("detectjudge: ApplyEvents: %v", err))
 	}
 	return d.alarms(flips)
+}
+
+func (d *autoDetector) loc() *time.Location {
+	if loc, err := time.LoadLocation(d.b.Timezone); err == nil {
+		return loc
+	}
+	return time.UTC
 }
 
 // ArmedAt implements Armer.

@@ -37,6 +37,9 @@ type Alarm struct {
 	At       time.Time
 	Kind     string
 	Recovery bool
+	// Grace is, for a missed_run alarm, the grace the detector stated for
+	// the run (0: unknown).
+	Grace time.Duration
 }
 
 // Detector sees one event stream in time order.

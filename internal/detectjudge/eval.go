@@ -36,11 +36,21 @@ type Config struct {
 	CleanStreams    int // streams per family with no incident
 	Workers         int // 0: GOMAXPROCS
 	// ArmDays and ArmEvents are the arming bound the detector states: a
-	// stream must be armed ArmDays after its first event or at its
-	// ArmEvents-th event, whichever is later.
+	// stream must be armed by its first event at or after ArmDays after
+	// its first event and its ArmEvents-th event, whichever is later (a
+	// detector arms at an event). Auto's bound (DETECTION.md, "Never
+	// silently unarmed") is 14 days given 5 events: DefaultArmDays and
+	// DefaultArmEvents.
 	ArmDays   float64
 	ArmEvents int
 }
+
+// The arming bound auto states (DETECTION.md): 14 days after the first
+// event, given 5 events by then.
+const (
+	DefaultArmDays   = 14
+	DefaultArmEvents = 5
+)
 
 // An IncidentOutcome is how a detector did on one injected incident.
 type IncidentOutcome struct {
@@ -49,7 +59,20 @@ type IncidentOutcome struct {
 	Detected         bool
 	TTD              time.Duration // first raised alarm in the detection window − incident start
 	Kind             string        // kind of that alarm
+	// Missed runs: InGrace says the run was flagged as missed (a
+	// missed_run alarm) within the grace the detector stated for it plus
+	// GraceSlack after the time it states for the run (the alarm's time
+	// less its grace), that time lying within the run's normal reporting
+	// window [Due, Latest] (so that no detector passes by stating a late
+	// time). InGraceStrict counts from Due, the earliest a normal run
+	// reports, instead: a detector whose stated time sits inside the
+	// runs' spread needs that much more.
+	MissedRun, InGrace, InGraceStrict bool
 }
+
+// GraceSlack is what the judge allows beyond a detector's stated grace
+// for flagging a missed run (issue 12: "within grace plus a minute").
+const GraceSlack = time.Minute
 
 // A StreamOutcome is what one stream tells about false alarms and arming.
 type StreamOutcome struct {
@@ -214,13 +237,19 @@ func ScoreEpisode(family string, w Window, alarms []Alarm) EpisodeOutcome {
 // of inc. Alarms raised earlier do not count even if still open: an alert
 // the user already has says nothing about this incident.
 func ScoreIncident(family string, inc Incident, alarms []Alarm) IncidentOutcome {
-	o := IncidentOutcome{Family: family, Incident: inc.Spec.Name, Detectable: inc.Detectable}
+	o := IncidentOutcome{Family: family, Incident: inc.Spec.Name, Detectable: inc.Detectable,
+		MissedRun: inc.Spec.Kind == IncidentMissedRun && !inc.Due.IsZero()}
 	last := inc.End.Add(DetectTolerance)
 	for _, a := range alarms {
 		if a.Recovery || a.At.Before(inc.Start) || a.At.After(last) {
 			continue
 		}
 		o.Detected, o.TTD, o.Kind = true, a.At.Sub(inc.Start), a.Kind
+		if o.MissedRun && a.Kind == KindMissedRun && a.Grace > 0 {
+			stated := a.At.Add(-a.Grace)
+			o.InGrace = !stated.Before(inc.Due.Add(-GraceSlack)) && !stated.After(inc.Latest) && a.At.Sub(stated) <= a.Grace+GraceSlack
+			o.InGraceStrict = a.At.Sub(inc.Due) <= a.Grace+GraceSlack
+		}
 		break
 	}
 	return o
@@ -267,16 +296,14 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 		o.FalseAlarms++
 		o.FalseKinds[a.Kind]++
 	}
-	bound := first.Add(time.Duration(armDays * 24 * float64(time.Hour)))
-	seen := 0
+	// The bound: the first event at or after armDays, once armEvents came.
+	after := first.Add(time.Duration(armDays * 24 * float64(time.Hour)))
+	bound, seen := s.End, 0 // s.End: the stream never reached the bound
 	for _, e := range s.Events {
-		if seen += e.Count; seen >= armEvents {
-			bound = maxTime(bound, e.T)
+		if seen += e.Count; seen >= armEvents && !e.T.Before(after) {
+			bound = e.T
 			break
 		}
-	}
-	if seen < armEvents {
-		bound = s.End // the stream never reached the events the bound asks for
 	}
 	if !armed.IsZero() {
 		o.ArmedAfter = max(0, armed.Sub(first))

@@ -181,3 +181,51 @@ func TestFmtTTD(t *testing.T) {
 		}
 	}
 }
+
+// A missed run counts as flagged within grace when a missed_run alarm
+// came at most the detector's stated grace plus a minute after the time
+// it states for the run, that time within the run's normal reporting
+// window; strictly, when it came within grace plus a minute of the
+// earliest normal report. Another kind of alarm, or a missed_run alarm
+// without a stated grace, does not count.
+func TestScoreIncidentMissedRunWithinGrace(t *testing.T) {
+	inc := Incident{Spec: IncidentSpec{Name: "missed 1 run", Kind: IncidentMissedRun, Runs: 1},
+		Start: at("10:00"), Due: at("10:05"), Latest: at("10:15"), End: at("11:00")}
+	cases := []struct {
+		name          string
+		a             Alarm
+		want, wantStr bool
+	}{
+		{"within grace of the earliest report", Alarm{At: at("10:20"), Kind: KindMissedRun, Grace: 15 * time.Minute}, true, true},
+		{"stated time a minute early", Alarm{At: at("10:19"), Kind: KindMissedRun, Grace: 15 * time.Minute}, true, true},
+		{"stated time inside the spread", Alarm{At: at("10:25"), Kind: KindMissedRun, Grace: 15 * time.Minute}, true, false},
+		{"stated time past the spread", Alarm{At: at("10:31"), Kind: KindMissedRun, Grace: 15 * time.Minute}, false, false},
+		{"a silence", Alarm{At: at("10:10"), Kind: KindSilence}, false, false},
+		{"no stated grace", Alarm{At: at("10:10"), Kind: KindMissedRun}, false, false},
+	}
+	for _, c := range cases {
+		o := ScoreIncident("f", inc, []Alarm{c.a})
+		if !o.Detected || !o.MissedRun || o.InGrace != c.want || o.InGraceStrict != c.wantStr {
+			t.Errorf("%s: detected %v, missed run %v, in grace %v (strict %v); want %v (%v)", c.name, o.Detected, o.MissedRun, o.InGrace, o.InGraceStrict, c.want, c.wantStr)
+		}
+	}
+}
+
+// The arming bound is an event: the first one at least armDays after the
+// first event, once armEvents came.
+func TestScoreStreamBoundIsAnEvent(t *testing.T) {
+	first := at("00:00")
+	s := Stream{Info: StreamInfo{Name: "s"}, End: first.Add(30 * 24 * time.Hour)}
+	for _, d := range []float64{0, 1, 2, 3, 15, 16} {
+		s.Events = append(s.Events, Event{T: first.Add(time.Duration(d * 24 * float64(time.Hour))), Count: 1})
+	}
+	if o := ScoreStream(s, nil, first.Add(15*24*time.Hour), 14, 5); o.ArmedLate {
+		t.Errorf("armed at the first event after 14 days (day 15): late")
+	}
+	if o := ScoreStream(s, nil, first.Add(16*24*time.Hour), 14, 5); !o.ArmedLate {
+		t.Errorf("armed at day 16, one event after the bound: not late")
+	}
+	if o := ScoreStream(s, nil, first.Add(16*24*time.Hour), 14, 6); o.ArmedLate {
+		t.Errorf("armed at the 6th event (day 16) with a bound of 6 events: late")
+	}
+}

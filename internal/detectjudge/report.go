@@ -72,10 +72,38 @@ func (r Report) writeGoals(w io.Writer) {
 		if len(noisy) > 0 {
 			fmt.Fprintf(w, " (%s)", strings.Join(noisy, ", "))
 		}
-		fmt.Fprintf(w, ".\n- No stream unarmed after the bound (%g days or %d events, whichever is later): %s (%d streams).\n",
+		fmt.Fprintf(w, ".\n- No stream unarmed after the bound (%g days after the first event, given %d events): %s (%d streams).\n",
 			r.Config.ArmDays, r.Config.ArmEvents, mark(all.Late == 0), all.Late)
 		fmt.Fprintf(w, "- At least 90%% of the incidents detectable in principle found: %s (%s).\n", mark(inc.ShareDetectable() >= 0.9), pct(inc.ShareDetectable()))
-		fmt.Fprintf(w, "- Missed runs flagged within grace plus a minute: not judged here (the judge does not know the detector's grace); see the TTD of missed runs.\n")
+		missed, inGrace, strict := 0, 0, 0
+		late := map[string]int{}
+		for _, o := range r.Synth.Incidents {
+			if o.MissedRun && o.Detectable {
+				missed++
+				if o.InGraceStrict {
+					strict++
+				}
+				if o.InGrace {
+					inGrace++
+				} else {
+					late[o.Family]++
+				}
+			}
+		}
+		fmt.Fprintf(w, "- Scheduled jobs' missed runs (detectable) flagged as missed runs within the stated grace plus %s "+
+			"of the time stated for the run, that time within the run's normal reporting window: %s (%d of %d; "+
+			"counting from the earliest a normal run reports instead: %d)",
+			fmtTTD(GraceSlack), mark(inGrace == missed), inGrace, missed, strict)
+		if len(late) > 0 {
+			var fs []string
+			for _, f := range r.Config.Families {
+				if n := late[f.Name]; n > 0 {
+					fs = append(fs, fmt.Sprintf("%s %d", f.Name, n))
+				}
+			}
+			fmt.Fprintf(w, "; not: %s", strings.Join(fs, ", "))
+		}
+		fmt.Fprintf(w, ".\n")
 	}
 	if r.NAB != nil && len(r.Profiles) > 0 {
 		var std NABScore
@@ -105,7 +133,7 @@ func (r Report) writeSynthetic(w io.Writer) {
 		"time to detect (TTD) runs from its start (schedules: the first affected run's slot). "+
 		"*Detectable* incidents are those an oracle that knows the generating process tells from normal traffic "+
 		"at p ≤ %g (see \"How detection is judged\" in docs/DETECTION.md). Armed: the detector's first flip out of learning; "+
-		"the bound is %g days after the first event or the %dth event, whichever is later.\n\n",
+		"the bound is the first event at least %g days after the first event, given %d events by then.\n\n",
 		c.CleanStreams, c.IncidentStreams, DefaultDays, fmtTTD(DetectTolerance), OracleAlpha, c.ArmDays, c.ArmEvents)
 
 	all := SummariseStreams(r.Synth.Streams, func(StreamOutcome) bool { return true })

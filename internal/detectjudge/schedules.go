@@ -161,6 +161,9 @@ func (m *scheduleModel) place(r *rand.Rand, loc *time.Location, u time.Time, inc
 		} else {
 			inc.End = after(slot, spec.Runs)
 		}
+		if inc.Due, inc.Latest = slot.Add(m.dur0), slot.Add(m.lateMax()); m.startEnd {
+			inc.Due = slot
+		}
 	case IncidentLateRun:
 		// Late beyond doubt: past 2-4× the normal bound, a quarter to half
 		// of the gap to the next run and 2 min (a grace a person would

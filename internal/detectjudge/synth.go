@@ -41,10 +41,15 @@ type IncidentSpec struct {
 // An Incident is the ground truth of one injected incident (or episode). A
 // detection is a raised alarm in [Start, End+DetectTolerance].
 type Incident struct {
-	Spec   IncidentSpec
-	Start  time.Time // outage/drop/surge start; for schedules the first affected run's slot
-	End    time.Time // when normal traffic resumes (late run: when it finally reports)
-	Factor float64   // the rate factor actually used (drop/surge)
+	Spec  IncidentSpec
+	Start time.Time // outage/drop/surge start; for schedules the first affected run's slot
+	End   time.Time // when normal traffic resumes (late run: when it finally reports)
+	// Due is, for a missed run, when it would at the earliest have
+	// reported (its slot plus the shortest run, or the slot with a start
+	// ping), and Latest the latest a normal run reports: "flagged within
+	// grace" is judged against them (ScoreIncident).
+	Due, Latest time.Time
+	Factor      float64 // the rate factor actually used (drop/surge)
 	// Arrivals is how many arrivals (single events, or bursts for bursty
 	// sources) the generator produced in [Start, End): the count the oracle
 	// judges (see Detectable).

@@ -44,7 +44,7 @@ var commands = []command{
 	{"accounts list", "", "list accounts with their plans", accountsListCmd},
 	{"accounts set-plan", "--account N --plan P", "change an account's plan (retention follows on the next clean-up)", accountsSetPlanCmd},
 	{"accounts set-password", "--email E < password", "set a user's password (asked without echo, or the first line of stdin), ending the user's sessions", accountsSetPasswordCmd},
-	{"apikeys create", "--account N [--name S]", "create an API key for an account", apikeysCreateCmd},
+	{"apikeys create", "--account N [--name S] [--read-only]", "create an API key for an account (read-write unless --read-only)", apikeysCreateCmd},
 	{"apikeys revoke", "--id N", "revoke an API key", apikeysRevokeCmd},
 	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
 	{"backtest", "[--mode auto|period|cron] [--period D --grace D] [--cron EXPR --timezone TZ] [--until RFC3339] < events.csv", "replay past events through the detector; print its flips", backtestCmd},

@@ -46,6 +46,7 @@ var commands = []command{
 	{"accounts set-password", "--email E < password", "set a user's password (asked without echo, or the first line of stdin), ending the user's sessions", accountsSetPasswordCmd},
 	{"apikeys create", "--account N [--name S] [--read-only]", "create an API key for an account (read-write unless --read-only)", apikeysCreateCmd},
 	{"apikeys revoke", "--id N", "revoke an API key", apikeysRevokeCmd},
+	{"secrets rotate", "[config flags]", "re-encrypt every channel secret with BEET_SECRET_KEY (old keys in BEET_SECRET_KEY_OLD)", secretsRotateCmd},
 	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
 	{"backtest", "[--mode auto|period|cron] [--period D --grace D] [--cron EXPR --timezone TZ] [--until RFC3339] < events.csv", "replay past events through the detector; print its flips", backtestCmd},
 	{"config check", "[config flags] [--config FILE]", "print the effective settings (secrets masked); exit 1 if one is invalid", configCheckCmd},

@@ -101,6 +101,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	}
 	a.backend = b
 	a.onStop("store", func(context.Context) error { return b.Close() })
+	if cfg.SecretKey == "" {
+		a.log.Warn("BEET_SECRET_KEY is not set: channel secrets (webhook secrets, chat URLs, PagerDuty keys) are stored in plain text in the database; set it to encrypt them (docs/SECURITY.md)")
+	}
 
 	reg := prometheus.NewRegistry()
 	a.reg = reg

@@ -25,6 +25,7 @@ import (
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/secretbox"
 )
 
 // DB is a Beet store on SQLite or PostgreSQL. It is safe for concurrent use.
@@ -41,6 +42,8 @@ type DB struct {
 	eventsMu sync.Mutex
 	events   *eventWrites // AddEvents' statements, once all are prepared
 	beets    *beetCache   // the beets AddEvents wrote, by row version
+
+	secrets *secretbox.Keyring // seals channel secrets at rest; nil stores them as given (secrets.go)
 }
 
 var _ beet.Store = (*DB)(nil)

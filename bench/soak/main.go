@@ -23,6 +23,8 @@ package main
 import (
 	"bufio"
 	"context"
+	crand "crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -99,7 +101,8 @@ func main() {
 	metricsToken := beet.NewToken()
 	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--cleanup-interval", "1m")
 	cmd.Env = append(os.Environ(), "BEET_DATABASE_URL="+dbURL, "BEET_SPOOL_PATH="+filepath.Join(dir, "soak.spool"),
-		"BEET_ALLOW_PRIVATE_TARGETS=true", "BEET_LOG_LEVEL=info", "BEET_METRICS_LISTEN=off", "BEET_METRICS_TOKEN="+metricsToken)
+		"BEET_ALLOW_PRIVATE_TARGETS=true", "BEET_LOG_LEVEL=info", "BEET_METRICS_LISTEN=off", "BEET_METRICS_TOKEN="+metricsToken,
+		"BEET_SECRET_KEY="+secretKey()) // the channel's secret sealed at rest, opened for every post
 	base := start(cmd)
 	pid := cmd.Process.Pid
 	// Enough kept-alive connections for every sender: a request that
@@ -498,4 +501,11 @@ func (l *latencies) quantiles() (p50, p99, max time.Duration) {
 	slices.Sort(l.d)
 	at := func(q float64) time.Duration { return l.d[int(q*float64(len(l.d)-1))].Round(100 * time.Microsecond) }
 	return at(0.5), at(0.99), l.d[len(l.d)-1].Round(100 * time.Microsecond)
+}
+
+// secretKey is a fresh BEET_SECRET_KEY for the run.
+func secretKey() string {
+	b := make([]byte, 32)
+	crand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
 }

@@ -96,6 +96,9 @@ type APIKey struct {
 	Hash      []byte
 	CreatedAt time.Time
 	RevokedAt *time.Time
+	// ReadOnly keys may call the API's GET routes only; any call that
+	// changes state is EFORBIDDEN.
+	ReadOnly bool
 }
 
 // AccountStore keeps accounts and their users.

@@ -10,6 +10,7 @@ func apikeysCreateCmd(c *cli, args []string) error {
 	cf := config.Bind(fs, c.getenv)
 	account := fs.Int64("account", 0, "account ID (required)")
 	name := fs.String("name", "", "a name to tell the key apart")
+	readOnly := fs.Bool("read-only", false, "the key may only read (GET); every call that changes state is refused with 403")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
@@ -17,7 +18,7 @@ func apikeysCreateCmd(c *cli, args []string) error {
 		return usagef("--account is required")
 	}
 	return c.withBackendFrom(cf, func(b *app.Backend) error {
-		k, key, err := b.Service.CreateAPIKey(c.ctx, *account, *name)
+		k, key, err := b.Service.CreateScopedAPIKey(c.ctx, *account, *name, *readOnly)
 		if err != nil {
 			return err
 		}
@@ -25,7 +26,8 @@ func apikeysCreateCmd(c *cli, args []string) error {
 			ID        int64  `json:"id"`
 			AccountID int64  `json:"account_id"`
 			APIKey    string `json:"api_key"`
-		}{k.ID, k.AccountID, key})
+			ReadOnly  bool   `json:"read_only"`
+		}{k.ID, k.AccountID, key, k.ReadOnly})
 	})
 }
 

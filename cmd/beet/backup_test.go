@@ -114,9 +114,11 @@ func TestBackupWhileIngestingRestores(t *testing.T) {
 	os.WriteFile(restored, data, 0o600)
 	renv := []string{"BEET_DATABASE_URL=sqlite://" + restored, "BEET_SPOOL_PATH=" + filepath.Join(dir, "beet.spool")}
 	r := startServe(t, renv)
-	if res, err := http.Get(r.url + "/readyz"); err != nil || res.StatusCode != 200 {
-		t.Fatalf("restored instance not ready: %v %v", res, err)
+	ready, err := http.Get(r.url + "/readyz")
+	if err != nil || ready.StatusCode != 200 {
+		t.Fatalf("restored instance not ready: %v %v", ready, err)
 	}
+	ready.Body.Close() // an unread body holds its connection (and two goroutines) for good
 	gif, err := http.Get(r.url + "/api/v1/beet/" + tokens[0])
 	if err != nil {
 		t.Fatal(err)

@@ -331,6 +331,8 @@ func TestThreeInstances(t *testing.T) {
 	}
 	if res, err := http.Get(worker.url + "/readyz"); err != nil || res.StatusCode != 200 {
 		t.Errorf("worker /readyz: %v %v", res, err)
+	} else {
+		res.Body.Close()
 	}
 	if m := scrape(t, inst[0].admin); strings.Contains(m, "beet_sweep_seconds_count") || !strings.Contains(m, `beet_ingest_requests_total{outcome="recorded"}`) {
 		t.Errorf("the ingest instance's metrics: sweeps or no ingestion:\n%s", grepLines(m, "beet_sweep|beet_ingest_requests"))

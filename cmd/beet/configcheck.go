@@ -57,6 +57,11 @@ func configCheckCmd(c *cli, args []string) error {
 	for _, u := range config.UnknownVariables(environ()) {
 		fmt.Fprintf(c.stdout, "warning: %s\n", u)
 	}
+	for _, e := range eff {
+		if e.Env == "BEET_SECRET_KEY" && e.Value == "" {
+			fmt.Fprintln(c.stdout, "warning: BEET_SECRET_KEY is not set: channel secrets are stored in plain text in the database (docs/SECURITY.md)")
+		}
+	}
 	if len(bad) > 0 {
 		return errors.New("invalid settings: " + strings.Join(bad, ", "))
 	}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +16,8 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/api"
+	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/sqlstore"
 )
 
@@ -184,6 +188,35 @@ func TestAPIKeys(t *testing.T) {
 		t.Fatalf("apikeys create printed %+v", k)
 	}
 	e.mustRun(nil, "apikeys", "revoke", "--id", itoa(k.ID))
+
+	// --read-only makes a key the API refuses to write with; the default writes.
+	var ro, rw struct {
+		APIKey   string `json:"api_key"`
+		ReadOnly bool   `json:"read_only"`
+	}
+	e.mustRun(&ro, "apikeys", "create", "--account", itoa(id), "--name", "grafana", "--read-only")
+	e.mustRun(&rw, "apikeys", "create", "--account", itoa(id))
+	if !ro.ReadOnly || rw.ReadOnly {
+		t.Fatalf("apikeys create printed read_only %v with --read-only, %v without", ro.ReadOnly, rw.ReadOnly)
+	}
+	db, err := sqlstore.Open(context.Background(), e.dbURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mux := http.NewServeMux()
+	api.New(service.New(db, service.Options{}), nil).Register(mux)
+	for key, want := range map[string]int{ro.APIKey: http.StatusForbidden, rw.APIKey: http.StatusCreated} {
+		req := httptest.NewRequest("POST", "/api/v1/beets", strings.NewReader(`{"name": "x"}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("POST /api/v1/beets with %s: %d %s, want %d", beet.Redact(key), rec.Code, rec.Body.Bytes(), want)
+		}
+	}
+
 	code, _, errOut := e.run("apikeys", "revoke", "--id", "999")
 	if code != 1 {
 		t.Fatalf("revoke unknown key: exit %d", code)

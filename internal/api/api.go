@@ -99,7 +99,7 @@ func (h *Handler) Patterns() []string {
 func (h *Handler) Register(mux *http.ServeMux) {
 	allowed := map[string][]string{}
 	for _, rt := range h.routes() {
-		mux.Handle(rt.method+" "+rt.pattern, h.authenticated(rt.serve))
+		mux.Handle(rt.method+" "+rt.pattern, h.authenticated(rt.method, rt.serve))
 		allowed[rt.pattern] = append(allowed[rt.pattern], rt.method)
 	}
 	mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
@@ -120,12 +120,18 @@ func (h *Handler) Register(mux *http.ServeMux) {
 }
 
 // authenticated resolves the bearer API key to an account and runs serve;
-// any error it returns becomes a JSON error response.
-func (h *Handler) authenticated(serve func(http.ResponseWriter, *http.Request, int64) error) http.Handler {
+// any error it returns becomes a JSON error response. A read-only key is
+// refused here, before serve, on every route whose method is not GET, so a
+// new route is covered without its handler knowing about scopes.
+func (h *Handler) authenticated(method string, serve func(http.ResponseWriter, *http.Request, int64) error) http.Handler {
+	writes := method != http.MethodGet
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		accountID, err := h.authenticate(r.Context(), r)
+		k, err := h.authenticate(r.Context(), r)
+		if err == nil && writes && k.ReadOnly {
+			err = beet.Errorf(beet.EFORBIDDEN, "API key %s is read-only: %s needs a read-write key", k.Prefix, method)
+		}
 		if err == nil {
-			err = serve(w, r, accountID)
+			err = serve(w, r, k.AccountID)
 		}
 		if err != nil {
 			httpx.Error(w, r, h.log, err)
@@ -133,16 +139,16 @@ func (h *Handler) authenticated(serve func(http.ResponseWriter, *http.Request, i
 	})
 }
 
-func (h *Handler) authenticate(ctx context.Context, r *http.Request) (int64, error) {
+func (h *Handler) authenticate(ctx context.Context, r *http.Request) (*beet.APIKey, error) {
 	auth := r.Header.Get("Authorization")
 	scheme, key, ok := strings.Cut(auth, " ")
 	if auth == "" {
-		return 0, beet.Errorf(beet.EUNAUTHORIZED, "send an API key: Authorization: Bearer bk_…")
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "send an API key: Authorization: Bearer bk_…")
 	}
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return 0, beet.Errorf(beet.EUNAUTHORIZED, "use the Bearer scheme: Authorization: Bearer bk_…")
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "use the Bearer scheme: Authorization: Bearer bk_…")
 	}
-	return h.svc.AuthenticateAPIKey(ctx, strings.TrimSpace(key))
+	return h.svc.APIKeyFor(ctx, strings.TrimSpace(key))
 }
 
 // pathID reads the {id} path value. IDs that are not numbers name nothing,

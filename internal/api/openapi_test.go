@@ -65,3 +65,26 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIDocumentsReadOnlyRefusal: every call a read-only key is
+// refused (each route whose method is not GET) documents its 403.
+func TestOpenAPIDocumentsReadOnlyRefusal(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range (&Handler{}).routes() {
+		if rt.method == "GET" {
+			continue
+		}
+		var op struct{ Responses map[string]json.RawMessage }
+		if err := json.Unmarshal(doc.Paths[rt.pattern][strings.ToLower(rt.method)], &op); err != nil {
+			t.Fatalf("%s %s: %v", rt.method, rt.pattern, err)
+		}
+		if _, ok := op.Responses["403"]; !ok {
+			t.Errorf("%s %s: openapi.json has no 403 (read-only key)", rt.method, rt.pattern)
+		}
+	}
+}

@@ -41,6 +41,9 @@ type Options struct {
 	// PasswordParams lowers the password hash cost in tests (argon2id at
 	// 64 MiB takes seconds under -race); nil is the production cost.
 	PasswordParams *service.PasswordParams
+	// ServerTimeouts replaces the public listener's timeouts when set
+	// (tests of slow clients); zero keeps server.DefaultTimeouts.
+	ServerTimeouts server.Timeouts
 }
 
 // App is a running Beet: store, service, HTTP server and jobs.
@@ -101,6 +104,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	}
 	a.backend = b
 	a.onStop("store", func(context.Context) error { return b.Close() })
+	if cfg.SecretKey == "" {
+		a.log.Warn("BEET_SECRET_KEY is not set: channel secrets (webhook secrets, chat URLs, PagerDuty keys) are stored in plain text in the database; set it to encrypt them (docs/SECURITY.md)")
+	}
 
 	reg := prometheus.NewRegistry()
 	a.reg = reg
@@ -130,6 +136,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	a.mountMetrics(mux)
 	// The prefix comes off before the mux, so that the metrics see the route.
 	a.server = server.New(underBasePath(a.cfg.BaseURL, a.instrumentHTTP(reg, mux)), a.log.With("component", "http"))
+	if opts.ServerTimeouts != (server.Timeouts{}) {
+		a.server.SetTimeouts(opts.ServerTimeouts)
+	}
 	return a, nil
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -15,6 +16,8 @@ import (
 type Backend struct {
 	Store   *sqlstore.DB
 	Service *service.Service
+	// Secrets is what opening did to the channel secrets at rest.
+	Secrets sqlstore.SecretsReport
 }
 
 // OpenBackend opens the database cfg names, applies any pending migrations
@@ -33,13 +36,30 @@ func OpenBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend
 		db.Close()
 		return nil, fmt.Errorf("migrate database: %w", err)
 	}
+	// Channel secrets at rest: seal plain ones with BEET_SECRET_KEY, and
+	// refuse to go on with a key that cannot open the sealed ones (or
+	// none), rather than fail at the first alert.
+	keys, err := cfg.SecretKeys()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	db.SetSecretKeys(keys)
+	sealed, err := db.SealChannelSecrets(ctx, false)
+	if err != nil {
+		db.Close()
+		if ke := (*sqlstore.SecretKeyError)(nil); errors.As(err, &ke) {
+			return nil, fmt.Errorf("channel secrets: %w (see docs/SECURITY.md, \"Secrets at rest\")", err)
+		}
+		return nil, fmt.Errorf("channel secrets: %w", err)
+	}
 	svc := service.New(db, service.Options{
 		Now:            opts.Now,
 		Log:            log.With("component", "service"),
 		CleanupBatch:   cfg.CleanupBatch,
 		PasswordParams: opts.PasswordParams,
 	})
-	return &Backend{Store: db, Service: svc}, nil
+	return &Backend{Store: db, Service: svc, Secrets: sealed}, nil
 }
 
 // Close closes the database.

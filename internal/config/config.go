@@ -103,6 +103,9 @@ type Config struct {
 	// DebugListen, when set, serves net/http/pprof on this loopback
 	// address: never on the public listener, since profiles expose memory.
 	DebugListen string
+	// SecretKey seals channel secrets at rest; SecretKeyOld lists the
+	// keys before a rotation (secretkey.go).
+	SecretKey, SecretKeyOld string
 }
 
 // Limits checked by Validate.

@@ -3,7 +3,7 @@ package ingest
 import (
 	"time"
 
-	"github.com/hashicorp/golang-lru/v2/expirable"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // tokenCache remembers what a token resolved to. The request path does not
@@ -23,7 +23,7 @@ import (
 // A stale hit cannot record an event for a rotated token: the commit
 // decides. Size and TTL bound its memory under a flood of random tokens.
 type tokenCache struct {
-	lru *expirable.LRU[string, tokenEntry]
+	lru *ttlLRU[string, tokenEntry]
 }
 
 // tokenEntry is what a token resolved to; beetID 0 means no beet has it.
@@ -38,8 +38,51 @@ const (
 )
 
 func newTokenCache(size int, ttl time.Duration) *tokenCache {
-	return &tokenCache{lru: expirable.NewLRU[string, tokenEntry](size, nil, ttl)}
+	return &tokenCache{lru: newTTLLRU[string, tokenEntry](size, ttl)}
 }
 
 func (c *tokenCache) get(token string) (tokenEntry, bool) { return c.lru.Get(token) }
 func (c *tokenCache) put(token string, e tokenEntry)      { c.lru.Add(token, e) }
+
+// ttlLRU is a size-bounded LRU whose entries expire after ttl. It checks
+// expiry when an entry is read, so it runs no goroutine: the expirable LRU
+// of golang-lru starts a clean-up goroutine per cache that nothing can
+// stop, one more for every handler ever built (goleak found it).
+type ttlLRU[K comparable, V any] struct {
+	lru *lru.Cache[K, ttlEntry[V]]
+	ttl time.Duration
+	now func() time.Time
+}
+
+type ttlEntry[V any] struct {
+	v       V
+	expires time.Time
+}
+
+func newTTLLRU[K comparable, V any](size int, ttl time.Duration) *ttlLRU[K, V] {
+	c, err := lru.New[K, ttlEntry[V]](size)
+	if err != nil {
+		panic(err) // only for a size <= 0, a constant here
+	}
+	return &ttlLRU[K, V]{lru: c, ttl: ttl, now: time.Now}
+}
+
+// Get returns the value of key if it is there and younger than the TTL.
+func (c *ttlLRU[K, V]) Get(key K) (V, bool) {
+	e, ok := c.lru.Get(key)
+	if !ok || !c.now().Before(e.expires) {
+		if ok {
+			c.lru.Remove(key)
+		}
+		var zero V
+		return zero, false
+	}
+	return e.v, true
+}
+
+// Add stores key's value for the TTL, evicting the least recently used
+// entry when full.
+func (c *ttlLRU[K, V]) Add(key K, v V) { c.lru.Add(key, ttlEntry[V]{v, c.now().Add(c.ttl)}) }
+
+// Len is how many entries are held, expired ones not yet read included.
+func (c *ttlLRU[K, V]) Len() int { return c.lru.Len() }

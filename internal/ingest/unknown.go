@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/beethq/beet"
@@ -82,7 +81,7 @@ type unknownRecorder struct {
 	mu      sync.Mutex
 	recent  *simplelru.LRU[unknownKey, *beet.UnknownToken]
 	pending map[string]*beet.RotatedTokenHit // by hash
-	rotated *expirable.LRU[string, bool]     // hash → was rotated lately
+	rotated *ttlLRU[string, bool]            // hash → was rotated lately
 }
 
 func newUnknownRecorder(store RotatedStore, log *slog.Logger) *unknownRecorder {
@@ -90,7 +89,7 @@ func newUnknownRecorder(store RotatedStore, log *slog.Logger) *unknownRecorder {
 	u := &unknownRecorder{
 		store: store, log: log, queue: make(chan unknownHit, unknownQueue), done: make(chan struct{}),
 		recent: recent, pending: map[string]*beet.RotatedTokenHit{},
-		rotated: expirable.NewLRU[string, bool](rotatedCacheSize, nil, rotatedCacheTTL),
+		rotated: newTTLLRU[string, bool](rotatedCacheSize, rotatedCacheTTL),
 	}
 	go u.run()
 	return u

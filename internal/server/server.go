@@ -25,6 +25,29 @@ const (
 	maxHeaderBytes    = 64 << 10
 )
 
+// Timeouts bound how long a client may take: to send its headers
+// (ReadHeader), its whole request (Read), to take the response (Write),
+// and to send the next request on a kept-alive connection (Idle). A
+// client slower than these is cut off, so slow or stalled clients hold a
+// connection and a goroutine for a bounded time (docs/SECURITY.md).
+type Timeouts struct {
+	ReadHeader, Read, Write, Idle time.Duration
+}
+
+// DefaultTimeouts are the timeouts New sets.
+var DefaultTimeouts = Timeouts{ReadHeader: readHeaderTimeout, Read: readTimeout, Write: writeTimeout, Idle: idleTimeout}
+
+// Timeouts returns the timeouts in force.
+func (s *Server) Timeouts() Timeouts {
+	return Timeouts{s.srv.ReadHeaderTimeout, s.srv.ReadTimeout, s.srv.WriteTimeout, s.srv.IdleTimeout}
+}
+
+// SetTimeouts replaces the timeouts; call it before Open or Serve. Tests
+// shorten them to watch slow clients being cut off.
+func (s *Server) SetTimeouts(t Timeouts) {
+	s.srv.ReadHeaderTimeout, s.srv.ReadTimeout, s.srv.WriteTimeout, s.srv.IdleTimeout = t.ReadHeader, t.Read, t.Write, t.Idle
+}
+
 // Server is an HTTP server bound to a listener. Open binds and serves in the
 // background, so a bind error comes back at once and tests can listen on
 // 127.0.0.1:0 and read URL.

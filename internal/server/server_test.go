@@ -156,3 +156,23 @@ func TestShutdownWaitsForRequests(t *testing.T) {
 		t.Fatalf("Err after shutdown: %v", err)
 	}
 }
+
+// TestEveryTimeoutSet: the server a listener gets bounds every phase of a
+// client (headers, whole request, response, idle keep-alive), so a slow
+// client cannot hold a connection for long (the behaviour is driven end to
+// end, with shortened timeouts, by TestSlowClientsCutOff in internal/app).
+func TestEveryTimeoutSet(t *testing.T) {
+	s := server.New(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	got := s.Timeouts()
+	if got != server.DefaultTimeouts {
+		t.Errorf("New sets %+v, want %+v", got, server.DefaultTimeouts)
+	}
+	for name, d := range map[string]time.Duration{"read header": got.ReadHeader, "read": got.Read, "write": got.Write, "idle": got.Idle} {
+		if d <= 0 || d > 2*time.Minute {
+			t.Errorf("%s timeout %s: want a bound, and at most 2 minutes", name, d)
+		}
+	}
+	if got.ReadHeader > got.Read {
+		t.Errorf("read header timeout %s exceeds the read timeout %s", got.ReadHeader, got.Read)
+	}
+}

@@ -15,6 +15,12 @@ const maxAPIKeyNameLen = 100
 // plain text; the store keeps only its SHA-256 (the key has 131 random bits,
 // so a fast hash is enough, unlike a password).
 func (s *Service) CreateAPIKey(ctx context.Context, accountID int64, name string) (*beet.APIKey, string, error) {
+	return s.CreateScopedAPIKey(ctx, accountID, name, false)
+}
+
+// CreateScopedAPIKey is CreateAPIKey for a read-only key when readOnly is
+// set: it can call every GET of the API and nothing that changes state.
+func (s *Service) CreateScopedAPIKey(ctx context.Context, accountID int64, name string, readOnly bool) (*beet.APIKey, string, error) {
 	if utf8.RuneCountInString(name) > maxAPIKeyNameLen {
 		return nil, "", beet.FieldError("name", "is longer than %d characters", maxAPIKeyNameLen)
 	}
@@ -22,7 +28,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, accountID int64, name string
 		return nil, "", err
 	}
 	key := beet.NewAPIKey()
-	k := &beet.APIKey{AccountID: accountID, Name: name, Prefix: beet.Redact(key), Hash: hashAPIKey(key), CreatedAt: s.Now()}
+	k := &beet.APIKey{AccountID: accountID, Name: name, Prefix: beet.Redact(key), Hash: hashAPIKey(key), CreatedAt: s.Now(), ReadOnly: readOnly}
 	if err := s.store.CreateAPIKey(ctx, k); err != nil {
 		return nil, "", err
 	}
@@ -40,19 +46,29 @@ func (s *Service) RevokeAPIKey(ctx context.Context, keyID int64) error {
 // AuthenticateAPIKey returns the account a key belongs to. The error never
 // contains the key.
 func (s *Service) AuthenticateAPIKey(ctx context.Context, key string) (int64, error) {
+	k, err := s.APIKeyFor(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	return k.AccountID, nil
+}
+
+// APIKeyFor returns the stored key (account and scope) that key is, or
+// EUNAUTHORIZED when it is no live key. The error never contains the key.
+func (s *Service) APIKeyFor(ctx context.Context, key string) (*beet.APIKey, error) {
 	if !beet.ValidAPIKeyShape(key) {
-		return 0, beet.Errorf(beet.EUNAUTHORIZED, "invalid API key")
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "invalid API key")
 	}
 	k, err := s.store.FindAPIKeyByHash(ctx, hashAPIKey(key))
 	if beet.IsNotFound(err) {
-		return 0, beet.Errorf(beet.EUNAUTHORIZED, "invalid API key")
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "invalid API key")
 	} else if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if k.RevokedAt != nil && !k.RevokedAt.After(s.now()) {
-		return 0, beet.Errorf(beet.EUNAUTHORIZED, "API key %s was revoked at %s", k.Prefix, k.RevokedAt.Format(time.RFC3339))
+		return nil, beet.Errorf(beet.EUNAUTHORIZED, "API key %s was revoked at %s", k.Prefix, k.RevokedAt.Format(time.RFC3339))
 	}
-	return k.AccountID, nil
+	return k, nil
 }
 
 func hashAPIKey(key string) []byte {

@@ -9,7 +9,7 @@ import (
 	"github.com/beethq/beet"
 )
 
-const apiKeyColumns = `id, account_id, name, prefix, hash, created_at, revoked_at`
+const apiKeyColumns = `id, account_id, name, prefix, hash, created_at, revoked_at, read_only`
 
 // CreateAPIKey inserts k and sets its ID. A hash already stored is
 // ECONFLICT; an unknown account is ENOTFOUND.
@@ -20,9 +20,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *beet.APIKey) error {
 		t := stamp(*key.RevokedAt)
 		key.RevokedAt = &t
 	}
-	err := db.write.QueryRowContext(ctx, `INSERT INTO api_keys (account_id, name, prefix, hash, created_at, revoked_at)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-		key.AccountID, key.Name, key.Prefix, key.Hash, toMicros(key.CreatedAt), nullMicros(key.RevokedAt)).Scan(&key.ID)
+	err := db.write.QueryRowContext(ctx, `INSERT INTO api_keys (account_id, name, prefix, hash, created_at, revoked_at, read_only)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+		key.AccountID, key.Name, key.Prefix, key.Hash, toMicros(key.CreatedAt), nullMicros(key.RevokedAt), key.ReadOnly).Scan(&key.ID)
 	switch {
 	case db.d.isUnique(err):
 		return fmt.Errorf("create api key: %w", beet.Errorf(beet.ECONFLICT, "an API key with this hash already exists"))
@@ -95,7 +95,7 @@ func scanAPIKey(s scanner) (*beet.APIKey, error) {
 		created int64
 		revoked sql.NullInt64
 	)
-	if err := s.Scan(&k.ID, &k.AccountID, &k.Name, &k.Prefix, &k.Hash, &created, &revoked); err != nil {
+	if err := s.Scan(&k.ID, &k.AccountID, &k.Name, &k.Prefix, &k.Hash, &created, &revoked, &k.ReadOnly); err != nil {
 		return nil, err
 	}
 	k.CreatedAt, k.RevokedAt = fromMicros(created), fromNullMicros(revoked)

@@ -21,18 +21,24 @@ func (db *DB) CreateChannel(ctx context.Context, c *beet.Channel) error {
 	nc := *c
 	nc.CreatedAt = stamp(nc.CreatedAt)
 	nc.UpdatedAt = nc.CreatedAt
-	cfg, err := json.Marshal(nc.Config)
-	if err != nil {
-		return fmt.Errorf("create channel: %w", err)
-	}
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		// The sealed config is bound to the row's ID, which the insert
+		// makes: the row starts with an empty config and gets its own in
+		// the same transaction, so the secret is never written in clear.
 		err := tx.QueryRowContext(ctx, `INSERT INTO channels (account_id, kind, name, config, reminder_every, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-			nc.AccountID, string(nc.Kind), nc.Name, string(cfg), int64(nc.ReminderEvery/time.Second),
+			VALUES ($1, $2, $3, '{}', $4, $5, $6) RETURNING id`,
+			nc.AccountID, string(nc.Kind), nc.Name, int64(nc.ReminderEvery/time.Second),
 			toMicros(nc.CreatedAt), toMicros(nc.UpdatedAt)).Scan(&nc.ID)
 		if db.d.isForeignKey(err) {
 			return beet.Errorf(beet.ENOTFOUND, "account %d not found", nc.AccountID)
 		} else if err != nil {
+			return err
+		}
+		cfg, err := db.storedConfig(nc.ID, nc.Config)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE channels SET config = $1 WHERE id = $2`, cfg, nc.ID); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO beet_channels (beet_id, channel_id)
@@ -48,7 +54,7 @@ func (db *DB) CreateChannel(ctx context.Context, c *beet.Channel) error {
 
 // FindChannelByID returns the channel or ENOTFOUND.
 func (db *DB) FindChannelByID(ctx context.Context, id int64) (*beet.Channel, error) {
-	c, err := scanChannel(db.read.QueryRowContext(ctx, `SELECT `+channelColumns+` FROM channels WHERE id = $1`, id))
+	c, err := db.scanChannel(db.read.QueryRowContext(ctx, `SELECT `+channelColumns+` FROM channels WHERE id = $1`, id))
 	if err != nil {
 		return nil, fmt.Errorf("find channel: %w", notFound(err, "channel %d not found", id))
 	}
@@ -65,7 +71,7 @@ func (db *DB) FindChannels(ctx context.Context, accountID int64) ([]*beet.Channe
 	defer rows.Close()
 	out := []*beet.Channel{}
 	for rows.Next() {
-		c, err := scanChannel(rows)
+		c, err := db.scanChannel(rows)
 		if err != nil {
 			return nil, fmt.Errorf("find channels: %w", err)
 		}
@@ -79,12 +85,12 @@ func (db *DB) FindChannels(ctx context.Context, accountID int64) ([]*beet.Channe
 func (db *DB) UpdateChannel(ctx context.Context, id int64, upd beet.ChannelUpdate, at time.Time) (*beet.Channel, error) {
 	var out *beet.Channel
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		cur, err := scanChannel(tx.QueryRowContext(ctx, `SELECT `+channelColumns+` FROM channels WHERE id = $1`, id))
+		cur, err := db.scanChannel(tx.QueryRowContext(ctx, `SELECT `+channelColumns+` FROM channels WHERE id = $1`, id))
 		if err != nil {
 			return notFound(err, "channel %d not found", id)
 		}
 		next := upd.Apply(*cur)
-		cfg, err := json.Marshal(next.Config)
+		cfg, err := db.storedConfig(id, next.Config)
 		if err != nil {
 			return err
 		}
@@ -92,9 +98,9 @@ func (db *DB) UpdateChannel(ctx context.Context, id int64, upd beet.ChannelUpdat
 		if next.Config != cur.Config {
 			failing, reason = sql.NullInt64{}, ""
 		}
-		out, err = scanChannel(tx.QueryRowContext(ctx, `UPDATE channels SET name = $1, config = $2, reminder_every = $3,
+		out, err = db.scanChannel(tx.QueryRowContext(ctx, `UPDATE channels SET name = $1, config = $2, reminder_every = $3,
 			failing_since = $4, failing_reason = $5, updated_at = $6 WHERE id = $7 RETURNING `+channelColumns,
-			next.Name, string(cfg), int64(next.ReminderEvery/time.Second), failing, reason, toMicros(stamp(at)), id))
+			next.Name, cfg, int64(next.ReminderEvery/time.Second), failing, reason, toMicros(stamp(at)), id))
 		return err
 	})
 	if err != nil {
@@ -163,7 +169,7 @@ func attachAccountChannels(ctx context.Context, q querier, beetID, accountID int
 	return err
 }
 
-func scanChannel(s scanner) (*beet.Channel, error) {
+func (db *DB) scanChannel(s scanner) (*beet.Channel, error) {
 	var (
 		c                beet.Channel
 		kind, cfg        string
@@ -177,6 +183,9 @@ func scanChannel(s scanner) (*beet.Channel, error) {
 	dec := json.NewDecoder(strings.NewReader(cfg))
 	if err := dec.Decode(&c.Config); err != nil {
 		return nil, fmt.Errorf("channel %d: config: %w", c.ID, err)
+	}
+	if err := db.openConfig(c.ID, &c.Config); err != nil {
+		return nil, err
 	}
 	c.Kind = beet.ChannelKind(kind)
 	c.ReminderEvery = time.Duration(every) * time.Second

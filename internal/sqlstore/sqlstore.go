@@ -25,6 +25,7 @@ import (
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/secretbox"
 )
 
 // DB is a Beet store on SQLite or PostgreSQL. It is safe for concurrent use.
@@ -42,7 +43,8 @@ type DB struct {
 	events   *eventWrites // AddEvents' statements, once all are prepared
 	beets    *beetCache   // the beets AddEvents wrote, by row version
 
-	ckpt *checkpointer // SQLite: checkpoints the WAL off the commit path
+	ckpt    *checkpointer      // SQLite: checkpoints the WAL off the commit path
+	secrets *secretbox.Keyring // seals channel secrets at rest; nil stores them as given (secrets.go)
 }
 
 var _ beet.Store = (*DB)(nil)

@@ -124,7 +124,8 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 		return err
 	}
 	name := r.PostFormValue("name")
-	_, key, kerr := h.svc.CreateAPIKey(r.Context(), p.session.AccountID, name)
+	readOnly := r.PostFormValue("access") == "read"
+	_, key, kerr := h.svc.CreateScopedAPIKey(r.Context(), p.session.AccountID, name, readOnly)
 	if kerr == nil {
 		h.setFlash(w, r, "/account", name+"\x00"+key)
 		h.redirect(w, r, "/account?done=key#keys")

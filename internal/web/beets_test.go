@@ -223,4 +223,30 @@ func testAccountsCannotSeeEachOther(t *testing.T, engine string) {
 	if resp.StatusCode != 401 {
 		t.Errorf("revoked key: %d, want 401", resp.StatusCode)
 	}
+
+	// A read-only key from the form reads through the API and cannot write.
+	want(t, "create a read-only key", ada.post("/account/keys", url.Values{"name": {"grafana"}, "access": {"read"}}), http.StatusSeeOther, "/account?done=key#keys")
+	ro := regexp.MustCompile(`<code id="new-key">(bk_[0-9A-Za-z]+)</code>`).FindStringSubmatch(ada.get("/account?done=key").body)
+	if ro == nil {
+		t.Fatal("read-only key not shown after the redirect")
+	}
+	if !strings.Contains(ada.get("/account").body, "<td>Read-only</td>") {
+		t.Error("the key list does not say the new key is read-only")
+	}
+	for _, c := range []struct {
+		method, body string
+		want         int
+	}{{"GET", "", 200}, {"POST", `{"name": "x"}`, 403}} {
+		req, _ := http.NewRequest(c.method, a.URL()+"/api/v1/beets", strings.NewReader(c.body))
+		req.Header.Set("Authorization", "Bearer "+ro[1])
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("read-only key from the dashboard, %s /api/v1/beets: %d, want %d", c.method, resp.StatusCode, c.want)
+		}
+	}
 }

@@ -342,6 +342,18 @@ func testAPIKeys(t *testing.T, s beet.Store) {
 	if got, _ := s.FindAPIKeyByID(ctx, k2.ID); got == nil || got.RevokedAt != nil {
 		t.Errorf("revoking k1 touched k2: %+v", got)
 	}
+
+	// The scope survives the round trip; keys are read-write unless made read-only.
+	ro := &beet.APIKey{AccountID: a.ID, Name: "grafana", Prefix: "bk_Ro", Hash: []byte{7, 7, 7}, CreatedAt: t0, ReadOnly: true}
+	if err := s.CreateAPIKey(ctx, ro); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.FindAPIKeyByHash(ctx, ro.Hash); err != nil || !got.ReadOnly {
+		t.Errorf("read-only key read back as %+v, %v", got, err)
+	}
+	if got, err := s.FindAPIKeyByID(ctx, k2.ID); err != nil || got.ReadOnly {
+		t.Errorf("read-write key read back as %+v, %v", got, err)
+	}
 }
 
 func testBeetCreateFind(t *testing.T, s beet.Store) {

@@ -127,7 +127,11 @@ var errModel = errors.New("rate model: unknown encoding")
 // model. A version 2 model is converted; an older or damaged encoding is
 // an error: the caller starts over.
 func LoadRateModel(b []byte, loc *time.Location) (*RateModel, error) {
-	m := NewRateModel(loc)
+	return loadRateModel(b, loc, &defaultParams)
+}
+
+func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) {
+	m := newRateModel(loc, p)
 	if len(b) == 0 {
 		return m, nil
 	}

@@ -41,13 +41,13 @@ func (m *RateModel) cusumsOn() bool {
 func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
 	r, u := m.size(), float64(m.burst)
 	c := count / u
-	m.up.close(hour, nbLLR(surgeRatio, c, hi/u, r), count, hi)
-	m.dn.close(hour, nbLLR(dropRatio, c, lo/u, r), count, lo)
+	m.up.close(hour, nbLLR(m.p.SurgeRatio, c, hi/u, r), count, hi)
+	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, r), count, lo)
 	if m.flags&flagSurge != 0 {
-		m.up.s = min(m.up.s, surgeAlarm) // hysteresis: recovery is a fall from the alarm level to 0
+		m.up.s = min(m.up.s, float32(m.p.SurgeAlarm)) // hysteresis: recovery is a fall from the alarm level to 0
 	}
 	if m.flags&flagHoldDisp != 0 && m.flags&flagSurge == 0 {
-		m.dn.s = min(m.dn.s, dropAlarm) // a drop is open
+		m.dn.s = min(m.dn.s, float32(m.p.DropAlarm)) // a drop is open
 	}
 }
 
@@ -83,13 +83,14 @@ func (m *RateModel) partial(rho float64) float64 {
 
 // Surging reports whether the surge CUSUM has reached its alarm.
 func (m *RateModel) Surging() bool {
-	return float64(m.up.s)+m.partial(surgeRatio) >= surgeAlarm
+	return float64(m.up.s)+m.partial(m.p.SurgeRatio) >= m.p.SurgeAlarm
 }
 
 // dropDeadline returns when, with no further event, the drop CUSUM would
 // reach its alarm, if before until.
 func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	r, u := m.size(), float64(m.burst)
+	dropRatio, dropAlarm := m.p.DropRatio, m.p.DropAlarm
 	s := float64(m.dn.s)
 	c := float64(m.hourCount) / u
 	from := time.UnixMicro(m.last)
@@ -144,7 +145,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 func (m *RateModel) silenceNeed() float64 {
 	d := float64(m.disp)
 	g := math.Max(m.daily()/d, 1)
-	return math.Log(g/falseAlarmsGoal) * d
+	return math.Log(g/m.p.SilenceFalseAlarms) * d
 }
 
 // walk returns the instant after from at which the expected events reach need.
@@ -239,7 +240,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 		m.nbNum = (1-w)*m.nbNum + w*(x-m.burst*mu)
 		m.nbDen = (1-w)*m.nbDen + w*mu*mu
 	}
-	a := max(1/n, minLearnRate)
+	a := max(1/n, float32(m.p.MinLearnRate))
 	m.setRate(b, mu+a*(count-mu))
 }
 
@@ -318,17 +319,6 @@ func (m *RateModel) surgeRun() (since time.Time, obs, exp float64) {
 	exp = float64(m.up.exp) + m.Expected(time.Unix(m.hourStart, 0), time.Unix(end, 0))
 	return since, float64(m.up.obs + m.hourCount), exp
 }
-
-// The drop and surge CUSUMs test normal against these rate ratios and
-// alarm when the log-likelihood ratio reaches their thresholds; set with
-// bench/detect for at most 1 false alarm per 1000 beet-days on every
-// synthetic family (DETECTION.md).
-const (
-	dropRatio  = 0.2
-	surgeRatio = 3.0
-	dropAlarm  = 20.0
-	surgeAlarm = 14.0
-)
 
 // rates is the rate model's watch: silence, and a drop (the drop CUSUM);
 // a surge can only grow at an event, so OnEvents checks it (Surging).

@@ -38,7 +38,7 @@ func TestRateModelLearnsAndArms(t *testing.T) {
 		t.Fatalf("deadline %v after the rate model's %v", d, due)
 	}
 	d := float64(m.disp)
-	need := math.Log(max(m.daily()/d, 1)/falseAlarmsGoal) * d
+	need := math.Log(max(m.daily()/d, 1)/defaultParams.SilenceFalseAlarms) * d
 	if math.Abs(m.daily()-240) > 30 || d > 3 {
 		t.Fatalf("learned %.0f events a day, dispersion %.2f; want about 240 and 1", m.daily(), d)
 	}

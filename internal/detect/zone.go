@@ -76,14 +76,6 @@ func (m *RateModel) SuggestedZone() string {
 	return ""
 }
 
-// dstBlurSpan is how long after a clock change in a candidate zone (and
-// not in the beet's own) the rate model's drop, surge and silence tests
-// read each hour's rate as the lowest or highest of it and its neighbour
-// hours: traffic that follows that zone's clock has moved by an hour, and
-// the rates learn the move in about this long (a weight of 0.08 a day
-// leaves a fifth of the old level after three weeks).
-const dstBlurSpan = 21 * 86400
-
 // A dstChange is a clock change of a candidate zone: its instant and the
 // change of the UTC offset, seconds.
 type dstChange struct{ at, delta int64 }
@@ -125,6 +117,7 @@ func (m *RateModel) blurred(unix int64) bool {
 		return m.blurOn
 	}
 	ch := candidateChanges()
+	dstBlurSpan := int64(m.p.DSTFollow / time.Second)
 	i, _ := slices.BinarySearchFunc(ch, unix-dstBlurSpan+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
 	// Changes in (unix-span, unix] blur unix; the answer holds until the
 	// first of them leaves the span or the next one comes.

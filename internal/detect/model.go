@@ -74,7 +74,8 @@ type RateModel struct {
 
 	zone             zoneSpan // cache for bucket, not stored
 	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
-	blurOn           bool
+	blurDirs         uint8
+	shiftEv          [2]int8 // evidence for following a clock change, by direction (zone.go)
 }
 
 // A watch is one of the models auto mode runs over a beet's events. Each

@@ -208,6 +208,7 @@ func (m *RateModel) closeHours(now int64) {
 }
 
 func (m *RateModel) learn(hour int64, count float32) {
+	m.noteShift(hour, count)
 	b := m.bucket(hour)
 	mu := m.rate[b]
 	if mu >= 0 && m.cusumsOn() {

@@ -93,7 +93,7 @@ func TestRateModelRoundTrip(t *testing.T) {
 		t.Fatalf("encoded %d bytes, want %d (< 200)", len(b), encodedModelLen)
 	}
 	got, err := LoadRateModel(b, time.UTC)
-	got.zone, got.blurFrom, got.blurTo, got.blurOn = m.zone, m.blurFrom, m.blurTo, m.blurOn // caches, not state
+	got.zone, got.blurFrom, got.blurTo, got.blurDirs = m.zone, m.blurFrom, m.blurTo, m.blurDirs // caches, not state
 	if err != nil || *got != *m {
 		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
 	}

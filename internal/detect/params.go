@@ -36,6 +36,14 @@ type Params struct {
 	// below which a clock change is taken not to concern this beet: from
 	// then on its rates are read as learned again (zone.go).
 	ShiftRuleOut float64
+	// DispWeight is the smallest weight an hour gets in the estimate of
+	// the negative-binomial size of hourly counts that the drop and surge
+	// CUSUMs use (EWMAs of about 1/DispWeight hours).
+	DispWeight float64
+	// WarmSamples is how often an hour bucket must have been seen (days
+	// since the first event, weekdays and weekends apart) before the drop
+	// and surge tests take its hours as evidence.
+	WarmSamples float64
 }
 
 // DefaultParams returns the parameters the live service runs.
@@ -46,6 +54,8 @@ func DefaultParams() Params {
 		MinLearnRate:       0.08,
 		DSTFollow:          21 * 24 * time.Hour,
 		ShiftRuleOut:       7,
+		DispWeight:         0.01,
+		WarmSamples:        3,
 	}
 }
 

@@ -21,6 +21,38 @@ func nbLLR(rho, c, mu, r float64) float64 {
 	return c*math.Log(rho*(mu+r)/(rho*mu+r)) + r*math.Log((mu+r)/(rho*mu+r))
 }
 
+// sizeAt is the size of the predictive distribution of the count of the
+// hour from unix, mu expected (in burst units): the learned rate of an
+// hour bucket seen n times is itself uncertain, by about a 1/n-th of a
+// count's variance (an EWMA of weight a holds as much as (2−a)/a
+// samples), so the count's variance is (1 + 1/n)(mu + mu²/r). Early on,
+// when a bucket has been seen once or twice, the drop and surge tests ask
+// for that much more evidence.
+func (m *RateModel) sizeAt(unix int64, mu float64) float64 {
+	r := m.size()
+	a := m.p.MinLearnRate
+	n := max(1, min(m.seen(unix), (2-a)/a))
+	return max(0.5, 1/((1+1/n)/r+1/(n*max(mu, 1e-9))))
+}
+
+// seen is about how often the hour bucket of unix has been seen, from the
+// days since the first event (as learn counts it).
+func (m *RateModel) seen(unix int64) float64 {
+	days := float64(unix-m.first) / 86400
+	if m.bucket(unix) >= 24 {
+		return 1 + days*2/7
+	}
+	return 1 + days*5/7
+}
+
+// warm reports whether the drop and surge tests take the hour from unix
+// as evidence: its bucket has been seen Params.WarmSamples times, so its
+// rate is more than one hour's count and the dispersion has been learned
+// for a while (hours not seen that often count as not seen at all).
+func (m *RateModel) warm(unix int64) bool {
+	return m.rate[m.bucket(unix)] >= 0 && m.seen(unix) >= m.p.WarmSamples
+}
+
 // size is the negative-binomial size r of hourly counts, in [0.5, 1000].
 func (m *RateModel) size() float64 {
 	if m.nbNum <= 0 {
@@ -39,10 +71,10 @@ func (m *RateModel) cusumsOn() bool {
 // closeCUSUMs adds a finished hour (count events, lo to hi expected: a
 // range only after a clock change, rateRange) to both CUSUMs.
 func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
-	r, u := m.size(), float64(m.burst)
+	u := float64(m.burst)
 	c := count / u
-	m.up.close(hour, nbLLR(m.p.SurgeRatio, c, hi/u, r), count, hi)
-	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, r), count, lo)
+	m.up.close(hour, nbLLR(m.p.SurgeRatio, c, hi/u, m.sizeAt(hour, hi/u)), count, hi)
+	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo)
 	if m.flags&flagSurge != 0 {
 		m.up.s = min(m.up.s, float32(m.p.SurgeAlarm)) // hysteresis: recovery is a fall from the alarm level to 0
 	}
@@ -65,8 +97,8 @@ func (c *cusum) close(hour int64, x, count, mu float64) {
 
 // partial is the open hour's contribution to a CUSUM at the last event.
 func (m *RateModel) partial(rho float64) float64 {
-	if m.rate[m.bucket(m.hourStart)] < 0 {
-		return 0 // an hour of the week not seen yet: no evidence either way
+	if !m.warm(m.hourStart) {
+		return 0 // an hour of the week not seen (often enough) yet: no evidence either way
 	}
 	// Events that would usually come with the next call count as expected
 	// already, so a count sent in one batch is not a surge of its own.
@@ -76,9 +108,10 @@ func (m *RateModel) partial(rho float64) float64 {
 	if rho > 1 {
 		mu = hi
 	}
-	mu *= float64(end-m.hourStart) / 3600
 	u := float64(m.burst)
-	return nbLLR(rho, float64(m.hourCount)/u, mu/u, m.size())
+	r := m.sizeAt(m.hourStart, mu/u) // the whole hour's, as dropDeadline takes it
+	mu *= float64(end-m.hourStart) / 3600
+	return nbLLR(rho, float64(m.hourCount)/u, mu/u, r)
 }
 
 // Surging reports whether the surge CUSUM has reached its alarm.
@@ -89,7 +122,7 @@ func (m *RateModel) Surging() bool {
 // dropDeadline returns when, with no further event, the drop CUSUM would
 // reach its alarm, if before until.
 func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
-	r, u := m.size(), float64(m.burst)
+	u := float64(m.burst)
 	dropRatio, dropAlarm := m.p.DropRatio, m.p.DropAlarm
 	s := float64(m.dn.s)
 	c := float64(m.hourCount) / u
@@ -100,12 +133,13 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	// A drop is due one usual gap between calls after the statistic crosses.
 	lag := time.Duration(m.callGap) * time.Second
 	for h := m.hourStart; h < until.Unix(); h += 3600 {
-		if m.rate[m.bucket(h)] < 0 {
-			s, c = max(0, s), 0 // an hour not seen yet: no evidence
+		if !m.warm(h) {
+			s, c = max(0, s), 0 // an hour not seen (often enough) yet: no evidence
 			continue
 		}
 		lo, _ := m.rateRange(h)
 		rate := lo / u
+		r := m.sizeAt(h, rate)
 		hour := time.Unix(h, 0)
 		full := s + nbLLR(dropRatio, c, rate, r)
 		if full >= dropAlarm && rate > 0 {
@@ -211,7 +245,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 	m.noteShift(hour, count)
 	b := m.bucket(hour)
 	mu := m.rate[b]
-	if mu >= 0 && m.cusumsOn() {
+	if m.warm(hour) && m.cusumsOn() {
 		lo, hi := m.rateRange(hour)
 		m.closeCUSUMs(hour, float64(count), lo, hi)
 	}
@@ -236,8 +270,12 @@ func (m *RateModel) learn(hour int64, count float32) {
 		// bursty beet's D learns its bursts rather than a clipped view.
 		count = min(count, mu+6*float32(math.Sqrt(float64(d*mu)))+3*m.burst)
 		x := (count - mu) * (count - mu)
-		w := max(0.03, 2/(2+float32(hour-m.first)/3600)) // faster in the first days
+		early := 2 / (2 + float32(hour-m.first)/3600) // faster in the first days
+		w := max(0.03, early)
 		m.disp = min(maxDisp, max(1, (1-w)*d+w*x/mu))
+		// The size r of hourly counts weighs heavy-tailed squares: it takes
+		// longer to settle, and the CUSUMs lean on it (Params.DispWeight).
+		w = max(float32(m.p.DispWeight), early)
 		m.nbNum = (1-w)*m.nbNum + w*(x-m.burst*mu)
 		m.nbDen = (1-w)*m.nbDen + w*mu*mu
 	}

@@ -59,12 +59,13 @@ func dstNear(loc *time.Location, from, to, shift int64) bool {
 
 // SuggestedZone returns a zone the beet's runs follow better than its own,
 // when the schedule followed a whole-hour shift of its runs at a clock
-// change of that zone: "" if none. Zones that change their clocks on the
+// change of that zone, or the hours of a rate beet moved with it (rateZone):
+// "" if none. Zones that change their clocks on the
 // same day (all of the EU) cannot be told apart by the runs; the first of
 // dstZoneNames is named.
 func (m *RateModel) SuggestedZone() string {
 	if m.shiftDay == 0 {
-		return ""
+		return m.rateZone()
 	}
 	day, shift := int64(m.shiftDay), int64(3600)
 	if day < 0 {
@@ -231,4 +232,27 @@ func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
 		}
 	}
 	return lo, hi
+}
+
+// rateZone returns the candidate zone whose latest clock change the rate
+// beet's hours followed, when the evidence for it (shiftEv) is at least as
+// strong as what rules a change out: "" if none.
+func (m *RateModel) rateZone() string {
+	ch := candidateChanges()
+	last := m.last / 1e6
+	for d, shift := range [2]int64{3600, -3600} { // shiftLater, shiftEarlier: the runs' move in loc
+		if float64(m.shiftEv[d]) < m.p.ShiftRuleOut*shiftEvScale {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(ch, last+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
+		for i--; i >= 0; i-- {
+			if m.shiftDir(ch[i]) == d {
+				if z := dstZone(m.loc, ch[i].at-86400, ch[i].at+86400, shift); z != nil {
+					return z.String()
+				}
+				break
+			}
+		}
+	}
+	return ""
 }

@@ -29,17 +29,21 @@ func nbLLR(rho, c, mu, r float64) float64 {
 // when a bucket has been seen once or twice, the drop and surge tests ask
 // for that much more evidence.
 func (m *RateModel) sizeAt(unix int64, mu float64) float64 {
-	r := m.size()
+	return m.predSize(m.size(), m.seen(unix, m.bucket(unix)), mu)
+}
+
+// predSize is sizeAt for a bucket seen n times, r the size of counts.
+func (m *RateModel) predSize(r, n, mu float64) float64 {
 	a := m.p.MinLearnRate
-	n := max(1, min(m.seen(unix), (2-a)/a))
+	n = max(1, min(n, (2-a)/a))
 	return max(0.5, 1/((1+1/n)/r+1/(n*max(mu, 1e-9))))
 }
 
-// seen is about how often the hour bucket of unix has been seen, from the
-// days since the first event (as learn counts it).
-func (m *RateModel) seen(unix int64) float64 {
+// seen is about how often the hour bucket b of unix has been seen, from
+// the days since the first event (as learn counts it).
+func (m *RateModel) seen(unix int64, b int) float64 {
 	days := float64(unix-m.first) / 86400
-	if m.bucket(unix) >= 24 {
+	if b >= 24 {
 		return 1 + days*2/7
 	}
 	return 1 + days*5/7
@@ -50,7 +54,8 @@ func (m *RateModel) seen(unix int64) float64 {
 // rate is more than one hour's count and the dispersion has been learned
 // for a while (hours not seen that often count as not seen at all).
 func (m *RateModel) warm(unix int64) bool {
-	return m.rate[m.bucket(unix)] >= 0 && m.seen(unix) >= m.p.WarmSamples
+	b := m.bucket(unix)
+	return m.rate[b] >= 0 && m.seen(unix, b) >= m.p.WarmSamples
 }
 
 // size is the negative-binomial size r of hourly counts, in [0.5, 1000].
@@ -122,7 +127,7 @@ func (m *RateModel) Surging() bool {
 // dropDeadline returns when, with no further event, the drop CUSUM would
 // reach its alarm, if before until.
 func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
-	u := float64(m.burst)
+	r0, u := m.size(), float64(m.burst)
 	dropRatio, dropAlarm := m.p.DropRatio, m.p.DropAlarm
 	s := float64(m.dn.s)
 	c := float64(m.hourCount) / u
@@ -133,13 +138,15 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	// A drop is due one usual gap between calls after the statistic crosses.
 	lag := time.Duration(m.callGap) * time.Second
 	for h := m.hourStart; h < until.Unix(); h += 3600 {
-		if !m.warm(h) {
-			s, c = max(0, s), 0 // an hour not seen (often enough) yet: no evidence
+		b := m.bucket(h)
+		n := m.seen(h, b)
+		if m.rate[b] < 0 || n < m.p.WarmSamples {
+			s, c = max(0, s), 0 // an hour not seen (often enough) yet: no evidence (warm)
 			continue
 		}
 		lo, _ := m.rateRange(h)
 		rate := lo / u
-		r := m.sizeAt(h, rate)
+		r := m.predSize(r0, n, rate)
 		hour := time.Unix(h, 0)
 		full := s + nbLLR(dropRatio, c, rate, r)
 		if full >= dropAlarm && rate > 0 {

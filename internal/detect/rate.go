@@ -185,6 +185,16 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 // bound: a zero count is at least exp(−mean/D) likely).
 func (m *RateModel) silenceNeed() float64 {
 	d := float64(m.disp)
+	if !m.warm(m.hourStart) {
+		// Until D has learned from a few days of hours (warm), take the
+		// burst unit B as its floor: counts of events that come in clusters
+		// of B are at least B times as dispersed as single events (var/mean
+		// of a compound count is E[S²]/E[S] ≥ E[S]). A bursty beet armed
+		// early would otherwise be watched as if its events were single.
+		// Not later: a dense stream's chance chains of calls under a minute
+		// apart also count as clusters, and D knows better by then.
+		d = max(d, float64(m.burst))
+	}
 	g := math.Max(m.daily()/d, 1)
 	return math.Log(g/m.p.SilenceFalseAlarms) * d
 }

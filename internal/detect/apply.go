@@ -19,10 +19,14 @@ const maxLateDeadlines = 1000
 // now are. Live ingestion (inside the commit that stores the events) and
 // backtests both call it, so they give the same flips.
 func ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
+	return applyEvents(&defaultParams, b, sp)
+}
+
+func applyEvents(p *Params, b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 	if sp.Signals != nil || sp.Count == 0 || b.Status == beet.StatusDown {
-		return applySignals(b, sp) // job signals, or a recovery from a failure (signal.go)
+		return applySignals(p, b, sp) // job signals, or a recovery from a failure (signal.go)
 	}
-	flips, err := applyDeadlines(b, sp.First, maxLateDeadlines)
+	flips, err := applyDeadlines(p, b, sp.First, maxLateDeadlines)
 	if err != nil {
 		return flips, err
 	}
@@ -34,7 +38,7 @@ func ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 	if b.Status == beet.StatusDown {
 		downSince = &b.StatusSince
 	}
-	d, err := onEvents(b, last, sp.Count, downSince, sp.Maintenance)
+	d, err := onEvents(p, b, last, sp.Count, downSince, sp.Maintenance)
 	if err != nil {
 		return flips, err
 	}
@@ -46,14 +50,14 @@ func ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 // ApplyDeadlines applies, in place, every deadline of b before t, and
 // returns the flips they caused.
 func ApplyDeadlines(b *beet.Beet, t time.Time) ([]beet.Flip, error) {
-	return applyDeadlines(b, t, -1)
+	return applyDeadlines(&defaultParams, b, t, -1)
 }
 
 // applyDeadlines applies up to limit (-1: all) deadlines before t.
-func applyDeadlines(b *beet.Beet, t time.Time, limit int) ([]beet.Flip, error) {
+func applyDeadlines(p *Params, b *beet.Beet, t time.Time, limit int) ([]beet.Flip, error) {
 	var flips []beet.Flip
 	for n := 0; b.DueAt != nil && b.DueAt.Before(t) && n != limit; n++ {
-		d, err := OnDeadline(b, *b.DueAt)
+		d, err := onDeadline(p, b, *b.DueAt)
 		if err != nil {
 			return flips, err
 		}

@@ -108,7 +108,7 @@ func (m *RateModel) burstDisp() float64 {
 func (m *RateModel) burstNeed() float64 {
 	b := float64(m.burst)
 	g := math.Max(m.daily()/b, 1)
-	return math.Log(g/falseAlarmsGoal) * m.burstDisp() * b
+	return math.Log(g/m.p.SilenceFalseAlarms) * m.burstDisp() * b
 }
 
 // bursts is the burst watch: silence counted in bursts, and the drop

@@ -10,14 +10,18 @@ import (
 
 // modelVersion leads the encoded model, so a later layout can read (or
 // reset) an older one. Version 2 (191 bytes, before the calendar schedule
-// and the fallback) is read and converted (loadV2); version 1 (326 bytes)
+// and the fallback) is read and converted (loadV2), version 3 (196 bytes,
+// before the clock-change evidence) read as 4 with none; version 1 (326 bytes)
 // is not: a beet with one starts learning again at its next event.
-const modelVersion = 3
+const modelVersion = 4
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
 // keeps in the database.
 const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 8 + 4 + 2 + 1 + 2*10 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
-	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1
+	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2
+
+// v3Len is version 3: version 4 without the clock-change evidence (shiftEv).
+const v3Len = encodedModelLen - 2
 
 const v2Len = 191
 
@@ -118,6 +122,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 		b = le.AppendUint16(b, g)
 	}
 	b = append(b, m.gapWeek)
+	b = append(b, byte(m.shiftEv[0]), byte(m.shiftEv[1]))
 	return b, nil
 }
 
@@ -127,14 +132,19 @@ var errModel = errors.New("rate model: unknown encoding")
 // model. A version 2 model is converted; an older or damaged encoding is
 // an error: the caller starts over.
 func LoadRateModel(b []byte, loc *time.Location) (*RateModel, error) {
-	m := NewRateModel(loc)
+	return loadRateModel(b, loc, &defaultParams)
+}
+
+func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) {
+	m := newRateModel(loc, p)
 	if len(b) == 0 {
 		return m, nil
 	}
 	if len(b) == v2Len && b[0] == 2 {
 		return loadV2(m, b)
 	}
-	if len(b) != encodedModelLen || b[0] != modelVersion {
+	v3 := len(b) == v3Len && b[0] == 3 // read as version 4 with no clock-change evidence
+	if !v3 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -171,6 +181,9 @@ func LoadRateModel(b []byte, loc *time.Location) (*RateModel, error) {
 		m.gapMax[i] = r.u16()
 	}
 	m.gapWeek = r.u8()
+	if !v3 {
+		m.shiftEv = [2]int8{int8(r.u8()), int8(r.u8())}
+	}
 	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) {
 		return nil, errModel // NaN or out of range: not a model this code wrote
 	}

@@ -31,17 +31,17 @@ type Decision struct {
 // newest one's receipt time, and downSince, for a beet that is down, when
 // it went down (nil if unknown). The flip, if any, starts from b.Status.
 func OnEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time) (Decision, error) {
-	return onEvents(b, last, count, downSince, false)
+	return onEvents(&defaultParams, b, last, count, downSince, false)
 }
 
 // onEvents is OnEvents; with freeze, the hours the events close teach the
 // learned model nothing (a maintenance window).
-func onEvents(b *beet.Beet, last time.Time, count int, downSince *time.Time, freeze bool) (Decision, error) {
+func onEvents(p *Params, b *beet.Beet, last time.Time, count int, downSince *time.Time, freeze bool) (Decision, error) {
 	if b.Status == beet.StatusPaused {
 		return Decision{}, nil // records events, raises nothing, waits for resume
 	}
 	if b.Detection.Mode == beet.ModeAuto {
-		return onEventsAuto(b, last, count, downSince, freeze)
+		return onEventsAuto(p, b, last, count, downSince, freeze)
 	}
 	var d Decision
 	switch b.Detection.Mode {
@@ -85,11 +85,11 @@ func recovery(b *beet.Beet, last time.Time, downSince *time.Time) *beet.Flip {
 // onEventsAuto learns from the events, checks a surge (the one alarm an
 // event can raise), recovers an open incident when the rate is back, and
 // sets the next deadline.
-func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time, freeze bool) (Decision, error) {
+func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince *time.Time, freeze bool) (Decision, error) {
 	var d Decision
-	model, err := LoadRateModel(b.Model, location(b))
+	model, err := loadRateModel(b.Model, location(b), p)
 	if err != nil {
-		model = NewRateModel(location(b)) // an old or unreadable model starts over
+		model = newRateModel(location(b), p) // an old or unreadable model starts over
 	}
 	switch {
 	case freeze:
@@ -141,6 +141,10 @@ func onEventsAuto(b *beet.Beet, last time.Time, count int, downSince *time.Time,
 // a beet whose deadline (b.DueAt) is at or before now and whose events up
 // to the deadline are all committed.
 func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
+	return onDeadline(&defaultParams, b, now)
+}
+
+func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
 	if b.DueAt != nil {
 		if d, ok := onRunDeadline(b, *b.DueAt); ok {
 			return d, nil // an open run with a run-time limit (signal.go)
@@ -151,7 +155,7 @@ func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
 	}
 	due := *b.DueAt
 	if b.Detection.Mode == beet.ModeAuto {
-		return onDeadlineAuto(b, due)
+		return onDeadlineAuto(p, b, due)
 	}
 	if b.Status != beet.StatusUp {
 		return Decision{}, nil
@@ -181,8 +185,8 @@ func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
 
 // onDeadlineAuto: the model (as the last event left it) says which alarm
 // its deadline is. The model is not changed here: the next event learns.
-func onDeadlineAuto(b *beet.Beet, due time.Time) (Decision, error) {
-	model, err := LoadRateModel(b.Model, location(b))
+func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
+	model, err := loadRateModel(b.Model, location(b), p)
 	if err != nil || !model.Armed() {
 		return Decision{}, nil // an old model: learning starts over at the next event
 	}

@@ -29,6 +29,7 @@ import (
 // can only grow at an event, so it is checked then.
 type RateModel struct {
 	loc *time.Location
+	p   *Params // not stored
 
 	rate  [48]float32 // expected events per hour per bucket; < 0: never seen (always what q decodes to)
 	q     [48]uint16  // rate as stored (codec.go)
@@ -75,7 +76,8 @@ type RateModel struct {
 
 	zone             zoneSpan // cache for bucket, not stored
 	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
-	blurOn           bool
+	blurDirs         uint8
+	shiftEv          [2]int8 // evidence for following a clock change, by direction (zone.go)
 }
 
 // A watch is one of the models auto mode runs over a beet's events. Each
@@ -161,14 +163,8 @@ const (
 	// weekend) count as unknown, neither normal nor anomalous.
 	armEarly       = 2 * 24 * time.Hour
 	armEventsEarly = 200
-	// falseAlarmsGoal is the silence false alarms a day the threshold aims
-	// at. It sits below the product goal (0.001 for all kinds together)
-	// because real rates drift from what the model learned; set with
-	// bench/detect.
-	falseAlarmsGoal = 0.0002
-	maxWalk         = 30 * 24 * time.Hour
-	minLearnRate    = 0.08
-	maxDisp         = 1000
+	maxWalk        = 30 * 24 * time.Hour
+	maxDisp        = 1000
 
 	// A schedule needs this many matching gaps in a row, covering a day.
 	scheduleStreak = 7
@@ -177,8 +173,10 @@ const (
 )
 
 // NewRateModel starts a model for a beet in loc.
-func NewRateModel(loc *time.Location) *RateModel {
-	m := &RateModel{loc: loc, disp: 1}
+func NewRateModel(loc *time.Location) *RateModel { return newRateModel(loc, &defaultParams) }
+
+func newRateModel(loc *time.Location, p *Params) *RateModel {
+	m := &RateModel{loc: loc, p: p, disp: 1}
 	for i := range m.rate {
 		m.rate[i] = -1
 	}
@@ -343,9 +341,9 @@ func (m *RateModel) incidentOver() bool {
 		return true
 	}
 	if m.flags&flagSurge != 0 {
-		return float64(m.up.s)+m.partial(surgeRatio) <= 0
+		return float64(m.up.s)+m.partial(m.p.SurgeRatio) <= 0
 	}
-	return float64(m.dn.s)+m.partial(dropRatio) <= 0
+	return float64(m.dn.s)+m.partial(m.p.DropRatio) <= 0
 }
 
 // endIncident forgets the CUSUM runs after a recovery.

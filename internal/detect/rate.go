@@ -21,6 +21,43 @@ func nbLLR(rho, c, mu, r float64) float64 {
 	return c*math.Log(rho*(mu+r)/(rho*mu+r)) + r*math.Log((mu+r)/(rho*mu+r))
 }
 
+// sizeAt is the size of the predictive distribution of the count of the
+// hour from unix, mu expected (in burst units): the learned rate of an
+// hour bucket seen n times is itself uncertain, by about a 1/n-th of a
+// count's variance (an EWMA of weight a holds as much as (2−a)/a
+// samples), so the count's variance is (1 + 1/n)(mu + mu²/r). Early on,
+// when a bucket has been seen once or twice, the drop and surge tests ask
+// for that much more evidence.
+func (m *RateModel) sizeAt(unix int64, mu float64) float64 {
+	return m.predSize(m.size(), m.seen(unix, m.bucket(unix)), mu)
+}
+
+// predSize is sizeAt for a bucket seen n times, r the size of counts.
+func (m *RateModel) predSize(r, n, mu float64) float64 {
+	a := m.p.MinLearnRate
+	n = max(1, min(n, (2-a)/a))
+	return max(0.5, 1/((1+1/n)/r+1/(n*max(mu, 1e-9))))
+}
+
+// seen is about how often the hour bucket b of unix has been seen, from
+// the days since the first event (as learn counts it).
+func (m *RateModel) seen(unix int64, b int) float64 {
+	days := float64(unix-m.first) / 86400
+	if b >= 24 {
+		return 1 + days*2/7
+	}
+	return 1 + days*5/7
+}
+
+// warm reports whether the drop and surge tests take the hour from unix
+// as evidence: its bucket has been seen Params.WarmSamples times, so its
+// rate is more than one hour's count and the dispersion has been learned
+// for a while (hours not seen that often count as not seen at all).
+func (m *RateModel) warm(unix int64) bool {
+	b := m.bucket(unix)
+	return m.rate[b] >= 0 && m.seen(unix, b) >= m.p.WarmSamples
+}
+
 // size is the negative-binomial size r of hourly counts, in [0.5, 1000].
 func (m *RateModel) size() float64 {
 	if m.nbNum <= 0 {
@@ -39,15 +76,15 @@ func (m *RateModel) cusumsOn() bool {
 // closeCUSUMs adds a finished hour (count events, lo to hi expected: a
 // range only after a clock change, rateRange) to both CUSUMs.
 func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
-	r, u := m.size(), float64(m.burst)
+	u := float64(m.burst)
 	c := count / u
-	m.up.close(hour, nbLLR(surgeRatio, c, hi/u, r), count, hi)
-	m.dn.close(hour, nbLLR(dropRatio, c, lo/u, r), count, lo)
+	m.up.close(hour, nbLLR(m.p.SurgeRatio, c, hi/u, m.sizeAt(hour, hi/u)), count, hi)
+	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo)
 	if m.flags&flagSurge != 0 {
-		m.up.s = min(m.up.s, surgeAlarm) // hysteresis: recovery is a fall from the alarm level to 0
+		m.up.s = min(m.up.s, float32(m.p.SurgeAlarm)) // hysteresis: recovery is a fall from the alarm level to 0
 	}
 	if m.flags&flagHoldDisp != 0 && m.flags&flagSurge == 0 {
-		m.dn.s = min(m.dn.s, dropAlarm) // a drop is open
+		m.dn.s = min(m.dn.s, float32(m.p.DropAlarm)) // a drop is open
 	}
 }
 
@@ -65,8 +102,8 @@ func (c *cusum) close(hour int64, x, count, mu float64) {
 
 // partial is the open hour's contribution to a CUSUM at the last event.
 func (m *RateModel) partial(rho float64) float64 {
-	if m.rate[m.bucket(m.hourStart)] < 0 {
-		return 0 // an hour of the week not seen yet: no evidence either way
+	if !m.warm(m.hourStart) {
+		return 0 // an hour of the week not seen (often enough) yet: no evidence either way
 	}
 	// Events that would usually come with the next call count as expected
 	// already, so a count sent in one batch is not a surge of its own.
@@ -76,20 +113,22 @@ func (m *RateModel) partial(rho float64) float64 {
 	if rho > 1 {
 		mu = hi
 	}
-	mu *= float64(end-m.hourStart) / 3600
 	u := float64(m.burst)
-	return nbLLR(rho, float64(m.hourCount)/u, mu/u, m.size())
+	r := m.sizeAt(m.hourStart, mu/u) // the whole hour's, as dropDeadline takes it
+	mu *= float64(end-m.hourStart) / 3600
+	return nbLLR(rho, float64(m.hourCount)/u, mu/u, r)
 }
 
 // Surging reports whether the surge CUSUM has reached its alarm.
 func (m *RateModel) Surging() bool {
-	return float64(m.up.s)+m.partial(surgeRatio) >= surgeAlarm
+	return float64(m.up.s)+m.partial(m.p.SurgeRatio) >= m.p.SurgeAlarm
 }
 
 // dropDeadline returns when, with no further event, the drop CUSUM would
 // reach its alarm, if before until.
 func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
-	r, u := m.size(), float64(m.burst)
+	r0, u := m.size(), float64(m.burst)
+	dropRatio, dropAlarm := m.p.DropRatio, m.p.DropAlarm
 	s := float64(m.dn.s)
 	c := float64(m.hourCount) / u
 	from := time.UnixMicro(m.last)
@@ -99,12 +138,15 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	// A drop is due one usual gap between calls after the statistic crosses.
 	lag := time.Duration(m.callGap) * time.Second
 	for h := m.hourStart; h < until.Unix(); h += 3600 {
-		if m.rate[m.bucket(h)] < 0 {
-			s, c = max(0, s), 0 // an hour not seen yet: no evidence
+		b := m.bucket(h)
+		n := m.seen(h, b)
+		if m.rate[b] < 0 || n < m.p.WarmSamples {
+			s, c = max(0, s), 0 // an hour not seen (often enough) yet: no evidence (warm)
 			continue
 		}
 		lo, _ := m.rateRange(h)
 		rate := lo / u
+		r := m.predSize(r0, n, rate)
 		hour := time.Unix(h, 0)
 		full := s + nbLLR(dropRatio, c, rate, r)
 		if full >= dropAlarm && rate > 0 {
@@ -143,8 +185,18 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 // bound: a zero count is at least exp(−mean/D) likely).
 func (m *RateModel) silenceNeed() float64 {
 	d := float64(m.disp)
+	if !m.warm(m.hourStart) {
+		// Until D has learned from a few days of hours (warm), take the
+		// burst unit B as its floor: counts of events that come in clusters
+		// of B are at least B times as dispersed as single events (var/mean
+		// of a compound count is E[S²]/E[S] ≥ E[S]). A bursty beet armed
+		// early would otherwise be watched as if its events were single.
+		// Not later: a dense stream's chance chains of calls under a minute
+		// apart also count as clusters, and D knows better by then.
+		d = max(d, float64(m.burst))
+	}
 	g := math.Max(m.daily()/d, 1)
-	return math.Log(g/falseAlarmsGoal) * d
+	return math.Log(g/m.p.SilenceFalseAlarms) * d
 }
 
 // walk returns the instant after from at which the expected events reach need.
@@ -207,9 +259,10 @@ func (m *RateModel) closeHours(now int64) {
 }
 
 func (m *RateModel) learn(hour int64, count float32) {
+	m.noteShift(hour, count)
 	b := m.bucket(hour)
 	mu := m.rate[b]
-	if mu >= 0 && m.cusumsOn() {
+	if m.warm(hour) && m.cusumsOn() {
 		lo, hi := m.rateRange(hour)
 		m.closeCUSUMs(hour, float64(count), lo, hi)
 	}
@@ -234,12 +287,16 @@ func (m *RateModel) learn(hour int64, count float32) {
 		// bursty beet's D learns its bursts rather than a clipped view.
 		count = min(count, mu+6*float32(math.Sqrt(float64(d*mu)))+3*m.burst)
 		x := (count - mu) * (count - mu)
-		w := max(0.03, 2/(2+float32(hour-m.first)/3600)) // faster in the first days
+		early := 2 / (2 + float32(hour-m.first)/3600) // faster in the first days
+		w := max(0.03, early)
 		m.disp = min(maxDisp, max(1, (1-w)*d+w*x/mu))
+		// The size r of hourly counts weighs heavy-tailed squares: it takes
+		// longer to settle, and the CUSUMs lean on it (Params.DispWeight).
+		w = max(float32(m.p.DispWeight), early)
 		m.nbNum = (1-w)*m.nbNum + w*(x-m.burst*mu)
 		m.nbDen = (1-w)*m.nbDen + w*mu*mu
 	}
-	a := max(1/n, minLearnRate)
+	a := max(1/n, float32(m.p.MinLearnRate))
 	m.setRate(b, mu+a*(count-mu))
 }
 
@@ -318,17 +375,6 @@ func (m *RateModel) surgeRun() (since time.Time, obs, exp float64) {
 	exp = float64(m.up.exp) + m.Expected(time.Unix(m.hourStart, 0), time.Unix(end, 0))
 	return since, float64(m.up.obs + m.hourCount), exp
 }
-
-// The drop and surge CUSUMs test normal against these rate ratios and
-// alarm when the log-likelihood ratio reaches their thresholds; set with
-// bench/detect for at most 1 false alarm per 1000 beet-days on every
-// synthetic family (DETECTION.md).
-const (
-	dropRatio  = 0.2
-	surgeRatio = 3.0
-	dropAlarm  = 20.0
-	surgeAlarm = 14.0
-)
 
 // rates is the rate model's watch: silence, and a drop (the drop CUSUM);
 // a surge can only grow at an event, so OnEvents checks it (Surging).

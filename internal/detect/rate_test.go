@@ -38,7 +38,7 @@ func TestRateModelLearnsAndArms(t *testing.T) {
 		t.Fatalf("deadline %v after the rate model's %v", d, due)
 	}
 	d := float64(m.disp)
-	need := math.Log(max(m.daily()/d, 1)/falseAlarmsGoal) * d
+	need := math.Log(max(m.daily()/d, 1)/defaultParams.SilenceFalseAlarms) * d
 	if math.Abs(m.daily()-240) > 30 || d > 3 {
 		t.Fatalf("learned %.0f events a day, dispersion %.2f; want about 240 and 1", m.daily(), d)
 	}
@@ -93,7 +93,7 @@ func TestRateModelRoundTrip(t *testing.T) {
 		t.Fatalf("encoded %d bytes, want %d (< 200)", len(b), encodedModelLen)
 	}
 	got, err := LoadRateModel(b, time.UTC)
-	got.zone, got.blurFrom, got.blurTo, got.blurOn = m.zone, m.blurFrom, m.blurTo, m.blurOn // caches, not state
+	got.zone, got.blurFrom, got.blurTo, got.blurDirs = m.zone, m.blurFrom, m.blurTo, m.blurDirs // caches, not state
 	if err != nil || *got != *m {
 		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
 	}
@@ -321,5 +321,45 @@ func TestAutoDropThenSilence(t *testing.T) {
 	a.event(t, back, 1)
 	if last := a.flips[len(a.flips)-1]; last.Kind != beet.FlipRecovery || !strings.Contains(last.Reason, "after being down for") {
 		t.Fatalf("recovery %+v", last)
+	}
+}
+
+// TestRateFollowsOnlyRealClockChanges: traffic that follows Berlin's
+// clock on a beet left at UTC moves an hour at Berlin's spring change: the
+// rate model follows the move (no alarm), and suggests Europe/Berlin. The
+// same traffic following UTC does not move at Berlin's change (nor at New
+// York's, three weeks before): within two days the hours rule the change
+// out, the rates are read as learned again, and no zone is suggested.
+func TestRateFollowsOnlyRealClockChanges(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	change := time.Date(2026, 3, 29, 1, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		traffic *time.Location
+		zone    string
+	}{{berlin, "Europe/Berlin"}, {time.UTC, ""}} {
+		r := rand.New(rand.NewPCG(7, 7))
+		a := newAutoBeet("UTC")
+		start := time.Date(2026, 2, 16, 0, 0, 0, 0, time.UTC)
+		for at := start; at.Before(change.Add(4 * 24 * time.Hour)); {
+			at = at.Add(time.Duration(r.ExpFloat64() / 120 * float64(time.Hour)))
+			local := at.In(tc.traffic)
+			if busy := local.Hour() >= 9 && local.Hour() < 18; busy || r.IntN(40) == 0 { // 120 an hour, else 3
+				a.event(t, at, 1)
+			}
+		}
+		if al := alarms(a.flips); len(al) > 0 {
+			t.Fatalf("traffic in %s: alarms %+v", tc.traffic, al)
+		}
+		m, err := LoadRateModel(a.b.Model, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.SuggestedZone(); got != tc.zone {
+			t.Errorf("traffic in %s: suggested zone %q, want %q", tc.traffic, got, tc.zone)
+		}
+		at := time.UnixMicro(m.last).Unix()
+		if following := m.following(at) != 0; following != (tc.zone != "") || m.blurred(at) == 0 {
+			t.Errorf("traffic in %s: four days after the change, following it: %v (blurred %b, evidence %v)", tc.traffic, following, m.blurred(at), m.shiftEv)
+		}
 	}
 }

@@ -30,7 +30,7 @@ const minRunsToLearn = 3
 // counted events (only starts and logs), or for a beet that is down (a
 // failure may have turned it down while learning): the signals are applied
 // one by one in time order; a group without signals is one success.
-func applySignals(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
+func applySignals(p *Params, b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 	signals, count := sp.Signals, 1
 	if signals == nil && sp.Count > 0 {
 		signals, count = []beet.Signal{{At: sp.Last, Kind: beet.KindPing}}, sp.Count
@@ -45,7 +45,7 @@ func applySignals(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 	// Deadlines before the group are judged with the run that was open then.
 	open := b.Runs.StartedAt
 	b.Runs.StartedAt = sp.OpenRun
-	flips, err := applyDeadlines(b, first, maxLateDeadlines)
+	flips, err := applyDeadlines(p, b, first, maxLateDeadlines)
 	b.Runs.StartedAt = open
 	if err != nil {
 		return flips, err
@@ -63,14 +63,14 @@ func applySignals(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 			downSince = &b.StatusSince
 		}
 		if s.Kind == beet.KindFail {
-			flips, err = applyFailure(b, s, at, sp.Maintenance, flips)
+			flips, err = applyFailure(p, b, s, at, sp.Maintenance, flips)
 			if err != nil {
 				return flips, err
 			}
 			b.LastEventAt = &at
 			continue
 		}
-		d, err := onEvents(b, at, count, downSince, sp.Maintenance)
+		d, err := onEvents(p, b, at, count, downSince, sp.Maintenance)
 		if err != nil {
 			return flips, err
 		}
@@ -90,7 +90,7 @@ func applySignals(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 
 // applyFailure turns b down for a reported failure. The run still
 // happened: an auto beet's model learns it, as long as b is not down.
-func applyFailure(b *beet.Beet, s beet.Signal, at time.Time, freeze bool, flips []beet.Flip) ([]beet.Flip, error) {
+func applyFailure(p *Params, b *beet.Beet, s beet.Signal, at time.Time, freeze bool, flips []beet.Flip) ([]beet.Flip, error) {
 	switch b.Status {
 	case beet.StatusPaused:
 		return flips, nil
@@ -98,7 +98,7 @@ func applyFailure(b *beet.Beet, s beet.Signal, at time.Time, freeze bool, flips 
 		return flips, nil // already down; the failure changes nothing
 	}
 	if b.Detection.Mode == beet.ModeAuto {
-		d, err := onEvents(b, at, 1, nil, freeze)
+		d, err := onEvents(p, b, at, 1, nil, freeze)
 		if err != nil {
 			return flips, err
 		}

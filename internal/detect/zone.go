@@ -59,12 +59,13 @@ func dstNear(loc *time.Location, from, to, shift int64) bool {
 
 // SuggestedZone returns a zone the beet's runs follow better than its own,
 // when the schedule followed a whole-hour shift of its runs at a clock
-// change of that zone: "" if none. Zones that change their clocks on the
+// change of that zone, or the hours of a rate beet moved with it (rateZone):
+// "" if none. Zones that change their clocks on the
 // same day (all of the EU) cannot be told apart by the runs; the first of
 // dstZoneNames is named.
 func (m *RateModel) SuggestedZone() string {
 	if m.shiftDay == 0 {
-		return ""
+		return m.rateZone()
 	}
 	day, shift := int64(m.shiftDay), int64(3600)
 	if day < 0 {
@@ -75,14 +76,6 @@ func (m *RateModel) SuggestedZone() string {
 	}
 	return ""
 }
-
-// dstBlurSpan is how long after a clock change in a candidate zone (and
-// not in the beet's own) the rate model's drop, surge and silence tests
-// read each hour's rate as the lowest or highest of it and its neighbour
-// hours: traffic that follows that zone's clock has moved by an hour, and
-// the rates learn the move in about this long (a weight of 0.08 a day
-// leaves a fifth of the old level after three weeks).
-const dstBlurSpan = 21 * 86400
 
 // A dstChange is a clock change of a candidate zone: its instant and the
 // change of the UTC offset, seconds.
@@ -117,48 +110,149 @@ func candidateChanges() []dstChange {
 	return dstChanges
 }
 
-// blurred reports whether, at unix, a candidate zone changed its clock
-// (relative to the beet's zone) within dstBlurSpan. The answer is cached
-// with the span of time it holds for, as walks ask hour after hour.
-func (m *RateModel) blurred(unix int64) bool {
-	if unix >= m.blurFrom && unix < m.blurTo {
-		return m.blurOn
+// Directions of a candidate clock change relative to the beet's zone, as
+// bits of blurred's answer and indexes of shiftEv: traffic that follows
+// the candidate's clock now comes an hour later (each hour looks like the
+// one before it used to) or an hour earlier (like the one after it).
+const (
+	shiftLater   = 0 // the candidate's offset fell by an hour: read the rate an hour back
+	shiftEarlier = 1 // it rose by an hour: read the rate an hour on
+)
+
+// shiftDir is the direction of ch relative to the beet's zone, or −1 when
+// the beet's zone changed its clock the same way (or ch is not an hour).
+func (m *RateModel) shiftDir(ch dstChange) int {
+	_, a := time.Unix(ch.at-86400, 0).In(m.loc).Zone()
+	_, b := time.Unix(ch.at+86400, 0).In(m.loc).Zone()
+	switch ch.delta - int64(b-a) {
+	case -3600:
+		return shiftLater
+	case 3600:
+		return shiftEarlier
 	}
+	return -1
+}
+
+// blurred returns the directions (bits shiftLater, shiftEarlier) of the
+// candidate zones' clock changes, relative to the beet's zone, within
+// Params.DSTFollow before unix. The answer is cached with the span of time
+// it holds for, as walks ask hour after hour.
+func (m *RateModel) blurred(unix int64) uint8 {
+	if unix >= m.blurFrom && unix < m.blurTo {
+		return m.blurDirs
+	}
+	span := int64(m.p.DSTFollow / time.Second)
 	ch := candidateChanges()
-	i, _ := slices.BinarySearchFunc(ch, unix-dstBlurSpan+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
+	i, _ := slices.BinarySearchFunc(ch, unix-span+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
 	// Changes in (unix-span, unix] blur unix; the answer holds until the
 	// first of them leaves the span or the next one comes.
-	m.blurOn, m.blurFrom, m.blurTo = false, unix, math.MaxInt64
+	m.blurDirs, m.blurFrom, m.blurTo = 0, unix, math.MaxInt64
 	if i > 0 {
-		m.blurFrom = max(unix, ch[i-1].at+dstBlurSpan)
+		m.blurFrom = max(unix, ch[i-1].at+span)
 	}
 	for j := i; j < len(ch); j++ {
 		if ch[j].at > unix {
 			m.blurTo = min(m.blurTo, ch[j].at)
 			break
 		}
-		m.blurTo = min(m.blurTo, ch[j].at+dstBlurSpan)
-		if !m.blurOn {
-			_, a := time.Unix(ch[j].at-86400, 0).In(m.loc).Zone()
-			_, b := time.Unix(ch[j].at+86400, 0).In(m.loc).Zone()
-			m.blurOn = ch[j].delta != int64(b-a)
+		m.blurTo = min(m.blurTo, ch[j].at+span)
+		if d := m.shiftDir(ch[j]); d >= 0 {
+			m.blurDirs |= 1 << d
 		}
 	}
-	return m.blurOn
+	return m.blurDirs
 }
 
-// rateRange is the rate at unix and, while blurred, the lowest and the
-// highest of it and the same hour's neighbours.
+// following returns the directions in which the rate model follows a
+// clock change at unix: those blurred whose evidence (shiftEv) has not
+// ruled the shift out.
+func (m *RateModel) following(unix int64) uint8 {
+	dirs := m.blurred(unix)
+	for d := range m.shiftEv {
+		if float64(m.shiftEv[d]) <= -m.p.ShiftRuleOut*shiftEvScale {
+			dirs &^= 1 << d
+		}
+	}
+	return dirs
+}
+
+// shiftEvScale is shiftEv's unit: a quarter of a nat, in an int8.
+const shiftEvScale = 4
+
+// noteShift weighs a closed hour (count events from hour on) as evidence
+// for the clock changes being followed: the log-likelihood ratio of the
+// count under the rate an hour on or back (the traffic moved with the
+// candidate's clock) against the rate as learned (it did not). A new
+// change of a direction starts its evidence afresh, at 0: the shift is
+// followed until the hours rule it out (ShiftRuleOut), so a beet whose
+// traffic does follow the change is not flagged in its first hours.
+func (m *RateModel) noteShift(hour int64, count float32) {
+	dirs := m.blurred(hour)
+	if dirs == 0 {
+		return
+	}
+	ch := candidateChanges()
+	i, _ := slices.BinarySearchFunc(ch, hour-3600+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
+	for ; i < len(ch) && ch[i].at <= hour; i++ { // changes in (hour−1h, hour]: this is the first hour after them
+		if d := m.shiftDir(ch[i]); d >= 0 {
+			m.shiftEv[d] = 0
+		}
+	}
+	mu := float64(m.rate[m.bucket(hour)])
+	if mu <= 0 || m.flags&flagFrozen != 0 {
+		return // an outage's hours say nothing about the clock
+	}
+	r, u := m.size(), float64(m.burst)
+	for d, off := range [2]int64{-3600, 3600} {
+		x := float64(m.rate[m.bucket(hour+off)])
+		if dirs&(1<<d) == 0 || x <= 0 {
+			continue
+		}
+		ev := float64(m.shiftEv[d]) + shiftEvScale*nbLLR(x/mu, float64(count)/u, mu/u, r)
+		m.shiftEv[d] = int8(math.Round(min(max(ev, math.MinInt8), math.MaxInt8)))
+	}
+}
+
+// rateRange is the rate at unix and, while a clock change is followed,
+// the lowest and the highest of it and the same hour's neighbour in the
+// direction of the change.
 func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
 	r := m.rateAt(unix)
 	lo, hi = r, r
-	if !m.blurred(unix) {
+	dirs := m.following(unix)
+	if dirs == 0 {
 		return lo, hi
 	}
-	for _, d := range []int64{-3600, 3600} {
-		if x := float64(m.rate[m.bucket(unix+d)]); x >= 0 {
+	for d, off := range [2]int64{-3600, 3600} {
+		if dirs&(1<<d) == 0 {
+			continue
+		}
+		if x := float64(m.rate[m.bucket(unix+off)]); x >= 0 {
 			lo, hi = min(lo, x), max(hi, x)
 		}
 	}
 	return lo, hi
+}
+
+// rateZone returns the candidate zone whose latest clock change the rate
+// beet's hours followed, when the evidence for it (shiftEv) is at least as
+// strong as what rules a change out: "" if none.
+func (m *RateModel) rateZone() string {
+	ch := candidateChanges()
+	last := m.last / 1e6
+	for d, shift := range [2]int64{3600, -3600} { // shiftLater, shiftEarlier: the runs' move in loc
+		if float64(m.shiftEv[d]) < m.p.ShiftRuleOut*shiftEvScale {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(ch, last+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
+		for i--; i >= 0; i-- {
+			if m.shiftDir(ch[i]) == d {
+				if z := dstZone(m.loc, ch[i].at-86400, ch[i].at+86400, shift); z != nil {
+					return z.String()
+				}
+				break
+			}
+		}
+	}
+	return ""
 }

@@ -27,26 +27,17 @@ type Tuning struct {
 }
 
 // AutoTunings returns the parameter sets of auto that the leave-one-file-out
-// NAB evaluation may choose from, the defaults (LiveEngine) first.
-//
-// internal/detect has no parameter hook yet, so this is the defaults alone
-// and leave-one-out equals the dev score. The hook asked for is a struct of
-// the detector's tunable constants with its defaults, and the two entry
-// points taking it:
-//
-//	type Params struct{ ... }                 // float64, int or time.Duration fields
-//	func DefaultParams() Params
-//	func (p Params) ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error)
-//	func (p Params) ApplyDeadlines(b *beet.Beet, t time.Time) ([]beet.Flip, error)
-//
-// with detect.ApplyEvents = DefaultParams().ApplyEvents. Then this becomes
-//
-//	for i, v := range Variants(detect.DefaultParams(), 0.5, 2) {
-//		p := v.(detect.Params)
-//		out = append(out, Tuning{Name: VariantName(i, v), Factory: NewAuto(Engine{p.ApplyEvents, p.ApplyDeadlines})})
-//	}
+// NAB evaluation may choose from: the defaults (LiveEngine) first, then each
+// numeric field of detect.Params halved and doubled, one at a time. Every
+// set runs the live code (detect.Params.ApplyEvents and ApplyDeadlines).
 func AutoTunings() []Tuning {
-	return []Tuning{{Name: "defaults", Factory: NewAuto(LiveEngine)}}
+	def := detect.DefaultParams()
+	out := []Tuning{{Name: "defaults", Factory: NewAuto(LiveEngine)}}
+	for _, v := range Variants(def, 0.5, 2)[1:] {
+		p := v.(detect.Params)
+		out = append(out, Tuning{Name: VariantName(def, v), Factory: NewAuto(Engine{p.ApplyEvents, p.ApplyDeadlines})})
+	}
+	return out
 }
 
 // autoDetector runs a beet in auto mode through an Engine: ApplyDeadlines

@@ -1,0 +1,72 @@
+package detect
+
+import (
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// Params are auto mode's tunable parameters. The live service and `beet
+// backtest` run DefaultParams (through ApplyEvents and ApplyDeadlines);
+// the judge (internal/detectjudge) runs other values through the same code
+// to show how much a score owes to them (NAB leave-one-file-out).
+type Params struct {
+	// The drop and surge CUSUMs test normal against these rate ratios and
+	// alarm when the log-likelihood ratio (nats) reaches their alarm
+	// levels; set on the judge's tuning seeds for at most 1 false alarm
+	// per 1000 beet-days on every synthetic family (docs/DETECTION.md).
+	DropRatio, SurgeRatio float64
+	DropAlarm, SurgeAlarm float64
+	// SilenceFalseAlarms is the silence false alarms a day the silence
+	// threshold aims at. It sits below the product goal (0.001 for all
+	// kinds together) because real rates drift from what the model learned.
+	SilenceFalseAlarms float64
+	// MinLearnRate is the smallest weight a bucket's new hour gets (an
+	// EWMA of about 1/MinLearnRate days).
+	MinLearnRate float64
+	// DSTFollow is how long after a clock change in a candidate zone (and
+	// not in the beet's own) the rate model allows each hour's rate to be
+	// its neighbour's in the direction of the change: traffic that follows
+	// that zone's clock has moved by an hour, and the rates learn the move
+	// in about this long (a weight of 0.08 a day leaves a fifth of the old
+	// level after three weeks).
+	DSTFollow time.Duration
+	// ShiftRuleOut is the evidence (nats, log-likelihood of the hours
+	// since the change under "moved by the hour" against "did not move")
+	// below which a clock change is taken not to concern this beet: from
+	// then on its rates are read as learned again (zone.go).
+	ShiftRuleOut float64
+	// DispWeight is the smallest weight an hour gets in the estimate of
+	// the negative-binomial size of hourly counts that the drop and surge
+	// CUSUMs use (EWMAs of about 1/DispWeight hours).
+	DispWeight float64
+	// WarmSamples is how often an hour bucket must have been seen (days
+	// since the first event, weekdays and weekends apart) before the drop
+	// and surge tests take its hours as evidence.
+	WarmSamples float64
+}
+
+// DefaultParams returns the parameters the live service runs.
+func DefaultParams() Params {
+	return Params{
+		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 20, SurgeAlarm: 14,
+		SilenceFalseAlarms: 0.0002,
+		MinLearnRate:       0.08,
+		DSTFollow:          21 * 24 * time.Hour,
+		ShiftRuleOut:       7,
+		DispWeight:         0.01,
+		WarmSamples:        3,
+	}
+}
+
+var defaultParams = DefaultParams()
+
+// ApplyEvents is the package's ApplyEvents run with p.
+func (p Params) ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
+	return applyEvents(&p, b, sp)
+}
+
+// ApplyDeadlines is the package's ApplyDeadlines run with p.
+func (p Params) ApplyDeadlines(b *beet.Beet, t time.Time) ([]beet.Flip, error) {
+	return applyDeadlines(&p, b, t, -1)
+}

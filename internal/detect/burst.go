@@ -118,18 +118,7 @@ type bursts struct{ m *RateModel }
 func (w bursts) ready() bool { return rates(w).ready() && w.m.dispersionKnown() && w.m.bursty() }
 
 func (w bursts) due(drop bool) (due time.Time, kind string, ok bool) {
-	m := w.m
-	due, ok = m.walk(time.UnixMicro(m.last), m.burstNeed())
-	if !ok {
-		due = time.UnixMicro(m.last).Add(maxWalk)
-	}
-	due = due.Add(time.Duration(m.callGap) * time.Second)
-	if drop {
-		if t, dok := m.dropDeadline(due); dok {
-			return t, kindDrop, true
-		}
-	}
-	return due, kindSilence, ok
+	return w.m.dueAfter(w.m.burstNeed(), drop)
 }
 
 func (w bursts) alarm(kind string, due time.Time) *alarm {

@@ -391,8 +391,14 @@ func (w rates) ready() bool {
 }
 
 func (w rates) due(drop bool) (due time.Time, kind string, ok bool) {
-	m := w.m
-	due, ok = m.walk(time.UnixMicro(m.last), m.silenceNeed())
+	return w.m.dueAfter(w.m.silenceNeed(), drop)
+}
+
+// dueAfter is the deadline by which need expected events (or bursts'
+// worth of them) should have come since the last one, or the drop
+// deadline before it when drop is set and a drop is building up.
+func (m *RateModel) dueAfter(need float64, drop bool) (due time.Time, kind string, ok bool) {
+	due, ok = m.walk(time.UnixMicro(m.last), need)
 	if !ok {
 		due = time.UnixMicro(m.last).Add(maxWalk)
 	}

@@ -17,22 +17,7 @@ const (
 // separated by commas or spaces, lower-cased, each letters, digits, '-',
 // '_' or '.', deduplicated and sorted.
 func ParseTags(field, s string) ([]string, error) {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, t := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
-		if err := ValidateTag(field, t); err != nil {
-			return nil, err
-		}
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	if len(out) > MaxTagsPerBeet {
-		return nil, FieldError(field, "has %d tags; at most %d are allowed", len(out), MaxTagsPerBeet)
-	}
-	sort.Strings(out)
-	return out, nil
+	return CleanTags(field, strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }))
 }
 
 // CleanTags checks tags given as a list (the API): each is lower-cased and

@@ -130,6 +130,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		if whole := (gap + 30) / 60 * 60; whole > 0 && abs(gap-whole) <= max(2, gap/100) {
 			gap = whole // cron runs whole minutes apart
 		}
+		gap = dayFraction(gap)
 		m.period = uint32(gap)
 		late = 0
 	}
@@ -293,6 +294,20 @@ func (m *RateModel) pairDay(p0 int64, streak uint8, prev, now int64) {
 	m.calDay = uint16(day)
 	m.daysOn = 0
 	m.learnCalendar(m.cluster)
+}
+
+// dayFraction takes an interval of 2 to 12 hours that is within 5% of a
+// whole fraction of a day (12, 8, 6, 4, 3 or 2 hours) as that fraction: a
+// job run twice a day at two times not quite 12 h apart, with lateness,
+// averages to "every 12 h 18 min" over its first two gaps, and a period
+// that is not a divisor of the day drifts off its runs within days.
+func dayFraction(gap int64) int64 {
+	for _, k := range []int64{2, 3, 4, 6, 8, 12} {
+		if f := 86400 / k; abs(gap-f) <= f/20 {
+			return f
+		}
+	}
+	return gap
 }
 
 // lateness is how much later than k periods after the anchor prev a run

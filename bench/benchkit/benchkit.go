@@ -1,5 +1,6 @@
-// Package benchkit holds what the load programs under bench/ share: a
-// throw-away PostgreSQL schema per run and reading a process's memory.
+// Package benchkit holds what the load programs under bench/ share: building
+// the binaries they run, opening the database they check, a throw-away
+// PostgreSQL schema per run and reading a process's memory.
 package benchkit
 
 import (
@@ -7,12 +8,41 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver for database/sql
 )
+
+// Build compiles the Go package pkg into dir/name and returns its path.
+func Build(dir, name, pkg string) string {
+	bin := filepath.Join(dir, name)
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		log.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// OpenDB opens the database a Beet store URL names through database/sql,
+// bypassing Beet, to count what it stored. sqliteQuery is the SQLite file
+// URI's query ("mode=ro", "_pragma=busy_timeout(10000)"); the program
+// imports the SQLite driver.
+func OpenDB(url, sqliteQuery string) *sql.DB {
+	var db *sql.DB
+	var err error
+	if path, ok := strings.CutPrefix(url, "sqlite://"); ok {
+		db, err = sql.Open("sqlite", "file:"+path+"?"+sqliteQuery)
+	} else {
+		db, err = sql.Open("pgx", url)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	return db
+}
 
 // PGSchema creates a schema named prefix plus a unique suffix on the
 // server at base and returns base with search_path set to it, and a

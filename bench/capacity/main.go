@@ -105,7 +105,8 @@ func storageRun(name, url string) {
 		log.Fatal(err)
 	}
 	ids, _ := seedBeets(db, 100)
-	raw := rawDB(url)
+	raw := benchkit.OpenDB(url, "mode=ro")
+	raw.SetMaxOpenConns(1) // one session: current_schema and stats flushes
 	defer raw.Close()
 	t0, i0, _ := eventBytes(raw, db.Engine())
 	ins0, upd0 := pgWrites(raw, db.Engine())
@@ -213,7 +214,7 @@ func redisPart() {
 	}
 	_, toks := seedBeets(db, 100)
 	db.Close()
-	bin := build(dir)
+	bin := benchkit.Build(dir, "beet", "./cmd/beet")
 	p := startBeet(bin, url, dir, "BEET_REDIS_URL="+*redisURL)
 	defer p.stop()
 	client := &http.Client{}
@@ -276,7 +277,7 @@ func million() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "beet-capacity-")
 	defer os.RemoveAll(dir)
-	bin := build(dir)
+	bin := benchkit.Build(dir, "beet", "./cmd/beet")
 	url, drop := benchkit.PGSchema(*pgURL, "beet_capacity_")
 	defer drop()
 	db, err := sqlstore.Open(ctx, url, nil)
@@ -286,7 +287,8 @@ func million() {
 	if err := db.Migrate(ctx); err != nil {
 		log.Fatal(err)
 	}
-	raw := rawDB(url)
+	raw := benchkit.OpenDB(url, "mode=ro")
+	raw.SetMaxOpenConns(1) // one session: current_schema and stats flushes
 	defer raw.Close()
 	start := time.Now()
 	toks := seedMillion(raw, *beets)
@@ -422,30 +424,6 @@ func eventID(t time.Time) beet.EventID {
 	id[6] = id[6]&0x0f | 0x70
 	id[8] = id[8]&0x3f | 0x80
 	return id
-}
-
-// rawDB opens the database a store URL names through database/sql.
-func rawDB(url string) *sql.DB {
-	var db *sql.DB
-	var err error
-	if rest, ok := strings.CutPrefix(url, "sqlite://"); ok {
-		db, err = sql.Open("sqlite", "file:"+rest+"?mode=ro")
-	} else {
-		db, err = sql.Open("pgx", url)
-	}
-	if err != nil {
-		log.Fatal(err)
-	}
-	db.SetMaxOpenConns(1) // one session: current_schema and stats flushes
-	return db
-}
-
-func build(dir string) string {
-	bin := filepath.Join(dir, "beet")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/beet").CombinedOutput(); err != nil {
-		log.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 type proc struct {

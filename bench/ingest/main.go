@@ -97,8 +97,8 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	beetBin := build(dir, "beet", "./cmd/beet")
-	bareBin := build(dir, "bare", "./bench/bare")
+	beetBin := benchkit.Build(dir, "beet", "./cmd/beet")
+	bareBin := benchkit.Build(dir, "bare", "./bench/bare")
 	nBeets := max(*tokens, *burstN)
 
 	bare := &target{name: "bare net/http", proc: startProc(bareBin, nil, regexp.MustCompile(`^(http://\S+)$`)), toks: randomTokens(nBeets)}
@@ -207,14 +207,6 @@ func main() {
 		fmt.Printf("Flood: %d random well-formed tokens (unknown to Beet) against Beet on SQLite: RSS %.0f MiB before, peak %.0f MiB.\n",
 			*flood, float64(base)/1024, float64(peak)/1024)
 	}
-}
-
-func build(dir, name, pkg string) string {
-	bin := filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		log.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	return bin
 }
 
 type proc struct {
@@ -337,7 +329,7 @@ func seed(dbURL string, n int) ([]string, *sql.DB) {
 		log.Fatal(err)
 	}
 	st.Close()
-	db := rawDB(dbURL)
+	db := benchkit.OpenDB(dbURL, "_pragma=busy_timeout(10000)")
 	det, _ := json.Marshal(beet.Detection{Mode: beet.ModeAuto})
 	toks := make([]string, n)
 	tx, err := db.Begin()
@@ -367,20 +359,6 @@ func seed(dbURL string, n int) ([]string, *sql.DB) {
 		log.Fatal(err)
 	}
 	return toks, db
-}
-
-func rawDB(dbURL string) *sql.DB {
-	var db *sql.DB
-	var err error
-	if path, ok := strings.CutPrefix(dbURL, "sqlite://"); ok {
-		db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	} else {
-		db, err = sql.Open("pgx", dbURL)
-	}
-	if err != nil {
-		log.Fatal(err)
-	}
-	return db
 }
 
 func randomTokens(n int) []string {

@@ -77,10 +77,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "beet")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/beet").CombinedOutput(); err != nil {
-		log.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := benchkit.Build(dir, "beet", "./cmd/beet")
 	dbURL := "sqlite://" + filepath.Join(dir, "soak.db")
 	key, tokens, rotating, periodic := seed(dbURL, *nBeets)
 

@@ -127,15 +127,7 @@ func TestThreeInstances(t *testing.T) {
 			"BEET_SWEEP_INTERVAL=200ms", "BEET_DELIVERY_LEASE=2s",
 		}
 	}
-	stdout, stderr, err := runBeet(t, envFor("cli", "all"), "accounts", "create", "--email", "ops@example.com", "--password", "password1", "--plan", "free")
-	if err != nil {
-		t.Fatalf("accounts create: %v %s", err, stderr)
-	}
-	var acct struct {
-		APIKey string `json:"api_key"`
-	}
-	json.Unmarshal([]byte(stdout), &acct)
-	c := apiClient{t: t, key: acct.APIKey}
+	c := apiClient{t: t, key: cliAccount(t, envFor("cli", "all"), "ops@example.com")}
 
 	var inst [3]*serveProc
 	roles := []string{"ingest", "all", "all"}

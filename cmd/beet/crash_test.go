@@ -136,20 +136,10 @@ func crashRig(t *testing.T, engine string, beets int) (env []string, tokens []st
 		"BEET_LOG_LEVEL=info",
 	}
 	p := startServe(t, env)
-	bin, _ := buildBeet()
-	cmd := exec.Command(bin, "accounts", "create", "--email", "crash@example.com", "--password", "password1", "--plan", "free")
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("accounts create: %v", err)
-	}
-	var acct struct {
-		APIKey string `json:"api_key"`
-	}
-	json.Unmarshal(out, &acct)
+	key := cliAccount(t, env, "crash@example.com")
 	for i := range beets {
 		req, _ := http.NewRequest("POST", p.url+"/api/v1/beets", strings.NewReader(fmt.Sprintf(`{"name": "beet %d"}`, i)))
-		req.Header.Set("Authorization", "Bearer "+acct.APIKey)
+		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {

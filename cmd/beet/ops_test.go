@@ -88,6 +88,23 @@ func runBeet(t *testing.T, env []string, args ...string) (string, string, error)
 	return out.String(), errb.String(), err
 }
 
+// cliAccount creates an account with `beet accounts create` on the
+// database env names and returns its first API key.
+func cliAccount(t *testing.T, env []string, email string) string {
+	t.Helper()
+	stdout, stderr, err := runBeet(t, env, "accounts", "create", "--email", email, "--password", "password1", "--plan", "free")
+	if err != nil {
+		t.Fatalf("accounts create: %v %s", err, stderr)
+	}
+	var acct struct {
+		APIKey string `json:"api_key"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &acct); err != nil || acct.APIKey == "" {
+		t.Fatalf("accounts create printed %q: %v", stdout, err)
+	}
+	return acct.APIKey
+}
+
 // TestOneSQLiteFileOneServer: a second `beet serve` on the database a
 // first one serves exits at once, naming the file and the first one's PID;
 // the commands that write (accounts create, cleanup, migrate) keep working

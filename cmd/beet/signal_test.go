@@ -44,19 +44,10 @@ func serveWithAccount(t *testing.T, engine string) *served {
 	if out, err := mig.CombinedOutput(); err != nil {
 		t.Fatalf("migrate: %v %s", err, out)
 	}
-	cmd := exec.Command(bin, "accounts", "create", "--email", "jobs@example.com", "--password", "password1", "--plan", "free")
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("accounts create: %v", err)
-	}
-	var acct struct {
-		APIKey string `json:"api_key"`
-	}
-	json.Unmarshal(out, &acct)
+	key := cliAccount(t, env, "jobs@example.com")
 	// Metrics are read on the public listener, which serves them only to
 	// this token (the admin listener is off in startServe).
-	s := &served{t: t, p: startServe(t, append(env, "BEET_METRICS_TOKEN="+signalMetricsToken)), key: acct.APIKey}
+	s := &served{t: t, p: startServe(t, append(env, "BEET_METRICS_TOKEN="+signalMetricsToken)), key: key}
 	t.Cleanup(func() {
 		s.p.cmd.Process.Signal(syscall.SIGTERM)
 		<-s.p.done

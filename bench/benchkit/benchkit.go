@@ -44,6 +44,19 @@ func OpenDB(url, sqliteQuery string) *sql.DB {
 	return db
 }
 
+// Stop interrupts cmd (a graceful shutdown) and kills it if it has not
+// exited within 20 s.
+func Stop(cmd *exec.Cmd) {
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+	}
+}
+
 // PGSchema creates a schema named prefix plus a unique suffix on the
 // server at base and returns base with search_path set to it, and a
 // function that drops it.

@@ -431,16 +431,7 @@ type proc struct {
 	url string
 }
 
-func (p *proc) stop() {
-	p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		p.cmd.Process.Kill()
-	}
-}
+func (p *proc) stop() { benchkit.Stop(p.cmd) }
 
 var listening = regexp.MustCompile(`msg=listening .*\surl=(http://\S+)`)
 

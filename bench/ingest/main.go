@@ -216,16 +216,7 @@ type proc struct {
 	metrics chan string // the admin listener's /metrics URL, once announced
 }
 
-func (p *proc) stop() {
-	p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		p.cmd.Process.Kill()
-	}
-}
+func (p *proc) stop() { benchkit.Stop(p.cmd) }
 
 // debugURL waits briefly for the profiler's announcement ("" if none).
 func (p *proc) debugURL() string {

@@ -309,8 +309,7 @@ func main() {
 		}
 	}
 	db.Close()
-	cmd.Process.Signal(os.Interrupt)
-	cmd.Wait()
+	benchkit.Stop(cmd)
 
 	elapsed := time.Since(t0)
 	fmt.Printf("Soak: %s, %d beets, target %d req/s, up to %d in flight; Beet on SQLite (the built binary)\n\n",

@@ -297,14 +297,26 @@ func (r Report) writeNAB(w io.Writer) {
 func (r Report) writeLOFO(w io.Writer) {
 	l := r.LOFO
 	fmt.Fprintf(w, "### NAB leave-one-file-out (%s profile)\n\n", l.Profile.Name)
-	fmt.Fprintf(w, "For each file, the parameter set with the best corpus score on the other five (out of %d; the defaults win ties) "+
-		"scores the sixth; the six held-out scores are summed as NAB sums a corpus. If leave-one-out falls well below "+
-		"the in-sample best, the parameters are fitted to these six files.\n\n", l.Tunings)
-	fmt.Fprintf(w, "| held-out file | chosen on the other five | held-out score | with the defaults |\n|---|---|---:|---:|\n")
-	for _, f := range l.Files {
-		fmt.Fprintf(w, "| %s | %s | %.1f | %.1f |\n", f.Name, f.Chosen, f.Score.Normalised(), f.Default.Normalised())
+	fmt.Fprintf(w, "For each file, a parameter set (out of %d) is chosen on the other five alone and scores the sixth; the six held-out "+
+		"scores are summed as NAB sums a corpus. The choice is the set with the best corpus score on the five among those that "+
+		"gain at least %.1f points there over the defaults, lower none of the five by more than %.1f points", l.Tunings, l.Rules.MinGain, l.Rules.MaxFileDrop)
+	if l.Rules.Synthetic != nil {
+		fmt.Fprintf(w, ", and keep the synthetic tuning seeds within the false-alarm goals (%.1f per 1000 beet-days overall, %d in "+
+			"every family, or no worse than the defaults where they miss it)", GoalFalseAlarms, GoalFamilyFalseAlarms)
 	}
-	fmt.Fprintf(w, "\n**Dev score (defaults): %.1f. In-sample best (%s): %.1f. Leave-one-file-out: %.1f.**", l.Dev.Normalised(),
+	fmt.Fprintf(w, "; else the defaults. If leave-one-out falls well below the dev score, what was chosen on five files does not carry over.\n\n")
+	fmt.Fprintf(w, "| held-out file | chosen on the other five | held-out score | with the defaults | better on the five, not chosen |\n|---|---|---:|---:|---|\n")
+	for _, f := range l.Files {
+		rej := "–"
+		if len(f.Rejected) > 0 {
+			rej = strings.Join(f.Rejected, "; ")
+		}
+		fmt.Fprintf(w, "| %s | %s | %.1f | %.1f | %s |\n", f.Name, f.Chosen, f.Score.Normalised(), f.Default.Normalised(), rej)
+	}
+	if len(l.Screened) > 0 {
+		fmt.Fprintf(w, "\nScreened on the synthetic tuning seeds: %s.\n", strings.Join(l.Screened, "; "))
+	}
+	fmt.Fprintf(w, "\n**Dev score (defaults): %.1f. In-sample best, no rules (%s): %.1f. Leave-one-file-out: %.1f.**", l.Dev.Normalised(),
 		l.BestName, l.InSample.Normalised(), l.LOFO.Normalised())
 	if l.Tunings == 1 {
 		fmt.Fprintf(w, " The detector exposes one parameter set only, so leave-one-out equals the dev score by construction.")

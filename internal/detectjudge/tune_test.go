@@ -1,6 +1,7 @@
 package detectjudge
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -63,7 +64,7 @@ func TestLeaveOneOut(t *testing.T) {
 		}
 	}
 	tunings := []Tuning{{Name: "defaults", Factory: NewNever}, {Name: "early", Factory: alarmAtRow(40)}, {Name: "late", Factory: alarmAtRow(70)}}
-	res, err := LeaveOneOut(series, tunings, StandardProfile, 2)
+	res, err := LeaveOneOut(series, tunings, StandardProfile, 2, LOFORules{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,63 @@ func TestLeaveOneOut(t *testing.T) {
 	if !(res.LOFO.Normalised() < res.InSample.Normalised()) {
 		t.Errorf("leave-one-out %.1f not below in-sample %.1f", res.LOFO.Normalised(), res.InSample.Normalised())
 	}
-	if _, err := LeaveOneOut(series, nil, StandardProfile, 1); err == nil {
+	if _, err := LeaveOneOut(series, nil, StandardProfile, 1, LOFORules{}); err == nil {
 		t.Error("no tunings accepted")
+	}
+}
+
+// TestLeaveOneOutRules: the rules keep the choice on five files from
+// overfitting. Held out c, "early" wins on {a, b}, hurts neither, and is
+// chosen unless the synthetic screen rejects it; held out a (or b), each
+// tuning that gains on one of the other two costs the other a false
+// positive, more than MaxFileDrop, and the defaults stay. The synthetic
+// screen runs only for a tuning that passed the NAB rules, once.
+func TestLeaveOneOutRules(t *testing.T) {
+	mk := func(name string, win int) NABSeries {
+		s := NABSeries{Name: name, Bucket: time.Minute}
+		for i := 0; i < 100; i++ {
+			s.Times = append(s.Times, at("00:00").Add(time.Duration(i)*time.Minute))
+			s.Values = append(s.Values, 1)
+		}
+		s.Windows = []RowWindow{{First: win, Last: win + 9}}
+		return s
+	}
+	series := []NABSeries{mk("a", 40), mk("b", 40), mk("c", 70)}
+	alarmAtRow := func(row int) Factory {
+		return func(info StreamInfo) Detector {
+			return rowAlarms{at: map[time.Time]bool{info.Start.Add(time.Duration(row) * time.Minute): true}}
+		}
+	}
+	tunings := []Tuning{{Name: "defaults", Factory: NewNever}, {Name: "early", Factory: alarmAtRow(40)}, {Name: "late", Factory: alarmAtRow(70)}}
+	chosen := func(rules LOFORules) (map[string]string, LOFOResult) {
+		res, err := LeaveOneOut(series, tunings, StandardProfile, 2, rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, f := range res.Files {
+			m[f.Name] = f.Chosen
+		}
+		return m, res
+	}
+	got, _ := chosen(DefaultLOFORules)
+	if want := map[string]string{"a": "defaults", "b": "defaults", "c": "early"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("NAB rules only: chosen %v, want %v", got, want)
+	}
+	calls := 0
+	rules := DefaultLOFORules
+	rules.Synthetic = func(tu int) (bool, string) {
+		calls++
+		if tunings[tu].Name != "early" {
+			t.Errorf("synthetic screen ran for %q, which failed the NAB rules", tunings[tu].Name)
+		}
+		return false, "too many false alarms"
+	}
+	got, res := chosen(rules)
+	if want := map[string]string{"a": "defaults", "b": "defaults", "c": "defaults"}; !reflect.DeepEqual(got, want) || calls != 1 {
+		t.Errorf("with the synthetic screen: chosen %v (want %v), screen ran %d times (want 1)", got, want, calls)
+	}
+	if res.LOFO.Normalised() != res.Dev.Normalised() {
+		t.Errorf("leave-one-out %.1f, dev %.1f: the defaults everywhere should score the dev score", res.LOFO.Normalised(), res.Dev.Normalised())
 	}
 }

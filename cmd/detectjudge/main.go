@@ -60,6 +60,7 @@ type options struct {
 	armDays     float64
 	armEvents   int
 	lofo        bool
+	screen      bool
 	dump        string
 	commandLine string
 }
@@ -105,6 +106,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.armDays, "arm-days", detectjudge.DefaultArmDays, "the arming bound: the first event at least this many days after the first event…")
 	fs.IntVar(&o.armEvents, "arm-events", detectjudge.DefaultArmEvents, "…once this many events came (auto's documented bound: 14 days, given 5 events)")
 	fs.BoolVar(&o.lofo, "lofo", true, "with NAB: also the leave-one-file-out score")
+	fs.BoolVar(&o.screen, "screen", true, "leave-one-out: a set chosen on five files must also keep the synthetic tuning seeds within the false-alarm goals (a full synthetic run per set that passes the NAB rules; false: seconds, not screened)")
 	fs.StringVar(&o.dump, "dump", "", "print one stream (a name from a report, e.g. cron-hourly/clean/3) as `beet backtest` input, and nothing else")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -186,7 +188,9 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 				tunings = entry.tunings()
 			}
 			rules := detectjudge.DefaultLOFORules
-			rules.Synthetic = syntheticScreen(opt, rep, tunings, stderr)
+			if opt.screen {
+				rules.Synthetic = syntheticScreen(opt, rep, tunings, stderr)
+			}
 			l, err := detectjudge.LeaveOneOut(series, tunings, profiles[0], opt.workers, rules)
 			if err != nil {
 				return err

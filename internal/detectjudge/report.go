@@ -303,6 +303,8 @@ func (r Report) writeLOFO(w io.Writer) {
 	if l.Rules.Synthetic != nil {
 		fmt.Fprintf(w, ", and keep the synthetic tuning seeds within the false-alarm goals (%.1f per 1000 beet-days overall, %d in "+
 			"every family, or no worse than the defaults where they miss it)", GoalFalseAlarms, GoalFamilyFalseAlarms)
+	} else {
+		fmt.Fprintf(w, " (**not screened** on the synthetic seeds: -screen=false)")
 	}
 	fmt.Fprintf(w, "; else the defaults. If leave-one-out falls well below the dev score, what was chosen on five files does not carry over.\n\n")
 	fmt.Fprintf(w, "| held-out file | chosen on the other five | held-out score | with the defaults | better on the five, not chosen |\n|---|---|---:|---:|---|\n")

@@ -268,7 +268,7 @@ const (
 func KeepsSyntheticGoals(res, base *Results) (bool, string) {
 	all := func(StreamOutcome) bool { return true }
 	if fa := SummariseStreams(res.Streams, all).Per1000(); fa > GoalFalseAlarms {
-		return false, fmt.Sprintf("synthetic false alarms %.2f per 1000 beet-days (> %.1f)", fa, GoalFalseAlarms)
+		return false, fmt.Sprintf("synthetic false alarms %.2f per 1000 beet-days overall (> %.1f)", fa, GoalFalseAlarms)
 	}
 	fams := map[string]bool{}
 	var names []string

@@ -1,7 +1,9 @@
 package detectjudge
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -141,5 +143,36 @@ func TestLeaveOneOutRules(t *testing.T) {
 	}
 	if res.LOFO.Normalised() != res.Dev.Normalised() {
 		t.Errorf("leave-one-out %.1f, dev %.1f: the defaults everywhere should score the dev score", res.LOFO.Normalised(), res.Dev.Normalised())
+	}
+}
+
+// TestKeepsSyntheticGoals: a tuning passes the screen only within the
+// false-alarm goals, overall and per family; a family the defaults already
+// have over its goal may stay there, not get worse.
+func TestKeepsSyntheticGoals(t *testing.T) {
+	// Each family: 1000 beet-days with fa false alarms (fa per 1000).
+	results := func(fa ...int) *Results {
+		r := &Results{}
+		for i, n := range fa {
+			r.Streams = append(r.Streams, StreamOutcome{Family: fmt.Sprintf("f%d", i), Days: 1000, FalseAlarms: n})
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name       string
+		res, base  *Results
+		ok         bool
+		whyContain string
+	}{
+		{"within goals", results(0, 1, 0, 0), results(0, 0, 0, 0), true, ""},
+		{"one family over", results(2, 0, 0, 0, 0, 0), results(0, 0, 0, 0, 0, 0), false, "f0 2.00"},
+		{"over where the defaults are, no worse", results(2, 0, 0, 0, 0, 0), results(2, 0, 0, 0, 0, 0), true, ""},
+		{"over where the defaults are, worse", results(3, 0, 0, 0, 0, 0), results(2, 0, 0, 0, 0, 0), false, "f0 3.00"},
+		{"overall over", results(1, 1, 1, 1), nil, false, "overall"},
+	} {
+		ok, why := KeepsSyntheticGoals(c.res, c.base)
+		if ok != c.ok || !strings.Contains(why, c.whyContain) {
+			t.Errorf("%s: %v %q, want %v and %q", c.name, ok, why, c.ok, c.whyContain)
+		}
 	}
 }

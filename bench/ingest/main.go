@@ -69,6 +69,7 @@ var (
 	burstN     = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
 	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
 	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
+	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
@@ -105,8 +106,10 @@ func main() {
 	defer bare.proc.stop()
 	targets := []*target{bare}
 
-	sqliteURL := "sqlite://" + filepath.Join(dir, "beet.db")
-	targets = append(targets, startTarget("Beet, SQLite", beetBin, sqliteURL, dir, nBeets))
+	if *withSQLite {
+		sqliteURL := "sqlite://" + filepath.Join(dir, "beet.db")
+		targets = append(targets, startTarget("Beet, SQLite", beetBin, sqliteURL, dir, nBeets))
+	}
 	if *pgURL != "" {
 		schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
 		defer drop()

@@ -21,12 +21,14 @@ import (
 //
 // When the cache holds every beet of the group (the usual case: a beet's
 // events after its first), detection runs first, on the cached copies,
-// and the commit is one batch: BEGIN, the beets' new state written only
-// where each row is still at the version the cache holds (an UPDATE … FROM
-// unnest that fails unless it wrote every row, so nothing of the batch is
-// committed), the events and COMMIT. If any beet changed meanwhile (the
-// sweeper, the API, a rotation, another instance), the transaction is
-// rolled back and the group takes the locked path, from the rows as stored.
+// and the commit is one batch, which PostgreSQL runs as one implicit
+// transaction: the beets' new state written only where each row is still
+// at the version the cache holds (an UPDATE … FROM unnest that fails
+// unless it wrote every row, so nothing of the batch is committed) and the
+// events. If any beet changed meanwhile (the sweeper, the API, a rotation,
+// another instance), nothing is written and the group takes the locked
+// path, from the rows as stored. A group with flips (rare) writes its
+// beets in an explicit transaction, then the flips, then the events.
 //
 // The locked path is two batches:
 //
@@ -160,10 +162,10 @@ func (db *DB) cachedBeets(ids []int64, toks []string) (map[int64]*beet.Beet, map
 	return beets, versions, true
 }
 
-// addEventsPGCached commits the group in one batch from the cached beets,
-// or returns errCacheStale (its transaction aborted, still open) if one of
-// them changed, or if an event matches none of them: a decision to drop an
-// event is taken on the locked path.
+// addEventsPGCached commits the group from the cached beets, or returns
+// errCacheStale, having written nothing, if one of them changed, or if an
+// event matches none of them: a decision to drop an event is taken on the
+// locked path. *open tells whether a transaction is left open on conn.
 func (db *DB) addEventsPGCached(ctx context.Context, conn *sql.Conn, open *bool, events []beet.Event, observe beet.Observer,
 	beets map[int64]*beet.Beet, versions map[int64]int64) ([]*beet.Beet, error) {
 	touched, flips := applyEvents(events, beets, tokenIndex(beets), observe)
@@ -192,15 +194,28 @@ func (db *DB) addEventsPGCached(ctx context.Context, conn *sql.Conn, open *bool,
 		}
 		return err
 	}
+	if len(flips) == 0 {
+		// A batch is one implicit transaction (one Sync): PostgreSQL
+		// commits it whole at its end, or nothing of it if a statement
+		// fails, with no BEGIN and COMMIT to run.
+		err = conn.Raw(func(dc any) error {
+			pc := dc.(*stdlib.Conn).Conn()
+			batch := &pgx.Batch{}
+			batch.Queue(pgSaveCachedSQL, args...)
+			batch.Queue(pgInsertEventsSQL, pgEventArgs(events)...)
+			if err := pc.SendBatch(ctx, batch).Close(); err != nil {
+				*open = pc.PgConn().TxStatus() != 'I'
+				return stale(err)
+			}
+			return nil
+		})
+		return touched, err
+	}
 	err = conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		batch := &pgx.Batch{}
 		batch.Queue("BEGIN")
 		batch.Queue(pgSaveCachedSQL, args...)
-		if len(flips) == 0 {
-			batch.Queue(pgInsertEventsSQL, pgEventArgs(events)...)
-			batch.Queue("COMMIT")
-		}
 		br := pc.SendBatch(ctx, batch)
 		if _, err := br.Exec(); err != nil {
 			br.Close()
@@ -211,13 +226,9 @@ func (db *DB) addEventsPGCached(ctx context.Context, conn *sql.Conn, open *bool,
 			br.Close()
 			return stale(err)
 		}
-		if err := br.Close(); err != nil {
-			return stale(err)
-		}
-		*open = pc.PgConn().TxStatus() != 'I'
-		return nil
+		return stale(br.Close())
 	})
-	if err != nil || len(flips) == 0 {
+	if err != nil {
 		return touched, err
 	}
 	// Flips (rare) go in once the beets are known to be as cached, and

@@ -69,6 +69,8 @@ var (
 	burstN     = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
 	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
 	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
+	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
+	pgLanes    = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side (empty: one with the default)")
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
@@ -105,12 +107,21 @@ func main() {
 	defer bare.proc.stop()
 	targets := []*target{bare}
 
-	sqliteURL := "sqlite://" + filepath.Join(dir, "beet.db")
-	targets = append(targets, startTarget("Beet, SQLite", beetBin, sqliteURL, dir, nBeets))
+	if *withSQLite {
+		sqliteURL := "sqlite://" + filepath.Join(dir, "beet.db")
+		targets = append(targets, startTarget("Beet, SQLite", beetBin, sqliteURL, dir, nBeets))
+	}
 	if *pgURL != "" {
-		schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
-		defer drop()
-		targets = append(targets, startTarget("Beet, PostgreSQL", beetBin, schemaURL, dir, nBeets))
+		lanes := strings.Split(*pgLanes, ",")
+		for _, l := range lanes {
+			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
+			defer drop()
+			name, env := "Beet, PostgreSQL", []string(nil)
+			if l != "" {
+				name, env = "Beet, PostgreSQL, "+l+" lanes", []string{"BEET_INGEST_LANES=" + l}
+			}
+			targets = append(targets, startTarget(name, beetBin, schemaURL, dir, nBeets, env...))
+		}
 	}
 	defer func() {
 		for _, t := range targets[1:] {
@@ -288,19 +299,20 @@ func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *pro
 	return nil
 }
 
-func startBeet(bin, dbURL, dir string) *proc {
+func startBeet(bin, dbURL, dir string, extra ...string) *proc {
 	env := []string{"BEET_DATABASE_URL=" + dbURL, "BEET_SPOOL_PATH=" + filepath.Join(dir, strconv.FormatInt(time.Now().UnixNano(), 36)+".spool"),
 		"BEET_LOG_LEVEL=info", "BEET_METRICS_LISTEN=127.0.0.1:0"}
 	if *profile != "" {
 		env = append(env, "BEET_DEBUG_LISTEN=127.0.0.1:0")
 	}
+	env = append(env, extra...)
 	return startProc(bin, []string{"serve", "--listen", "127.0.0.1:0", "--cleanup-interval", "0"},
 		regexp.MustCompile(`msg=listening .*\surl=(http://\S+)`), env...)
 }
 
-func startTarget(name, bin, dbURL, dir string, n int) *target {
+func startTarget(name, bin, dbURL, dir string, n int, env ...string) *target {
 	toks, db := seed(dbURL, n)
-	return &target{name: name, proc: startBeet(bin, dbURL, dir), db: db, toks: toks}
+	return &target{name: name, proc: startBeet(bin, dbURL, dir, env...), db: db, toks: toks}
 }
 
 // seed creates one account with n beets in one transaction and returns

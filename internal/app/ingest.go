@@ -84,16 +84,19 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	a.onStop("spool", func(context.Context) error { return spool.Close() })
 	log := a.log.With("component", "ingest")
 	// PostgreSQL flushes its WAL once for transactions that commit
-	// together, so a few groups committing at once cut the wait behind the
-	// group under way; SQLite's single writer would only queue them.
-	committers := 1
-	if a.backend.Store.Engine() == "postgres" {
-		committers = 4
+	// together, so a few lanes cut the wait behind the group under way;
+	// SQLite's single writer would only queue them.
+	lanes := cfg.IngestLanes
+	if lanes == 0 {
+		lanes = 1
+		if a.backend.Store.Engine() == "postgres" {
+			lanes = 4
+		}
 	}
 	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
 		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Observe: a.backend.Service.ObserveEvents,
-		OnCommit:   observeCommits(reg),
-		Committers: committers,
+		OnCommit: observeCommits(reg),
+		Lanes:    lanes,
 	})
 	a.writer = w
 	registerWriterMetrics(reg, w)

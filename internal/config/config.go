@@ -18,6 +18,7 @@
 //	BEET_SPOOL_PATH        --spool-path         <db file>.spool         local file that keeps events while the database is down (PostgreSQL: ./beet.spool)
 //	BEET_INGEST_BATCH      --ingest-batch       256                     most events committed in one ingestion transaction (1 to 10000)
 //	BEET_INGEST_WAIT       --ingest-wait        0s                      how long a commit group waits to fill (0 to 100ms; 0 takes what is queued)
+//	BEET_INGEST_LANES      --ingest-lanes       0                       ingestion commits under way at once, events shared by beet (0: 1 on SQLite, 4 on PostgreSQL; up to 16)
 //	BEET_SMTP_URL          --smtp-url           (none)                  mail server for email channels: smtp://user:pass@host:587?from=alerts@example.com (smtps:// for TLS on connect)
 //	BEET_ALLOW_PRIVATE_TARGETS --allow-private-targets false           let channels post to loopback, private and link-local addresses (self-hosted, alerting inside the network)
 //	BEET_SIGNUP            --signup             closed                  closed or open: whether anyone may create an account from the dashboard after the first-run setup
@@ -79,6 +80,9 @@ type Config struct {
 	IngestBatch int
 	// IngestWait is how long a commit group waits to fill.
 	IngestWait time.Duration
+	// IngestLanes is how many ingestion commits may be under way at once;
+	// 0 takes the engine's default.
+	IngestLanes int
 	// SMTPURL is the mail server of email channels; empty turns them off.
 	SMTPURL string
 	// AllowPrivateTargets lets channels reach private addresses.
@@ -115,6 +119,7 @@ const (
 	MaxCleanupBatch    = 10000
 	MaxIngestBatch     = 10000
 	MaxIngestWait      = 100 * time.Millisecond
+	MaxIngestLanes     = 16
 )
 
 // Default returns the configuration used when nothing is set.
@@ -266,6 +271,23 @@ var settings = []setting{
 		check: func(c Config) error {
 			if c.IngestWait < 0 || c.IngestWait > MaxIngestWait {
 				return fmt.Errorf("must be from 0 to %s", MaxIngestWait)
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_INGEST_LANES", flag: "ingest-lanes", def: "0",
+		usage: "ingestion commits under way at once, events shared among them by beet (0: 1 on SQLite, 4 on PostgreSQL; 0..16)",
+		parse: func(c *Config, s string) (err error) {
+			c.IngestLanes, err = strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return errors.New("is not a whole number")
+			}
+			return nil
+		},
+		check: func(c Config) error {
+			if c.IngestLanes < 0 || c.IngestLanes > MaxIngestLanes {
+				return fmt.Errorf("must be from 0 to %d", MaxIngestLanes)
 			}
 			return nil
 		},

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -24,12 +25,14 @@ type WriterOptions struct {
 	ReplayEvery time.Duration // default 1s
 	// CommitTimeout bounds one database commit before the group goes to the spool.
 	CommitTimeout time.Duration // default 5s
-	// Committers is how many groups may be committing at once; default 1.
-	// A database that commits concurrent transactions with one WAL flush
-	// (PostgreSQL) takes the next group while the last one's flush is
-	// under way; on SQLite, whose single writer would queue them, keep 1.
-	Committers int
-	Log        *slog.Logger
+	// Lanes is how many groups may be committing at once; default 1.
+	// Events are shared among the lanes by token (by beet), so a beet's
+	// events stay in one lane, in order, and two lanes never write the
+	// same beet. A database that commits concurrent transactions with one
+	// WAL flush (PostgreSQL) takes one lane's group while another's flush
+	// is under way; on SQLite, whose single writer would queue them, keep 1.
+	Lanes int
+	Log   *slog.Logger
 	// Observe, if set, is applied to the beets of every group inside the
 	// transaction that stores it, directly or by replay (beet.Observer), so
 	// detection follows every committed event at no commit of its own.
@@ -69,7 +72,8 @@ type Writer struct {
 	mu      sync.RWMutex
 	closed  bool
 	senders sync.WaitGroup // requests between that check and their send
-	reqs    chan *writeReq
+	lanes   []*lane
+	seed    maphash.Seed
 	done    chan struct{}
 
 	// While the spool holds events, new ones queue behind them in the spool,
@@ -77,12 +81,6 @@ type Writer struct {
 	// and only the replayer empties, so spool.Size() > 0 is the whole state.
 	stopReplay chan struct{}
 	replayDone chan struct{}
-
-	// inFlight holds, for each committer, the receipt time (Unix µs) of
-	// the oldest event of the group it is committing, 0 when none: events
-	// queued behind them came later, so before the oldest of them
-	// everything the writer took is committed.
-	inFlight []atomic.Int64
 
 	stats WriterStats
 
@@ -107,6 +105,17 @@ type WriterStats struct {
 	DetectBeets atomic.Int64
 }
 
+// lane is a queue of requests and the goroutine that commits them, one
+// group at a time.
+type lane struct {
+	reqs chan *writeReq
+	// inFlight is the receipt time (Unix µs) of the oldest event of the
+	// group the lane is committing, 0 when none: events queued behind it
+	// came later, so before the oldest of all lanes' everything the writer
+	// took is committed.
+	inFlight atomic.Int64
+}
+
 type writeReq struct {
 	ev     beet.Event
 	beetID int64 // the beet the commit stored ev for; 0 if none (or spooled)
@@ -126,17 +135,19 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 	if opt.CommitTimeout <= 0 {
 		opt.CommitTimeout = 5 * time.Second
 	}
-	if opt.Committers <= 0 {
-		opt.Committers = 1
+	if opt.Lanes <= 0 {
+		opt.Lanes = 1
 	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	w := &Writer{
 		store: store, spool: spool, opt: opt, log: opt.Log.With("component", "writer"),
-		reqs: make(chan *writeReq, 4*opt.MaxBatch), done: make(chan struct{}),
+		seed: maphash.MakeSeed(), done: make(chan struct{}),
 		stopReplay: make(chan struct{}), replayDone: make(chan struct{}),
-		inFlight: make([]atomic.Int64, opt.Committers),
+	}
+	for range opt.Lanes {
+		w.lanes = append(w.lanes, &lane{reqs: make(chan *writeReq, 4*opt.MaxBatch)})
 	}
 	if observe := opt.Observe; observe != nil {
 		w.opt.Observe = func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
@@ -187,7 +198,7 @@ func (w *Writer) Record(ev beet.Event) (int64, error) {
 		reqPool.Put(r)
 		return 0, ErrWriterClosed
 	}
-	w.reqs <- r
+	w.lanes[w.laneOf(&ev)].reqs <- r
 	w.senders.Done()
 	err := <-r.errc
 	id := r.beetID
@@ -205,7 +216,9 @@ func (w *Writer) Close() {
 	w.mu.Unlock()
 	if !wasClosed {
 		w.senders.Wait() // every request that got in has queued its event
-		close(w.reqs)
+		for _, l := range w.lanes {
+			close(l.reqs)
+		}
 	}
 	<-w.done
 	close(w.stopReplay)
@@ -225,8 +238,8 @@ func (w *Writer) SpoolBytes() int64 { return w.spool.Size() }
 // own backlog never looks like a beet's silence.
 func (w *Writer) CommittedBefore(now time.Time) time.Time {
 	before := now.UnixMicro()
-	for i := range w.inFlight {
-		if us := w.inFlight[i].Load(); us != 0 && us < before {
+	for _, l := range w.lanes {
+		if us := l.inFlight.Load(); us != 0 && us < before {
 			before = us
 		}
 	}
@@ -236,29 +249,40 @@ func (w *Writer) CommittedBefore(now time.Time) time.Time {
 	return time.UnixMicro(before)
 }
 
-// run hands groups to the committers. It takes a group's first request,
-// waits for a free committer (requests queue up meanwhile) and then takes
-// all that queued, up to MaxBatch: under load the groups grow while every
-// committer is busy, and when the database is idle a request is committed
-// at once.
+// laneOf is the lane of an event: by its token, or by its beet for an
+// event without one, so all of a beet's events go through one lane.
+func (w *Writer) laneOf(ev *beet.Event) int {
+	if len(w.lanes) == 1 {
+		return 0
+	}
+	var h uint64
+	if ev.Token != "" {
+		h = maphash.String(w.seed, ev.Token)
+	} else {
+		h = maphash.Comparable(w.seed, ev.BeetID)
+	}
+	return int(h % uint64(len(w.lanes)))
+}
+
+// run commits every lane's groups until the lanes are closed and drained.
 func (w *Writer) run() {
 	defer close(w.done)
-	free := make(chan int, w.opt.Committers)
-	batches := make([][]*writeReq, w.opt.Committers)
-	for i := range w.opt.Committers {
-		free <- i
-		batches[i] = make([]*writeReq, 0, w.opt.MaxBatch)
+	var wg sync.WaitGroup
+	for _, l := range w.lanes {
+		wg.Go(func() { w.runLane(l) })
 	}
-	for r := range w.reqs {
-		slot := <-free
-		batches[slot] = w.gather(append(batches[slot][:0], r))
-		go func() {
-			w.commit(batches[slot], &w.inFlight[slot])
-			free <- slot
-		}()
-	}
-	for range w.opt.Committers {
-		<-free // every commit under way has answered
+	wg.Wait()
+}
+
+// runLane commits a lane's groups, one at a time. It takes a group's first
+// request and all that queued behind it, up to MaxBatch: under load the
+// groups grow while the lane's commit is under way, and when the database
+// is idle a request is committed at once.
+func (w *Writer) runLane(l *lane) {
+	batch := make([]*writeReq, 0, w.opt.MaxBatch)
+	for r := range l.reqs {
+		batch = w.gather(l.reqs, append(batch[:0], r))
+		w.commit(batch, &l.inFlight)
 	}
 }
 
@@ -278,11 +302,11 @@ func (w *Writer) replayLoop() {
 
 // gather adds queued requests to the group, up to MaxBatch, waiting at most
 // MaxWait for more when the queue runs dry.
-func (w *Writer) gather(batch []*writeReq) []*writeReq {
+func (w *Writer) gather(reqs <-chan *writeReq, batch []*writeReq) []*writeReq {
 	var deadline <-chan time.Time
 	for len(batch) < w.opt.MaxBatch {
 		select {
-		case r, ok := <-w.reqs:
+		case r, ok := <-reqs:
 			if !ok {
 				return batch
 			}
@@ -299,7 +323,7 @@ func (w *Writer) gather(batch []*writeReq) []*writeReq {
 			deadline = t.C
 		}
 		select {
-		case r, ok := <-w.reqs:
+		case r, ok := <-reqs:
 			if !ok {
 				return batch
 			}

@@ -247,7 +247,7 @@ func TestWriterCommittedBefore(t *testing.T) {
 	}
 }
 
-// TestWriterConcurrentCommitters commits groups from several committers at
+// TestWriterConcurrentCommitters commits groups from several lanes at
 // once, as on PostgreSQL, on both engines: every acknowledged event is
 // stored once, the beet's last event is the newest, and Close drains them.
 func TestWriterConcurrentCommitters(t *testing.T) {
@@ -255,7 +255,7 @@ func TestWriterConcurrentCommitters(t *testing.T) {
 		store := testdb.New(t, engine)
 		beets := []*beet.Beet{newTestBeet(t, store), newTestBeet(t, store)}
 		spool, _ := OpenSpool(filepath.Join(t.TempDir(), "spool"), 0)
-		w := NewWriter(store, spool, WriterOptions{MaxBatch: 16, Committers: 4})
+		w := NewWriter(store, spool, WriterOptions{MaxBatch: 16, Lanes: 4})
 		var wg sync.WaitGroup
 		for i := range 400 {
 			wg.Go(func() {
@@ -284,4 +284,84 @@ func TestWriterConcurrentCommitters(t *testing.T) {
 			t.Fatalf("CommittedBefore = %v with nothing in flight", before)
 		}
 	})
+}
+
+// laneStore is a store in memory that keeps each token's events in the
+// order its commits stored them, and notes a commit of a token that
+// starts while another commit of the same token is under way: two such
+// commits can end in either order.
+type laneStore struct {
+	mu       sync.Mutex
+	inFlight map[string]int
+	stored   map[string][]int // each token's events (by their Value), in commit order
+	overlaps int
+}
+
+func (s *laneStore) AddEvents(ctx context.Context, evs []beet.Event, observe beet.Observer) error {
+	s.mu.Lock()
+	toks := map[string]bool{}
+	for i := range evs {
+		toks[evs[i].Token] = true
+	}
+	for tok := range toks {
+		if s.inFlight[tok] > 0 {
+			s.overlaps++
+		}
+		s.inFlight[tok]++
+	}
+	s.mu.Unlock()
+	time.Sleep(time.Duration(len(evs)%3) * 200 * time.Microsecond) // commits of different lengths
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range evs {
+		evs[i].BeetID = 1
+		s.stored[evs[i].Token] = append(s.stored[evs[i].Token], int(*evs[i].Value))
+	}
+	for tok := range toks {
+		s.inFlight[tok]--
+	}
+	return nil
+}
+
+// TestWriterLanesKeepABeetsEventsInOrder: with several lanes, a beet's
+// events go through one lane, queued in the order they came and committed
+// one group after the other, so no two commits of one beet are ever under
+// way at once (two could end in either order and store a later event
+// before an earlier one), and every event is stored exactly once.
+func TestWriterLanesKeepABeetsEventsInOrder(t *testing.T) {
+	store := &laneStore{inFlight: map[string]int{}, stored: map[string][]int{}}
+	spool, _ := OpenSpool(filepath.Join(t.TempDir(), "spool"), 0)
+	w := NewWriter(store, spool, WriterOptions{MaxBatch: 8, Lanes: 2})
+	const beets, senders, each = 6, 8, 40
+	toks := make([]string, beets)
+	for i := range toks {
+		toks[i] = beet.NewToken()
+	}
+	// Each sender sends its own numbers, one after the other, to every beet
+	// in turn: many senders keep every beet's events queued in both lanes.
+	var wg sync.WaitGroup
+	for s := range senders {
+		wg.Go(func() {
+			for i := range each * beets {
+				v := float64(s*1000 + i/beets)
+				ev := withToken(newEvent(0, s*100000+i), toks[i%beets])
+				ev.Value = &v
+				if err := w.Write(ev); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	w.Close()
+	if store.overlaps > 0 {
+		t.Fatalf("%d commits of a beet started while another commit of it was under way", store.overlaps)
+	}
+	for _, tok := range toks {
+		got := store.stored[tok]
+		if len(got) != senders*each {
+			t.Fatalf("%d events stored for a beet, want %d", len(got), senders*each)
+		}
+	}
 }

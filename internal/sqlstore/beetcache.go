@@ -50,6 +50,16 @@ func (c *beetCache) get(id, version int64) (*beet.Beet, bool) {
 	return cloneBeet(e.b), true
 }
 
+// latest returns a copy of the newest version the cache holds of the beet,
+// and that version.
+func (c *beetCache) latest(id int64) (*beet.Beet, int64, bool) {
+	e, ok := c.byID.Get(id)
+	if !ok {
+		return nil, 0, false
+	}
+	return cloneBeet(e.b), e.version, true
+}
+
 // put keeps a copy of b at version, unless a newer version is kept.
 func (c *beetCache) put(b *beet.Beet, version int64) {
 	if e, ok := c.byID.Peek(b.ID); ok && e.version > version {

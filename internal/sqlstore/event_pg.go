@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -15,7 +17,20 @@ import (
 
 // On PostgreSQL every statement is a network round trip, and the commit
 // waits for it. So AddEvents talks pgx on one connection of the pool and
-// pipelines its statements in two batches:
+// pipelines its statements.
+//
+// When the cache holds every beet of the group (the usual case: a beet's
+// events after its first), detection runs first, on the cached copies,
+// and the commit is one batch, which PostgreSQL runs as one implicit
+// transaction: the beets' new state written only where each row is still
+// at the version the cache holds (an UPDATE … FROM unnest that fails
+// unless it wrote every row, so nothing of the batch is committed) and the
+// events. If any beet changed meanwhile (the sweeper, the API, a rotation,
+// another instance), nothing is written and the group takes the locked
+// path, from the rows as stored. A group with flips (rare) writes its
+// beets in an explicit transaction, then the flips, then the events.
+//
+// The locked path is two batches:
 //
 //  1. BEGIN and the read of the group's beets, locked in ID order (FOR
 //     UPDATE): whole rows, of which only those the cache does not hold
@@ -44,6 +59,25 @@ const pgInsertEventsSQL = `INSERT INTO events (id, beet_id, received_at, value, 
 	$7::text[], $8::smallint[], $9::bigint[], $10::text[])
 	ON CONFLICT DO NOTHING` // the key is (received_at, id) since events are partitioned (00012)
 
+// pgSaveCachedSQL is pgSaveBeetsSQL for beets read from the cache: it
+// writes a row only at the version the cache holds ($9), and then divides
+// by zero unless it wrote every row, which aborts the transaction: its
+// events are never committed for a beet that changed meanwhile, or for a
+// token that is no longer the beet's. Rows are written in the order of
+// the arrays (ID order), so it takes its row locks in the order the locked
+// path does.
+const pgSaveCachedSQL = `WITH saved AS (UPDATE beets SET last_event_at = v.last, status = v.status,
+	status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs,
+	version = beets.version + 1
+	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[], $9::bigint[])
+	AS v(id, last, status, reason, since, due, model, runs, version) WHERE beets.id = v.id AND beets.version = v.version
+	RETURNING 1)
+	SELECT 1 / (count(*) = cardinality($1::bigint[]))::int FROM saved`
+
+// errCacheStale is the cached path's way of saying that a beet was not at
+// the version the cache holds: the group takes the locked path.
+var errCacheStale = errors.New("a cached beet changed")
+
 // lockedColumns is how many columns pgLockBeetsSQL puts before the beetColumns.
 const lockedColumns = 3
 
@@ -51,23 +85,178 @@ var beetColumnCount = strings.Count(beetColumns, ",") + 1
 
 func (db *DB) addEventsPG(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
 	touched []*beet.Beet, versions map[int64]int64, err error) {
-	probeIDs, probeToks := db.probeLists(ids, toks)
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer conn.Close()
 	open := false // a transaction is open on conn
+	rollback := func() {
+		// Never hand the pool a connection inside a transaction (pgx's
+		// stdlib would discard it; this keeps it).
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		_, _ = conn.ExecContext(rctx, "ROLLBACK")
+		cancel()
+		open = false
+	}
 	defer func() {
 		if open {
-			// Never hand the pool a connection inside a transaction (pgx's
-			// stdlib would discard it; this keeps it).
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			_, _ = conn.ExecContext(rctx, "ROLLBACK")
-			cancel()
+			rollback()
 		}
 	}()
 
+	if beets, versions, ok := db.cachedBeets(ids, toks); ok && !db.pgLockedOnly {
+		matched := make([]eventMatch, len(events))
+		for i := range events {
+			matched[i] = eventMatch{events[i].BeetID, events[i].Stale}
+		}
+		touched, err := db.addEventsPGCached(ctx, conn, &open, events, observe, beets, versions)
+		if !errors.Is(err, errCacheStale) {
+			return touched, versions, err
+		}
+		if open {
+			rollback()
+		}
+		for i, m := range matched {
+			events[i].BeetID, events[i].Stale = m.beetID, m.stale
+		}
+		db.pgStale.Add(1)
+	}
+	return db.addEventsPGLocked(ctx, conn, &open, events, observe, ids, toks)
+}
+
+// eventMatch is what applyEvents changes on an event.
+type eventMatch struct {
+	beetID int64
+	stale  bool
+}
+
+// cachedBeets returns copies of the group's beets from the cache, by ID,
+// and their versions, if the cache holds every one of them (each token's
+// beet with that token).
+func (db *DB) cachedBeets(ids []int64, toks []string) (map[int64]*beet.Beet, map[int64]int64, bool) {
+	beets := make(map[int64]*beet.Beet, len(ids)+len(toks))
+	versions := make(map[int64]int64, len(ids)+len(toks))
+	add := func(id int64, token string) bool {
+		if _, ok := beets[id]; ok {
+			return true
+		}
+		b, v, ok := db.beets.latest(id)
+		if !ok || token != "" && b.Token != token {
+			return false
+		}
+		beets[id], versions[id] = b, v
+		return true
+	}
+	for _, id := range ids {
+		if !add(id, "") {
+			return nil, nil, false
+		}
+	}
+	for _, t := range toks {
+		id, ok := db.beets.idOf(t)
+		if !ok || !add(id, t) {
+			return nil, nil, false
+		}
+	}
+	return beets, versions, true
+}
+
+// addEventsPGCached commits the group from the cached beets, or returns
+// errCacheStale, having written nothing, if one of them changed, or if an
+// event matches none of them: a decision to drop an event is taken on the
+// locked path. *open tells whether a transaction is left open on conn.
+func (db *DB) addEventsPGCached(ctx context.Context, conn *sql.Conn, open *bool, events []beet.Event, observe beet.Observer,
+	beets map[int64]*beet.Beet, versions map[int64]int64) ([]*beet.Beet, error) {
+	touched, flips := applyEvents(events, beets, tokenIndex(beets), observe)
+	for i := range events {
+		if events[i].BeetID == 0 {
+			return nil, errCacheStale
+		}
+	}
+	if len(touched) == 0 {
+		return nil, errCacheStale
+	}
+	args, err := pgSaveArgs(touched)
+	if err != nil {
+		return nil, err
+	}
+	vs := make([]int64, len(touched))
+	for i, b := range touched {
+		vs[i] = versions[b.ID]
+	}
+	args = append(args, vs)
+	stale := func(err error) error {
+		// A deadlock with a writer that locks in another order is
+		// resolved by the locked path too.
+		if pgCode(err, "22012") || pgCode(err, "40P01") {
+			return errCacheStale
+		}
+		return err
+	}
+	if len(flips) == 0 {
+		// A batch is one implicit transaction (one Sync): PostgreSQL
+		// commits it whole at its end, or nothing of it if a statement
+		// fails, with no BEGIN and COMMIT to run.
+		err = conn.Raw(func(dc any) error {
+			pc := dc.(*stdlib.Conn).Conn()
+			batch := &pgx.Batch{}
+			batch.Queue(pgSaveCachedSQL, args...)
+			batch.Queue(pgInsertEventsSQL, pgEventArgs(events)...)
+			if err := pc.SendBatch(ctx, batch).Close(); err != nil {
+				*open = pc.PgConn().TxStatus() != 'I'
+				return stale(err)
+			}
+			return nil
+		})
+		return touched, err
+	}
+	err = conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		batch := &pgx.Batch{}
+		batch.Queue("BEGIN")
+		batch.Queue(pgSaveCachedSQL, args...)
+		br := pc.SendBatch(ctx, batch)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+		*open = true
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return stale(err)
+		}
+		return stale(br.Close())
+	})
+	if err != nil {
+		return touched, err
+	}
+	// Flips (rare) go in once the beets are known to be as cached, and
+	// the events and COMMIT after them.
+	for i := range flips {
+		if err := insertFlip(ctx, conn, &flips[i]); err != nil {
+			return nil, fmt.Errorf("beet %d: %w", flips[i].BeetID, err)
+		}
+	}
+	err = conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		batch := &pgx.Batch{}
+		batch.Queue(pgInsertEventsSQL, pgEventArgs(events)...)
+		batch.Queue("COMMIT")
+		if err := pc.SendBatch(ctx, batch).Close(); err != nil {
+			return err
+		}
+		*open = pc.PgConn().TxStatus() != 'I'
+		return nil
+	})
+	return touched, err
+}
+
+// addEventsPGLocked commits the group from its beets' rows, read and
+// locked first.
+func (db *DB) addEventsPGLocked(ctx context.Context, conn *sql.Conn, open *bool, events []beet.Event, observe beet.Observer,
+	ids []int64, toks []string) (touched []*beet.Beet, versions map[int64]int64, err error) {
+	probeIDs, probeToks := db.probeLists(ids, toks)
 	beets := make(map[int64]*beet.Beet, len(probeIDs)+len(probeToks))
 	versions = make(map[int64]int64, len(probeIDs)+len(probeToks))
 	err = conn.Raw(func(dc any) error {
@@ -80,7 +269,7 @@ func (db *DB) addEventsPG(ctx context.Context, events []beet.Event, observe beet
 			br.Close()
 			return err
 		}
-		open = true
+		*open = true
 		rows, err := br.Query()
 		if err != nil {
 			br.Close()
@@ -143,7 +332,7 @@ func (db *DB) addEventsPG(ctx context.Context, events []beet.Event, observe beet
 		if err := pc.SendBatch(ctx, batch).Close(); err != nil {
 			return err
 		}
-		open = pc.PgConn().TxStatus() != 'I'
+		*open = pc.PgConn().TxStatus() != 'I'
 		return nil
 	})
 	if err != nil {

@@ -65,3 +65,112 @@ func TestPostgresFailedCommitLeavesNothing(t *testing.T) {
 		t.Fatalf("%d events stored, want the 2 of the commits that succeeded (%v)", len(evs), err)
 	}
 }
+
+// TestPostgresCommitFromCache: once a beet is cached, its commits take the
+// one-batch path from the cached copy; a change made elsewhere (here a
+// pause through another store) makes the next commit fall back to the
+// locked read, which starts from the stored row.
+func TestPostgresCommitFromCache(t *testing.T) {
+	ctx := context.Background()
+	u := testdb.URL(t, "postgres")
+	s, other := testdb.Open(t, u), testdb.OpenUnmigrated(t, u)
+	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
+	if err := s.CreateAccount(ctx, acct, &beet.User{Email: "cached@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	b := &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC",
+		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
+	if err := s.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	var seen beet.Status
+	observe := func(x *beet.Beet, sp beet.EventSpan) []beet.Flip { seen = x.Status; return nil }
+	send := func(i int) {
+		t.Helper()
+		e := beet.Event{Token: b.Token, ReceivedAt: at.Add(time.Duration(i) * time.Second), Method: "GET", UserAgent: "curl"}
+		e.ID[0], e.ID[1] = byte(i), 0xcc
+		ev := []beet.Event{e}
+		if err := s.AddEvents(ctx, ev, observe); err != nil || ev[0].BeetID != b.ID {
+			t.Fatalf("event %d stored for beet %d (%v), want %d", i, ev[0].BeetID, err, b.ID)
+		}
+	}
+	for i := range 5 {
+		send(i)
+	}
+	if n := s.PGStaleForTest(); n != 0 {
+		t.Fatalf("%d commits of a beet nobody else changed fell back to the locked read", n)
+	}
+	if err := other.SetBeetStatus(ctx, &beet.Flip{BeetID: b.ID, At: at, From: beet.StatusNew, To: beet.StatusPaused, Kind: beet.FlipManual, Reason: "paused"}); err != nil {
+		t.Fatal(err)
+	}
+	send(5)
+	if n := s.PGStaleForTest(); n != 1 || seen != beet.StatusPaused {
+		t.Fatalf("after a pause elsewhere: %d fallbacks, observer saw %s; want 1 and paused", n, seen)
+	}
+	evs, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID, Limit: 100})
+	if err != nil || len(evs) != 6 {
+		t.Fatalf("%d events stored, want 6 (%v)", len(evs), err)
+	}
+}
+
+// TestPostgresCachedCommitWithFlip: a commit from the cache whose
+// detection flips the beet stores the flip, the beet's new status and the
+// event together, once; and when the beet changed elsewhere, the locked
+// path stores them from the row as stored, still once.
+func TestPostgresCachedCommitWithFlip(t *testing.T) {
+	ctx := context.Background()
+	u := testdb.URL(t, "postgres")
+	s, other := testdb.Open(t, u), testdb.OpenUnmigrated(t, u)
+	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
+	if err := s.CreateAccount(ctx, acct, &beet.User{Email: "flip@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	b := &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusUp, Timezone: "UTC",
+		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
+	if err := s.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	// flipTo turns the beet to its next status, with a flip.
+	flipTo := func(x *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		to := beet.StatusAnomalous
+		if x.Status == beet.StatusAnomalous {
+			to = beet.StatusUp
+		}
+		f := beet.Flip{From: x.Status, To: to, Kind: beet.FlipManual, At: sp.Last, Reason: "test"}
+		x.Status = to
+		return []beet.Flip{f}
+	}
+	send := func(i int, observe beet.Observer) {
+		t.Helper()
+		e := beet.Event{Token: b.Token, ReceivedAt: at.Add(time.Duration(i) * time.Second), Method: "GET", UserAgent: "curl"}
+		e.ID[0], e.ID[1] = byte(i), 0xcf
+		if err := s.AddEvents(ctx, []beet.Event{e}, observe); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(0, nil) // cached from here on
+	send(1, flipTo)
+	if n := s.PGStaleForTest(); n != 0 {
+		t.Fatalf("%d fallbacks to the locked read; want the flip committed from the cache", n)
+	}
+	if err := other.SetBeetStatus(ctx, &beet.Flip{BeetID: b.ID, At: at, From: beet.StatusAnomalous, To: beet.StatusPaused, Kind: beet.FlipManual, Reason: "paused"}); err != nil {
+		t.Fatal(err)
+	}
+	send(2, flipTo) // from paused, as stored: to anomalous
+	if n := s.PGStaleForTest(); n != 1 {
+		t.Fatalf("%d fallbacks after a change elsewhere, want 1", n)
+	}
+	got, err := s.FindBeetByID(ctx, b.ID)
+	if err != nil || got.Status != beet.StatusAnomalous {
+		t.Fatalf("beet %v (%v), want anomalous", got.Status, err)
+	}
+	flips, err := s.FindFlips(ctx, b.ID, 10)
+	if err != nil || len(flips) != 3 {
+		t.Fatalf("%d flips stored (%v), want 3: up to anomalous, the pause, paused to anomalous", len(flips), err)
+	}
+	if evs, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID, Limit: 10}); err != nil || len(evs) != 3 {
+		t.Fatalf("%d events stored (%v), want 3", len(evs), err)
+	}
+}

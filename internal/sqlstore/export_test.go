@@ -24,3 +24,27 @@ func (db *DB) MigrateBeforeForTest(ctx context.Context, version int64) error {
 	_, err = p.UpTo(ctx, last)
 	return err
 }
+
+// PGStaleForTest counts PostgreSQL commits whose cached beets had changed.
+func (db *DB) PGStaleForTest() int64 { return db.pgStale.Load() }
+
+// SetPGLockedOnlyForTest turns PostgreSQL's cached commit path off or on.
+func (db *DB) SetPGLockedOnlyForTest(on bool) { db.pgLockedOnly = on }
+
+// ReadForTest returns the int64 first column of a query's rows.
+func (db *DB) ReadForTest(ctx context.Context, query string) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

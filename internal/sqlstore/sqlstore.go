@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -42,6 +43,11 @@ type DB struct {
 	eventsMu sync.Mutex
 	events   *eventWrites // AddEvents' statements, once all are prepared
 	beets    *beetCache   // the beets AddEvents wrote, by row version
+	// pgStale counts PostgreSQL commits whose cached beets had changed, so
+	// they took the locked path (tests).
+	pgStale atomic.Int64
+	// pgLockedOnly turns the cached path off (benchmarks compare the two).
+	pgLockedOnly bool
 
 	ckpt    *checkpointer      // SQLite: checkpoints the WAL off the commit path
 	secrets *secretbox.Keyring // seals channel secrets at rest; nil stores them as given (secrets.go)

@@ -315,15 +315,14 @@ func inChunks[T any](items []T, query func(args []any, size int) error) error {
 	return nil
 }
 
-var idChunks = []int{1, 8, 64, 256}
+// idChunks are the list sizes of the prepared lookups: powers of two, so
+// padding at most doubles a list.
+var idChunks = []int{1, 2, 4, 8, 16, 32, 64, 128, 256}
 
-// findInSQL selects columns of the beets whose column is one of n values.
+// findInSQL selects columns of the beets whose column is one of n values,
+// in SQLite's anonymous placeholders (bound by position).
 func findInSQL(columns, column string, n int) string {
-	marks := make([]string, n)
-	for i := range marks {
-		marks[i] = "$" + strconv.Itoa(i+1)
-	}
-	return `SELECT ` + columns + ` FROM beets WHERE ` + column + ` IN (` + strings.Join(marks, ",") + `)`
+	return `SELECT ` + columns + ` FROM beets WHERE ` + column + ` IN (?` + strings.Repeat(",?", n-1) + `)`
 }
 
 // saveBeetsSQLite returns an UPDATE of n beets' state in one statement,

@@ -60,7 +60,10 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 		return fmt.Errorf("add events: %w", err)
 	}
 	for _, b := range touched {
-		db.beets.put(b, versions[b.ID]+1) // saveBeets raised it by one
+		// saveBeets raised the version by one. The beet is this call's
+		// own (a copy from the cache or a row read in full), so the cache
+		// takes it as it is.
+		db.beets.keep(b, versions[b.ID]+1)
 	}
 	return nil
 }
@@ -206,7 +209,7 @@ func (db *DB) probeLists(ids []int64, toks []string) (probeIDs []int64, probeTok
 
 // lockBeets reads, inside tx, the beets with the given IDs or tokens (both
 // sorted), by ID and by token, and the version of each (SQLite). It reads
-// (id, token, version) first, by primary key for the tokens the cache
+// (id, version) first, by primary key for the tokens the cache
 // knows, and the whole row only of beets the cache does not hold at that
 // version. SQLite's single writer keeps a concurrent rotation, deletion or
 // sweeper flip out until this commit ends.
@@ -221,8 +224,7 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 		defer rows.Close()
 		for rows.Next() {
 			var id, version int64
-			var token string
-			if err := rows.Scan(&id, &token, &version); err != nil {
+			if err := rows.Scan(&id, &version); err != nil {
 				return err
 			}
 			versions[id] = version
@@ -418,7 +420,7 @@ func decodeRuns(s string, r *beet.Runs) error {
 // begins. (PostgreSQL's are pgx's statement cache: see addEventsPG.)
 type eventWrites struct {
 	find       map[int]*sql.Stmt // beets by a padded ID list, by size
-	probe      map[int]*sql.Stmt // (id, token, version) by a padded ID list, by size
+	probe      map[int]*sql.Stmt // (id, version) by a padded ID list, by size
 	probeToken map[int]*sql.Stmt // the same by a padded token list
 	save       map[int]*sql.Stmt // beets' state, by beet count (insertEventSizes)
 	insert     map[int]*sql.Stmt // events, by row count (insertEventSizes)
@@ -439,10 +441,10 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 		if w.find[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns, "id", n)); err != nil {
 			return w, err
 		}
-		if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "id", n)); err != nil {
+		if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, version", "id", n)); err != nil {
 			return w, err
 		}
-		if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "token", n)); err != nil {
+		if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, version", "token", n)); err != nil {
 			return w, err
 		}
 	}

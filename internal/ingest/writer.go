@@ -245,21 +245,31 @@ func (w *Writer) run() {
 	defer close(w.done)
 	free := make(chan int, w.opt.Committers)
 	batches := make([][]*writeReq, w.opt.Committers)
+	work := make([]chan []*writeReq, w.opt.Committers)
+	var committers sync.WaitGroup
 	for i := range w.opt.Committers {
 		free <- i
 		batches[i] = make([]*writeReq, 0, w.opt.MaxBatch)
+		work[i] = make(chan []*writeReq, 1)
+		// Each slot's committer lives as long as the writer: one started
+		// for each commit grew its stack anew into the database driver's
+		// deep calls (2% of the CPU under load).
+		committers.Go(func() {
+			for batch := range work[i] {
+				w.commit(batch, &w.inFlight[i])
+				free <- i
+			}
+		})
 	}
 	for r := range w.reqs {
 		slot := <-free
 		batches[slot] = w.gather(append(batches[slot][:0], r))
-		go func() {
-			w.commit(batches[slot], &w.inFlight[slot])
-			free <- slot
-		}()
+		work[slot] <- batches[slot]
 	}
-	for range w.opt.Committers {
-		<-free // every commit under way has answered
+	for i := range work {
+		close(work[i])
 	}
+	committers.Wait() // every commit under way has answered
 }
 
 func (w *Writer) replayLoop() {

@@ -22,7 +22,10 @@
 // is on, as in production). After every phase the events in the database
 // are checked against the requests that got a 200: each request carries a
 // unique User-Agent, which the event keeps, so a lost event is named, not
-// estimated. With -profile DIR, CPU and allocation profiles of each Beet
+// estimated. The requests are written by hand on plain TCP connections
+// (-client raw; -client nethttp uses net/http's Client, which costs the
+// shared CPUs about twice as much a request), the same for every server.
+// With -profile DIR, CPU and allocation profiles of each Beet
 // server are saved for the steady and burst phases. A flood of -flood
 // random well-formed tokens against Beet on SQLite measures peak RSS.
 //

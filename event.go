@@ -102,7 +102,8 @@ type EventSpan struct {
 // stands there (locked against concurrent changes), and changes b's Status,
 // StatusReason, StatusSince, DueAt, Model and LastEventAt in place; it
 // returns the flips that happened, in time order. It does no I/O: it runs
-// while the commit holds the writer.
+// while the commit holds the writer. It keeps no reference to b (the store
+// keeps b for its next commit).
 type Observer func(b *Beet, span EventSpan) []Flip
 
 // EventStore keeps events.

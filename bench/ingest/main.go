@@ -22,7 +22,10 @@
 // is on, as in production). After every phase the events in the database
 // are checked against the requests that got a 200: each request carries a
 // unique User-Agent, which the event keeps, so a lost event is named, not
-// estimated. With -profile DIR, CPU and allocation profiles of each Beet
+// estimated. The requests are written by hand on plain TCP connections
+// (-client raw; -client nethttp uses net/http's Client, which costs the
+// shared CPUs about twice as much a request), the same for every server.
+// With -profile DIR, CPU and allocation profiles of each Beet
 // server are saved for the steady and burst phases. A flood of -flood
 // random well-formed tokens against Beet on SQLite measures peak RSS.
 //
@@ -51,6 +54,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/beethq/beet"
@@ -74,6 +78,7 @@ var (
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
+	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
 
 // target is one server under test.
@@ -141,21 +146,23 @@ func main() {
 
 	if slices.Contains(phases, "steady") {
 		fmt.Printf("### Steady: closed loop, %d keep-alive connections, %d beets round-robin, %s\n\n", *conns, *tokens, *duration)
-		fmt.Println("| server | req/s | p50 | p99 | errors | ratio to bare | events lost | server CPU µs/req | commits | events/commit | commit µs | detect µs/beet | allocs/req |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| server | req/s | p50 | p99 | errors | ratio to bare | events lost | server CPU µs/req | commits | events/commit | commit µs | detect µs/beet | allocs/req | generator CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		var bareRes result
 		for _, t := range targets {
 			before, cpu := t.metrics(), cpuTime(t.proc)
 			stopProf := t.startProfile("steady", *duration-time.Second)
+			gen := selfCPU()
 			r := closedLoop(t, "steady", t.toks[:*tokens])
+			gen = selfCPU() - gen
 			stopProf()
 			cpu = cpuTime(t.proc) - cpu
 			m := t.metrics().minus(before)
 			if t == bare {
 				bareRes = r
 			}
-			fmt.Printf("| %s | %.0f | %s | %s | %d | %.2f | %s | %.0f | %s |\n", t.name, r.rps, ms(r.p50), ms(r.p99), r.errors, r.rps/bareRes.rps, t.checkLoss(),
-				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n))
+			fmt.Printf("| %s | %.0f | %s | %s | %d | %.2f | %s | %.0f | %s | %.0f |\n", t.name, r.rps, ms(r.p50), ms(r.p99), r.errors, r.rps/bareRes.rps, t.checkLoss(),
+				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n), float64(gen.Microseconds())/float64(max(1, r.n)))
 		}
 		fmt.Println()
 	}
@@ -195,17 +202,19 @@ func main() {
 
 	if slices.Contains(phases, "burst") && *burstN > 0 {
 		fmt.Printf("### Burst: %d beets pinged once each, all at once, each on a new connection (%d dialling at a time)\n\n", *burstN, *burstC)
-		fmt.Println("| server | time | p50 | p99 | max | errors | events lost | server CPU µs/req | commits | events/commit | commit µs | detect µs/beet | allocs/req |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| server | time | p50 | p99 | max | errors | events lost | server CPU µs/req | commits | events/commit | commit µs | detect µs/beet | allocs/req | generator CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, t := range targets {
 			before, cpu := t.metrics(), cpuTime(t.proc)
 			stopProf := t.startProfile("burst", 3*time.Second)
+			gen := selfCPU()
 			r := burst(t, t.toks[:*burstN])
+			gen = selfCPU() - gen
 			stopProf()
 			cpu = cpuTime(t.proc) - cpu
 			m := t.metrics().minus(before)
-			fmt.Printf("| %s | %s | %s | %s | %s | %d | %s | %.0f | %s |\n", t.name, ms(r.elapsed), ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
-				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n))
+			fmt.Printf("| %s | %s | %s | %s | %s | %d | %s | %.0f | %s | %.0f |\n", t.name, ms(r.elapsed), ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
+				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n), float64(gen.Microseconds())/float64(max(1, r.n)))
 		}
 		fmt.Println()
 	}
@@ -387,18 +396,128 @@ func newClient(n int, keepAlive bool) *http.Client {
 	}}
 }
 
-// send makes one GET beacon whose User-Agent names it, and records the
-// name if it got its 200.
-func (t *target) send(c *http.Client, tok, ua string) bool {
-	req, _ := http.NewRequest(http.MethodGet, t.proc.url+"/api/v1/beet/"+tok, nil)
+// beaconer sends GET beacons to one target on at most n connections at
+// once, kept alive or each used once.
+type beaconer interface {
+	// beacon sends one beacon whose User-Agent names it, and records the
+	// name if it got its 200.
+	beacon(tok, ua string) bool
+	// close closes the connections kept alive; call it once no beacon
+	// is under way.
+	close()
+}
+
+// beaconer returns the -client kind of beaconer for t.
+func (t *target) beaconer(n int, keepAlive bool) beaconer {
+	if *clientKind == "nethttp" {
+		return &httpBeaconer{t: t, c: newClient(n, keepAlive)}
+	}
+	slots := make(chan *rawConn, n)
+	for range n {
+		slots <- nil
+	}
+	return &rawBeaconer{t: t, host: strings.TrimPrefix(t.proc.url, "http://"), keepAlive: keepAlive, slots: slots}
+}
+
+// httpBeaconer sends through net/http's Client: a Transport with its
+// connection pool and two goroutines a connection.
+type httpBeaconer struct {
+	t *target
+	c *http.Client
+}
+
+func (h *httpBeaconer) close() { h.c.CloseIdleConnections() }
+
+func (h *httpBeaconer) beacon(tok, ua string) bool {
+	req, _ := http.NewRequest(http.MethodGet, h.t.proc.url+"/api/v1/beet/"+tok, nil)
 	req.Header.Set("User-Agent", ua)
-	res, err := c.Do(req)
+	res, err := h.c.Do(req)
 	if err != nil {
 		return false
 	}
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	if res.StatusCode != 200 {
+	return h.t.ack(ua, res.StatusCode)
+}
+
+// rawBeaconer writes each request by hand on a plain TCP connection and
+// reads the answer with http.ReadResponse: the same bytes on the wire as
+// net/http's client sends for a GET, for a fraction of its CPU, which the
+// load generator otherwise takes from the servers it measures on a small
+// machine. A slot holds a connection (nil until dialled); a request waits
+// for a free slot, as net/http's MaxConnsPerHost makes it wait.
+type rawBeaconer struct {
+	t         *target
+	host      string
+	keepAlive bool
+	slots     chan *rawConn
+}
+
+type rawConn struct {
+	c   net.Conn
+	br  *bufio.Reader
+	req []byte
+}
+
+func (r *rawBeaconer) close() {
+	for range cap(r.slots) {
+		if rc := <-r.slots; rc != nil {
+			rc.c.Close()
+		}
+	}
+}
+
+func (r *rawBeaconer) beacon(tok, ua string) bool {
+	rc := <-r.slots
+	status, reuse, err := r.roundTrip(&rc, tok, ua)
+	if rc != nil && (err != nil || !reuse) {
+		rc.c.Close()
+		rc = nil
+	}
+	r.slots <- rc
+	return err == nil && r.t.ack(ua, status)
+}
+
+// roundTrip sends one beacon on *rcp, dialling it first if it is nil, and
+// returns the answer's status and whether the connection can take another
+// request.
+func (r *rawBeaconer) roundTrip(rcp **rawConn, tok, ua string) (status int, reuse bool, err error) {
+	rc := *rcp
+	if rc == nil {
+		c, err := net.DialTimeout("tcp", r.host, 30*time.Second)
+		if err != nil {
+			return 0, false, err
+		}
+		rc = &rawConn{c: c, br: bufio.NewReaderSize(c, 1024)}
+		*rcp = rc
+	}
+	b := append(rc.req[:0], "GET /api/v1/beet/"...)
+	b = append(b, tok...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, r.host...)
+	b = append(b, "\r\nUser-Agent: "...)
+	b = append(b, ua...)
+	if !r.keepAlive {
+		b = append(b, "\r\nConnection: close"...)
+	}
+	b = append(b, "\r\n\r\n"...)
+	rc.req = b
+	rc.c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := rc.c.Write(b); err != nil {
+		return 0, false, err
+	}
+	res, err := http.ReadResponse(rc.br, nil)
+	if err != nil {
+		return 0, false, err
+	}
+	_, err = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode, r.keepAlive && !res.Close, err
+}
+
+// ack records ua as acknowledged if status is 200, and says whether it was.
+func (t *target) ack(ua string, status int) bool {
+	if status != 200 {
 		return false
 	}
 	if t.db != nil {
@@ -464,7 +583,8 @@ var runSeq atomic.Int64
 
 // closedLoop keeps -conns requests in flight for -duration.
 func closedLoop(t *target, phase string, toks []string) result {
-	client := newClient(*conns, true)
+	client := t.beaconer(*conns, true)
+	defer client.close()
 	run := phase + strconv.FormatInt(runSeq.Add(1), 10)
 	deadline := time.Now().Add(*duration)
 	var next atomic.Int64
@@ -477,7 +597,7 @@ func closedLoop(t *target, phase string, toks []string) result {
 			for time.Now().Before(deadline) {
 				i := int(next.Add(1))
 				t0 := time.Now()
-				if !t.send(client, toks[i%len(toks)], "bench "+run+" "+strconv.Itoa(i)) {
+				if !client.beacon(toks[i%len(toks)], "bench "+run+" "+strconv.Itoa(i)) {
 					errs.Add(1)
 				}
 				lat[w] = append(lat[w], time.Since(t0))
@@ -491,7 +611,8 @@ func closedLoop(t *target, phase string, toks []string) result {
 // openLoop sends rate requests/s on a schedule, whatever the answers do,
 // and measures each latency from the time the request was due.
 func openLoop(t *target, phase string, toks []string, rate int, d time.Duration) result {
-	client := newClient(*conns, true)
+	client := t.beaconer(*conns, true)
+	defer client.close()
 	run := phase + strconv.FormatInt(runSeq.Add(1), 10)
 	total := int(float64(rate) * d.Seconds())
 	interval := time.Second / time.Duration(rate)
@@ -507,7 +628,7 @@ func openLoop(t *target, phase string, toks []string, rate int, d time.Duration)
 				if w := time.Until(due); w > 0 {
 					time.Sleep(w)
 				}
-				if !t.send(client, toks[i%len(toks)], "bench "+run+" "+strconv.Itoa(i)) {
+				if !client.beacon(toks[i%len(toks)], "bench "+run+" "+strconv.Itoa(i)) {
 					errs.Add(1)
 				}
 				lat[i] = time.Since(due)
@@ -542,7 +663,8 @@ func ladder(t *target) (best int, bestRes result, next int, nextRes result) {
 // for the ones that wait for a slot, as it would for cron jobs that fire at
 // the same second.
 func burst(t *target, toks []string) result {
-	client := newClient(*burstC, false)
+	client := t.beaconer(*burstC, false)
+	defer client.close()
 	run := "burst" + strconv.FormatInt(runSeq.Add(1), 10)
 	lat := make([]time.Duration, len(toks))
 	var errs atomic.Int64
@@ -553,7 +675,7 @@ func burst(t *target, toks []string) result {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(toks); i = int(next.Add(1)) - 1 {
 				t0 := time.Now()
-				if !t.send(client, toks[i], "bench "+run+" "+strconv.Itoa(i)) {
+				if !client.beacon(toks[i], "bench "+run+" "+strconv.Itoa(i)) {
 					errs.Add(1)
 				}
 				lat[i] = time.Since(t0)
@@ -689,6 +811,16 @@ func floodRun(p *proc, n int) int64 {
 	}
 	wg.Wait()
 	return benchkit.HWM(p.cmd.Process.Pid)
+}
+
+// selfCPU is the CPU time (user and system) the load generator (this
+// process) has used: it shares the machine with the servers it measures.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cpuTime is the CPU time (user and system) the process has used.

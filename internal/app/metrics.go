@@ -50,9 +50,16 @@ func (a *App) instrumentHTTP(reg prometheus.Registerer, next http.Handler) http.
 	})
 }
 
+// codeClasses are the status classes' labels, built once: a label built
+// per request was an allocation a request.
+var codeClasses = [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}
+
 func codeClass(status int) string {
 	if status == 0 {
 		status = http.StatusOK
+	}
+	if c := status / 100; c >= 1 && c <= len(codeClasses) {
+		return codeClasses[c-1]
 	}
 	return strconv.Itoa(status/100) + "xx"
 }

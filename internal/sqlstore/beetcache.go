@@ -11,13 +11,13 @@ import (
 // beetCache keeps the beets AddEvents wrote, as they stood after its
 // commit, with the row version that commit gave them (the version column,
 // which a trigger raises on every other change). A commit then reads only
-// (id, token, version) of its beets: where the version matches, the copy
+// (id, version) of its beets: where the version matches, the copy
 // is the row and the full read, its decoding and the detection state it
 // carries are skipped; where it does not (the sweeper, the API, a
 // rotation or another instance changed the row), the row is read in full.
 // So the cache can be stale but never wrong. It knows nothing of what the
-// beet's fields mean; entries are deep copies, so a commit that changes
-// its beets (and may fail) never touches them.
+// beet's fields mean; get hands out deep copies, so a commit that changes
+// its beets (and may fail) never touches an entry.
 type beetCache struct {
 	byID    *lru.Cache[int64, cachedBeet]
 	byToken *lru.Cache[string, int64] // tokens never move between beets
@@ -60,12 +60,14 @@ func (c *beetCache) latest(id int64) (*beet.Beet, int64, bool) {
 	return cloneBeet(e.b), e.version, true
 }
 
-// put keeps a copy of b at version, unless a newer version is kept.
-func (c *beetCache) put(b *beet.Beet, version int64) {
+// keep keeps b at version, unless a newer version is kept. b itself is
+// kept, not a copy: the caller hands over a beet that nothing else refers
+// to or changes from then on (get hands out copies).
+func (c *beetCache) keep(b *beet.Beet, version int64) {
 	if e, ok := c.byID.Peek(b.ID); ok && e.version > version {
 		return
 	}
-	c.byID.Add(b.ID, cachedBeet{b: cloneBeet(b), version: version})
+	c.byID.Add(b.ID, cachedBeet{b: b, version: version})
 	c.byToken.Add(b.Token, b.ID)
 }
 

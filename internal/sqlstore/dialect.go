@@ -21,8 +21,6 @@ type dialect interface {
 	// several instances delete disjoint rows at once; SQLite has a single
 	// writer and needs nothing.
 	skipLocked() string
-	// insertChunk is how many events one INSERT statement carries.
-	insertChunk() int
 	// versionTableSQL answers one boolean: does goose's table exist?
 	versionTableSQL() string
 	isUnique(err error) bool
@@ -35,11 +33,6 @@ func (sqliteDialect) name() string          { return "sqlite" }
 func (sqliteDialect) goose() goose.Dialect  { return goose.DialectSQLite3 }
 func (sqliteDialect) migrationsDir() string { return "migrations/sqlite" }
 
-// insertChunk is 1 on SQLite: one prepared single-row statement reused per
-// event was measured about twice as fast for a batch of 100 as a 100-row
-// INSERT, because modernc resolves each $N by name in a linear list, which
-// makes binding a wide statement quadratic. There is no round trip to save.
-func (sqliteDialect) insertChunk() int   { return 1 }
 func (sqliteDialect) skipLocked() string { return "" }
 func (sqliteDialect) isUnique(err error) bool {
 	return sqliteCode(err, sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
@@ -71,10 +64,6 @@ func (postgresDialect) name() string          { return "postgres" }
 func (postgresDialect) goose() goose.Dialect  { return goose.DialectPostgres }
 func (postgresDialect) migrationsDir() string { return "migrations/postgres" }
 
-// insertChunk is 200 on PostgreSQL: each statement is a network round trip,
-// so a batch of 100 goes in one; 10 parameters per row stay far below the
-// limit of 65535.
-func (postgresDialect) insertChunk() int   { return 200 }
 func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
 func (postgresDialect) isUnique(err error) bool {
 	return pgCode(err, "23505") // unique_violation

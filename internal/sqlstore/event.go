@@ -60,7 +60,10 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 		return fmt.Errorf("add events: %w", err)
 	}
 	for _, b := range touched {
-		db.beets.put(b, versions[b.ID]+1) // saveBeets raised it by one
+		// saveBeets raised the version by one. The beet is this call's
+		// own (a copy from the cache or a row read in full), so the cache
+		// takes it as it is.
+		db.beets.keep(b, versions[b.ID]+1)
 	}
 	return nil
 }
@@ -89,7 +92,7 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 		if err := db.saveBeets(ctx, tx, w.save, touched); err != nil {
 			return err
 		}
-		return insertEvents(ctx, tx, w.insert, events, db.d.insertChunk())
+		return insertEvents(ctx, tx, w.insert, events)
 	})
 	return touched, versions, err
 }
@@ -206,7 +209,7 @@ func (db *DB) probeLists(ids []int64, toks []string) (probeIDs []int64, probeTok
 
 // lockBeets reads, inside tx, the beets with the given IDs or tokens (both
 // sorted), by ID and by token, and the version of each (SQLite). It reads
-// (id, token, version) first, by primary key for the tokens the cache
+// (id, version) first, by primary key for the tokens the cache
 // knows, and the whole row only of beets the cache does not hold at that
 // version. SQLite's single writer keeps a concurrent rotation, deletion or
 // sweeper flip out until this commit ends.
@@ -221,8 +224,7 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 		defer rows.Close()
 		for rows.Next() {
 			var id, version int64
-			var token string
-			if err := rows.Scan(&id, &token, &version); err != nil {
+			if err := rows.Scan(&id, &version); err != nil {
 				return err
 			}
 			versions[id] = version
@@ -315,35 +317,77 @@ func inChunks[T any](items []T, query func(args []any, size int) error) error {
 	return nil
 }
 
-var idChunks = []int{1, 8, 64, 256}
+// idChunks are the list sizes of the prepared lookups: powers of two, so
+// padding at most doubles a list.
+var idChunks = []int{1, 2, 4, 8, 16, 32, 64, 128, 256}
 
-// findInSQL selects columns of the beets whose column is one of n values.
+// findInSQL selects columns of the beets whose column is one of n values,
+// in SQLite's anonymous placeholders (bound by position).
 func findInSQL(columns, column string, n int) string {
-	marks := make([]string, n)
-	for i := range marks {
-		marks[i] = "$" + strconv.Itoa(i+1)
-	}
-	return `SELECT ` + columns + ` FROM beets WHERE ` + column + ` IN (` + strings.Join(marks, ",") + `)`
+	return `SELECT ` + columns + ` FROM beets WHERE ` + column + ` IN (?` + strings.Repeat(",?", n-1) + `)`
 }
 
-const saveBeetSQL = `UPDATE beets SET last_event_at = $1, status = $2, status_reason = $3,
-	status_since = $4, due_at = $5, model = $6, runs = $7, version = version + 1 WHERE id = $8`
+// saveBeetsSQLite returns an UPDATE of n beets' state in one statement,
+// in SQLite's anonymous placeholders, eight a beet in saveBeets' order.
+func saveBeetsSQLite(n int) string {
+	var b strings.Builder
+	b.WriteString(`WITH v (id, last_event_at, status, status_reason, status_since, due_at, model, runs) AS (VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`(?,?,?,?,?,?,?,?)`)
+	}
+	b.WriteString(`) UPDATE beets SET last_event_at = v.last_event_at, status = v.status, status_reason = v.status_reason,
+		status_since = v.status_since, due_at = v.due_at, model = v.model, runs = v.runs, version = version + 1
+		FROM v WHERE beets.id = v.id`)
+	return b.String()
+}
 
-// saveBeets writes back what AddEvents changed on each beet, one prepared
-// UPDATE a beet (SQLite).
-func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save *sql.Stmt, beets []*beet.Beet) error {
-	stmt := tx.StmtContext(ctx, save)
-	for _, b := range beets {
-		runs, err := encodeRuns(b.Runs)
-		if err != nil {
-			return fmt.Errorf("beet %d: %w", b.ID, err)
+// saveBeets writes back what AddEvents changed on each beet (SQLite), with
+// the prepared multi-beet UPDATEs of save (by beet count, in the sizes of
+// insertEventSizes), so a commit runs a few statements, not one a beet.
+func (db *DB) saveBeets(ctx context.Context, tx *sql.Tx, save map[int]*sql.Stmt, beets []*beet.Beet) error {
+	const cols = 8
+	args := make([]any, 0, cols*min(len(beets), insertEventSizes[0]))
+	for len(beets) > 0 {
+		size := insertEventSizes[len(insertEventSizes)-1]
+		for _, c := range insertEventSizes {
+			if c <= len(beets) {
+				size = c
+				break
+			}
 		}
-		if _, err := stmt.ExecContext(ctx, nullMicros(b.LastEventAt), string(b.Status), b.StatusReason,
-			toMicros(b.StatusSince), nullMicros(b.DueAt), b.Model, runs, b.ID); err != nil {
-			return fmt.Errorf("beet %d: %w", b.ID, err)
+		args = args[:0]
+		for _, b := range beets[:size] {
+			runs, err := encodeRuns(b.Runs)
+			if err != nil {
+				return fmt.Errorf("beet %d: %w", b.ID, err)
+			}
+			args = append(args, b.ID, nilMicros(b.LastEventAt), string(b.Status), b.StatusReason,
+				toMicros(b.StatusSince), nilMicros(b.DueAt), nilBytes(b.Model), runs)
 		}
+		if _, err := tx.StmtContext(ctx, save[size]).ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("save %d beets from %d: %w", size, beets[0].ID, err)
+		}
+		beets = beets[size:]
 	}
 	return nil
+}
+
+func nilMicros(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return toMicros(*t)
+}
+
+// nilBytes keeps a nil model NULL, as database/sql stores a nil []byte.
+func nilBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
 }
 
 func microsPtr(t *time.Time) *int64 {
@@ -376,10 +420,10 @@ func decodeRuns(s string, r *beet.Runs) error {
 // begins. (PostgreSQL's are pgx's statement cache: see addEventsPG.)
 type eventWrites struct {
 	find       map[int]*sql.Stmt // beets by a padded ID list, by size
-	probe      map[int]*sql.Stmt // (id, token, version) by a padded ID list, by size
+	probe      map[int]*sql.Stmt // (id, version) by a padded ID list, by size
 	probeToken map[int]*sql.Stmt // the same by a padded token list
-	save       *sql.Stmt         // one beet's state
-	insert     *sql.Stmt         // a full chunk of events
+	save       map[int]*sql.Stmt // beets' state, by beet count (insertEventSizes)
+	insert     map[int]*sql.Stmt // events, by row count (insertEventSizes)
 }
 
 // eventWriteStmts prepares them on the first call that succeeds and then
@@ -397,84 +441,119 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 		if w.find[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns, "id", n)); err != nil {
 			return w, err
 		}
-		if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "id", n)); err != nil {
+		if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, version", "id", n)); err != nil {
 			return w, err
 		}
-		if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, token, version", "token", n)); err != nil {
+		if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, version", "token", n)); err != nil {
 			return w, err
 		}
 	}
-	if w.save, err = db.prepared(ctx, db.write, saveBeetSQL); err != nil {
-		return w, err
-	}
-	if w.insert, err = db.prepared(ctx, db.write, insertEventsSQL(db.d.insertChunk())); err != nil {
-		return w, err
+	w.save, w.insert = map[int]*sql.Stmt{}, map[int]*sql.Stmt{}
+	for _, n := range insertEventSizes {
+		if w.save[n], err = db.prepared(ctx, db.write, saveBeetsSQLite(n)); err != nil {
+			return w, err
+		}
+		if w.insert[n], err = db.prepared(ctx, db.write, insertEventsSQLite(n)); err != nil {
+			return w, err
+		}
 	}
 	db.events = &w
 	return w, nil
 }
 
-// insertEvents writes the events that have a beet (BeetID not 0) with
-// multi-row INSERTs of chunk rows; insert is the prepared full-chunk
-// statement.
-func insertEvents(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, events []beet.Event, chunk int) error {
-	full := tx.StmtContext(ctx, insert)
-	args := make([]any, 0, eventCols*min(len(events), chunk))
-	flush := func() error {
-		if len(args) == 0 {
-			return nil
-		}
-		var err error
-		if len(args) == eventCols*chunk {
-			_, err = full.ExecContext(ctx, args...)
-		} else {
-			_, err = tx.ExecContext(ctx, insertEventsSQL(len(args)/eventCols), args...)
-		}
-		args = args[:0]
-		return err
-	}
+// insertEventSizes are the row counts of the prepared event INSERTs on
+// SQLite, largest first: a group is written as a sum of them (26 events as
+// 16 + 8 + 2 rows), so a commit runs a few statements, not one an event.
+var insertEventSizes = []int{64, 32, 16, 8, 4, 2, 1}
+
+// insertEvents writes the events that have a beet (BeetID not 0) with the
+// prepared multi-row INSERTs of insert (by row count). Values are passed
+// as the driver takes them (int64, []byte, string, nil for NULL), so
+// database/sql converts nothing.
+func insertEvents(ctx context.Context, tx *sql.Tx, insert map[int]*sql.Stmt, events []beet.Event) error {
+	n := 0
 	for i := range events {
-		e := &events[i]
-		if e.BeetID == 0 {
-			continue
+		if events[i].BeetID != 0 {
+			n++
 		}
-		args = append(args, e.ID[:], e.BeetID, toMicros(e.ReceivedAt), nullFloat(e.Value), e.Method, e.UserAgent,
-			string(e.Kind.Normal()), nullInt(e.ExitCode), nullMillis(e.Duration), nullString(e.Message))
-		if len(args) == eventCols*chunk {
-			if err := flush(); err != nil {
-				return err
+	}
+	args := make([]any, 0, eventCols*min(n, insertEventSizes[0]))
+	next := 0 // the first event not yet written
+	for n > 0 {
+		size := insertEventSizes[len(insertEventSizes)-1]
+		for _, c := range insertEventSizes {
+			if c <= n {
+				size = c
+				break
 			}
 		}
+		args = args[:0]
+		for len(args) < eventCols*size {
+			e := &events[next]
+			next++
+			if e.BeetID == 0 {
+				continue
+			}
+			args = append(args, toMicros(e.ReceivedAt), e.ID[:], e.BeetID, nilFloat(e.Value), e.Method, e.UserAgent,
+				string(e.Kind.Normal()), nilInt(e.ExitCode), nilMillis(e.Duration), nilString(e.Message))
+		}
+		if _, err := tx.StmtContext(ctx, insert[size]).ExecContext(ctx, args...); err != nil {
+			return err
+		}
+		n -= size
 	}
-	return flush()
+	return nil
 }
 
-// eventCols is the number of columns insertEventsSQL writes per event.
-const eventCols = 10
+// nilFloat, nilInt, nilMillis and nilString are the nullable columns'
+// values for the SQLite insert: nil for NULL, else what the driver binds.
+func nilFloat(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
 
-// insertEventsSQL returns an INSERT of n rows that skips stored IDs.
-func insertEventsSQL(n int) string {
+func nilInt(i *int) any {
+	if i == nil {
+		return nil
+	}
+	return int64(*i)
+}
+
+func nilMillis(d *time.Duration) any {
+	if d == nil {
+		return nil
+	}
+	return d.Milliseconds()
+}
+
+func nilString(s string) any {
+	if s == "" {
+		return nil // most events carry no message
+	}
+	return s
+}
+
+// insertEventsSQLite returns an INSERT of n rows in SQLite's anonymous
+// placeholders (bound by position, with no parameter names to look up),
+// in insertEvents' argument order.
+func insertEventsSQLite(n int) string {
 	var b strings.Builder
-	b.Grow(150 + n*50)
-	b.WriteString(`INSERT INTO events (id, beet_id, received_at, value, method, user_agent,
+	b.WriteString(`INSERT INTO events (received_at, id, beet_id, value, method, user_agent,
 		kind, exit_code, duration_ms, message) VALUES `)
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteByte('(')
-		for j := range eventCols {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(i*eventCols + j + 1))
-		}
-		b.WriteByte(')')
+		b.WriteString(`(?,?,?,?,?,?,?,?,?,?)`)
 	}
-	b.WriteString(` ON CONFLICT DO NOTHING`) // PostgreSQL's key is (received_at, id)
+	b.WriteString(` ON CONFLICT DO NOTHING`)
 	return b.String()
 }
+
+// eventCols is the number of columns an event INSERT writes per event.
+const eventCols = 10
 
 // FindEvents returns a beet's events newest first. Since is inclusive and
 // Until exclusive; Limit 0 means beet.DefaultPageLimit and larger limits are

@@ -283,23 +283,6 @@ func nullFloat(f *float64) sql.NullFloat64 {
 	return sql.NullFloat64{Float64: *f, Valid: true}
 }
 
-func nullInt(i *int) sql.NullInt64 {
-	if i == nil {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: int64(*i), Valid: true}
-}
-
-func nullMillis(d *time.Duration) sql.NullInt64 {
-	if d == nil {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: d.Milliseconds(), Valid: true}
-}
-
-// nullString stores "" as NULL: most events carry no message.
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-
 func fromNullFloat(f sql.NullFloat64) *float64 {
 	if !f.Valid {
 		return nil

@@ -1,0 +1,68 @@
+package sqlstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// Migration 00015 rebuilds SQLite's events table on its key (received_at,
+// id): every event stored before it is still there, with all its fields,
+// and a replay of them stores nothing twice.
+func TestEventsKeyMigration(t *testing.T) {
+	db := openSQLite(t)
+	ctx := t.Context()
+	if err := db.MigrateBeforeForTest(ctx, 15); err != nil {
+		t.Fatal(err)
+	}
+	b := pgFixture(t, db, beet.PlanPro)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	v, code, d := 2.5, 3, 1500*time.Millisecond
+	evs := []beet.Event{pgEvent(b.ID, now.Add(-time.Hour)), pgEvent(b.ID, now.Add(-time.Minute)), pgEvent(b.ID, now)}
+	evs[1].Value, evs[1].Kind = &v, beet.KindStart
+	evs[2].Kind, evs[2].ExitCode, evs[2].Duration, evs[2].Message = beet.KindFail, &code, &d, "disk full"
+	if err := db.AddEvents(ctx, evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, err := db.FindEvents(ctx, beet.EventFilter{BeetID: b.ID})
+	if err != nil || len(before) != 3 {
+		t.Fatalf("before the migration the beet has %d events, %v; want 3", len(before), err)
+	}
+	migrated(t, db)
+	after, err := db.FindEvents(ctx, beet.EventFilter{BeetID: b.ID})
+	if err != nil || len(after) != 3 {
+		t.Fatalf("after the migration the beet has %d events, %v; want 3", len(after), err)
+	}
+	for i := range before {
+		if !sameEvent(before[i], after[i]) {
+			t.Errorf("event %d: %+v before the migration, %+v after", i, *before[i], *after[i])
+		}
+	}
+	again := []beet.Event{evs[0], evs[1], evs[2]}
+	for i := range again {
+		again[i].BeetID = b.ID
+	}
+	if err := db.AddEvents(ctx, again, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.FindEvents(ctx, beet.EventFilter{BeetID: b.ID}); len(got) != 3 {
+		t.Errorf("after a replay the beet has %d events, want 3", len(got))
+	}
+}
+
+func sameEvent(a, b *beet.Event) bool {
+	if a.ID != b.ID || a.BeetID != b.BeetID || !a.ReceivedAt.Equal(b.ReceivedAt) || a.Method != b.Method ||
+		a.UserAgent != b.UserAgent || a.Kind != b.Kind || a.Message != b.Message {
+		return false
+	}
+	switch {
+	case (a.Value == nil) != (b.Value == nil), a.Value != nil && *a.Value != *b.Value:
+		return false
+	case (a.ExitCode == nil) != (b.ExitCode == nil), a.ExitCode != nil && *a.ExitCode != *b.ExitCode:
+		return false
+	case (a.Duration == nil) != (b.Duration == nil), a.Duration != nil && *a.Duration != *b.Duration:
+		return false
+	}
+	return true
+}

@@ -96,7 +96,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		ok = false
 	}
 	if !ok {
-		m.offGrid(prev, sec)
+		m.offGrid(prev, sec, prevCalls)
 		return
 	}
 	// Runs missing where the schedule expected them (when learned: missed
@@ -115,7 +115,60 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			m.shiftDay = -m.shiftDay
 		}
 	}
+	m.countEnd(prev, prevCalls)
 	m.onRun(sec, late, shift, skipped == 0)
+}
+
+// endRunsSure is how many runs in a row must each have come as exactly a
+// start and one end ping before a missing end is flagged (an overrun):
+// random extra pings near runs rarely make seven clean pairs in a row.
+const endRunsSure = 7
+
+// minEndPeriod: runs closer than this are not watched for their end. A
+// cluster (a minute) is then a large share of the period, so a ping of the
+// next run or an extra one joins a run's cluster as its "end" by chance,
+// and a missing end is flagged no sooner than the next run would be.
+const minEndPeriod = 10 * 60
+
+// The extras byte: bits 0-4 the leaky count of extra pings, bits 5-7 the
+// runs in a row (up to endRunsSure) that came as a start and one end.
+func (m *RateModel) extraCount() uint8 { return m.extras & 31 }
+func (m *RateModel) endRuns() uint8    { return m.extras >> 5 }
+func (m *RateModel) setExtraCount(n uint8) {
+	m.extras = m.extras&^31 | min(n, 31)
+}
+func (m *RateModel) setEndRuns(n uint8) { m.extras = m.extras&31 | min(n, endRunsSure)<<5 }
+
+// countEnd takes stock, as the next run comes, of how the latest run at
+// prev ended: with exactly one end ping, either in its own cluster (calls
+// is 2: a start and an end under a minute apart) or as a ping of its own
+// (runPings, noted by offGrid); anything else (no end, or more pings)
+// starts the count of clean start+end runs over.
+func (m *RateModel) countEnd(prev int64, calls uint8) {
+	switch {
+	case m.period < minEndPeriod:
+		m.setEndRuns(0)
+	case m.runPings() == 0 && calls == 2:
+		m.noteEnd(m.last/1e6 - prev)
+	case m.runPings() != 0 && calls == 1 && m.endRuns() > 0:
+		// its end came on its own (counted by offGrid)
+	default:
+		m.setEndRuns(0)
+	}
+}
+
+// noteEnd learns a run's end ping off seconds after its slot: endOff
+// keeps the longest of a streak of start+end runs (an end that came late
+// widens the overrun deadline; it never shrinks below what history showed).
+func (m *RateModel) noteEnd(off int64) {
+	off = min(max(off, 1), math.MaxUint16)
+	if m.endRuns() == 0 {
+		m.endOff = uint16(off)
+	}
+	m.endOff = max(m.endOff, uint16(off))
+	m.setEndRuns(m.endRuns() + 1)
+	m.flags &^= flagPaired
+	m.flags2 &^= flagPairOnce
 }
 
 // onRun takes a run at sec, late seconds after its slot (shifted by shift
@@ -157,7 +210,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			m.period = uint32(max(1, p-1))
 		}
 	}
-	if m.runPings() == 0 && m.flags&flagPaired == 0 {
+	if m.runPings() == 0 && m.flags&flagPaired == 0 && m.endRuns() == 0 {
 		m.endOff = 0 // no second ping in the last period
 	}
 	if m.runPings() == 0 {
@@ -166,8 +219,8 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.flags2 &^= flagPairOnce
 	}
 	m.setRunPings(0)
-	if m.extras > 0 {
-		m.extras--
+	if n := m.extraCount(); n > 0 {
+		m.setExtraCount(n - 1)
 	}
 	m.learnCalendar(m.cluster)
 }
@@ -185,7 +238,9 @@ func (m *RateModel) runAnchor(sec, late int64) int64 {
 
 // offGrid handles a cluster that is not a run on the grid: a second ping
 // of the run (free once a period), an extra, or a new candidate period.
-func (m *RateModel) offGrid(prev, sec int64) {
+//
+// calls is the number of calls in the cluster before this one.
+func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	p := int64(m.period)
 	gap := sec - prev
 	if p%86400 == 0 {
@@ -200,6 +255,13 @@ func (m *RateModel) offGrid(prev, sec int64) {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
+		if calls == 1 && gap > 0 && p >= minEndPeriod && (gap < p/4 || m.endRuns() >= endRunsSure && !usual) {
+			// The end of a run that came as its start alone (a late end,
+			// once ends are known, still is one and widens endOff).
+			m.noteEnd(gap)
+			return
+		}
+		m.setEndRuns(0)
 		off := min(max(gap, 1), math.MaxUint16)
 		// A second ping at the same offset as the last two runs' (within
 		// a minute or a quarter): a pair of runs or a start and an end
@@ -221,7 +283,7 @@ func (m *RateModel) offGrid(prev, sec int64) {
 		// is off the grid: the job moved. Follow it at once (its slots are
 		// flagged no more); it is confirmed again after scheduleStreak runs
 		// at the new time, or a new period is learned.
-		m.streak, m.cluster, m.extras = 0, sec, 0
+		m.streak, m.cluster, m.extras = 0, sec, 0 // extra pings and ends counted afresh
 		m.flags &^= flagResumed
 		m.setRunPings(0)
 		return
@@ -229,11 +291,12 @@ func (m *RateModel) offGrid(prev, sec int64) {
 	if m.Scheduled() || m.streak >= 2 {
 		// More than one extra in a period wears the schedule down: a
 		// learned one loses trust, a candidate is dropped.
-		m.extras += 4
-		if m.extras < 16 {
+		m.setEndRuns(0) // a third ping: no start+end pair
+		m.setExtraCount(m.extraCount() + 4)
+		if m.extraCount() < 16 {
 			return
 		}
-		m.extras = 0
+		m.setExtraCount(0)
 		if m.Scheduled() {
 			m.streak = max(1, m.streak/2) // 0 is a new candidate's
 			return
@@ -504,31 +567,38 @@ func (w calendar) due(bool) (time.Time, string, bool) {
 	return due, kindMissedRun, true
 }
 
-// secondDue is when a missing second ping is flagged, once the latest
-// two runs had theirs at the same offset (flagPaired):
+// secondDue is when a missing second ping is flagged:
 //
-//   - runs in pairs far apart (twice a day): the second run is due endOff
-//     after the first, with the runs' grace;
-//   - a start and an end ping (a second ping within a quarter period): a
-//     run still without its end a quarter period after it started, and
-//     twice as long as the latest run took plus the grace, is overdue
-//     (no normal run takes that long; the next run's slot would come much
-//     later).
+//   - runs in pairs far apart (twice a day), once the latest two runs had
+//     their second at the same offset (flagPaired): the second run is due
+//     endOff after the first, with the runs' grace;
+//   - a start and an end ping, once endRunsSure runs in a row came as a
+//     start and exactly one end: a run still without its end a quarter
+//     period after it started, and twice as long after as the longest run
+//     of the streak took, is overdue (an overrun).
 func (m *RateModel) secondDue() (time.Time, bool) {
 	p, off := int64(m.period), int64(m.endOff)
-	if m.flags&flagPaired == 0 || m.runPings() != 0 || off == 0 {
+	if m.runPings() != 0 || off == 0 {
 		return time.Time{}, false
 	}
 	var at time.Time
 	switch {
-	case off >= p/4 && p%86400 == 0:
+	case m.flags&flagPaired != 0 && off >= p/4 && p%86400 == 0:
 		at = time.Unix(m.secondSlot()+m.tolerance(), 0)
-	case off < p/4 && m.calls < 2: // a second call within the run's cluster was its end
-		at = time.Unix(m.cluster+max(p/4, 2*off+m.tolerance()), 0)
+	case m.endRuns() >= endRunsSure && m.calls < 2: // a second call within the run's cluster was its end
+		at = time.Unix(m.cluster+m.overrunAfter(), 0)
 	default:
 		return time.Time{}, false
 	}
 	return at, at.UnixMicro() > m.last
+}
+
+// overrunAfter is how long after its slot a run of a start+end job is
+// overdue without its end: twice the longest run of the streak, at least
+// a quarter period and graceFloor more than that longest run.
+func (m *RateModel) overrunAfter() int64 {
+	off := int64(m.endOff)
+	return max(int64(m.period)/4, 2*off, off+graceFloor)
 }
 
 // secondOfMissed takes a cluster at sec that is the second run of a day
@@ -561,10 +631,10 @@ func (m *RateModel) secondSlot() int64 {
 
 func (w calendar) alarm(kind string, due time.Time) *alarm {
 	m := w.m
-	if kind == kindMissedSecond && int64(m.endOff) < int64(m.period)/4 {
+	if kind == kindMissedSecond && m.endRuns() >= endRunsSure {
 		start := time.Unix(m.cluster, 0)
-		return &alarm{kind: beet.FlipOverrun, expected: 1, reason: fmt.Sprintf("The run that started at %s has not reported its end by %s; runs usually end about %s after they start (%s).",
-			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
+		return &alarm{kind: beet.FlipOverrun, expected: 1, reason: fmt.Sprintf("The run that started at %s has not reported its end by %s; the longest run of the last %d ended %s after its start (%s).",
+			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), endRunsSure, Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
 	}
 	if kind == kindMissedSecond {
 		slot := time.Unix(m.secondSlot(), 0)
@@ -648,7 +718,10 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	} else {
 		words += ", on time"
 	}
-	if m.endOff > 0 {
+	switch {
+	case m.endRuns() >= endRunsSure:
+		words += ", with an end ping at most " + Duration(time.Duration(m.endOff)*time.Second) + " after each start"
+	case m.endOff > 0:
 		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
 	}
 	return words, cron

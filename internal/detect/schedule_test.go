@@ -1,0 +1,91 @@
+package detect
+
+import (
+	"bufio"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// dumpedStream is a stream the judge dumped (`go run ./cmd/detectjudge
+// -dump family/incident/N`): the beet's zone, its events, and the
+// incident the judge injected (zero times for a clean stream).
+type dumpedStream struct {
+	zone       string
+	events     []time.Time
+	start, end time.Time
+}
+
+var (
+	dumpHeader   = regexp.MustCompile(`^# .*: beet zone (\S+),`)
+	dumpIncident = regexp.MustCompile(`^# incident ".*": (\S+) to (\S+) `)
+)
+
+func readDump(t *testing.T, path string) dumpedStream {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var s dumpedStream
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := dumpHeader.FindStringSubmatch(line); m != nil {
+			s.zone = m[1]
+		}
+		if m := dumpIncident.FindStringSubmatch(line); m != nil {
+			s.start, _ = time.Parse(time.RFC3339, m[1])
+			s.end, _ = time.Parse(time.RFC3339, m[2])
+		}
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		at, n, _ := strings.Cut(line, ",")
+		ts, err := time.Parse(time.RFC3339Nano, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, err := strconv.Atoi(n); err != nil || k != 1 {
+			t.Fatalf("%s: want one event a line: %q", path, line)
+		}
+		s.events = append(s.events, ts)
+	}
+	if s.zone == "" {
+		t.Fatalf("%s: no zone in the header", path)
+	}
+	return s
+}
+
+// TestStartEndLateRun: jobs that ping at the start and at the end of each
+// run (hourly, the end under a minute after the start, so in the start's
+// cluster; and daily, the end 1-50 min after), whose ends come at varying
+// offsets, raise nothing for weeks; one run whose end comes hours late
+// (the judge's `-dump 'startend-daily/late run/0'` and
+// 'startend-hourly/late run/1', seed 1) is flagged as an overrun before
+// its end arrives. Pairs used to need the same end offset, within a
+// minute or a quarter, three runs in a row, which runs varying by a few
+// percent of the period seldom give: such late runs went unflagged.
+func TestStartEndLateRun(t *testing.T) {
+	for _, path := range []string{"testdata/startend-hourly-late-run.csv", "testdata/startend-daily-late-run.csv"} {
+		s := readDump(t, path)
+		a := newAutoBeet(s.zone)
+		for _, at := range s.events {
+			a.event(t, at, 1)
+		}
+		a.until(t, s.events[len(s.events)-1].Add(time.Minute))
+		al := alarms(a.flips)
+		if len(al) != 1 || al[0].Kind != beet.FlipOverrun || al[0].At.Before(s.start) || !al[0].At.Before(s.end) {
+			t.Errorf("%s: want one overrun between the late run's start %s and its end %s, got %d alarms", path, s.start, s.end, len(al))
+			for _, f := range al {
+				t.Logf("  %s %s: %s", f.At, f.Kind, f.Reason)
+			}
+		}
+	}
+}

@@ -268,6 +268,9 @@ func (m *RateModel) Scheduled() bool {
 
 // confirmed reports whether the streak of runs on the schedule confirms it.
 func (m *RateModel) confirmed() bool {
+	if m.monthly() {
+		return m.streak >= monthStreak // schedule.go
+	}
 	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek()
 }
 

@@ -175,7 +175,7 @@ func (m *RateModel) noteEnd(off int64) {
 // seconds): it moves the anchor, learns lateness, days and window.
 func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	p := int64(m.period)
-	if m.streak == 0 && p%86400 != 0 && shift == 0 && !m.Scheduled() {
+	if m.streak == 0 && p%86400 != 0 && !m.monthly() && shift == 0 && !m.Scheduled() {
 		// The first match sets the interval; a slow drift after is
 		// followed by the anchor (a run early moves it all the way, a run
 		// late a little), so pings near a run cannot pull the period.
@@ -195,11 +195,11 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.flags &^= flagResumed
 	}
 	if late > 0 && shift == 0 {
-		l := min(late, math.MaxUint16)
+		l := min(late/m.lateUnit(), math.MaxUint16)
 		m.lateMean = uint16((7*int64(m.lateMean) + l + 4) / 8)
 		m.lateMax = uint16(max(l, int64(m.lateMax)))
 	}
-	if p%60 != 0 && shift == 0 {
+	if p%60 != 0 && !m.monthly() && shift == 0 {
 		// An interval not of whole minutes (not cron's: a loop that
 		// sleeps between runs) follows runs that come later and later, or
 		// earlier, a second a run.
@@ -323,6 +323,9 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	if k := (w + 43200) / 86400; k >= 1 && abs(w-k*86400) <= k*86400/20 {
 		p = k * 86400
 	}
+	if k := p / 86400; k >= 27 && k <= 32 && abs(now-m.monthNext(prev, 1)) <= monthPeriod/20 {
+		p = monthPeriod // the same day of the next month, give or take a day and a half
+	}
 	m.cluster = now
 	day, _ := m.localDay(now)
 	m.calDay = uint16(day)
@@ -380,12 +383,18 @@ func dayFraction(gap int64) int64 {
 func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 	p := int64(m.period)
 	late := now - (prev + k*p)
+	if m.monthly() {
+		late = now - m.monthNext(prev, k)
+	}
 	if p%86400 == 0 {
 		if w := now - m.wallNext(prev, k*p/86400); abs(w) < abs(late) {
 			late = w
 		}
 	}
 	tol := max(30, p/10)
+	if m.monthly() && !m.Scheduled() {
+		tol = p / 20 // learned from three runs: on the same day, give or take a day and a half
+	}
 	if m.Scheduled() {
 		// Up to half a period late is a late run: flagged as missed when
 		// its grace passed, it still widens the grace when it comes.
@@ -510,7 +519,8 @@ func wallGap(a, b int64, loc *time.Location) int64 {
 // half a period, so a slot's window never reaches the next.
 func (m *RateModel) tolerance() int64 {
 	p := int64(m.period)
-	g := max(graceFloor, p/10, int64(m.lateMax)*5/4, int64(lateTail*float64(m.lateMean)))
+	u := m.lateUnit()
+	g := max(graceFloor, p/10, int64(m.lateMax)*u*5/4, int64(lateTail*float64(m.lateMean))*u)
 	return min(g, max(graceFloor, p/2))
 }
 
@@ -542,6 +552,9 @@ func (m *RateModel) slot(k int64) int64 { return m.slotFrom(m.cluster, k) }
 
 func (m *RateModel) slotFrom(anchor, k int64) int64 {
 	p := int64(m.period)
+	if m.monthly() {
+		return m.monthNext(anchor, k)
+	}
 	next := anchor + k*p
 	if p%86400 == 0 {
 		// The same wall-clock time k·p/86400 days later, or later if DST
@@ -663,6 +676,11 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	days, dow := daysWords(m.daysOn)
 	zone := m.loc.String()
 	switch {
+	case m.monthly():
+		words = fmt.Sprintf("monthly on the %s at %02d:%02d %s", ordinal(at.Day()), hh, mm, zone)
+		if at.Day() <= 28 { // cron runs a later day only in the months that have it
+			cron = fmt.Sprintf("%d %d %d * *", mm, hh, at.Day())
+		}
 	case p == 86400:
 		words = fmt.Sprintf("%s at %02d:%02d %s", days, hh, mm, zone)
 		cron = fmt.Sprintf("%d %d * * %s", mm, hh, dow)
@@ -713,7 +731,7 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		}
 	}
 	words = "runs " + words
-	if late := 3 * int64(m.lateMean); late > 0 {
+	if late := 3 * int64(m.lateMean) * m.lateUnit(); late > 0 {
 		words += ", usually " + lateWords(late) + " late"
 	} else {
 		words += ", on time"
@@ -754,4 +772,52 @@ func daysWords(mask uint8) (words, field string) {
 		}
 	}
 	return "on " + strings.Join(ws, ", "), strings.Join(fs, ",")
+}
+
+// monthPeriod is the period of a monthly schedule (an average Gregorian
+// month): its slots are on the same day of the month at the same
+// wall-clock time (monthNext). No other period takes this value: a gap of
+// about a month is whole days on the wall clock.
+const monthPeriod = 2629746
+
+// monthStreak: a monthly schedule is confirmed by three runs (two gaps of
+// a calendar month, give or take a day and a half), the least the judge's
+// oracle calls a pattern; waiting for seven would take half a year.
+const monthStreak = 1
+
+// monthly reports whether the schedule runs once a month.
+func (m *RateModel) monthly() bool { return m.period == monthPeriod }
+
+// lateUnit is the unit of lateMean and lateMax in seconds: minutes for a
+// monthly schedule, whose runs may come a day or more late (16 bits of
+// seconds end at 18 h), else seconds.
+func (m *RateModel) lateUnit() int64 {
+	if m.monthly() {
+		return 60
+	}
+	return 1
+}
+
+// monthNext is the same day of the month and wall-clock time as t, months
+// later; a day the month does not have is its last day.
+func (m *RateModel) monthNext(t, months int64) int64 {
+	c := time.Unix(t, 0).In(m.loc)
+	y, mo, d := c.Date()
+	last := time.Date(y, mo+time.Month(months)+1, 0, 12, 0, 0, 0, m.loc).Day()
+	return time.Date(y, mo+time.Month(months), min(d, last), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
+}
+
+// ordinal writes a day of the month: 1st, 2nd, 3rd, 4th, … 11th, 21st.
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprint(n) + suffix
 }

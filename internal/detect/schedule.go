@@ -183,7 +183,18 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		if whole := (gap + 30) / 60 * 60; whole > 0 && abs(gap-whole) <= max(2, gap/100) {
 			gap = whole // cron runs whole minutes apart
 		}
-		gap = dayFraction(gap)
+		if gap = dayFraction(gap); gap == 86400/2 {
+			// Twice a day: a daily pair, the second run at its own time
+			// (runs at 11:50 and 23:26 on a 12 h grid are each a quarter
+			// of an hour off their slot, and a missed run is stated at a
+			// time it never runs).
+			prev := m.cluster
+			m.cluster = sec
+			m.pairDay(p, 0, prev, sec)
+			if m.period == 86400 {
+				return
+			}
+		}
 		m.period = uint32(gap)
 		late = 0
 	}

@@ -127,3 +127,33 @@ func TestMonthlyJob(t *testing.T) {
 		t.Fatalf("want one missed run within 4 days of %s, got %d alarms", s.start, len(al))
 	}
 }
+
+// TestTwiceDailyPairStatesRunTime: a job run at about 06:50 and 18:26 New
+// York time (the judge's `-dump 'cron-twice-daily/missed 1 run/5'`, seed
+// 1) was learned as "every 12 h at :38", a grid each of its runs is a
+// quarter of an hour off: its missed 06:50 run was flagged as due at
+// 06:39, before the run's slot. Learned as a daily pair instead, the
+// alarm states a time at or after the slot.
+func TestTwiceDailyPairStatesRunTime(t *testing.T) {
+	s := readDump(t, "testdata/twice-daily-missed-run.csv")
+	loc, _ := time.LoadLocation(s.zone)
+	a := newAutoBeet(s.zone)
+	for _, at := range s.events {
+		if at.After(s.start) {
+			break
+		}
+		a.event(t, at, 1)
+	}
+	if w, _ := Watch(&a.b); !strings.HasPrefix(w.Description, "runs every day at ") || !strings.Contains(w.Description, "with a second ping about 11 h") {
+		t.Errorf("not learned as a daily pair: %s", w.Description)
+	}
+	m, _ := LoadRateModel(a.b.Model, loc) // the grace the alarm states
+	a.until(t, s.end)
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+		t.Fatalf("want one missed run, got %d alarms", len(al))
+	}
+	if stated := al[0].At.Add(-m.Grace()); stated.Before(s.start) || stated.After(s.start.Add(time.Hour)) {
+		t.Errorf("the missed run of %s stated at %s (%s)", s.start.In(loc), stated.In(loc), al[0].Reason)
+	}
+}

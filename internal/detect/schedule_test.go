@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
 )
 
 // dumpedStream is a stream the judge dumped (`go run ./cmd/detectjudge
@@ -114,6 +115,9 @@ func TestMonthlyJob(t *testing.T) {
 	w, ok := Watch(&a.b)
 	if !ok || w.Model != "schedule" || !strings.HasSuffix(w.Cron, " 7 * *") || !strings.HasPrefix(w.Description, "runs monthly on the 7th at ") {
 		t.Fatalf("after three monthly runs: %+v", w)
+	}
+	if _, err := schedule.ParseCron(w.Cron); err != nil {
+		t.Fatalf("the cron line %q cannot make a cron beet: %v", w.Cron, err)
 	}
 	for _, at := range s.events[3:] {
 		a.event(t, at, 1)

@@ -36,6 +36,8 @@ const (
 func (m *RateModel) noteGap(sec, gap int64) {
 	w := uint8(sec / week)
 	if shift := w - m.gapWeek; shift != 0 {
+		known := m.gapMax[0] | m.gapMax[1] | m.gapMax[2]
+		longest := uint16(m.longestGap() / time.Minute)
 		for i := fallbackWeeks - 1; i >= 0; i-- {
 			if j := i - int(shift); j >= 0 && shift < fallbackWeeks {
 				m.gapMax[i] = m.gapMax[j]
@@ -44,6 +46,14 @@ func (m *RateModel) noteGap(sec, gap int64) {
 			}
 		}
 		m.gapWeek = w
+		if known != 0 && m.gapMax == [fallbackWeeks]uint16{} && m.flags&flagFrozen != 0 {
+			// An outage ended a beet whose gaps are longer than the weeks
+			// kept (a monthly job): it teaches nothing, and it must not
+			// leave the fallback with no gap at all (1 h, the floor, after
+			// a month's gap). The longest gap learned stays until newer
+			// ones replace it.
+			m.gapMax[fallbackWeeks-1] = longest
+		}
 	}
 	if m.flags&flagFrozen == 0 {
 		minutes := uint16(min((gap+59)/60, math.MaxUint16))

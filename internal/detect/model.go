@@ -63,8 +63,8 @@ type RateModel struct {
 	daysMissed uint8  // days whose last expected run was missing
 	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none
 	winHi      uint16
-	endOff     uint16 // seconds from the latest run to its second ping; 0: none
-	extras     uint8  // extra pings, leaky: +4 each beyond one a period, −1 a run
+	endOff     uint16 // seconds from the latest run to its second ping (a start+end job: the streak's longest run); 0: none
+	extras     uint8  // bits 0-4: extra pings, leaky: +4 each beyond one a period, −1 a run; bits 5-7: start+end runs in a row (schedule.go)
 	flags2     uint8  // bit 0: a second ping since the latest run; bit 1: flagPairOnce; bits 2-7: dispHours (burst.go)
 	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
 	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
@@ -268,6 +268,9 @@ func (m *RateModel) Scheduled() bool {
 
 // confirmed reports whether the streak of runs on the schedule confirms it.
 func (m *RateModel) confirmed() bool {
+	if m.monthly() {
+		return m.streak >= monthStreak // schedule.go
+	}
 	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek()
 }
 

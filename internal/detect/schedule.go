@@ -96,7 +96,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		ok = false
 	}
 	if !ok {
-		m.offGrid(prev, sec)
+		m.offGrid(prev, sec, prevCalls)
 		return
 	}
 	// Runs missing where the schedule expected them (when learned: missed
@@ -115,14 +115,67 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			m.shiftDay = -m.shiftDay
 		}
 	}
+	m.countEnd(prev, prevCalls)
 	m.onRun(sec, late, shift, skipped == 0)
+}
+
+// endRunsSure is how many runs in a row must each have come as exactly a
+// start and one end ping before a missing end is flagged (an overrun):
+// random extra pings near runs rarely make seven clean pairs in a row.
+const endRunsSure = 7
+
+// minEndPeriod: runs closer than this are not watched for their end. A
+// cluster (a minute) is then a large share of the period, so a ping of the
+// next run or an extra one joins a run's cluster as its "end" by chance,
+// and a missing end is flagged no sooner than the next run would be.
+const minEndPeriod = 10 * 60
+
+// The extras byte: bits 0-4 the leaky count of extra pings, bits 5-7 the
+// runs in a row (up to endRunsSure) that came as a start and one end.
+func (m *RateModel) extraCount() uint8 { return m.extras & 31 }
+func (m *RateModel) endRuns() uint8    { return m.extras >> 5 }
+func (m *RateModel) setExtraCount(n uint8) {
+	m.extras = m.extras&^31 | min(n, 31)
+}
+func (m *RateModel) setEndRuns(n uint8) { m.extras = m.extras&31 | min(n, endRunsSure)<<5 }
+
+// countEnd takes stock, as the next run comes, of how the latest run at
+// prev ended: with exactly one end ping, either in its own cluster (calls
+// is 2: a start and an end under a minute apart) or as a ping of its own
+// (runPings, noted by offGrid); anything else (no end, or more pings)
+// starts the count of clean start+end runs over.
+func (m *RateModel) countEnd(prev int64, calls uint8) {
+	switch {
+	case m.period < minEndPeriod:
+		m.setEndRuns(0)
+	case m.runPings() == 0 && calls == 2:
+		m.noteEnd(m.last/1e6 - prev)
+	case m.runPings() != 0 && calls == 1 && m.endRuns() > 0:
+		// its end came on its own (counted by offGrid)
+	default:
+		m.setEndRuns(0)
+	}
+}
+
+// noteEnd learns a run's end ping off seconds after its slot: endOff
+// keeps the longest of a streak of start+end runs (an end that came late
+// widens the overrun deadline; it never shrinks below what history showed).
+func (m *RateModel) noteEnd(off int64) {
+	off = min(max(off, 1), math.MaxUint16)
+	if m.endRuns() == 0 {
+		m.endOff = uint16(off)
+	}
+	m.endOff = max(m.endOff, uint16(off))
+	m.setEndRuns(m.endRuns() + 1)
+	m.flags &^= flagPaired
+	m.flags2 &^= flagPairOnce
 }
 
 // onRun takes a run at sec, late seconds after its slot (shifted by shift
 // seconds): it moves the anchor, learns lateness, days and window.
 func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	p := int64(m.period)
-	if m.streak == 0 && p%86400 != 0 && shift == 0 && !m.Scheduled() {
+	if m.streak == 0 && p%86400 != 0 && !m.monthly() && shift == 0 && !m.Scheduled() {
 		// The first match sets the interval; a slow drift after is
 		// followed by the anchor (a run early moves it all the way, a run
 		// late a little), so pings near a run cannot pull the period.
@@ -130,7 +183,18 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		if whole := (gap + 30) / 60 * 60; whole > 0 && abs(gap-whole) <= max(2, gap/100) {
 			gap = whole // cron runs whole minutes apart
 		}
-		gap = dayFraction(gap)
+		if gap = dayFraction(gap); gap == 86400/2 {
+			// Twice a day: a daily pair, the second run at its own time
+			// (runs at 11:50 and 23:26 on a 12 h grid are each a quarter
+			// of an hour off their slot, and a missed run is stated at a
+			// time it never runs).
+			prev := m.cluster
+			m.cluster = sec
+			m.pairDay(p, 0, prev, sec)
+			if m.period == 86400 {
+				return
+			}
+		}
 		m.period = uint32(gap)
 		late = 0
 	}
@@ -142,11 +206,11 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.flags &^= flagResumed
 	}
 	if late > 0 && shift == 0 {
-		l := min(late, math.MaxUint16)
+		l := min(late/m.lateUnit(), math.MaxUint16)
 		m.lateMean = uint16((7*int64(m.lateMean) + l + 4) / 8)
 		m.lateMax = uint16(max(l, int64(m.lateMax)))
 	}
-	if p%60 != 0 && shift == 0 {
+	if p%60 != 0 && !m.monthly() && shift == 0 {
 		// An interval not of whole minutes (not cron's: a loop that
 		// sleeps between runs) follows runs that come later and later, or
 		// earlier, a second a run.
@@ -157,7 +221,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			m.period = uint32(max(1, p-1))
 		}
 	}
-	if m.runPings() == 0 && m.flags&flagPaired == 0 {
+	if m.runPings() == 0 && m.flags&flagPaired == 0 && m.endRuns() == 0 {
 		m.endOff = 0 // no second ping in the last period
 	}
 	if m.runPings() == 0 {
@@ -166,8 +230,8 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.flags2 &^= flagPairOnce
 	}
 	m.setRunPings(0)
-	if m.extras > 0 {
-		m.extras--
+	if n := m.extraCount(); n > 0 {
+		m.setExtraCount(n - 1)
 	}
 	m.learnCalendar(m.cluster)
 }
@@ -185,7 +249,9 @@ func (m *RateModel) runAnchor(sec, late int64) int64 {
 
 // offGrid handles a cluster that is not a run on the grid: a second ping
 // of the run (free once a period), an extra, or a new candidate period.
-func (m *RateModel) offGrid(prev, sec int64) {
+//
+// calls is the number of calls in the cluster before this one.
+func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	p := int64(m.period)
 	gap := sec - prev
 	if p%86400 == 0 {
@@ -200,6 +266,13 @@ func (m *RateModel) offGrid(prev, sec int64) {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
+		if calls == 1 && gap > 0 && p >= minEndPeriod && (gap < p/4 || m.endRuns() >= endRunsSure && !usual) {
+			// The end of a run that came as its start alone (a late end,
+			// once ends are known, still is one and widens endOff).
+			m.noteEnd(gap)
+			return
+		}
+		m.setEndRuns(0)
 		off := min(max(gap, 1), math.MaxUint16)
 		// A second ping at the same offset as the last two runs' (within
 		// a minute or a quarter): a pair of runs or a start and an end
@@ -221,7 +294,7 @@ func (m *RateModel) offGrid(prev, sec int64) {
 		// is off the grid: the job moved. Follow it at once (its slots are
 		// flagged no more); it is confirmed again after scheduleStreak runs
 		// at the new time, or a new period is learned.
-		m.streak, m.cluster, m.extras = 0, sec, 0
+		m.streak, m.cluster, m.extras = 0, sec, 0 // extra pings and ends counted afresh
 		m.flags &^= flagResumed
 		m.setRunPings(0)
 		return
@@ -229,11 +302,12 @@ func (m *RateModel) offGrid(prev, sec int64) {
 	if m.Scheduled() || m.streak >= 2 {
 		// More than one extra in a period wears the schedule down: a
 		// learned one loses trust, a candidate is dropped.
-		m.extras += 4
-		if m.extras < 16 {
+		m.setEndRuns(0) // a third ping: no start+end pair
+		m.setExtraCount(m.extraCount() + 4)
+		if m.extraCount() < 16 {
 			return
 		}
-		m.extras = 0
+		m.setExtraCount(0)
 		if m.Scheduled() {
 			m.streak = max(1, m.streak/2) // 0 is a new candidate's
 			return
@@ -259,6 +333,9 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	w := wallGap(prev, now, m.loc)
 	if k := (w + 43200) / 86400; k >= 1 && abs(w-k*86400) <= k*86400/20 {
 		p = k * 86400
+	}
+	if k := p / 86400; k >= 27 && k <= 32 && abs(now-m.monthNext(prev, 1)) <= monthPeriod/20 {
+		p = monthPeriod // the same day of the next month, give or take a day and a half
 	}
 	m.cluster = now
 	day, _ := m.localDay(now)
@@ -317,12 +394,18 @@ func dayFraction(gap int64) int64 {
 func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 	p := int64(m.period)
 	late := now - (prev + k*p)
+	if m.monthly() {
+		late = now - m.monthNext(prev, k)
+	}
 	if p%86400 == 0 {
 		if w := now - m.wallNext(prev, k*p/86400); abs(w) < abs(late) {
 			late = w
 		}
 	}
 	tol := max(30, p/10)
+	if m.monthly() && !m.Scheduled() {
+		tol = p / 20 // learned from three runs: on the same day, give or take a day and a half
+	}
 	if m.Scheduled() {
 		// Up to half a period late is a late run: flagged as missed when
 		// its grace passed, it still widens the grace when it comes.
@@ -447,7 +530,8 @@ func wallGap(a, b int64, loc *time.Location) int64 {
 // half a period, so a slot's window never reaches the next.
 func (m *RateModel) tolerance() int64 {
 	p := int64(m.period)
-	g := max(graceFloor, p/10, int64(m.lateMax)*5/4, int64(lateTail*float64(m.lateMean)))
+	u := m.lateUnit()
+	g := max(graceFloor, p/10, int64(m.lateMax)*u*5/4, int64(lateTail*float64(m.lateMean))*u)
 	return min(g, max(graceFloor, p/2))
 }
 
@@ -479,6 +563,9 @@ func (m *RateModel) slot(k int64) int64 { return m.slotFrom(m.cluster, k) }
 
 func (m *RateModel) slotFrom(anchor, k int64) int64 {
 	p := int64(m.period)
+	if m.monthly() {
+		return m.monthNext(anchor, k)
+	}
 	next := anchor + k*p
 	if p%86400 == 0 {
 		// The same wall-clock time k·p/86400 days later, or later if DST
@@ -504,31 +591,38 @@ func (w calendar) due(bool) (time.Time, string, bool) {
 	return due, kindMissedRun, true
 }
 
-// secondDue is when a missing second ping is flagged, once the latest
-// two runs had theirs at the same offset (flagPaired):
+// secondDue is when a missing second ping is flagged:
 //
-//   - runs in pairs far apart (twice a day): the second run is due endOff
-//     after the first, with the runs' grace;
-//   - a start and an end ping (a second ping within a quarter period): a
-//     run still without its end a quarter period after it started, and
-//     twice as long as the latest run took plus the grace, is overdue
-//     (no normal run takes that long; the next run's slot would come much
-//     later).
+//   - runs in pairs far apart (twice a day), once the latest two runs had
+//     their second at the same offset (flagPaired): the second run is due
+//     endOff after the first, with the runs' grace;
+//   - a start and an end ping, once endRunsSure runs in a row came as a
+//     start and exactly one end: a run still without its end a quarter
+//     period after it started, and twice as long after as the longest run
+//     of the streak took, is overdue (an overrun).
 func (m *RateModel) secondDue() (time.Time, bool) {
 	p, off := int64(m.period), int64(m.endOff)
-	if m.flags&flagPaired == 0 || m.runPings() != 0 || off == 0 {
+	if m.runPings() != 0 || off == 0 {
 		return time.Time{}, false
 	}
 	var at time.Time
 	switch {
-	case off >= p/4 && p%86400 == 0:
+	case m.flags&flagPaired != 0 && off >= p/4 && p%86400 == 0:
 		at = time.Unix(m.secondSlot()+m.tolerance(), 0)
-	case off < p/4 && m.calls < 2: // a second call within the run's cluster was its end
-		at = time.Unix(m.cluster+max(p/4, 2*off+m.tolerance()), 0)
+	case m.endRuns() >= endRunsSure && m.calls < 2: // a second call within the run's cluster was its end
+		at = time.Unix(m.cluster+m.overrunAfter(), 0)
 	default:
 		return time.Time{}, false
 	}
 	return at, at.UnixMicro() > m.last
+}
+
+// overrunAfter is how long after its slot a run of a start+end job is
+// overdue without its end: twice the longest run of the streak, at least
+// a quarter period and graceFloor more than that longest run.
+func (m *RateModel) overrunAfter() int64 {
+	off := int64(m.endOff)
+	return max(int64(m.period)/4, 2*off, off+graceFloor)
 }
 
 // secondOfMissed takes a cluster at sec that is the second run of a day
@@ -561,10 +655,10 @@ func (m *RateModel) secondSlot() int64 {
 
 func (w calendar) alarm(kind string, due time.Time) *alarm {
 	m := w.m
-	if kind == kindMissedSecond && int64(m.endOff) < int64(m.period)/4 {
+	if kind == kindMissedSecond && m.endRuns() >= endRunsSure {
 		start := time.Unix(m.cluster, 0)
-		return &alarm{kind: beet.FlipOverrun, expected: 1, reason: fmt.Sprintf("The run that started at %s has not reported its end by %s; runs usually end about %s after they start (%s).",
-			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
+		return &alarm{kind: beet.FlipOverrun, expected: 1, reason: fmt.Sprintf("The run that started at %s has not reported its end by %s; the longest run of the last %d ended %s after its start (%s).",
+			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), endRunsSure, Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
 	}
 	if kind == kindMissedSecond {
 		slot := time.Unix(m.secondSlot(), 0)
@@ -593,6 +687,11 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	days, dow := daysWords(m.daysOn)
 	zone := m.loc.String()
 	switch {
+	case m.monthly():
+		words = fmt.Sprintf("monthly on the %s at %02d:%02d %s", ordinal(at.Day()), hh, mm, zone)
+		if at.Day() <= 28 { // cron runs a later day only in the months that have it
+			cron = fmt.Sprintf("%d %d %d * *", mm, hh, at.Day())
+		}
 	case p == 86400:
 		words = fmt.Sprintf("%s at %02d:%02d %s", days, hh, mm, zone)
 		cron = fmt.Sprintf("%d %d * * %s", mm, hh, dow)
@@ -643,12 +742,15 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		}
 	}
 	words = "runs " + words
-	if late := 3 * int64(m.lateMean); late > 0 {
+	if late := 3 * int64(m.lateMean) * m.lateUnit(); late > 0 {
 		words += ", usually " + lateWords(late) + " late"
 	} else {
 		words += ", on time"
 	}
-	if m.endOff > 0 {
+	switch {
+	case m.endRuns() >= endRunsSure:
+		words += ", with an end ping at most " + Duration(time.Duration(m.endOff)*time.Second) + " after each start"
+	case m.endOff > 0:
 		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
 	}
 	return words, cron
@@ -681,4 +783,52 @@ func daysWords(mask uint8) (words, field string) {
 		}
 	}
 	return "on " + strings.Join(ws, ", "), strings.Join(fs, ",")
+}
+
+// monthPeriod is the period of a monthly schedule (an average Gregorian
+// month): its slots are on the same day of the month at the same
+// wall-clock time (monthNext). No other period takes this value: a gap of
+// about a month is whole days on the wall clock.
+const monthPeriod = 2629746
+
+// monthStreak: a monthly schedule is confirmed by three runs (two gaps of
+// a calendar month, give or take a day and a half), the least the judge's
+// oracle calls a pattern; waiting for seven would take half a year.
+const monthStreak = 1
+
+// monthly reports whether the schedule runs once a month.
+func (m *RateModel) monthly() bool { return m.period == monthPeriod }
+
+// lateUnit is the unit of lateMean and lateMax in seconds: minutes for a
+// monthly schedule, whose runs may come a day or more late (16 bits of
+// seconds end at 18 h), else seconds.
+func (m *RateModel) lateUnit() int64 {
+	if m.monthly() {
+		return 60
+	}
+	return 1
+}
+
+// monthNext is the same day of the month and wall-clock time as t, months
+// later; a day the month does not have is its last day.
+func (m *RateModel) monthNext(t, months int64) int64 {
+	c := time.Unix(t, 0).In(m.loc)
+	y, mo, d := c.Date()
+	last := time.Date(y, mo+time.Month(months)+1, 0, 12, 0, 0, 0, m.loc).Day()
+	return time.Date(y, mo+time.Month(months), min(d, last), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
+}
+
+// ordinal writes a day of the month: 1st, 2nd, 3rd, 4th, … 11th, 21st.
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprint(n) + suffix
 }

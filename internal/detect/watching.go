@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/beethq/beet"
@@ -23,7 +24,8 @@ type Watching struct {
 	// ArmedAt is when alerts started (to within 10 minutes); nil while learning.
 	ArmedAt *time.Time
 	// ArmsBy is, while learning, the latest the beet starts alerting if
-	// events keep coming: a week and 30 events, or 14 days and 5 events.
+	// events keep coming: a week and 30 events, or 14 days and 5 events;
+	// nil once 14 days passed with fewer than 5 (it arms at the 5th).
 	ArmsBy *time.Time
 	// AlertAfter is how long after the last event a stop would be
 	// flagged, as the model stands: the earliest reliable alert.
@@ -47,6 +49,12 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 	w.Model, w.SuggestedZone = "learning", m.SuggestedZone()
 	if !m.Armed() {
 		by := time.Unix(m.first, 0).Add(armBy)
+		if !by.After(last) {
+			// A sparse beet: past 14 days, short of armByEvents events.
+			w.Description = fmt.Sprintf("Learning this beet's rhythm; alerts start by its %s event at the latest (%d so far), or as soon as its runs make a schedule.",
+				ordinal(armByEvents), m.events)
+			return w, true
+		}
 		w.ArmsBy = &by
 		w.Description = "Learning this beet's rhythm; " + Duration(by.Sub(last)) + " of events to go at the most."
 		return w, true

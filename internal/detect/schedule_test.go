@@ -1,0 +1,163 @@
+package detect
+
+import (
+	"bufio"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
+)
+
+// dumpedStream is a stream the judge dumped (`go run ./cmd/detectjudge
+// -dump family/incident/N`): the beet's zone, its events, and the
+// incident the judge injected (zero times for a clean stream).
+type dumpedStream struct {
+	zone       string
+	events     []time.Time
+	start, end time.Time
+}
+
+var (
+	dumpHeader   = regexp.MustCompile(`^# .*: beet zone (\S+),`)
+	dumpIncident = regexp.MustCompile(`^# incident ".*": (\S+) to (\S+) `)
+)
+
+func readDump(t *testing.T, path string) dumpedStream {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var s dumpedStream
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := dumpHeader.FindStringSubmatch(line); m != nil {
+			s.zone = m[1]
+		}
+		if m := dumpIncident.FindStringSubmatch(line); m != nil {
+			s.start, _ = time.Parse(time.RFC3339, m[1])
+			s.end, _ = time.Parse(time.RFC3339, m[2])
+		}
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		at, n, _ := strings.Cut(line, ",")
+		ts, err := time.Parse(time.RFC3339Nano, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, err := strconv.Atoi(n); err != nil || k != 1 {
+			t.Fatalf("%s: want one event a line: %q", path, line)
+		}
+		s.events = append(s.events, ts)
+	}
+	if s.zone == "" {
+		t.Fatalf("%s: no zone in the header", path)
+	}
+	return s
+}
+
+// TestStartEndLateRun: jobs that ping at the start and at the end of each
+// run (hourly, the end under a minute after the start, so in the start's
+// cluster; and daily, the end 1-50 min after), whose ends come at varying
+// offsets, raise nothing for weeks; one run whose end comes hours late
+// (the judge's `-dump 'startend-daily/late run/0'` and
+// 'startend-hourly/late run/1', seed 1) is flagged as an overrun before
+// its end arrives. Pairs used to need the same end offset, within a
+// minute or a quarter, three runs in a row, which runs varying by a few
+// percent of the period seldom give: such late runs went unflagged.
+func TestStartEndLateRun(t *testing.T) {
+	for _, path := range []string{"testdata/startend-hourly-late-run.csv", "testdata/startend-daily-late-run.csv"} {
+		s := readDump(t, path)
+		a := newAutoBeet(s.zone)
+		for _, at := range s.events {
+			a.event(t, at, 1)
+		}
+		a.until(t, s.events[len(s.events)-1].Add(time.Minute))
+		al := alarms(a.flips)
+		if len(al) != 1 || al[0].Kind != beet.FlipOverrun || al[0].At.Before(s.start) || !al[0].At.Before(s.end) {
+			t.Errorf("%s: want one overrun between the late run's start %s and its end %s, got %d alarms", path, s.start, s.end, len(al))
+			for _, f := range al {
+				t.Logf("  %s %s: %s", f.At, f.Kind, f.Reason)
+			}
+		}
+	}
+}
+
+// TestMonthlyJob: a job run monthly on the 7th (at 07:31 Riga time),
+// whose runs report 0-21 h late (the judge's `-seed 6 -dump
+// 'cron-monthly/missed 1 run/3'`), is learned as a monthly schedule from
+// its third run, states it in words and as a cron line, and flags the
+// missing November run within its grace (3 days, a tenth of a month).
+// Before, a month's gap never made a schedule (seven runs are needed) and
+// the beet stayed learning until its fifth event. And once the December
+// run ended the outage, the fallback, which had learned no gap in the
+// last three weeks (an outage teaches nothing), flagged a silence two
+// hours later: it now keeps the longest gap it learned.
+func TestMonthlyJob(t *testing.T) {
+	s := readDump(t, "testdata/monthly-missed-run.csv")
+	loc, _ := time.LoadLocation(s.zone)
+	a := newAutoBeet(s.zone)
+	for _, at := range s.events[:2] {
+		a.event(t, at, 1)
+	}
+	if w, _ := Watch(&a.b); w.Model != "learning" || w.ArmsBy != nil || !strings.Contains(w.Description, "by its 5th event") {
+		t.Fatalf("a month after the first event, with two: %+v", w)
+	}
+	a.event(t, s.events[2], 1)
+	w, ok := Watch(&a.b)
+	if !ok || w.Model != "schedule" || !strings.HasSuffix(w.Cron, " 7 * *") || !strings.HasPrefix(w.Description, "runs monthly on the 7th at ") {
+		t.Fatalf("after three monthly runs: %+v", w)
+	}
+	if _, err := schedule.ParseCron(w.Cron); err != nil {
+		t.Fatalf("the cron line %q cannot make a cron beet: %v", w.Cron, err)
+	}
+	for _, at := range s.events[3:] {
+		a.event(t, at, 1)
+	}
+	a.until(t, s.events[len(s.events)-1].Add(30*24*time.Hour))
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(s.start) || al[0].At.After(s.start.Add(4*24*time.Hour)) {
+		for _, f := range al {
+			t.Logf("  %s %s: %s", f.At.In(loc), f.Kind, f.Reason)
+		}
+		t.Fatalf("want one missed run within 4 days of %s, got %d alarms", s.start, len(al))
+	}
+}
+
+// TestTwiceDailyPairStatesRunTime: a job run at about 06:50 and 18:26 New
+// York time (the judge's `-dump 'cron-twice-daily/missed 1 run/5'`, seed
+// 1) was learned as "every 12 h at :38", a grid each of its runs is a
+// quarter of an hour off: its missed 06:50 run was flagged as due at
+// 06:39, before the run's slot. Learned as a daily pair instead, the
+// alarm states a time at or after the slot.
+func TestTwiceDailyPairStatesRunTime(t *testing.T) {
+	s := readDump(t, "testdata/twice-daily-missed-run.csv")
+	loc, _ := time.LoadLocation(s.zone)
+	a := newAutoBeet(s.zone)
+	for _, at := range s.events {
+		if at.After(s.start) {
+			break
+		}
+		a.event(t, at, 1)
+	}
+	if w, _ := Watch(&a.b); !strings.HasPrefix(w.Description, "runs every day at ") || !strings.Contains(w.Description, "with a second ping about 11 h") {
+		t.Errorf("not learned as a daily pair: %s", w.Description)
+	}
+	m, _ := LoadRateModel(a.b.Model, loc) // the grace the alarm states
+	a.until(t, s.end)
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+		t.Fatalf("want one missed run, got %d alarms", len(al))
+	}
+	if stated := al[0].At.Add(-m.Grace()); stated.Before(s.start) || stated.After(s.start.Add(time.Hour)) {
+		t.Errorf("the missed run of %s stated at %s (%s)", s.start.In(loc), stated.In(loc), al[0].Reason)
+	}
+}

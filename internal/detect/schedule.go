@@ -174,7 +174,7 @@ func (m *RateModel) noteEnd(off int64) {
 // onRun takes a run at sec, late seconds after its slot (shifted by shift
 // seconds): it moves the anchor, learns lateness, days and window.
 func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
-	p := int64(m.period)
+	p, prev := int64(m.period), m.cluster
 	if m.streak == 0 && p%86400 != 0 && !m.monthly() && shift == 0 && !m.Scheduled() {
 		// The first match sets the interval; a slow drift after is
 		// followed by the anchor (a run early moves it all the way, a run
@@ -233,7 +233,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	if n := m.extraCount(); n > 0 {
 		m.setExtraCount(n - 1)
 	}
-	m.learnCalendar(m.cluster)
+	m.learnRun(prev, m.cluster)
 }
 
 // runAnchor is the slot a run at sec, late seconds after its slot,
@@ -453,11 +453,36 @@ func (m *RateModel) expectedSlot(t int64) bool {
 	if wd := weekday(day); m.daysOn&(1<<wd) == 0 && seen >= (wd-weekday(int64(m.calDay)+1)+7)%7+1 {
 		return false
 	}
-	if p == 86400 || m.winLo == noWindow || seen < 1 {
+	return seen < 1 || m.inWindow(sod)
+}
+
+// inWindow reports whether a slot sod seconds into its local day is within
+// the learned window of the day (give or take a 120th of the period), or
+// no window is learned.
+func (m *RateModel) inWindow(sod int64) bool {
+	p := int64(m.period)
+	if p >= 86400 || m.winLo == noWindow {
 		return true
 	}
 	minute, margin := sod/60, max(1, p/120)
 	return minute+margin >= int64(m.winLo) && minute <= int64(m.winHi)+margin
+}
+
+// learnRun learns the calendar from a run at slot, the run before it at
+// prev. Once the window of the day applies, a run outside it widens it
+// only next to another run (one slot before or after it): one stray run
+// in the evening, a late run that ends an outage or an extra ping on the
+// grid, must not move the end of the working day (each day's slots up to
+// it would be flagged as missed), while a job whose hours grew, or a
+// day's first run the window missed, is learned once the next run follows.
+func (m *RateModel) learnRun(prev, slot int64) {
+	p := int64(m.period)
+	if p < 86400 && abs(slot-prev-p) <= p/2 {
+		m.learnCalendar(prev)
+	} else if day, sod := m.localDay(slot); day-int64(m.calDay) > 1 && !m.inWindow(sod) {
+		return
+	}
+	m.learnCalendar(slot)
 }
 
 // calendarWeek reports whether the schedule has been learned for a whole

@@ -344,7 +344,7 @@ func (m *RateModel) incidentOver() bool {
 		return true
 	}
 	if m.flags&flagSurge != 0 {
-		return float64(m.up.s)+m.partial(m.p.SurgeRatio) <= 0
+		return m.surgeDecay()*float64(m.up.s)+m.partial(m.p.SurgeRatio) <= 0
 	}
 	return float64(m.dn.s)+m.partial(m.p.DropRatio) <= 0
 }

@@ -44,18 +44,35 @@ type Params struct {
 	// since the first event, weekdays and weekends apart) before the drop
 	// and surge tests take its hours as evidence.
 	WarmSamples float64
+	// SurgeDecay is what each closed hour leaves of the surge CUSUM's value
+	// before it (1: all of it). A surge is hours far above normal; a busy
+	// day is many hours a little above it, which on overdispersed traffic
+	// (hours that share the day's level) would otherwise add up to one.
+	SurgeDecay float64
+	// SizeCap bounds what one hour can teach the negative-binomial size:
+	// its share of 1/r at most SizeCap × (1/r + 1/sizeCapFloor). A surge's
+	// first hour must not make the next ones look ordinary (issue 12).
+	SizeCap float64
+	// SurgeYoung is how often an hour bucket must have been seen for its
+	// surge evidence to count in full; before, it counts seen/SurgeYoung:
+	// a rate learned from a few hours of overdispersed traffic is no firm
+	// baseline for one wild hour.
+	SurgeYoung float64
 }
 
 // DefaultParams returns the parameters the live service runs.
 func DefaultParams() Params {
 	return Params{
-		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 20, SurgeAlarm: 14,
+		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 14, SurgeAlarm: 13,
 		SilenceFalseAlarms: 0.0002,
 		MinLearnRate:       0.08,
 		DSTFollow:          21 * 24 * time.Hour,
 		ShiftRuleOut:       7,
 		DispWeight:         0.01,
 		WarmSamples:        3,
+		SurgeDecay:         0.9,
+		SizeCap:            20,
+		SurgeYoung:         4,
 	}
 }
 

@@ -58,6 +58,10 @@ func (m *RateModel) warm(unix int64) bool {
 	return m.rate[b] >= 0 && m.seen(unix, b) >= m.p.WarmSamples
 }
 
+// sizeCapFloor keeps Params.SizeCap from freezing a near-Poisson beet's
+// size: its 1/r is near 0, and may grow by SizeCap/sizeCapFloor·w an hour.
+const sizeCapFloor = 20.0
+
 // size is the negative-binomial size r of hourly counts, in [0.5, 1000].
 func (m *RateModel) size() float64 {
 	if m.nbNum <= 0 {
@@ -78,8 +82,8 @@ func (m *RateModel) cusumsOn() bool {
 func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
 	u := float64(m.burst)
 	c := count / u
-	m.up.close(hour, nbLLR(m.p.SurgeRatio, c, hi/u, m.sizeAt(hour, hi/u)), count, hi)
-	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo)
+	m.up.close(hour, m.young(hour, nbLLR(m.p.SurgeRatio, c, hi/u, m.sizeAt(hour, hi/u))), count, hi, m.surgeDecay())
+	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo, 1)
 	if m.flags&flagSurge != 0 {
 		m.up.s = min(m.up.s, float32(m.p.SurgeAlarm)) // hysteresis: recovery is a fall from the alarm level to 0
 	}
@@ -88,11 +92,30 @@ func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
 	}
 }
 
-func (c *cusum) close(hour int64, x, count, mu float64) {
+// surgeDecay is Params.SurgeDecay, 1 (none) when unset or out of range.
+func (m *RateModel) surgeDecay() float64 {
+	if d := m.p.SurgeDecay; d > 0 && d < 1 {
+		return d
+	}
+	return 1
+}
+
+// young discounts surge evidence x from the hour at unix while its bucket
+// has been seen fewer than Params.SurgeYoung times (Params.SurgeYoung).
+func (m *RateModel) young(unix int64, x float64) float64 {
+	if x <= 0 || m.p.SurgeYoung <= 0 {
+		return x
+	}
+	return x * min(1, m.seen(unix, m.bucket(unix))/m.p.SurgeYoung)
+}
+
+// close adds a finished hour's evidence x to the CUSUM, after keeping
+// decay of what it held.
+func (c *cusum) close(hour int64, x, count, mu, decay float64) {
 	if c.s <= 0 {
 		*c = cusum{start: uint32(hour)}
 	}
-	c.s += float32(x)
+	c.s = float32(decay)*c.s + float32(x)
 	c.obs = quantCount(c.obs + float32(count))
 	c.exp = quantCount(c.exp + float32(mu))
 	if c.s <= 0 {
@@ -116,12 +139,16 @@ func (m *RateModel) partial(rho float64) float64 {
 	u := float64(m.burst)
 	r := m.sizeAt(m.hourStart, mu/u) // the whole hour's, as dropDeadline takes it
 	mu *= float64(end-m.hourStart) / 3600
-	return nbLLR(rho, float64(m.hourCount)/u, mu/u, r)
+	x := nbLLR(rho, float64(m.hourCount)/u, mu/u, r)
+	if rho > 1 {
+		x = m.young(m.hourStart, x)
+	}
+	return x
 }
 
 // Surging reports whether the surge CUSUM has reached its alarm.
 func (m *RateModel) Surging() bool {
-	return float64(m.up.s)+m.partial(m.p.SurgeRatio) >= m.p.SurgeAlarm
+	return m.surgeDecay()*float64(m.up.s)+m.partial(m.p.SurgeRatio) >= m.p.SurgeAlarm
 }
 
 // dropDeadline returns when, with no further event, the drop CUSUM would
@@ -293,7 +320,16 @@ func (m *RateModel) learn(hour int64, count float32) {
 		// The size r of hourly counts weighs heavy-tailed squares: it takes
 		// longer to settle, and the CUSUMs lean on it (Params.DispWeight).
 		w = max(float32(m.p.DispWeight), early)
-		m.nbNum = (1-w)*m.nbNum + w*(x-m.burst*mu)
+		y := x - m.burst*mu
+		if k := float32(m.p.SizeCap); k > 0 {
+			// One hour moves 1/r by at most w·k·(1/r + 1/sizeCapFloor): a
+			// count far off its mean is what a surge or drop is made of, and
+			// at a few events an hour a single one would otherwise halve r
+			// (and the evidence of the hours after it). Real dispersion
+			// still grows r's inverse by up to k·w of itself an hour.
+			y = min(y, k*m.nbDen*(1/float32(m.size())+1/sizeCapFloor))
+		}
+		m.nbNum = (1-w)*m.nbNum + w*y
 		m.nbDen = (1-w)*m.nbDen + w*mu*mu
 	}
 	a := max(1/n, float32(m.p.MinLearnRate))

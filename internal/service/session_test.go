@@ -1,8 +1,8 @@
 package service_test
 
 import (
-	"strings"
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"

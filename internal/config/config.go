@@ -18,7 +18,7 @@
 //	BEET_SPOOL_PATH        --spool-path         <db file>.spool         local file that keeps events while the database is down (PostgreSQL: ./beet.spool)
 //	BEET_INGEST_BATCH      --ingest-batch       256                     most events committed in one ingestion transaction (1 to 10000)
 //	BEET_INGEST_WAIT       --ingest-wait        0s                      how long a commit group waits to fill (0 to 100ms; 0 takes what is queued)
-//	BEET_INGEST_LANES      --ingest-lanes       0                       ingestion commits under way at once, events shared by beet (0: 1 on SQLite, 4 on PostgreSQL; up to 16)
+//	BEET_INGEST_LANES      --ingest-lanes       0                       ingestion commits under way at once, events shared by beet (0: 1; more only on PostgreSQL with cores of its own; up to 16)
 //	BEET_SMTP_URL          --smtp-url           (none)                  mail server for email channels: smtp://user:pass@host:587?from=alerts@example.com (smtps:// for TLS on connect)
 //	BEET_ALLOW_PRIVATE_TARGETS --allow-private-targets false           let channels post to loopback, private and link-local addresses (self-hosted, alerting inside the network)
 //	BEET_SIGNUP            --signup             closed                  closed or open: whether anyone may create an account from the dashboard after the first-run setup
@@ -277,7 +277,7 @@ var settings = []setting{
 	},
 	{
 		env: "BEET_INGEST_LANES", flag: "ingest-lanes", def: "0",
-		usage: "ingestion commits under way at once, events shared among them by beet (0: 1 on SQLite, 4 on PostgreSQL; 0..16)",
+		usage: "ingestion commits under way at once, events shared among them by beet (0: 1; more only on PostgreSQL with cores of its own; 0..16)",
 		parse: func(c *Config, s string) (err error) {
 			c.IngestLanes, err = strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {

@@ -35,6 +35,9 @@ func AutoTunings() []Tuning {
 	out := []Tuning{{Name: "defaults", Factory: NewAuto(LiveEngine)}}
 	for _, v := range Variants(def, 0.5, 2)[1:] {
 		p := v.(detect.Params)
+		if p.SurgeDecay > 1 {
+			continue // a share of the value kept: above 1 it would grow
+		}
 		out = append(out, Tuning{Name: VariantName(def, v), Factory: NewAuto(Engine{p.ApplyEvents, p.ApplyDeadlines})})
 	}
 	return out

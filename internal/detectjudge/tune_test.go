@@ -176,3 +176,13 @@ func TestKeepsSyntheticGoals(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoTuningsAreValid: the leave-one-out chooses only among parameter
+// sets that mean something; a surge decay above 1 would make evidence grow.
+func TestAutoTuningsAreValid(t *testing.T) {
+	for _, tu := range AutoTunings() {
+		if strings.HasPrefix(tu.Name, "SurgeDecay") && !strings.Contains(tu.Name, "→ 0.") {
+			t.Errorf("tuning %q keeps more than the whole surge value an hour", tu.Name)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
 )
 
 // The calendar schedule: a beet that runs like a cron job. Runs are
@@ -713,7 +714,7 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	zone := m.loc.String()
 	switch {
 	case m.monthly():
-		words = fmt.Sprintf("monthly on the %s at %02d:%02d %s", ordinal(at.Day()), hh, mm, zone)
+		words = fmt.Sprintf("monthly on the %s at %02d:%02d %s", schedule.Ordinal(at.Day()), hh, mm, zone)
 		if at.Day() <= 28 { // cron runs a later day only in the months that have it
 			cron = fmt.Sprintf("%d %d %d * *", mm, hh, at.Day())
 		}
@@ -841,19 +842,4 @@ func (m *RateModel) monthNext(t, months int64) int64 {
 	y, mo, d := c.Date()
 	last := time.Date(y, mo+time.Month(months)+1, 0, 12, 0, 0, 0, m.loc).Day()
 	return time.Date(y, mo+time.Month(months), min(d, last), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
-}
-
-// ordinal writes a day of the month: 1st, 2nd, 3rd, 4th, … 11th, 21st.
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return fmt.Sprint(n) + suffix
 }

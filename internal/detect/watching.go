@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
 )
 
 // Watching says what auto mode watches a beet for and from when: what the
@@ -52,7 +53,7 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 		if !by.After(last) {
 			// A sparse beet: past 14 days, short of armByEvents events.
 			w.Description = fmt.Sprintf("Learning this beet's rhythm; alerts start by its %s event at the latest (%d so far), or as soon as its runs make a schedule.",
-				ordinal(armByEvents), m.events)
+				schedule.Ordinal(armByEvents), m.events)
 			return w, true
 		}
 		w.ArmsBy = &by

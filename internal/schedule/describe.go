@@ -42,7 +42,7 @@ func (c *Cron) Describe(loc *time.Location) string {
 				return days + " " + at
 			}
 		case c.dowStar && bits.OnesCount32(c.dom) == 1:
-			return fmt.Sprintf("on the %s of every month %s", ordinal(bits.TrailingZeros32(c.dom)), at)
+			return fmt.Sprintf("on the %s of every month %s", Ordinal(bits.TrailingZeros32(c.dom)), at)
 		}
 		return fallback
 	}
@@ -113,7 +113,8 @@ func weekdaysInWords(set uint8) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-func ordinal(n int) string {
+// Ordinal writes a day of the month or a count: 1st, 2nd, 3rd, 4th, … 11th, 21st.
+func Ordinal(n int) string {
 	suffix := "th"
 	switch {
 	case n%100 >= 11 && n%100 <= 13:

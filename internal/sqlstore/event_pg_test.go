@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/sqlstore"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -66,23 +67,32 @@ func TestPostgresFailedCommitLeavesNothing(t *testing.T) {
 	}
 }
 
+// pgAutoBeet opens a migrated PostgreSQL store and a second store on the
+// same database (another instance), with one auto beet in the given status.
+func pgAutoBeet(t *testing.T, status beet.Status) (s, other *sqlstore.DB, b *beet.Beet) {
+	t.Helper()
+	ctx := context.Background()
+	u := testdb.URL(t, "postgres")
+	s, other = testdb.Open(t, u), testdb.OpenUnmigrated(t, u)
+	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
+	if err := s.CreateAccount(ctx, acct, &beet.User{Email: "cached@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	b = &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: status, Timezone: "UTC",
+		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
+	if err := s.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	return s, other, b
+}
+
 // TestPostgresCommitFromCache: once a beet is cached, its commits take the
 // one-batch path from the cached copy; a change made elsewhere (here a
 // pause through another store) makes the next commit fall back to the
 // locked read, which starts from the stored row.
 func TestPostgresCommitFromCache(t *testing.T) {
 	ctx := context.Background()
-	u := testdb.URL(t, "postgres")
-	s, other := testdb.Open(t, u), testdb.OpenUnmigrated(t, u)
-	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
-	if err := s.CreateAccount(ctx, acct, &beet.User{Email: "cached@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	b := &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC",
-		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
-	if err := s.CreateBeet(ctx, b); err != nil {
-		t.Fatal(err)
-	}
+	s, other, b := pgAutoBeet(t, beet.StatusNew)
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	var seen beet.Status
 	observe := func(x *beet.Beet, sp beet.EventSpan) []beet.Flip { seen = x.Status; return nil }
@@ -120,17 +130,7 @@ func TestPostgresCommitFromCache(t *testing.T) {
 // path stores them from the row as stored, still once.
 func TestPostgresCachedCommitWithFlip(t *testing.T) {
 	ctx := context.Background()
-	u := testdb.URL(t, "postgres")
-	s, other := testdb.Open(t, u), testdb.OpenUnmigrated(t, u)
-	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
-	if err := s.CreateAccount(ctx, acct, &beet.User{Email: "flip@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	b := &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusUp, Timezone: "UTC",
-		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
-	if err := s.CreateBeet(ctx, b); err != nil {
-		t.Fatal(err)
-	}
+	s, other, b := pgAutoBeet(t, beet.StatusUp)
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	// flipTo turns the beet to its next status, with a flip.
 	flipTo := func(x *beet.Beet, sp beet.EventSpan) []beet.Flip {

@@ -46,10 +46,10 @@ func (d rowAlarms) Event(t time.Time, _ int) []Alarm {
 
 func (rowAlarms) Advance(time.Time) []Alarm { return nil }
 
-// TestLeaveOneOut builds three files where tuning "early" is best on two
-// and wrong on the third: it wins in sample, and held out it costs the
-// third file.
-func TestLeaveOneOut(t *testing.T) {
+// threeFilesTwoTunings is three flat files with a window at row 40 (a, b)
+// or 70 (c), and tunings that alarm at row 40 ("early"), at row 70 ("late")
+// or never ("defaults").
+func threeFilesTwoTunings() ([]NABSeries, []Tuning) {
 	mk := func(name string, win int) NABSeries {
 		s := NABSeries{Name: name, Bucket: time.Minute}
 		for i := 0; i < 100; i++ {
@@ -59,13 +59,20 @@ func TestLeaveOneOut(t *testing.T) {
 		s.Windows = []RowWindow{{First: win, Last: win + 9}}
 		return s
 	}
-	series := []NABSeries{mk("a", 40), mk("b", 40), mk("c", 70)}
 	alarmAtRow := func(row int) Factory {
 		return func(info StreamInfo) Detector {
 			return rowAlarms{at: map[time.Time]bool{info.Start.Add(time.Duration(row) * time.Minute): true}}
 		}
 	}
-	tunings := []Tuning{{Name: "defaults", Factory: NewNever}, {Name: "early", Factory: alarmAtRow(40)}, {Name: "late", Factory: alarmAtRow(70)}}
+	return []NABSeries{mk("a", 40), mk("b", 40), mk("c", 70)},
+		[]Tuning{{Name: "defaults", Factory: NewNever}, {Name: "early", Factory: alarmAtRow(40)}, {Name: "late", Factory: alarmAtRow(70)}}
+}
+
+// TestLeaveOneOut builds three files where tuning "early" is best on two
+// and wrong on the third: it wins in sample, and held out it costs the
+// third file.
+func TestLeaveOneOut(t *testing.T) {
+	series, tunings := threeFilesTwoTunings()
 	res, err := LeaveOneOut(series, tunings, StandardProfile, 2, LOFORules{})
 	if err != nil {
 		t.Fatal(err)
@@ -97,22 +104,7 @@ func TestLeaveOneOut(t *testing.T) {
 // positive, more than MaxFileDrop, and the defaults stay. The synthetic
 // screen runs only for a tuning that passed the NAB rules, once.
 func TestLeaveOneOutRules(t *testing.T) {
-	mk := func(name string, win int) NABSeries {
-		s := NABSeries{Name: name, Bucket: time.Minute}
-		for i := 0; i < 100; i++ {
-			s.Times = append(s.Times, at("00:00").Add(time.Duration(i)*time.Minute))
-			s.Values = append(s.Values, 1)
-		}
-		s.Windows = []RowWindow{{First: win, Last: win + 9}}
-		return s
-	}
-	series := []NABSeries{mk("a", 40), mk("b", 40), mk("c", 70)}
-	alarmAtRow := func(row int) Factory {
-		return func(info StreamInfo) Detector {
-			return rowAlarms{at: map[time.Time]bool{info.Start.Add(time.Duration(row) * time.Minute): true}}
-		}
-	}
-	tunings := []Tuning{{Name: "defaults", Factory: NewNever}, {Name: "early", Factory: alarmAtRow(40)}, {Name: "late", Factory: alarmAtRow(70)}}
+	series, tunings := threeFilesTwoTunings()
 	chosen := func(rules LOFORules) (map[string]string, LOFOResult) {
 		res, err := LeaveOneOut(series, tunings, StandardProfile, 2, rules)
 		if err != nil {

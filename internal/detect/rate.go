@@ -332,6 +332,14 @@ func (m *RateModel) learn(hour int64, count float32) {
 		m.nbNum = (1-w)*m.nbNum + w*y
 		m.nbDen = (1-w)*m.nbDen + w*mu*mu
 	}
+	if m.flags&flagSurge != 0 && mu < 4*m.burst {
+		// While a surge is open D is held and the winsorising above is
+		// skipped. At a few events an hour the hours are clipped anyway, or
+		// a few hours of a retry loop lose an hourly job's schedule and the
+		// next day's single run reads as a drop. Busier beets learn a real
+		// rise in full (NAB's AAPL tweets surge again and again if not).
+		count = min(count, mu+6*float32(math.Sqrt(float64(d*mu)))+3*m.burst)
+	}
 	a := max(1/n, float32(m.p.MinLearnRate))
 	m.setRate(b, mu+a*(count-mu))
 }

@@ -1,9 +1,7 @@
 package detect
 
 import (
-	"bufio"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -188,27 +186,12 @@ func TestArmedModelKeepsWatching(t *testing.T) {
 // stream is the judge's `-seed 4 -dump cron-twice-daily/clean/11`. It
 // raises nothing now.
 func TestTwiceDailyNearTwelveHours(t *testing.T) {
-	f, err := os.Open("testdata/twice-daily-near-12h.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	a := newAutoBeet("Europe/Berlin")
-	sc := bufio.NewScanner(f)
-	var last time.Time
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		at, err := time.Parse(time.RFC3339Nano, strings.TrimSuffix(line, ",1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+	s := readDump(t, "testdata/twice-daily-near-12h.csv")
+	a := newAutoBeet(s.zone)
+	for _, at := range s.events {
 		a.event(t, at, 1)
-		last = at
 	}
-	a.until(t, last.Add(6*time.Hour))
+	a.until(t, s.events[len(s.events)-1].Add(6*time.Hour))
 	if al := alarms(a.flips); len(al) != 0 {
 		t.Fatalf("a twice-daily job that ran every time raised %d alarms, the first: %s (%s)", len(al), al[0].At, al[0].Reason)
 	}
@@ -221,28 +204,13 @@ func TestTwiceDailyNearTwelveHours(t *testing.T) {
 // stream is the judge's `-seed 16 -dump "cron-hourly/a retry loop: an
 // event every 12 s for 3 h/8"`. Nothing is raised after the loop now.
 func TestHourlyAfterRetryLoop(t *testing.T) {
-	f, err := os.Open("testdata/hourly-retry-loop.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	a := newAutoBeet("America/New_York")
-	sc := bufio.NewScanner(f)
-	var last time.Time
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		at, err := time.Parse(time.RFC3339Nano, strings.TrimSuffix(line, ",1"))
-		if err != nil {
-			t.Fatal(err)
-		}
+	s := readDump(t, "testdata/hourly-retry-loop.csv")
+	a := newAutoBeet(s.zone)
+	for _, at := range s.events {
 		a.event(t, at, 1)
-		last = at
 	}
-	a.until(t, last.Add(time.Minute)) // the stream ends here: no later run is due to it
-	excusedEnd := time.Date(2026, 2, 23, 19, 58, 0, 0, time.UTC)
+	a.until(t, s.events[len(s.events)-1].Add(time.Minute)) // the stream ends here: no later run is due to it
+	excusedEnd := s.end.Add(time.Hour)                     // the judge excuses the incident and an hour after it
 	for _, al := range alarms(a.flips) {
 		if al.At.After(excusedEnd) {
 			t.Fatalf("an hourly job that ran every hour after its retry loop raised an alarm at %s (%s)", al.At, al.Reason)

@@ -1,10 +1,12 @@
 package sqlstore_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/sqlstore"
 )
 
 // Migration 00015 rebuilds SQLite's events table on its key (received_at,
@@ -39,16 +41,7 @@ func TestEventsKeyMigration(t *testing.T) {
 			t.Errorf("event %d: %+v before the migration, %+v after", i, *before[i], *after[i])
 		}
 	}
-	again := []beet.Event{evs[0], evs[1], evs[2]}
-	for i := range again {
-		again[i].BeetID = b.ID
-	}
-	if err := db.AddEvents(ctx, again, nil); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := db.FindEvents(ctx, beet.EventFilter{BeetID: b.ID}); len(got) != 3 {
-		t.Errorf("after a replay the beet has %d events, want 3", len(got))
-	}
+	replayStoresNothingTwice(t, db, b.ID, evs[:3])
 }
 
 func sameEvent(a, b *beet.Event) bool {
@@ -65,4 +58,20 @@ func sameEvent(a, b *beet.Event) bool {
 		return false
 	}
 	return true
+}
+
+// replayStoresNothingTwice sends a beet's stored events again, as the spool
+// replays them after an outage, and checks the beet still has only them.
+func replayStoresNothingTwice(t *testing.T, db *sqlstore.DB, beetID int64, stored []beet.Event) {
+	t.Helper()
+	again := slices.Clone(stored)
+	for i := range again {
+		again[i].BeetID = beetID
+	}
+	if err := db.AddEvents(t.Context(), again, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.FindEvents(t.Context(), beet.EventFilter{BeetID: beetID}); len(got) != len(stored) {
+		t.Errorf("after a replay the beet has %d events, want %d", len(got), len(stored))
+	}
 }

@@ -83,16 +83,7 @@ func TestEventPartitionsMigration(t *testing.T) {
 		t.Errorf("EventPartitionState = %+v, %v; want no rows in the default partition", st, err)
 	}
 	// A replay of the same events stores nothing twice.
-	again := []beet.Event{evs[0], evs[1], evs[2]}
-	for i := range again {
-		again[i].BeetID = b.ID
-	}
-	if err := db.AddEvents(ctx, again, nil); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := db.FindEvents(ctx, beet.EventFilter{BeetID: b.ID}); len(got) != 3 {
-		t.Errorf("after a replay the beet has %d events, want 3", len(got))
-	}
+	replayStoresNothingTwice(t, db, b.ID, evs[:3])
 }
 
 // Inserts beyond the partitions made ahead land in the default partition;

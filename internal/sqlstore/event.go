@@ -68,8 +68,8 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	return nil
 }
 
-// addEventsSQLite is AddEvents on SQLite: prepared statements, one row a
-// statement (SQLite runs in process, so statements cost no round trip).
+// addEventsSQLite is AddEvents on SQLite: prepared statements, the group's
+// beets saved in one UPDATE and its events in multi-row INSERTs.
 func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
 	touched []*beet.Beet, versions map[int64]int64, err error) {
 	w, err := db.eventWriteStmts(ctx)

@@ -26,8 +26,9 @@ type walSync struct {
 	// may have dropped the dirty pages and a later fsync can succeed
 	// without them, so no later commit could be called durable.
 	err error
-	// beforeSync, if set, runs before each fsync (tests block in it).
-	beforeSync func()
+	// beforeSync, if set, runs before each fsync; an error it returns is
+	// taken as the fsync's (tests).
+	beforeSync func() error
 }
 
 // newWALSync returns the syncer of the database file at path, or nil
@@ -47,10 +48,14 @@ func (s *walSync) sync() error {
 	if s.err != nil {
 		return s.err
 	}
+	var err error
 	if s.beforeSync != nil {
-		s.beforeSync()
+		err = s.beforeSync()
 	}
-	f, err := s.file()
+	var f *os.File
+	if err == nil {
+		f, err = s.file()
+	}
 	if err == nil {
 		err = datasync(f)
 	}

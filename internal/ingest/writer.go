@@ -313,6 +313,9 @@ func (w *Writer) runLane(l *lane) {
 	}
 	batch := make([]*writeReq, 0, w.opt.MaxBatch)
 	for r := range l.reqs {
+		if s != nil {
+			s.waitTaken()
+		}
 		batch = w.gather(l.reqs, append(batch[:0], r))
 		w.commit(batch, &l.inFlight, s)
 	}
@@ -544,18 +547,36 @@ func (w *Writer) replay() {
 // SyncEvents once for all of them and answers them; groups committed
 // while that runs wait for the next call, since it may have begun before
 // their commit returned.
+//
+// The lane commits its next group while an fsync runs, but no more than
+// one: every group committed during one fsync is answered after the same
+// next one, so a second commit in that time would only split the group,
+// and a commit costs CPU whatever its size (one fsync of 1.4 ms beside
+// commits of 0.3 ms made groups of 9 events instead of 31, and the
+// closed loop slower, on the loaded 2-core machine).
 type syncer struct {
 	w       *Writer
 	mu      sync.Mutex
-	pending []*writeReq // committed, not yet synced
+	taken   *sync.Cond  // signalled when a sync takes what is pending
+	pending []*writeReq // committed, no sync begun since
 	wake    chan struct{}
 	done    chan struct{}
 }
 
 func (w *Writer) startSyncer() *syncer {
 	s := &syncer{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s.taken = sync.NewCond(&s.mu)
 	go s.run()
 	return s
+}
+
+// waitTaken waits until no committed group waits for an fsync to begin.
+func (s *syncer) waitTaken() {
+	s.mu.Lock()
+	for len(s.pending) > 0 {
+		s.taken.Wait()
+	}
+	s.mu.Unlock()
 }
 
 // add hands it a committed group; the caller may reuse the slice.
@@ -576,6 +597,7 @@ func (s *syncer) run() {
 	for range s.wake {
 		s.mu.Lock()
 		took, s.pending = s.pending, took[:0]
+		s.taken.Broadcast()
 		s.mu.Unlock()
 		if len(took) == 0 {
 			continue

@@ -92,9 +92,11 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	if lanes == 0 {
 		lanes = 1
 	}
-	// SQLite on Linux: a commit's fsync runs beside the next commit, and
-	// a request is answered after the fsync of its own (docs/OPERATIONS.md).
-	syncApart := cfg.IngestFsync != config.IngestFsyncCommit && a.backend.Store.SyncsApart()
+	// BEET_INGEST_FSYNC=overlap, SQLite on Linux: a commit's fsync runs
+	// beside the next commit, and a request is answered after the fsync of
+	// its own (docs/OPERATIONS.md). Not the default: on the loaded 2-core
+	// machine it was no clear win (docs/BENCHMARKS.md, sqlsync).
+	syncApart := cfg.IngestFsync == config.IngestFsyncOverlap && a.backend.Store.SyncsApart()
 	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
 		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Observe: a.backend.Service.ObserveEvents,
 		OnCommit:  observeCommits(reg),

@@ -51,7 +51,7 @@ func TestLoad(t *testing.T) {
 				"BEET_SPOOL_PATH":       "/var/lib/beet/spool",
 				"BEET_INGEST_BATCH":     "500",
 				"BEET_INGEST_WAIT":      "2ms",
-				"BEET_INGEST_FSYNC":     "Commit",
+				"BEET_INGEST_FSYNC":     "Overlap",
 			},
 			check: func(t *testing.T, c config.Config) {
 				want := config.Config{
@@ -59,7 +59,7 @@ func TestLoad(t *testing.T) {
 					BaseURL: "https://beet.example.com", LogLevel: slog.LevelDebug, LogFormat: "json",
 					CleanupInterval: time.Hour, CleanupBatch: 10000, ShutdownTimeout: 30 * time.Second,
 					RedisURL: "redis://127.0.0.1:6379/2", SpoolPath: "/var/lib/beet/spool", IngestBatch: 500, IngestWait: 2 * time.Millisecond,
-					IngestFsync: config.IngestFsyncCommit, Role: "all", MetricsListen: config.DefaultMetricsListen, SweepInterval: 5 * time.Second, DeliveryLease: 2 * time.Minute,
+					IngestFsync: config.IngestFsyncOverlap, Role: "all", MetricsListen: config.DefaultMetricsListen, SweepInterval: 5 * time.Second, DeliveryLease: 2 * time.Minute,
 				}
 				if c != want {
 					t.Fatalf("got %+v, want %+v", c, want)

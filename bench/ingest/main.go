@@ -74,6 +74,7 @@ var (
 	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
 	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
 	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
+	sqlFsync   = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side (empty: one with the default)")
 	pgLanes    = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side (empty: one with the default)")
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
@@ -113,8 +114,13 @@ func main() {
 	targets := []*target{bare}
 
 	if *withSQLite {
-		sqliteURL := "sqlite://" + filepath.Join(dir, "beet.db")
-		targets = append(targets, startTarget("Beet, SQLite", beetBin, sqliteURL, dir, nBeets))
+		for _, f := range strings.Split(*sqlFsync, ",") {
+			name, file, env := "Beet, SQLite", "beet.db", []string(nil)
+			if f != "" {
+				name, file, env = "Beet, SQLite, fsync "+f, "beet-"+f+".db", []string{"BEET_INGEST_FSYNC=" + f}
+			}
+			targets = append(targets, startTarget(name, beetBin, "sqlite://"+filepath.Join(dir, file), dir, nBeets, env...))
+		}
 	}
 	if *pgURL != "" {
 		lanes := strings.Split(*pgLanes, ",")

@@ -92,11 +92,20 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	if lanes == 0 {
 		lanes = 1
 	}
+	// BEET_INGEST_FSYNC=overlap, SQLite on Linux: a commit's fsync runs
+	// beside the next commit, and a request is answered after the fsync of
+	// its own (docs/OPERATIONS.md). Not the default: on the loaded 2-core
+	// machine it was no clear win (docs/BENCHMARKS.md, sqlsync).
+	syncApart := cfg.IngestFsync == config.IngestFsyncOverlap && a.backend.Store.SyncsApart()
 	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
 		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Observe: a.backend.Service.ObserveEvents,
-		OnCommit: observeCommits(reg),
-		Lanes:    lanes,
+		OnCommit:  observeCommits(reg),
+		Lanes:     lanes,
+		SyncApart: syncApart,
 	})
+	if syncApart {
+		log.Info("ingestion commits fsync the WAL beside the next commit", "ingest_fsync", config.IngestFsyncOverlap)
+	}
 	a.writer = w
 	registerWriterMetrics(reg, w)
 	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log,
@@ -140,10 +149,14 @@ func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
 	}{
 		"beet_ingest_commit_seconds_total": {&st.CommitNanos, "Time the writer spent in database commits of live events."},
 		"beet_ingest_detect_seconds_total": {&st.DetectNanos, "Time detection spent on committed events, inside the commits."},
+		"beet_ingest_fsync_seconds_total":  {&st.SyncNanos, "Time spent in fsyncs of the SQLite WAL made beside the next commit (BEET_INGEST_FSYNC=overlap); a request waits for one."},
 	} {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: c.help},
 			func() float64 { return float64(c.v.Load()) / 1e9 }))
 	}
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "beet_ingest_fsyncs_total", Help: "Fsyncs of the SQLite WAL made beside the next commit (BEET_INGEST_FSYNC=overlap), each for every group committed before it began.",
+	}, func() float64 { return float64(st.Syncs.Load()) }))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "beet_ingest_detect_beets_total", Help: "Beets detection was applied to (one per beet per commit).",
 	}, func() float64 { return float64(st.DetectBeets.Load()) }))

@@ -19,6 +19,7 @@
 //	BEET_INGEST_BATCH      --ingest-batch       256                     most events committed in one ingestion transaction (1 to 10000)
 //	BEET_INGEST_WAIT       --ingest-wait        0s                      how long a commit group waits to fill (0 to 100ms; 0 takes what is queued)
 //	BEET_INGEST_LANES      --ingest-lanes       0                       ingestion commits under way at once, events shared by beet (0: 1; more only on PostgreSQL with cores of its own; up to 16)
+//	BEET_INGEST_FSYNC      --ingest-fsync       commit                  SQLite: commit (fsync inside each commit) or overlap (Linux: the WAL's fsync runs beside the next commit; a request is answered after it)
 //	BEET_SMTP_URL          --smtp-url           (none)                  mail server for email channels: smtp://user:pass@host:587?from=alerts@example.com (smtps:// for TLS on connect)
 //	BEET_ALLOW_PRIVATE_TARGETS --allow-private-targets false           let channels post to loopback, private and link-local addresses (self-hosted, alerting inside the network)
 //	BEET_SIGNUP            --signup             closed                  closed or open: whether anyone may create an account from the dashboard after the first-run setup
@@ -83,6 +84,9 @@ type Config struct {
 	// IngestLanes is how many ingestion commits may be under way at once;
 	// 0 takes the engine's default.
 	IngestLanes int
+	// IngestFsync is IngestFsyncCommit (or empty) or IngestFsyncOverlap:
+	// where an ingestion commit's fsync runs on SQLite.
+	IngestFsync string
 	// SMTPURL is the mail server of email channels; empty turns them off.
 	SMTPURL string
 	// AllowPrivateTargets lets channels reach private addresses.
@@ -112,6 +116,12 @@ type Config struct {
 	SecretKey, SecretKeyOld string
 }
 
+// The values of IngestFsync.
+const (
+	IngestFsyncOverlap = "overlap"
+	IngestFsyncCommit  = "commit"
+)
+
 // Limits checked by Validate.
 const (
 	MinCleanupInterval = time.Minute
@@ -134,6 +144,7 @@ func Default() Config {
 		CleanupBatch:    1000,
 		ShutdownTimeout: 15 * time.Second,
 		IngestBatch:     256,
+		IngestFsync:     IngestFsyncCommit,
 		Role:            RoleAll,
 		MetricsListen:   DefaultMetricsListen,
 		SweepInterval:   5 * time.Second,
@@ -288,6 +299,19 @@ var settings = []setting{
 		check: func(c Config) error {
 			if c.IngestLanes < 0 || c.IngestLanes > MaxIngestLanes {
 				return fmt.Errorf("must be from 0 to %d", MaxIngestLanes)
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_INGEST_FSYNC", flag: "ingest-fsync", def: IngestFsyncCommit,
+		usage: "SQLite: commit (SQLite fsyncs inside each commit) or overlap (Linux: the WAL's fsync runs beside the next commit; a request is still answered only after its event's fsync)",
+		parse: func(c *Config, s string) error { c.IngestFsync = strings.ToLower(strings.TrimSpace(s)); return nil },
+		check: func(c Config) error {
+			switch c.IngestFsync {
+			case "", IngestFsyncCommit, IngestFsyncOverlap: // "": commit, as in a Config built in code
+			default:
+				return fmt.Errorf("must be %s or %s", IngestFsyncCommit, IngestFsyncOverlap)
 			}
 			return nil
 		},

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 type benchRig struct {
 	h      *ingest.Handler
+	w      *ingest.Writer
 	tokens []string
 }
 
@@ -26,7 +28,7 @@ type benchRig struct {
 // newBenchRig: with detect, detection follows every commit, as in
 // `beet serve`, and every beet has had its first event (its flip to
 // learning) before the timer starts, so the benchmark is the steady state.
-func newBenchRig(b *testing.B, engine string, detect bool) *benchRig {
+func newBenchRig(b *testing.B, engine string, detect bool, opt ingest.WriterOptions) *benchRig {
 	store := testdb.New(b, engine)
 	ctx := context.Background()
 	now := time.Now()
@@ -64,7 +66,9 @@ func newBenchRig(b *testing.B, engine string, detect bool) *benchRig {
 			first = first[n:]
 		}
 	}
-	w := ingest.NewWriter(store, spool, ingest.WriterOptions{Observe: observe})
+	opt.Observe = observe
+	w := ingest.NewWriter(store, spool, opt)
+	r.w = w
 	r.h = ingest.New(ingest.Options{Store: store, Limiter: ratelimit.NewMemory(ratelimit.MemoryOptions{}), Writer: w})
 	b.Cleanup(func() { w.Close(); r.h.Close(); spool.Close() })
 	return r
@@ -78,12 +82,27 @@ func BenchmarkHandler(b *testing.B) {
 	for _, run := range []struct {
 		name, engine string
 		detect       bool
-	}{{"sqlite", "sqlite", false}, {"sqlite+detect", "sqlite", true}, {"postgres", "postgres", false}, {"postgres+detect", "postgres", true}} {
+		opt          ingest.WriterOptions
+	}{
+		{"sqlite", "sqlite", false, ingest.WriterOptions{}},
+		{"sqlite+detect", "sqlite", true, ingest.WriterOptions{}},
+		{"sqlite+detect+overlap", "sqlite", true, ingest.WriterOptions{SyncApart: true}},
+		{"sqlite+detect/4", "sqlite", true, ingest.WriterOptions{}},
+		{"sqlite+detect+overlap/4", "sqlite", true, ingest.WriterOptions{SyncApart: true}},
+		{"postgres", "postgres", false, ingest.WriterOptions{}},
+		{"postgres+detect", "postgres", true, ingest.WriterOptions{}},
+	} {
 		b.Run(run.name, func(b *testing.B) {
-			r := newBenchRig(b, run.engine, run.detect)
+			r := newBenchRig(b, run.engine, run.detect, run.opt)
 			var next atomic.Int64
 			b.ReportAllocs()
-			b.SetParallelism(32) // many requests waiting on group commits, as under load
+			// many requests waiting on group commits, as under load; /4:
+			// four, as at a moderate rate
+			if strings.HasSuffix(run.name, "/4") {
+				b.SetParallelism(2)
+			} else {
+				b.SetParallelism(32)
+			}
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -96,6 +115,8 @@ func BenchmarkHandler(b *testing.B) {
 					}
 				}
 			})
+			st := r.w.Stats()
+			b.ReportMetric(float64(st.Committed.Load())/float64(st.Batches.Load()), "events/commit")
 		})
 	}
 }

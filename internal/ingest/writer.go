@@ -17,6 +17,18 @@ type WriterStore interface {
 	AddEvents(ctx context.Context, events []beet.Event, observe beet.Observer) error
 }
 
+// UnsyncedStore is a WriterStore that can commit a group without waiting
+// for the disk, and make such commits durable later with one flush.
+type UnsyncedStore interface {
+	WriterStore
+	// AddEventsUnsynced is AddEvents whose commit is durable only once a
+	// SyncEvents begun after it returned has returned nil.
+	AddEventsUnsynced(ctx context.Context, events []beet.Event, observe beet.Observer) error
+	// SyncEvents makes every commit AddEventsUnsynced returned before the
+	// call durable.
+	SyncEvents() error
+}
+
 // WriterOptions tunes group commit. Zero values take the defaults.
 type WriterOptions struct {
 	MaxBatch int           // events per transaction; default 256
@@ -37,6 +49,13 @@ type WriterOptions struct {
 	// transaction that stores it, directly or by replay (beet.Observer), so
 	// detection follows every committed event at no commit of its own.
 	Observe beet.Observer
+	// SyncApart commits each group with AddEventsUnsynced and answers its
+	// requests only after a SyncEvents begun after that commit returned;
+	// meanwhile the lane builds and commits the next group, so a commit
+	// does not wait for the last one's fsync. One SyncEvents serves every
+	// group committed while the one before it ran. The store must be an
+	// UnsyncedStore; otherwise SyncApart is ignored.
+	SyncApart bool
 	// OnCommit, if set, is told each group the writer tried to commit to
 	// the database: the events it stored (all of them if it failed), how
 	// long the commit took, and whether it succeeded (metrics).
@@ -103,6 +122,10 @@ type WriterStats struct {
 	CommitNanos atomic.Int64
 	DetectNanos atomic.Int64
 	DetectBeets atomic.Int64
+	// Syncs and SyncNanos count the SyncEvents calls of SyncApart and the
+	// time spent in them (each an fsync, beside the next commit).
+	Syncs     atomic.Int64
+	SyncNanos atomic.Int64
 }
 
 // lane is a queue of requests and the goroutine that commits them, one
@@ -119,6 +142,7 @@ type lane struct {
 type writeReq struct {
 	ev     beet.Event
 	beetID int64 // the beet the commit stored ev for; 0 if none (or spooled)
+	res    error // the commit's answer, held until the sync (SyncApart)
 	errc   chan error
 }
 
@@ -140,6 +164,9 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	if _, ok := store.(UnsyncedStore); !ok {
+		opt.SyncApart = false
 	}
 	w := &Writer{
 		store: store, spool: spool, opt: opt, log: opt.Log.With("component", "writer"),
@@ -279,10 +306,18 @@ func (w *Writer) run() {
 // groups grow while the lane's commit is under way, and when the database
 // is idle a request is committed at once.
 func (w *Writer) runLane(l *lane) {
+	var s *syncer
+	if w.opt.SyncApart {
+		s = w.startSyncer()
+		defer s.close()
+	}
 	batch := make([]*writeReq, 0, w.opt.MaxBatch)
 	for r := range l.reqs {
+		if s != nil {
+			s.waitTaken()
+		}
 		batch = w.gather(l.reqs, append(batch[:0], r))
-		w.commit(batch, &l.inFlight)
+		w.commit(batch, &l.inFlight, s)
 	}
 }
 
@@ -335,8 +370,9 @@ func (w *Writer) gather(reqs <-chan *writeReq, batch []*writeReq) []*writeReq {
 	return batch
 }
 
-// commit writes one group and answers its requests.
-func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
+// commit writes one group and answers its requests, or with s (SyncApart)
+// hands them to s to be answered after its next fsync.
+func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64, s *syncer) {
 	// Cleared only once the group is in the database or the spool (the
 	// sweeper holds while the spool has events), and before the requests
 	// are answered, so an acknowledged event is never still "in flight".
@@ -357,7 +393,12 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
 		inFlight.Store(max(oldest.UnixMicro(), 1))
 		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
 		start := time.Now()
-		err := w.store.AddEvents(ctx, events, w.opt.Observe)
+		var err error
+		if s != nil {
+			err = w.store.(UnsyncedStore).AddEventsUnsynced(ctx, events, w.opt.Observe)
+		} else {
+			err = w.store.AddEvents(ctx, events, w.opt.Observe)
+		}
 		w.stats.CommitNanos.Add(int64(time.Since(start)))
 		cancel()
 		// The commit-size histogram counts the events a commit stored
@@ -384,12 +425,19 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64) {
 				r.beetID = events[i].BeetID
 				switch {
 				case events[i].Stale:
-					r.errc <- ErrStaleToken
+					r.res = ErrStaleToken
 				case events[i].BeetID == 0:
-					r.errc <- ErrNoBeet
+					r.res = ErrNoBeet
 				default:
-					r.errc <- nil
+					r.res = nil
 				}
+			}
+			if s != nil {
+				s.add(batch)
+				return
+			}
+			for _, r := range batch {
+				r.errc <- r.res
 			}
 			return
 		}
@@ -492,4 +540,90 @@ func (w *Writer) replay() {
 		}
 		offset = end
 	}
+}
+
+// syncer answers a lane's committed groups after the fsync that makes them
+// durable (SyncApart). It takes every group committed so far, calls
+// SyncEvents once for all of them and answers them; groups committed
+// while that runs wait for the next call, since it may have begun before
+// their commit returned.
+//
+// The lane commits its next group while an fsync runs, but no more than
+// one: every group committed during one fsync is answered after the same
+// next one, so a second commit in that time would only split the group,
+// and a commit costs CPU whatever its size (one fsync of 1.4 ms beside
+// commits of 0.3 ms made groups of 9 events instead of 31, and the
+// closed loop slower, on the loaded 2-core machine).
+type syncer struct {
+	w       *Writer
+	mu      sync.Mutex
+	taken   *sync.Cond  // signalled when a sync takes what is pending
+	pending []*writeReq // committed, no sync begun since
+	wake    chan struct{}
+	done    chan struct{}
+}
+
+func (w *Writer) startSyncer() *syncer {
+	s := &syncer{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s.taken = sync.NewCond(&s.mu)
+	go s.run()
+	return s
+}
+
+// waitTaken waits until no committed group waits for an fsync to begin.
+func (s *syncer) waitTaken() {
+	s.mu.Lock()
+	for len(s.pending) > 0 {
+		s.taken.Wait()
+	}
+	s.mu.Unlock()
+}
+
+// add hands it a committed group; the caller may reuse the slice.
+func (s *syncer) add(batch []*writeReq) {
+	s.mu.Lock()
+	s.pending = append(s.pending, batch...)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is due already, and it takes everything added
+	}
+}
+
+func (s *syncer) run() {
+	defer close(s.done)
+	store := s.w.store.(UnsyncedStore)
+	var took []*writeReq
+	for range s.wake {
+		s.mu.Lock()
+		took, s.pending = s.pending, took[:0]
+		s.taken.Broadcast()
+		s.mu.Unlock()
+		if len(took) == 0 {
+			continue
+		}
+		start := time.Now()
+		err := store.SyncEvents()
+		s.w.stats.SyncNanos.Add(int64(time.Since(start)))
+		s.w.stats.Syncs.Add(1)
+		if err != nil {
+			// The events are in the database but maybe not on disk: the
+			// requests fail (the senders retry); SyncEvents and the
+			// commits keep failing, so the events after go to the spool.
+			s.w.log.Error("fsync of committed events failed; their requests fail", "events", len(took), "err", err)
+		}
+		for i, r := range took {
+			if err != nil && r.res == nil {
+				r.res = err
+			}
+			r.errc <- r.res
+			took[i] = nil
+		}
+	}
+}
+
+// close answers what is pending and stops, once the lane commits no more.
+func (s *syncer) close() {
+	close(s.wake)
+	<-s.done
 }

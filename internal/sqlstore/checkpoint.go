@@ -29,7 +29,10 @@ type checkpointer struct {
 }
 
 func startCheckpointer(path string, log *slog.Logger) (*checkpointer, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(1000)")
+	// A checkpoint syncs the WAL before it copies frames into the database
+	// file, and that file after, unless its connection has synchronous=OFF:
+	// AddEventsUnsynced's durability rests on it, so it is set here.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(1000)&_pragma=synchronous(FULL)")
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -30,6 +31,34 @@ import (
 // flips: detection rides on the ingestion commit instead of a transaction
 // of its own, which on SQLite would queue behind the single writer.
 func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.Observer) error {
+	return db.addEvents(ctx, events, observe, true)
+}
+
+// SyncsApart reports whether AddEventsUnsynced can return before its commit
+// is on disk (SQLite on Linux). Elsewhere it is AddEvents.
+func (db *DB) SyncsApart() bool { return db.wal != nil }
+
+// AddEventsUnsynced is AddEvents whose commit may return before it is on
+// disk: it survives a crash of Beet at once, and a power cut once
+// SyncEvents, called after it returned, has returned nil. On SQLite the
+// commit runs with synchronous=NORMAL (the connection goes back to FULL
+// after it, for every other write), so the next group can be committed
+// while the fsync of this one runs.
+func (db *DB) AddEventsUnsynced(ctx context.Context, events []beet.Event, observe beet.Observer) error {
+	return db.addEvents(ctx, events, observe, db.wal == nil)
+}
+
+// SyncEvents makes durable every commit AddEventsUnsynced returned before
+// the call: one fsync of the SQLite WAL. After a failed fsync it fails, and
+// so do AddEvents and AddEventsUnsynced, until Beet restarts.
+func (db *DB) SyncEvents() error {
+	if db.wal == nil {
+		return nil
+	}
+	return db.wal.sync()
+}
+
+func (db *DB) addEvents(ctx context.Context, events []beet.Event, observe beet.Observer, synced bool) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -54,7 +83,7 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 	if db.d.name() == "postgres" {
 		touched, versions, err = db.addEventsPG(ctx, events, observe, ids, toks)
 	} else {
-		touched, versions, err = db.addEventsSQLite(ctx, events, observe, ids, toks)
+		touched, versions, err = db.addEventsSQLite(ctx, events, observe, ids, toks, synced)
 	}
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
@@ -69,14 +98,41 @@ func (db *DB) AddEvents(ctx context.Context, events []beet.Event, observe beet.O
 }
 
 // addEventsSQLite is AddEvents on SQLite: prepared statements, the group's
-// beets saved in one UPDATE and its events in multi-row INSERTs.
-func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
+// beets saved in one UPDATE and its events in multi-row INSERTs. Unless
+// synced, the commit leaves its fsync to SyncEvents.
+func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string, synced bool) (
 	touched []*beet.Beet, versions map[int64]int64, err error) {
+	if db.wal != nil {
+		if err := db.wal.failed(); err != nil {
+			return nil, nil, err
+		}
+	}
 	w, err := db.eventWriteStmts(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
+	if !synced {
+		// PRAGMA synchronous takes effect when it is prepared, and not
+		// inside a transaction: it is run as text, before BEGIN.
+		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+			return nil, nil, err
+		}
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL`); err != nil {
+				// A connection left at NORMAL would drop the fsync of
+				// every other write: it is closed instead (the pool opens
+				// a new one, FULL from its DSN).
+				db.log.Error("restoring synchronous=FULL failed; closing the write connection", "err", err)
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+		}()
+	}
+	err = txOn(ctx, conn, func(tx *sql.Tx) error {
 		beets, byToken, vs, err := db.lockBeets(ctx, tx, w, ids, toks)
 		if err != nil {
 			return err

@@ -1,6 +1,9 @@
 package sqlstore
 
-import "context"
+import (
+	"context"
+	"os"
+)
 
 // ExecForTest runs one statement on the write pool: benchmarks seed
 // millions of rows with it in one statement.
@@ -47,4 +50,30 @@ func (db *DB) ReadForTest(ctx context.Context, query string) ([]int64, error) {
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// SetSyncHookForTest runs hook before each fsync of SyncEvents; an error
+// it returns is taken as the fsync's.
+func (db *DB) SetSyncHookForTest(hook func() error) {
+	db.wal.mu.Lock()
+	defer db.wal.mu.Unlock()
+	db.wal.beforeSync = hook
+}
+
+// SyncedFileForTest is the file SyncEvents last fsynced, or nil.
+func (db *DB) SyncedFileForTest() os.FileInfo {
+	db.wal.mu.Lock()
+	defer db.wal.mu.Unlock()
+	if db.wal.f == nil {
+		return nil
+	}
+	fi, _ := db.wal.f.Stat()
+	return fi
+}
+
+// WriteSynchronousForTest is PRAGMA synchronous on the write connection.
+func (db *DB) WriteSynchronousForTest(ctx context.Context) (int64, error) {
+	var v int64
+	err := db.write.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&v)
+	return v, err
 }

@@ -50,6 +50,7 @@ type DB struct {
 	pgLockedOnly bool
 
 	ckpt    *checkpointer      // SQLite: checkpoints the WAL off the commit path
+	wal     *walSync           // SQLite on Linux: fsyncs the WAL after AddEventsUnsynced's commits
 	secrets *secretbox.Keyring // seals channel secrets at rest; nil stores them as given (secrets.go)
 }
 
@@ -100,7 +101,8 @@ func sqliteDSN(path string, writer bool) string {
 		// FULL fsyncs the WAL at every commit, so an acknowledged event
 		// survives power loss, not only a crash (NORMAL may lose the last
 		// commits). Ingestion commits in groups, so it pays one fsync per
-		// group rather than per event.
+		// group rather than per event; AddEventsUnsynced switches to NORMAL
+		// for its own commits and back, and walSync fsyncs after them.
 		p = append(p, "_pragma=synchronous(FULL)")
 		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
 		// never fails half-way when it upgrades from reading to writing.
@@ -183,7 +185,8 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
 	}
 	log.Info("database opened", "engine", "sqlite", "path", abs)
-	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt}, nil
+	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt,
+		wal: newWALSync(abs)}, nil
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
@@ -212,6 +215,9 @@ func (db *DB) Close() error {
 	if db.ckpt != nil {
 		err = db.ckpt.close()
 	}
+	if db.wal != nil {
+		err = errors.Join(err, db.wal.close())
+	}
 	err = errors.Join(err, db.write.Close())
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
@@ -235,7 +241,14 @@ func (db *DB) Ping(ctx context.Context) error {
 // inTx runs fn in a write transaction and commits it if fn returns nil.
 // It serves the exported methods; helpers never begin transactions.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+	return txOn(ctx, db.write, fn)
+}
+
+// txOn is inTx on a given pool or connection.
+func txOn(ctx context.Context, on interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}, fn func(tx *sql.Tx) error) error {
+	tx, err := on.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,7 @@ var (
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
+	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
 	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
 
@@ -126,6 +127,11 @@ func main() {
 				name, env = "Beet, PostgreSQL, "+l+" lanes", []string{"BEET_INGEST_LANES=" + l}
 			}
 			targets = append(targets, startTarget(name, beetBin, schemaURL, dir, nBeets, env...))
+		}
+		if *pgBefore != "" {
+			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
+			defer drop()
+			targets = append(targets, startTarget("Beet, PostgreSQL, before", *pgBefore, schemaURL, dir, nBeets))
 		}
 	}
 	defer func() {

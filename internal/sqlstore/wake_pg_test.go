@@ -179,3 +179,27 @@ func TestPostgresWakeMigration(t *testing.T) {
 		t.Fatalf("CountWatched = %d, %v; want 1", n, err)
 	}
 }
+
+// TestPostgresDeletedBeetTakesItsEvents: without the events' foreign key
+// (migration 00017), a beet row deleted by any statement still takes its
+// events with it, as the key's ON DELETE CASCADE did.
+func TestPostgresDeletedBeetTakesItsEvents(t *testing.T) {
+	ctx := context.Background()
+	s, _, b := pgAutoBeet(t, beet.StatusUp)
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	var evs []beet.Event
+	for i := range 3 {
+		e := beet.Event{Token: b.Token, ReceivedAt: at.Add(time.Duration(i) * time.Second), Method: "GET", UserAgent: "curl"}
+		e.ID[0], e.ID[1] = byte(i), 0xd3
+		evs = append(evs, e)
+	}
+	if err := s.AddEvents(ctx, evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ExecForTest(ctx, `DELETE FROM beets WHERE id = $1`, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.ReadForTest(ctx, fmt.Sprintf(`SELECT count(*) FROM events WHERE beet_id = %d`, b.ID)); err != nil || n[0] != 0 {
+		t.Fatalf("events left of a deleted beet: %v, %v", n, err)
+	}
+}

@@ -81,10 +81,10 @@ func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
 }
 
 // PoolStats reports the connection pools: "write" and "read" on SQLite,
-// one "main" pool on PostgreSQL.
+// "main" and "ingest" (AddEvents' own, openPGIngest) on PostgreSQL.
 func (db *DB) PoolStats() map[string]sql.DBStats {
 	if db.read == db.write {
-		return map[string]sql.DBStats{"main": db.write.Stats()}
+		return map[string]sql.DBStats{"main": db.write.Stats(), "ingest": db.ingest.Stats()}
 	}
 	return map[string]sql.DBStats{"write": db.write.Stats(), "read": db.read.Stats()}
 }

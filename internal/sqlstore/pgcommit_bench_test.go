@@ -56,7 +56,7 @@ func BenchmarkPGCommit(b *testing.B) {
 	if os.Getenv(pgEnv) == "" {
 		b.Skip("needs " + pgEnv)
 	}
-	db := migrated(b, openPostgresAt(b, pgSchemaURL(b)+"&application_name=pgcommitbench"+os.Getenv("PGX_EXTRA")))
+	db := migrated(b, openPostgresAt(b, pgSchemaURL(b)+"&application_name=pgcommitbench"))
 	mine := func() map[int]bool {
 		out := map[int]bool{}
 		rows, err := db.ReadForTest(context.Background(), `SELECT pid FROM pg_stat_activity WHERE application_name = 'pgcommitbench'`)

@@ -35,6 +35,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -79,6 +80,7 @@ var (
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
+	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
 	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
 
@@ -90,6 +92,8 @@ type target struct {
 	toks  []string
 	acked map[string]bool // User-Agents of the requests that got a 200, since the last loss check
 	mu    sync.Mutex
+	app   string            // application_name of its PostgreSQL connections ("" on SQLite)
+	pgCPU map[string]string // PostgreSQL backends' CPU µs a request, by phase
 }
 
 func main() {
@@ -133,6 +137,11 @@ func main() {
 			}
 			targets = append(targets, startTarget(name, beetBin, schemaURL, dir, nBeets, env...))
 		}
+		if *pgBefore != "" {
+			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
+			defer drop()
+			targets = append(targets, startTarget("Beet, PostgreSQL, before", *pgBefore, schemaURL, dir, nBeets))
+		}
 	}
 	defer func() {
 		for _, t := range targets[1:] {
@@ -158,9 +167,10 @@ func main() {
 		for _, t := range targets {
 			before, cpu := t.metrics(), cpuTime(t.proc)
 			stopProf := t.startProfile("steady", *duration-time.Second)
-			gen := selfCPU()
+			gen, pg := selfCPU(), t.pgBackends()
 			r := closedLoop(t, "steady", t.toks[:*tokens])
 			gen = selfCPU() - gen
+			t.notePG("steady", pg, r.n)
 			stopProf()
 			cpu = cpuTime(t.proc) - cpu
 			m := t.metrics().minus(before)
@@ -197,8 +207,9 @@ func main() {
 		fmt.Println("| server | achieved req/s | p50 | p99 | max | errors | events lost | events/commit | commit µs |")
 		fmt.Println("|---|---|---|---|---|---|---|---|---|")
 		for _, t := range targets {
-			before := t.metrics()
+			before, pg := t.metrics(), t.pgBackends()
 			r := openLoop(t, "rate", t.toks[:*tokens], *rate, *duration)
+			t.notePG("rate", pg, r.n)
 			m := t.metrics().minus(before)
 			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f |\n", t.name, r.rps, ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
 				m.perCommit(), m.commitMicros())
@@ -213,14 +224,28 @@ func main() {
 		for _, t := range targets {
 			before, cpu := t.metrics(), cpuTime(t.proc)
 			stopProf := t.startProfile("burst", 3*time.Second)
-			gen := selfCPU()
+			gen, pg := selfCPU(), t.pgBackends()
 			r := burst(t, t.toks[:*burstN])
 			gen = selfCPU() - gen
+			t.notePG("burst", pg, r.n)
 			stopProf()
 			cpu = cpuTime(t.proc) - cpu
 			m := t.metrics().minus(before)
 			fmt.Printf("| %s | %s | %s | %s | %s | %d | %s | %.0f | %s | %.0f |\n", t.name, ms(r.elapsed), ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
 				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n), float64(gen.Microseconds())/float64(max(1, r.n)))
+		}
+		fmt.Println()
+	}
+
+	if len(targets[len(targets)-1].pgCPU) > 0 {
+		fmt.Println("### PostgreSQL backends' CPU µs a request (the server's share of the same two cores)")
+		fmt.Println()
+		fmt.Println("| server | steady | rate | burst |")
+		fmt.Println("|---|---|---|---|")
+		for _, t := range targets {
+			if t.app != "" {
+				fmt.Printf("| %s | %s | %s | %s |\n", t.name, cmp.Or(t.pgCPU["steady"], "-"), cmp.Or(t.pgCPU["rate"], "-"), cmp.Or(t.pgCPU["burst"], "-"))
+			}
 		}
 		fmt.Println()
 	}
@@ -326,8 +351,48 @@ func startBeet(bin, dbURL, dir string, extra ...string) *proc {
 }
 
 func startTarget(name, bin, dbURL, dir string, n int, env ...string) *target {
+	app := ""
+	if strings.HasPrefix(dbURL, "postgres") {
+		app = fmt.Sprintf("beet_bench_%d", runSeq.Add(1))
+		dbURL += "&application_name=" + app
+	}
 	toks, db := seed(dbURL, n)
-	return &target{name: name, proc: startBeet(bin, dbURL, dir, env...), db: db, toks: toks}
+	return &target{name: name, proc: startBeet(bin, dbURL, dir, env...), db: db, toks: toks, app: app, pgCPU: map[string]string{}}
+}
+
+// pgBackends is the CPU time of each PostgreSQL backend serving t, by pid
+// (nil unless t is on a PostgreSQL server on this machine): its commits
+// cost as much CPU there as in Beet, on the same two cores.
+func (t *target) pgBackends() map[int]time.Duration {
+	if t.app == "" {
+		return nil
+	}
+	rows, err := t.db.Query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, t.app)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	out := map[int]time.Duration{}
+	for rows.Next() {
+		var pid int
+		if rows.Scan(&pid) == nil {
+			out[pid] = cpuTime(&proc{cmd: &exec.Cmd{Process: &os.Process{Pid: pid}}})
+		}
+	}
+	return out
+}
+
+// notePG records the PostgreSQL CPU a request of phase, from the
+// backends' CPU before it (a backend that left meanwhile is not counted).
+func (t *target) notePG(phase string, before map[int]time.Duration, requests int) {
+	if before == nil {
+		return
+	}
+	var d time.Duration
+	for pid, c := range t.pgBackends() {
+		d += c - before[pid]
+	}
+	t.pgCPU[phase] = fmt.Sprintf("%.0f", float64(d.Microseconds())/float64(max(1, requests)))
 }
 
 // seed creates one account with n beets in one transaction and returns

@@ -307,8 +307,16 @@ func (db *DB) SetBeetStatus(ctx context.Context, f *beet.Flip) error {
 }
 
 // FindDueBeets returns up to limit beets whose deadline is at or before t,
-// earliest first, through the partial index on due_at.
+// earliest first, through the partial index on due_at (on PostgreSQL on
+// wake_at: findDuePG).
 func (db *DB) FindDueBeets(ctx context.Context, t time.Time, limit int) ([]*beet.Beet, error) {
+	if db.d.name() == "postgres" {
+		out, err := db.findDuePG(ctx, t, limit)
+		if err != nil {
+			return nil, fmt.Errorf("find due beets: %w", err)
+		}
+		return out, nil
+	}
 	rows, err := db.read.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets
 		WHERE due_at IS NOT NULL AND due_at <= $1 ORDER BY due_at, id LIMIT $2`, toMicros(t), pageLimit(limit))
 	if err != nil {

@@ -16,8 +16,9 @@ import (
 )
 
 // On PostgreSQL every statement is a network round trip, and the commit
-// waits for it. So AddEvents talks pgx on one connection of the pool and
-// pipelines its statements.
+// waits for it. So AddEvents talks pgx on one connection of its own pool
+// (where statements run generic plans: openPGIngest) and pipelines its
+// statements.
 //
 // When the cache holds every beet of the group (the usual case: a beet's
 // events after its first), detection runs first, on the cached copies,
@@ -85,7 +86,7 @@ var beetColumnCount = strings.Count(beetColumns, ",") + 1
 
 func (db *DB) addEventsPG(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
 	touched []*beet.Beet, versions map[int64]int64, err error) {
-	conn, err := db.write.Conn(ctx)
+	conn, err := db.ingest.Conn(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -28,7 +28,7 @@ type OpsStats struct {
 }
 
 // OpsStats reads the counts as of now. The due count uses the partial
-// index on due_at; the others scan small tables (beets by status) or the
+// index on due_at (wake_at on PostgreSQL); the others scan small tables (beets by status) or the
 // pending part of the outbox.
 func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
 	st := &OpsStats{Beets: map[string]int64{}}
@@ -50,8 +50,11 @@ func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
 		return nil, fmt.Errorf("ops stats: %w", err)
 	}
 	var oldest sql.NullInt64
-	err = db.read.QueryRowContext(ctx, `SELECT COUNT(*), MIN(due_at) FROM beets WHERE due_at IS NOT NULL AND due_at <= $1`,
-		toMicros(now)).Scan(&st.Due, &oldest)
+	q := `SELECT COUNT(*), MIN(due_at) FROM beets WHERE due_at IS NOT NULL AND due_at <= $1`
+	if db.d.name() == "postgres" {
+		q += ` AND wake_at <= $1` // the index is on wake_at, never past due_at (00016)
+	}
+	err = db.read.QueryRowContext(ctx, q, toMicros(now)).Scan(&st.Due, &oldest)
 	if err != nil {
 		return nil, fmt.Errorf("ops stats: %w", err)
 	}
@@ -78,10 +81,10 @@ func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
 }
 
 // PoolStats reports the connection pools: "write" and "read" on SQLite,
-// one "main" pool on PostgreSQL.
+// "main" and "ingest" (AddEvents' own, openPGIngest) on PostgreSQL.
 func (db *DB) PoolStats() map[string]sql.DBStats {
 	if db.read == db.write {
-		return map[string]sql.DBStats{"main": db.write.Stats()}
+		return map[string]sql.DBStats{"main": db.write.Stats(), "ingest": db.ingest.Stats()}
 	}
 	return map[string]sql.DBStats{"write": db.write.Stats(), "read": db.read.Stats()}
 }

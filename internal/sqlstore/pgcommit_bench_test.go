@@ -47,7 +47,8 @@ func pgProcCPU() map[int]time.Duration {
 // 4 goroutines at once, with a detection-like observer, on the locked path
 // and on the cached path; it reports the CPU time per commit of this
 // process and of its PostgreSQL backends (PostgreSQL must run on this
-// machine to count them):
+// machine to count them) and the share of the beets' updates that were
+// HOT (no new index entries):
 //
 //	BEET_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test?sslmode=disable \
 //	  go test -run '^$' -bench PGCommit -benchtime 3000x -count 3 ./internal/sqlstore/
@@ -82,7 +83,27 @@ func BenchmarkPGCommit(b *testing.B) {
 		}
 		toks[i] = bt.Token
 	}
-	observe := func(x *beet.Beet, sp beet.EventSpan) []beet.Flip { x.Model = append(x.Model[:0], 1, 2, 3); return nil }
+	// Like detection: a model of about 200 bytes rewritten, and the
+	// deadline moved later with each event.
+	model := make([]byte, 198)
+	observe := func(x *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		model[0]++
+		x.Model = append(x.Model[:0], model...)
+		due := sp.Last.Add(time.Minute)
+		x.DueAt = &due
+		return nil
+	}
+	// hot reads the beets' updates and HOT updates so far (the statistics
+	// reach the view within a second of a transaction).
+	hot := func() (upd, hot int64) {
+		time.Sleep(1100 * time.Millisecond)
+		v, err := db.ReadForTest(context.Background(), `SELECT n_tup_upd FROM pg_stat_user_tables WHERE relid = 'beets'::regclass
+			UNION ALL SELECT n_tup_hot_upd FROM pg_stat_user_tables WHERE relid = 'beets'::regclass`)
+		if err != nil || len(v) != 2 {
+			b.Fatal(v, err)
+		}
+		return v[0], v[1]
+	}
 	var seq uint64
 	var mu sync.Mutex
 	next := func(n int) []beet.Event {
@@ -109,6 +130,7 @@ func BenchmarkPGCommit(b *testing.B) {
 				}
 				b.Run(fmt.Sprintf("par%d/group%d/%s", par, group, path), func(b *testing.B) {
 					db.SetPGLockedOnlyForTest(locked)
+					upd0, hot0 := hot()
 					cpu0 := pgProcCPU()
 					var ru0, ru1 syscall.Rusage
 					syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
@@ -145,6 +167,8 @@ func BenchmarkPGCommit(b *testing.B) {
 					b.ReportMetric(float64(db.PGStaleForTest()), "stale")
 					b.ReportMetric(float64(total.Microseconds())/float64(b.N), "pg-µs/commit")
 					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
+					upd1, hot1 := hot()
+					b.ReportMetric(100*float64(hot1-hot0)/float64(max(1, upd1-upd0)), "%HOT")
 				})
 			}
 		}

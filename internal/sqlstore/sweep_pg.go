@@ -1,12 +1,72 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
+	"slices"
+	"time"
 
 	"github.com/beethq/beet"
 )
+
+// findDuePG is FindDueBeets on PostgreSQL, whose deadline index holds
+// wake_at, a lower bound of due_at (migration 00016), so that ingestion
+// moving a deadline later does not touch the index. It reads the woken
+// beets (wake_at <= t) in index order, a page at a time, keeps those
+// whose deadline has passed and moves the others' wake_at up to their
+// deadline, until it has limit due beets or no woken beet is left. The
+// due beets come back earliest deadline first.
+func (db *DB) findDuePG(ctx context.Context, t time.Time, limit int) ([]*beet.Beet, error) {
+	limit = pageLimit(limit)
+	at := toMicros(t)
+	var out []*beet.Beet
+	afterWake, afterID := int64(math.MinInt64), int64(0)
+	for len(out) < limit {
+		rows, err := db.read.QueryContext(ctx, `SELECT `+beetColumns+`, wake_at FROM beets
+			WHERE wake_at <= $1 AND (wake_at, id) > ($2, $3) ORDER BY wake_at, id LIMIT $4`, at, afterWake, afterID, limit)
+		if err != nil {
+			return nil, err
+		}
+		var early []int64
+		n := 0
+		for rows.Next() {
+			b, err := scanBeet(rows, &afterWake)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			n, afterID = n+1, b.ID
+			if b.DueAt != nil && !b.DueAt.After(t) {
+				out = append(out, b)
+			} else {
+				early = append(early, b.ID)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(early) > 0 {
+			// SKIP LOCKED: a beet that a commit holds keeps its early
+			// wake until the next sweep, and the sweeper never waits on
+			// ingestion (nor can the two deadlock).
+			_, err := db.write.ExecContext(ctx, `UPDATE beets SET wake_at = due_at WHERE id IN (
+				SELECT id FROM beets WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED)
+				AND wake_at <= $2 AND due_at > $2`, early, at)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if n < limit {
+			break
+		}
+	}
+	slices.SortFunc(out, func(a, b *beet.Beet) int { return cmp.Or(a.DueAt.Compare(*b.DueAt), cmp.Compare(a.ID, b.ID)) })
+	return out[:min(len(out), limit)], nil
+}
 
 // applyDuePG is ApplyDue on PostgreSQL in a fixed number of statements
 // whatever the batch's size: every statement is a network round trip, and
@@ -58,8 +118,10 @@ func (db *DB) applyDuePG(ctx context.Context, changes []beet.DueChange) error {
 			}
 			return err
 		}
+		// wake_at (the index's key, see findDuePG) follows the deadline
+		// set here, so the beet is not woken before it.
 		if len(mIdx) > 0 {
-			if err := collect(tx.QueryContext(ctx, `UPDATE beets SET due_at = v.next
+			if err := collect(tx.QueryContext(ctx, `UPDATE beets SET due_at = v.next, wake_at = v.next
 				FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS v(id, next, due)
 				WHERE beets.id = v.id AND beets.due_at = v.due RETURNING beets.id`, mIDs, mNext, mDue)); err != nil {
 				return err
@@ -73,7 +135,7 @@ func (db *DB) applyDuePG(ctx context.Context, changes []beet.DueChange) error {
 		}
 		clear(done)
 		if err := collect(tx.QueryContext(ctx, `UPDATE beets SET status = v.to_status, status_reason = v.reason,
-			status_since = v.at, due_at = v.next
+			status_since = v.at, due_at = v.next, wake_at = v.next
 			FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[], $7::bigint[])
 				AS v(id, to_status, reason, at, next, from_status, due)
 			WHERE beets.id = v.id AND beets.status = v.from_status AND beets.due_at = v.due RETURNING beets.id`,

@@ -58,6 +58,12 @@ type Params struct {
 	// a rate learned from a few hours of overdispersed traffic is no firm
 	// baseline for one wild hour.
 	SurgeYoung float64
+	// DropSizeShare is the share of the learned negative-binomial size r
+	// that the drop test takes. r learns from heavy-tailed squares over
+	// about 1/DispWeight hours and wanders: on a negbin-50 beet whose hours
+	// and days make a size of 3, it spent weeks between 3 and 5, and at its
+	// highs an afternoon of slow hours added up to a drop (issue 12).
+	DropSizeShare float64
 }
 
 // DefaultParams returns the parameters the live service runs.
@@ -73,6 +79,7 @@ func DefaultParams() Params {
 		SurgeDecay:         0.9,
 		SizeCap:            20,
 		SurgeYoung:         4,
+		DropSizeShare:      0.75,
 	}
 }
 

@@ -8,16 +8,18 @@ import (
 )
 
 // TestSlowHoursNoDropNegbin50 replays the judge's `-seed 18` stream
-// "negbin-50/drop to 30% 12h/0" (hours of size 3.0 around 50 an hour),
-// generated rather than stored (60,000 events). Its learned size wandered
-// between 3 and 5 in the weeks before; at 4.9 an afternoon of slow hours
-// on Thursday Mar 19 (3, 7, 28, 39, 11, 9 where 44-93 were learned) raised
-// a drop at 22:07, five days before the incident, which is still found.
+// "negbin-50/drop to 30% 12h/8", generated rather than stored (67,000
+// events). Its hours have a size of 7.9 and share a daily level, about 6
+// together; the size learned 7.8-8.2 in the weeks before (the largest
+// squares are clipped, SizeCap and the winsorising), and ten slow hours the
+// morning after its incident (1, 2, 4, 9, 14, 8, 18, 12, 32, 15 where 10-82
+// were learned) raised a drop at 12:31 on Mar 12. The drop test now takes
+// Params.DropSizeShare of the size; the incident is still flagged.
 func TestSlowHoursNoDropNegbin50(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays eight weeks at 50 events an hour")
 	}
-	s, err := detectjudge.StreamByName(18, "negbin-50/drop to 30% 12h/0")
+	s, err := detectjudge.StreamByName(18, "negbin-50/drop to 30% 12h/8")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,11 +33,10 @@ func (m *RateModel) sizeAt(unix int64, mu float64) float64 {
 }
 
 // dropSizeAt is sizeAt for the drop test, which takes the size of counts
-// at Params.DropSizeShare of what was learned: the drop evidence of a slow
-// hour grows with r (up to r·ln(1/DropRatio)), and the learned r runs well
-// above the real one for days at a time on overdispersed beets. The surge
-// test keeps r in full: NAB's tweet surges need it (dev 67 → 54-58 with
-// the surge's r at 0.75-0.85 of it).
+// at Params.DropSizeShare of what was learned: a slow hour's drop evidence
+// grows with r (up to r·ln(1/DropRatio)), and the learned r runs above the
+// real one on overdispersed beets. The surge test keeps r in full: NAB's
+// tweet surges need it (dev 67.1 → 54-58 with 0.75-0.85 of it there).
 func (m *RateModel) dropSizeAt(unix int64, mu float64) float64 {
 	return m.predSize(m.dropShare()*m.size(), m.seen(unix, m.bucket(unix)), mu)
 }

@@ -58,13 +58,6 @@ type Params struct {
 	// a rate learned from a few hours of overdispersed traffic is no firm
 	// baseline for one wild hour.
 	SurgeYoung float64
-	// DropSizeShare is the share of the learned negative-binomial size r
-	// that the drop test takes. The largest squares are clipped (SizeCap,
-	// the winsorising) and r learns from a few hundred heavy-tailed hours,
-	// so it runs above the real size for weeks (judge seed 18, negbin-50:
-	// 8 learned where hours and days make 6; 3-5 where they make 2.8), and
-	// then a morning of slow hours added up to a drop (issue 12).
-	DropSizeShare float64
 }
 
 // DefaultParams returns the parameters the live service runs.
@@ -80,7 +73,6 @@ func DefaultParams() Params {
 		SurgeDecay:         0.9,
 		SizeCap:            20,
 		SurgeYoung:         4,
-		DropSizeShare:      0.85,
 	}
 }
 

@@ -32,23 +32,6 @@ func (m *RateModel) sizeAt(unix int64, mu float64) float64 {
 	return m.predSize(m.size(), m.seen(unix, m.bucket(unix)), mu)
 }
 
-// dropSizeAt is sizeAt for the drop test, which takes the size of counts
-// at Params.DropSizeShare of what was learned: a slow hour's drop evidence
-// grows with r (up to r·ln(1/DropRatio)), and the learned r runs above the
-// real one on overdispersed beets. The surge test keeps r in full: NAB's
-// tweet surges need it (dev 67.1 → 54-58 with 0.75-0.85 of it there).
-func (m *RateModel) dropSizeAt(unix int64, mu float64) float64 {
-	return m.predSize(m.dropShare()*m.size(), m.seen(unix, m.bucket(unix)), mu)
-}
-
-// dropShare is Params.DropSizeShare, 1 (all of r) when unset or out of range.
-func (m *RateModel) dropShare() float64 {
-	if f := m.p.DropSizeShare; f > 0 && f < 1 {
-		return f
-	}
-	return 1
-}
-
 // predSize is sizeAt for a bucket seen n times, r the size of counts.
 func (m *RateModel) predSize(r, n, mu float64) float64 {
 	a := m.p.MinLearnRate
@@ -100,7 +83,7 @@ func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
 	u := float64(m.burst)
 	c := count / u
 	m.up.close(hour, m.young(hour, nbLLR(m.p.SurgeRatio, c, hi/u, m.sizeAt(hour, hi/u))), count, hi, m.surgeDecay())
-	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.dropSizeAt(hour, lo/u)), count, lo, 1)
+	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo, 1)
 	if m.flags&flagSurge != 0 {
 		m.up.s = min(m.up.s, float32(m.p.SurgeAlarm)) // hysteresis: recovery is a fall from the alarm level to 0
 	}
@@ -154,12 +137,7 @@ func (m *RateModel) partial(rho float64) float64 {
 		mu = hi
 	}
 	u := float64(m.burst)
-	var r float64 // the whole hour's, as dropDeadline takes it
-	if rho < 1 {
-		r = m.dropSizeAt(m.hourStart, mu/u)
-	} else {
-		r = m.sizeAt(m.hourStart, mu/u)
-	}
+	r := m.sizeAt(m.hourStart, mu/u) // the whole hour's, as dropDeadline takes it
 	mu *= float64(end-m.hourStart) / 3600
 	x := nbLLR(rho, float64(m.hourCount)/u, mu/u, r)
 	if rho > 1 {
@@ -176,7 +154,7 @@ func (m *RateModel) Surging() bool {
 // dropDeadline returns when, with no further event, the drop CUSUM would
 // reach its alarm, if before until.
 func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
-	r0, u := m.dropShare()*m.size(), float64(m.burst)
+	r0, u := m.size(), float64(m.burst)
 	dropRatio, dropAlarm := m.p.DropRatio, m.p.DropAlarm
 	s := float64(m.dn.s)
 	c := float64(m.hourCount) / u

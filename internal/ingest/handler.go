@@ -138,6 +138,15 @@ var (
 	hNoSniff      = []string{"nosniff"}
 	hGIFLen       = []string{strconv.Itoa(len(transparentGIF))}
 	hMaxAge       = []string{"86400"}
+	// hRetryAfter[s] is Retry-After for s seconds: the window is 10 s, so
+	// a 429 never waits longer (a longer one, from a Redis limiter with
+	// another window, is formatted).
+	hRetryAfter = func() (v [11][]string) {
+		for s := range v {
+			v[s] = []string{strconv.Itoa(s)}
+		}
+		return v
+	}()
 )
 
 func setCommonHeaders(hd http.Header) {
@@ -149,10 +158,17 @@ func setCommonHeaders(hd http.Header) {
 	hd["X-Content-Type-Options"] = hNoSniff
 }
 
+// writeGIF answers with the GIF. Its length is not set in the header map
+// when the body is written: net/http sets Content-Length itself for a body
+// written whole before the handler returns (the GIF is, 43 bytes in its
+// buffer), without a map entry to clone, sort and write. HEAD, which
+// writes no body, gets it from the map.
 func writeGIF(w http.ResponseWriter, status int, body bool) {
 	hd := w.Header()
 	hd["Content-Type"] = hGIF
-	hd["Content-Length"] = hGIFLen
+	if !body {
+		hd["Content-Length"] = hGIFLen
+	}
 	w.WriteHeader(status)
 	if body {
 		w.Write(transparentGIF)
@@ -161,39 +177,25 @@ func writeGIF(w http.ResponseWriter, status int, body bool) {
 
 var bodyPool = sync.Pool{New: func() any { b := make([]byte, MaxBody+1); return &b }}
 
+// ServeHTTP keeps the recorded GET's path in one small frame: the rare
+// answers are methods of their own, so that a new connection's goroutine
+// (each request of a burst has one) does not grow its stack for them.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setCommonHeaders(w.Header())
 	switch r.Method {
 	case http.MethodGet, http.MethodPost:
-	case http.MethodOptions:
-		w.Header()["Access-Control-Max-Age"] = hMaxAge
-		w.WriteHeader(http.StatusNoContent)
-		return
-	case http.MethodHead: // link checkers: answer like a GET, record nothing
-		writeGIF(w, http.StatusOK, false)
-		return
 	default:
-		w.Header()["Allow"] = hMethods
-		writeGIF(w, http.StatusMethodNotAllowed, true)
+		h.otherMethod(w, r)
 		return
 	}
 	token, suffix, slash := strings.Cut(strings.TrimPrefix(r.URL.Path, Prefix), "/")
 	now := h.now().UTC().Truncate(time.Microsecond)
 	if !beet.ValidTokenShape(token) {
-		// Cannot be a token: no limiter, no database, a note in memory.
-		h.count(OutcomeMalformedToken)
-		h.unknown.malformed(token, httpx.ClientIP(r, h.proxies), r.UserAgent(), now)
-		writeGIF(w, http.StatusOK, true)
+		h.malformed(w, r, token, now)
 		return
 	}
-	ctx := r.Context()
-
-	if allowed, retry, err := h.limiter.Allow(ctx, token, now); err == nil && !allowed {
-		h.count(OutcomeLimited)
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Max(1, math.Ceil(retry.Seconds())))))
-		h.problems.note(problemKey{token: token, kind: beet.ProblemRateLimited}, now,
-			"more than 60 requests within 10 s; the excess got 429 and was not recorded")
-		writeGIF(w, http.StatusTooManyRequests, true)
+	if allowed, retry, err := h.limiter.Allow(r.Context(), token, now); err == nil && !allowed {
+		h.limited(w, token, retry, now)
 		return
 	}
 
@@ -209,79 +211,153 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sig, ok := signalOf(suffix)
 	if !ok || slash && suffix == "" {
-		// Noted on the token's beet, if it has one, off the request path.
-		h.problems.note(problemKey{token: token, kind: beet.ProblemBadPath}, now,
-			fmt.Sprintf("nothing recorded for /%s after the token: signals are /start, /fail, /log and an exit code 0-255", cut(suffix, 40)))
-		h.count(OutcomeBadPath)
-		writeGIF(w, http.StatusOK, true)
+		h.badPath(w, token, suffix, now)
 		return
 	}
-
 	ua := r.UserAgent()
-	if r.Method == http.MethodGet && isPreviewBot(ua) {
-		// Link previews are rare; whether the beet takes them is looked
-		// up (through the cache). While the database is down they are
-		// ignored.
-		ent, err := h.resolve(ctx, token)
-		switch {
-		case err == nil && ent.beetID == 0:
-			h.count(OutcomeUnknownToken)
-			h.unknown.miss(token, addr, ua, now)
-			writeGIF(w, http.StatusOK, true)
-			return
-		case err != nil || !ent.allowBots:
-			if err != nil {
-				h.log.Debug("beet lookup failed; ignoring a link preview", "token", beet.Redact(token), "err", err)
-			} else {
-				h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
-					"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
-			}
-			h.count(OutcomeBot)
-			writeGIF(w, http.StatusOK, true)
-			return
-		}
+	if r.Method == http.MethodGet && isPreviewBot(ua) && h.ignoreBot(r.Context(), w, token, addr, ua, now) {
+		return
 	}
-
 	var (
 		pb      parsedBody
 		message string
 	)
 	if r.Method == http.MethodPost && r.Body != nil {
-		bufp := bodyPool.Get().(*[]byte)
-		n, _ := io.ReadFull(r.Body, *bufp)
-		if suffix == "" {
-			pb = parseBody((*bufp)[:n])
-		} else {
-			pb, message = parseSignalBody((*bufp)[:n])
-		}
-		bodyPool.Put(bufp)
+		pb, message = readBody(r.Body, suffix)
 	}
 
 	// The event carries its token: the store records it only if a beet
 	// has that token at commit. One that none has is noted by the
 	// writer's unmatched hook (see New), live or replayed from the spool.
-	ev := beet.Event{ID: newEventID(now), Token: token, Addr: addr, ReceivedAt: now, Value: pb.value, Method: r.Method,
-		UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message}
-	beetID, err := h.writer.Record(ev)
+	beetID, err := h.writer.Record(beet.Event{ID: newEventID(now), Token: token, Addr: addr, ReceivedAt: now, Value: pb.value,
+		Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message})
 	switch {
 	case errors.Is(err, ErrNoBeet), errors.Is(err, ErrStaleToken):
 		h.count(OutcomeUnknownToken)
 		writeGIF(w, http.StatusOK, true)
 		return
 	case err != nil:
-		h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
+		h.notRecorded(token, err)
 	}
 	if pb.problem != "" {
-		h.count(OutcomeBadBody)
-		key := problemKey{beetID: beetID, kind: pb.problem}
-		if beetID == 0 {
-			key.token = token // spooled: looked up when the note is written
-		}
-		h.problems.note(key, now, pb.detail)
+		h.badBody(token, beetID, &pb, now)
 	} else {
 		h.count(OutcomeRecorded)
 	}
 	writeGIF(w, http.StatusOK, true)
+}
+
+// badBody notes a body that gave no value on the beet: the event was
+// recorded without it.
+//
+//go:noinline
+func (h *Handler) badBody(token string, beetID int64, pb *parsedBody, now time.Time) {
+	h.count(OutcomeBadBody)
+	key := problemKey{beetID: beetID, kind: pb.problem}
+	if beetID == 0 {
+		key.token = token // spooled: looked up when the note is written
+	}
+	h.problems.note(key, now, pb.detail)
+}
+
+//go:noinline
+func (h *Handler) notRecorded(token string, err error) {
+	h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
+}
+
+// otherMethod answers what is not a GET or POST.
+//
+//go:noinline
+func (h *Handler) otherMethod(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodOptions:
+		w.Header()["Access-Control-Max-Age"] = hMaxAge
+		w.WriteHeader(http.StatusNoContent)
+	case http.MethodHead: // link checkers: answer like a GET, record nothing
+		writeGIF(w, http.StatusOK, false)
+	default:
+		w.Header()["Allow"] = hMethods
+		writeGIF(w, http.StatusMethodNotAllowed, true)
+	}
+}
+
+// malformed answers a path that cannot hold a token: no limiter, no
+// database, a note in memory.
+//
+//go:noinline
+func (h *Handler) malformed(w http.ResponseWriter, r *http.Request, token string, now time.Time) {
+	h.count(OutcomeMalformedToken)
+	h.unknown.malformed(token, httpx.ClientIP(r, h.proxies), r.UserAgent(), now)
+	writeGIF(w, http.StatusOK, true)
+}
+
+// limited answers a request past the token's limit.
+//
+//go:noinline
+func (h *Handler) limited(w http.ResponseWriter, token string, retry time.Duration, now time.Time) {
+	h.count(OutcomeLimited)
+	secs := int(math.Max(1, math.Ceil(retry.Seconds())))
+	if secs < len(hRetryAfter) {
+		w.Header()["Retry-After"] = hRetryAfter[secs]
+	} else {
+		w.Header()["Retry-After"] = []string{strconv.Itoa(secs)}
+	}
+	h.problems.note(problemKey{token: token, kind: beet.ProblemRateLimited}, now,
+		"more than 60 requests within 10 s; the excess got 429 and was not recorded")
+	writeGIF(w, http.StatusTooManyRequests, true)
+}
+
+// badPath answers a valid token followed by something that is no signal;
+// it is noted on the token's beet, if it has one, off the request path.
+//
+//go:noinline
+func (h *Handler) badPath(w http.ResponseWriter, token, suffix string, now time.Time) {
+	h.problems.note(problemKey{token: token, kind: beet.ProblemBadPath}, now,
+		fmt.Sprintf("nothing recorded for /%s after the token: signals are /start, /fail, /log and an exit code 0-255", cut(suffix, 40)))
+	h.count(OutcomeBadPath)
+	writeGIF(w, http.StatusOK, true)
+}
+
+// ignoreBot answers a link preview's GET unless the beet takes bots, and
+// reports whether it did. Link previews are rare; whether the beet takes
+// them is looked up (through the cache). While the database is down they
+// are ignored.
+//
+//go:noinline
+func (h *Handler) ignoreBot(ctx context.Context, w http.ResponseWriter, token, addr, ua string, now time.Time) bool {
+	ent, err := h.resolve(ctx, token)
+	switch {
+	case err == nil && ent.beetID == 0:
+		h.count(OutcomeUnknownToken)
+		h.unknown.miss(token, addr, ua, now)
+	case err != nil || !ent.allowBots:
+		if err != nil {
+			h.log.Debug("beet lookup failed; ignoring a link preview", "token", beet.Redact(token), "err", err)
+		} else {
+			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
+				"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
+		}
+		h.count(OutcomeBot)
+	default:
+		return false
+	}
+	writeGIF(w, http.StatusOK, true)
+	return true
+}
+
+// readBody reads a POST's body: a ping's value, or a signal's message.
+//
+//go:noinline
+func readBody(body io.Reader, suffix string) (pb parsedBody, message string) {
+	bufp := bodyPool.Get().(*[]byte)
+	n, _ := io.ReadFull(body, *bufp)
+	if suffix == "" {
+		pb = parseBody((*bufp)[:n])
+	} else {
+		pb, message = parseSignalBody((*bufp)[:n])
+	}
+	bodyPool.Put(bufp)
+	return pb, message
 }
 
 // resolve finds the beet of a token, through the cache. A database error

@@ -44,6 +44,7 @@ type rig struct {
 	acct  int64
 	log   *testlog.Buffer
 	h     *ingest.Handler
+	w     *ingest.Writer
 }
 
 func newRig(t *testing.T, engine string, limiter beet.RateLimiter) *rig {
@@ -71,7 +72,7 @@ func newRig(t *testing.T, engine string, limiter beet.RateLimiter) *rig {
 	h.Register(mux)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { srv.Close(); w.Close(); h.Close(); spool.Close() })
-	return &rig{t: t, srv: srv, store: store, svc: svc, clock: c, acct: a.ID, log: logBuf, h: h}
+	return &rig{t: t, srv: srv, store: store, svc: svc, clock: c, acct: a.ID, log: logBuf, h: h, w: w}
 }
 
 func (r *rig) newBeet(allowBots bool) *beet.Beet {
@@ -161,8 +162,9 @@ func checkHeaders(t *testing.T, what string, res result, gif bool) {
 
 func expectGIF(t *testing.T, what string, res result, status int) {
 	t.Helper()
-	if res.status != status || !bytes.Equal(res.body, gif43) {
-		t.Errorf("%s: status %d body %d bytes, want %d and the 43-byte GIF", what, res.status, len(res.body), status)
+	if res.status != status || !bytes.Equal(res.body, gif43) || res.header.Get("Content-Length") != "43" {
+		t.Errorf("%s: status %d body %d bytes (Content-Length %q), want %d and the 43-byte GIF", what, res.status, len(res.body),
+			res.header.Get("Content-Length"), status)
 	}
 	checkHeaders(t, what, res, true)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/beethq/beet"
@@ -29,12 +30,12 @@ var quietPaths = map[string]bool{"/healthz": true, "/readyz": true}
 func Logging(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w}
+		rec := recorders.Get().(*recorder)
+		rec.ResponseWriter = w
 		next.ServeHTTP(rec, r)
-		status := rec.status
-		if status == 0 {
-			status = http.StatusOK
-		}
+		status, bytes := rec.Status(), rec.bytes
+		*rec = recorder{} // back only when the handler returned: a panic past Recover leaves it to the GC
+		recorders.Put(rec)
 		level := slog.LevelInfo
 		switch {
 		case status >= 500:
@@ -50,7 +51,7 @@ func Logging(log *slog.Logger, next http.Handler) http.Handler {
 			slog.String("path", beet.RedactPath(r.URL.Path)),
 			slog.Int("status", status),
 			slog.Duration("duration", time.Since(start)),
-			slog.Int64("bytes", rec.bytes),
+			slog.Int64("bytes", bytes),
 		)
 	})
 }
@@ -81,11 +82,27 @@ func Recover(log *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
-// recorder notes the status and size of a response for the log.
+// recorder notes the status and size of a response for the log. One is
+// taken from a pool for each request (an allocation a request otherwise);
+// the handlers below it must not keep it past their return, which
+// net/http asks of any ResponseWriter.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+}
+
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
+
+// Status is the status written so far (200 once a body was written
+// without one), or 200 if nothing was: what net/http sends for a handler
+// that writes nothing. The metrics middleware reads it instead of
+// wrapping the writer again.
+func (r *recorder) Status() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
 }
 
 func (r *recorder) WriteHeader(code int) {

@@ -78,12 +78,28 @@ func New(h http.Handler, log *slog.Logger) *Server {
 
 // Open listens on addr and serves in a new goroutine.
 func (s *Server) Open(addr string) error {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := Listen(addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
+		return err
 	}
 	s.Serve(ln)
 	return nil
+}
+
+// Listen binds a TCP listener whose connections have no keep-alive probes.
+// Go turns them on for every accepted connection by default, four
+// setsockopt calls each, as many system calls as the accept itself: in a
+// burst of pings on new connections, one a request. The probes find a
+// dead peer after 15 s + 9 × 15 s, and the server's own timeouts
+// (DefaultTimeouts: idle 120 s, a request 30 s to read and 60 s to
+// answer) close such a connection before that.
+func Listen(addr string) (net.Listener, error) {
+	lc := net.ListenConfig{KeepAlive: -1}
+	ln, err := lc.Listen(context.Background(), "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
 // Serve serves on a listener bound already (port 0 resolved before the
@@ -97,6 +113,10 @@ func (s *Server) Serve(ln net.Listener) {
 		close(s.errc)
 	}()
 }
+
+// Handler is what the server serves: the handler New was given inside
+// the request logging and panic recovery.
+func (s *Server) Handler() http.Handler { return s.srv.Handler }
 
 // Addr returns the bound address, or nil before Open.
 func (s *Server) Addr() net.Addr {

@@ -61,7 +61,7 @@ type RateModel struct {
 	lateMax    uint16 // largest lateness seen since the schedule was learned, seconds
 	daysOn     uint8  // days of the week (bit 0 Sunday) the schedule runs on; 0: not known
 	daysMissed uint8  // days whose last expected run was missing
-	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none
+	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none (whole days: a pending step, schedule.go)
 	winHi      uint16
 	endOff     uint16 // seconds from the latest run to its second ping (a start+end job: the streak's longest run); 0: none
 	extras     uint8  // bits 0-4: extra pings, leaky: +4 each beyond one a period, −1 a run; bits 5-7: start+end runs in a row (schedule.go)

@@ -161,3 +161,34 @@ func TestTwiceDailyPairStatesRunTime(t *testing.T) {
 		t.Errorf("the missed run of %s stated at %s (%s)", s.start.In(loc), stated.In(loc), al[0].Reason)
 	}
 }
+
+// TestStepLaterStatesRunTime: a daily job moved hours later (the judge's
+// `-dump 'schedule-change/missed 1 run/4'`, seed 1), and a job at a
+// Berlin time on a UTC beet after the autumn change, its runs too spread
+// for the hour to be followed (`-dump 'berlin-on-utc-daily/missed 1
+// run/7'`): the slot followed the later runs 1/32 a run, and the missed
+// run was stated before its slot, weeks on. Three runs later than twice
+// the mean lateness move the slot to the earliest of them at once.
+func TestStepLaterStatesRunTime(t *testing.T) {
+	for _, path := range []string{"testdata/schedule-change-missed-run.csv", "testdata/berlin-on-utc-daily-missed-run.csv"} {
+		s := readDump(t, path)
+		a := newAutoBeet(s.zone)
+		for _, at := range s.events {
+			if at.After(s.start) {
+				break
+			}
+			a.event(t, at, 1)
+		}
+		m, _ := LoadRateModel(a.b.Model, time.UTC) // the grace the alarm states
+		n := len(a.flips)
+		a.until(t, s.end)
+		al := alarms(a.flips[n:])
+		if len(al) == 0 || al[0].Kind != beet.FlipMissedRun {
+			t.Errorf("%s: want a missed run, got %d alarms", path, len(al))
+			continue
+		}
+		if stated := al[0].At.Add(-m.Grace()); stated.Before(s.start) || stated.After(s.start.Add(2*time.Hour)) {
+			t.Errorf("%s: the missed run of %s stated at %s (%s)", path, s.start, stated, al[0].Reason)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package testalloc
+
+const raceEnabled = false

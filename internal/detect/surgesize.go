@@ -4,8 +4,8 @@ package detect
 // teaches the negative-binomial size (learn, in rate.go). In a beet's first
 // week the size learns with more than Params.DispWeight (w is then about
 // 2/hours), so the bound let each hour move 1/r by up to w/DispWeight times
-// the documented fifth of itself: on NAB's PFE tweets a day-long rise on day
-// 4 took r from 2.7 to 0.8 in five hours and hid itself. While the surge
+// the documented fifth of itself: on NAB's PFE tweets a day-long rise in the
+// first week took r from 2.7 to 0.8 and hid itself. While the surge
 // CUSUM is building (its value, this hour included, above 0) the hour moves
 // 1/r at most at the settled pace; other hours still teach a young beet its
 // dispersion fast.

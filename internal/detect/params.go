@@ -50,8 +50,10 @@ type Params struct {
 	// (hours that share the day's level) would otherwise add up to one.
 	SurgeDecay float64
 	// SizeCap bounds what one hour can teach the negative-binomial size:
-	// its share of 1/r at most SizeCap × (1/r + 1/sizeCapFloor). A surge's
-	// first hour must not make the next ones look ordinary (issue 12).
+	// its share of 1/r at most SizeCap × (1/r + 1/sizeCapFloor), and while
+	// the surge CUSUM is building, at the settled pace of DispWeight even in
+	// the first days (surgesize.go). A surge's first hours must not make the
+	// next ones look ordinary (issue 12).
 	SizeCap float64
 	// SurgeYoung is how often an hour bucket must have been seen for its
 	// surge evidence to count in full; before, it counts seen/SurgeYoung:
@@ -71,7 +73,7 @@ func DefaultParams() Params {
 		DispWeight:         0.01,
 		WarmSamples:        3,
 		SurgeDecay:         0.9,
-		SizeCap:            20,
+		SizeCap:            15,
 		SurgeYoung:         4,
 	}
 }

@@ -321,7 +321,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 		// longer to settle, and the CUSUMs lean on it (Params.DispWeight).
 		w = max(float32(m.p.DispWeight), early)
 		y := x - m.burst*mu
-		if k := float32(m.p.SizeCap); k > 0 {
+		if k := m.sizeCap(w); k > 0 {
 			// One hour moves 1/r by at most w·k·(1/r + 1/sizeCapFloor): a
 			// count far off its mean is what a surge or drop is made of, and
 			// at a few events an hour a single one would otherwise halve r

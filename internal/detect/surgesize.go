@@ -1,0 +1,18 @@
+package detect
+
+// sizeCap is the bound Params.SizeCap puts on what an hour of weight w
+// teaches the negative-binomial size (learn, in rate.go). In a beet's first
+// week the size learns with more than Params.DispWeight (w is then about
+// 2/hours), so the bound let each hour move 1/r by up to w/DispWeight times
+// the documented fifth of itself: on NAB's PFE tweets a day-long rise in the
+// first week took r from 2.7 to 0.8 and hid itself. While the surge
+// CUSUM is building (its value, this hour included, above 0) the hour moves
+// 1/r at most at the settled pace; other hours still teach a young beet its
+// dispersion fast.
+func (m *RateModel) sizeCap(w float32) float32 {
+	k := float32(m.p.SizeCap)
+	if d := float32(m.p.DispWeight); m.up.s > 0 && d > 0 && w > d {
+		k *= d / w
+	}
+	return k
+}

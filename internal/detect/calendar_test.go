@@ -253,3 +253,61 @@ func TestDSTWrongZoneRates(t *testing.T) {
 		t.Fatalf("alarms: %+v", al)
 	}
 }
+
+// TestWeekdayJobConfirmedAfterAWeek: a weekday job is confirmed once a
+// run came on each of Monday to Friday and none on the weekend, so a run
+// it misses in its second week (day 8) is flagged, within the grace plus
+// a minute; before, weekday jobs were confirmed after 13-19 days. Whatever
+// day it was first seen on: a job first seen on a Thursday had its Monday
+// run taken for a new period of three days, and one whose first run was
+// an hour off its time (set up by hand) a period of 22 h 43 min.
+func TestWeekdayJobConfirmedAfterAWeek(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	for _, c := range []struct {
+		name     string
+		start    time.Time // the first day seen
+		firstOff time.Duration
+	}{
+		{"Monday", time.Date(2026, 1, 5, 0, 0, 0, 0, berlin), 0},
+		{"Thursday", time.Date(2026, 1, 8, 0, 0, 0, 0, berlin), 0},
+		{"Wednesday, the first run late", time.Date(2026, 1, 7, 0, 0, 0, 0, berlin), 77 * time.Minute},
+	} {
+		r := rand.New(rand.NewPCG(3, 3))
+		a := newAutoBeet("Europe/Berlin")
+		skip := map[int]bool{8: true}
+		runs := weekdayRuns(r, c.start, 3, 6, 30, skip)
+		runs[0] = runs[0].Add(c.firstOff)
+		for _, at := range runs {
+			a.event(t, at, 1)
+		}
+		slot := time.Date(c.start.Year(), c.start.Month(), c.start.Day()+8, 6, 30, 0, 0, berlin)
+		al := alarms(a.flips)
+		if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(slot) || al[0].At.After(slot.Add(24*time.Hour/10+time.Minute)) {
+			t.Errorf("first seen %s: want the missed run of %s (day 8) flagged by %s, and nothing else: %+v",
+				c.name, slot.Format("Mon 2 Jan"), slot.Add(24*time.Hour/10+time.Minute), al)
+		}
+	}
+}
+
+// TestDailyJobMissingFirstWeekend: a daily job whose first weekend's two
+// runs did not come is taken for a weekday job until a weekend run comes
+// again; that run is on the grid, and nothing is flagged.
+func TestDailyJobMissingFirstWeekend(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	r := rand.New(rand.NewPCG(5, 5))
+	a := newAutoBeet("Europe/Berlin")
+	start := time.Date(2026, 1, 5, 0, 0, 0, 0, berlin) // a Monday
+	for d := range 28 {
+		if d == 5 || d == 6 {
+			continue
+		}
+		slot := time.Date(2026, 1, 5+d, 6, 30, 0, 0, berlin)
+		a.event(t, slot.Add(time.Duration(r.Int64N(int64(3*time.Minute)))), 1)
+	}
+	if al := alarms(a.flips); len(al) != 0 {
+		t.Fatalf("want nothing flagged: %+v", al)
+	}
+	if w, ok := Watch(&a.b); !ok || w.Cron != "30 6 * * *" || w.ArmedAt == nil || w.ArmedAt.After(start.Add(armBy)) {
+		t.Fatalf("watching %+v", w)
+	}
+}

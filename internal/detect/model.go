@@ -271,7 +271,8 @@ func (m *RateModel) confirmed() bool {
 	if m.monthly() {
 		return m.streak >= monthStreak // schedule.go
 	}
-	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek()
+	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek() ||
+		m.weekdaysLearned() // schedule.go
 }
 
 // onSchedule reports whether the beet keeps its schedule, and has for an

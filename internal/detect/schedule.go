@@ -89,11 +89,14 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			}
 		}
 	}
-	if ok && k >= 2 && m.streak < 2 && !m.Scheduled() && !(p == 86400 && k <= 3 && m.streak >= 1) {
+	if ok && k >= 2 && m.streak < 2 && !m.Scheduled() && !(p == 86400 && k <= 3 && (m.streak >= 1 || m.fridayToMonday(prev, k))) {
 		// A gap of several periods does not confirm a new candidate (and
 		// is not worth scanning); but a daily candidate seen twice goes
 		// on over a weekend, or a weekday job that started on a Thursday
 		// or Friday would start over every Monday and never be learned.
+		// So does one seen once, on a Thursday and Friday: its Monday
+		// run was taken for a new period of three days, which the next
+		// runs broke again (learned only once a week began otherwise).
 		ok = false
 	}
 	if !ok {
@@ -183,6 +186,13 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		gap := max(1, p+late)
 		if whole := (gap + 30) / 60 * 60; whole > 0 && abs(gap-whole) <= max(2, gap/100) {
 			gap = whole // cron runs whole minutes apart
+		}
+		if d := (gap + 43200) / 86400; d >= 1 && abs(gap-d*86400) <= d*86400/20 {
+			// About whole days, as startPeriod takes them: a first run
+			// off its time (the job set up by hand) made the candidate
+			// "every 22 h 43 min", and the next gap "24 h 6 min" kept it
+			// off the wall-clock grid a weekend is skipped on.
+			gap = d * 86400
 		}
 		if gap = dayFraction(gap); gap == 86400/2 {
 			// Twice a day: a daily pair, the second run at its own time
@@ -547,6 +557,35 @@ func (m *RateModel) learnRun(prev, slot int64) {
 func (m *RateModel) calendarWeek() bool {
 	day, _ := m.localDay(m.last / 1e6)
 	return day-int64(m.calDay) >= 8
+}
+
+// fridayToMonday reports whether the k-th daily slot after prev, a run on
+// a Friday, is the Monday after it.
+func (m *RateModel) fridayToMonday(prev, k int64) bool {
+	day, _ := m.localDay(prev)
+	return k == 3 && weekday(day) == 5
+}
+
+// weekdayMask is Monday to Friday (bit 0 Sunday).
+const weekdayMask = 0b0111110
+
+// weekdayStreak is how many clean runs in a row, besides its days, a
+// weekday job needs to be confirmed by weekdaysLearned.
+const weekdayStreak = 3
+
+// weekdaysLearned reports whether a daily schedule is known to be a
+// weekday job: a run came on every day Monday to Friday, none on the
+// weekend, whose Saturday and Sunday were each missed, and the runs of
+// the week kept the slot. Its days are then as known as after the
+// scheduleStreak runs and the week calendarWeek wants, which come only
+// in the job's second or third week (a run missed before was never
+// flagged, DETECTION.md, branch wkconfirm). A daily job that missed a
+// Saturday still had its Sunday run; one that missed a whole weekend
+// (an outage) is taken for a weekday job until its next weekend run,
+// which is on the grid and adds its day: nothing is flagged wrongly,
+// only its weekend runs are not watched until then.
+func (m *RateModel) weekdaysLearned() bool {
+	return m.period == 86400 && m.daysOn == weekdayMask && m.daysMissed&^weekdayMask == 0b1000001 && m.streak >= weekdayStreak
 }
 
 // maxSlotScan bounds the slots looked at to skip those the schedule does

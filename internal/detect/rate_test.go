@@ -480,3 +480,28 @@ func TestSparseSurgeFound(t *testing.T) {
 		t.Fatalf("%d of 6 surges flagged", found)
 	}
 }
+
+// TestFirstMondayNoDrop: a beet's first event comes on a Thursday evening
+// and its Friday night is busy (five times the usual 20 an hour from 00:00
+// to 04:00). On Monday 00:00-04:00 the weekday night hours have been seen
+// once, that Friday, though the days since the first event (3.2 weekdays'
+// worth) made them warm: a usual Monday night read as a drop to a fifth
+// (NAB's IBM tweets, Mar 2). Drops now wait until the hour has been seen
+// Params.WarmSamples times on days of its kind.
+func TestFirstMondayNoDrop(t *testing.T) {
+	a := newAutoBeet("UTC")
+	r := rand.New(rand.NewPCG(1, 2))
+	start := time.Date(2026, 3, 5, 20, 0, 0, 0, time.UTC) // a Thursday
+	mon := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	for h := start; h.Before(mon.Add(8 * time.Hour)); h = h.Add(time.Hour) {
+		n := 20
+		if h.Weekday() == time.Friday && h.Hour() < 4 {
+			n = 100
+		}
+		a.hourOfEvents(t, r, h, poissonCount(r, float64(n)))
+	}
+	a.until(t, mon.Add(8*time.Hour))
+	for _, f := range alarms(a.since(mon)) {
+		t.Errorf("%s %s: %s", f.At, f.Kind, f.Reason)
+	}
+}

@@ -49,6 +49,50 @@ func (m *RateModel) seen(unix int64, b int) float64 {
 	return 1 + days*5/7
 }
 
+// dropWarm reports whether the hour from unix has been seen
+// Params.WarmSamples times on days of its kind, not only by seen's
+// estimate: a drop is tested against a bucket's learned rate, and on the
+// first Monday of a beet that began on a Thursday evening the weekday
+// night hours are one Friday's (NAB's IBM tweets: a busy Friday night,
+// then a usual Monday night read as a drop). Surges keep seen's estimate,
+// discounted by young: a first week's surges are what early windows find.
+func (m *RateModel) dropWarm(unix int64) bool {
+	return 1+float64(m.kindDays(unix, m.bucket(unix))) >= m.p.WarmSamples
+}
+
+// kindDays counts the hours of bucket b (of unix, just mapped by bucket)
+// closed since the first event: local days of b's kind from the first
+// event's day to unix's, the first day's only if its hour came after it.
+func (m *RateModel) kindDays(unix int64, b int) int64 {
+	off := m.zone.off // the zone of unix; a clock change between shifts the first day by an hour
+	fd, ud := floorDay(m.first+off), floorDay(unix+off)
+	n := weekdaysBefore(ud) - weekdaysBefore(fd)
+	if b >= 24 {
+		n = (ud - fd) - n
+	}
+	first := m.first + off - fd*86400
+	if wd := ((fd+4)%7 + 7) % 7; (wd == 6 || wd == 0) == (b >= 24) && first > int64(b%24)*3600 {
+		n-- // the first day's hour b came before the first event
+	}
+	return max(0, n)
+}
+
+func floorDay(t int64) int64 {
+	d := t / 86400
+	if t < 0 && t%86400 != 0 {
+		d--
+	}
+	return d
+}
+
+// weekdaysBefore counts Monday-Friday days before day d (days since
+// 1970-01-01, a Thursday), from a Monday far enough back.
+func weekdaysBefore(d int64) int64 {
+	d += 3 + 7*1e6 // day 0 a Monday, and positive
+	n := d / 7 * 5
+	return n + min(d%7, 5)
+}
+
 // warm reports whether the drop and surge tests take the hour from unix
 // as evidence: its bucket has been seen Params.WarmSamples times, so its
 // rate is more than one hour's count and the dispersion has been learned
@@ -83,7 +127,9 @@ func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
 	u := float64(m.burst)
 	c := count / u
 	m.up.close(hour, m.young(hour, nbLLR(m.p.SurgeRatio, c, hi/u, m.sizeAt(hour, hi/u))), count, hi, m.surgeDecay())
-	m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo, 1)
+	if m.dropWarm(hour) {
+		m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo, 1)
+	}
 	if m.flags&flagSurge != 0 {
 		m.up.s = min(m.up.s, float32(m.p.SurgeAlarm)) // hysteresis: recovery is a fall from the alarm level to 0
 	}
@@ -125,7 +171,7 @@ func (c *cusum) close(hour int64, x, count, mu, decay float64) {
 
 // partial is the open hour's contribution to a CUSUM at the last event.
 func (m *RateModel) partial(rho float64) float64 {
-	if !m.warm(m.hourStart) {
+	if !m.warm(m.hourStart) || rho < 1 && !m.dropWarm(m.hourStart) {
 		return 0 // an hour of the week not seen (often enough) yet: no evidence either way
 	}
 	// Events that would usually come with the next call count as expected
@@ -167,7 +213,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	for h := m.hourStart; h < until.Unix(); h += 3600 {
 		b := m.bucket(h)
 		n := m.seen(h, b)
-		if m.rate[b] < 0 || n < m.p.WarmSamples {
+		if m.rate[b] < 0 || n < m.p.WarmSamples || !m.dropWarm(h) {
 			s, c = max(0, s), 0 // an hour not seen (often enough) yet: no evidence (warm)
 			continue
 		}

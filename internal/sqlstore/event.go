@@ -111,12 +111,16 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 	if err != nil {
 		return nil, nil, err
 	}
-	conn, err := db.write.Conn(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer conn.Close()
+	var on txBeginner = db.write
 	if !synced {
+		// The pragma must reach the connection the transaction runs on,
+		// so only this mode takes one connection out of the pool.
+		conn, err := db.write.Conn(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer conn.Close()
+		on = conn
 		// PRAGMA synchronous takes effect when it is prepared, and not
 		// inside a transaction: it is run as text, before BEGIN.
 		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
@@ -132,7 +136,7 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 			}
 		}()
 	}
-	err = txOn(ctx, conn, func(tx *sql.Tx) error {
+	err = txOn(ctx, on, func(tx *sql.Tx) error {
 		beets, byToken, vs, err := db.lockBeets(ctx, tx, w, ids, toks)
 		if err != nil {
 			return err

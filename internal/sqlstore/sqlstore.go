@@ -275,10 +275,13 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return txOn(ctx, db.write, fn)
 }
 
-// txOn is inTx on a given pool or connection.
-func txOn(ctx context.Context, on interface {
+// txBeginner is a pool or one connection of it.
+type txBeginner interface {
 	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
-}, fn func(tx *sql.Tx) error) error {
+}
+
+// txOn is inTx on a given pool or connection.
+func txOn(ctx context.Context, on txBeginner, fn func(tx *sql.Tx) error) error {
 	tx, err := on.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -14,17 +14,6 @@ import (
 	"github.com/beethq/beet/internal/testalloc"
 )
 
-// discardWriter is a ResponseWriter that reuses one header map, so that an
-// allocation count is the handlers' own.
-type discardWriter struct {
-	h      http.Header
-	status int
-}
-
-func (w *discardWriter) Header() http.Header         { return w.h }
-func (w *discardWriter) WriteHeader(code int)        { w.status = code }
-func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
-
 // TestIngestRequestAllocations fails if a recorded ping allocates again on
 // its way through the public handler chain (logging, recovery, metrics,
 // routing, the ingestion handler) on its own goroutine: the log's and the
@@ -50,17 +39,17 @@ func TestIngestRequestAllocations(t *testing.T) {
 		reqs = append(reqs, req)
 	}
 	h := a.Handler()
-	w := &discardWriter{h: http.Header{}}
+	w := &testalloc.ResponseWriter{H: http.Header{}}
 	for _, req := range reqs { // the limiter's first sight of a token is not a request's cost
 		h.ServeHTTP(w, req)
 	}
 	i := 0
 	n := testalloc.Under(t, "internal/server.Logging", 199, func() {
-		clear(w.h)
+		clear(w.H)
 		h.ServeHTTP(w, reqs[i%len(reqs)])
 		i++
-		if w.status != http.StatusOK {
-			t.Fatalf("status %d", w.status)
+		if w.Status != http.StatusOK {
+			t.Fatalf("status %d", w.Status)
 		}
 	})
 	t.Logf("%.2f allocations a recorded ping in the handler chain", n)

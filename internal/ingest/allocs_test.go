@@ -11,17 +11,6 @@ import (
 	"github.com/beethq/beet/internal/testalloc"
 )
 
-// discardWriter is a ResponseWriter that keeps the status and reuses one
-// header map, so that an allocation count is the handler's own.
-type discardWriter struct {
-	h      http.Header
-	status int
-}
-
-func (w *discardWriter) Header() http.Header         { return w.h }
-func (w *discardWriter) WriteHeader(code int)        { w.status = code }
-func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
-
 // TestHandlerAllocations fails if the handler allocates on the request's
 // goroutine again: a recorded GET (a browser's User-Agent, which the bot
 // check once lowered into a new string), a cached unknown token and a HEAD
@@ -30,7 +19,7 @@ func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func TestHandlerAllocations(t *testing.T) {
 	r := newRig(t, "sqlite", nil)
 	b := r.newBeet(false)
-	w := &discardWriter{h: http.Header{}}
+	w := &testalloc.ResponseWriter{H: http.Header{}}
 	browser := "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"
 	unknown := beet.NewToken()
 	r.send("GET", ingest.Prefix+unknown, "", "", "curl/8.0") // its commit caches it as no beet's
@@ -54,10 +43,10 @@ func TestHandlerAllocations(t *testing.T) {
 		}
 		n := testalloc.Under(t, "(*Handler).ServeHTTP", 200, func() {
 			r.clock.Advance(c.step) // a second a request stays under the limit
-			clear(w.h)
+			clear(w.H)
 			r.h.ServeHTTP(w, req)
-			if w.status != c.status {
-				t.Fatalf("%s: status %d, want %d", c.name, w.status, c.status)
+			if w.Status != c.status {
+				t.Fatalf("%s: status %d, want %d", c.name, w.Status, c.status)
 			}
 		})
 		t.Logf("%s: %.2f allocations a request", c.name, n)

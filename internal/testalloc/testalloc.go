@@ -6,6 +6,7 @@
 package testalloc
 
 import (
+	"net/http"
 	"runtime"
 	"strings"
 	"testing"
@@ -62,3 +63,15 @@ func count(fn string) int64 {
 	}
 	return total
 }
+
+// ResponseWriter discards the body, keeps the status and reuses one header
+// map (clear it between requests), so that an allocation count is the
+// handlers' own and not an httptest.ResponseRecorder's.
+type ResponseWriter struct {
+	H      http.Header
+	Status int
+}
+
+func (w *ResponseWriter) Header() http.Header         { return w.H }
+func (w *ResponseWriter) WriteHeader(code int)        { w.Status = code }
+func (w *ResponseWriter) Write(p []byte) (int, error) { return len(p), nil }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // errSyncFailed marks every event write after a failed fsync of the WAL.
@@ -20,12 +21,14 @@ var errSyncFailed = errors.New("an fsync of the SQLite WAL failed earlier; event
 // has the whole argument.
 type walSync struct {
 	path string
-	mu   sync.Mutex // one fsync at a time; guards f and err
+	mu   sync.Mutex // one fsync at a time; guards f
 	f    *os.File
 	// err is the first failed fsync. It stays: after a failed fsync Linux
 	// may have dropped the dirty pages and a later fsync can succeed
-	// without them, so no later commit could be called durable.
-	err error
+	// without them, so no later commit could be called durable. Atomic,
+	// so that a commit checking it does not wait behind a running fsync
+	// (which holds mu), the very wait the overlap is for.
+	err atomic.Pointer[error]
 	// beforeSync, if set, runs before each fsync; an error it returns is
 	// taken as the fsync's (tests).
 	beforeSync func() error
@@ -45,8 +48,8 @@ func newWALSync(path string) *walSync {
 func (s *walSync) sync() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
-		return s.err
+	if err := s.failed(); err != nil {
+		return err
 	}
 	var err error
 	if s.beforeSync != nil {
@@ -60,17 +63,19 @@ func (s *walSync) sync() error {
 		err = datasync(f)
 	}
 	if err != nil {
-		s.err = fmt.Errorf("%w: fsync %s: %w", errSyncFailed, s.path, err)
-		return s.err
+		err = fmt.Errorf("%w: fsync %s: %w", errSyncFailed, s.path, err)
+		s.err.Store(&err)
+		return err
 	}
 	return nil
 }
 
 // failed returns the sticky error of a failed fsync, or nil.
 func (s *walSync) failed() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
+	if p := s.err.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // file returns the descriptor of the WAL, opening it again if the file at

@@ -30,8 +30,8 @@ const walBoundPages = 10000
 // waits for it), copies the rest and lets the next commit restart it.
 // SQLite's default puts that at 1,000 pages, which at 5,000 requests/s
 // (about 2 pages an event, 10,000 a second) was ten times a second, each
-// copying up to 500 ms of pages and fsyncing the database file inside a
-// commit: the p99's stalls. At walBoundPages it is about once a second,
+// copying most of those pages (the checkpointer ran every 500 ms) and
+// fsyncing the database file inside a commit: the p99's stalls. At walBoundPages it is about once a second,
 // and with the checkpointer every checkpointEvery it copies at most that
 // long's pages. The WAL stays bounded (a little over walBoundPages) and
 // is overwritten from the start after each restart, not grown.

@@ -77,6 +77,7 @@ var (
 	ladderFrom = flag.Int("ladder-from", 1000, "first rate of the ladder, requests/s (then 25% more each step, in steps of 250)")
 	burstN     = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
 	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
+	serverLog  = flag.String("server-log", "", "directory to write each server's output to, one file a server (for GODEBUG=gctrace=1 and the servers' logs)")
 	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
 	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
 	sqlFsync   = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side (empty: one with the default)")
@@ -86,7 +87,6 @@ var (
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
 	sqlBefore  = flag.String("sqlite-before", "", "a beet binary built from another commit: run it on SQLite too, as \"before\", side by side with this tree's")
 	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
-	serverLog  = flag.String("server-log", "", "directory to write each server's output to, one file a server (for GODEBUG=gctrace=1 and the servers' logs)")
 	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
 
@@ -134,7 +134,7 @@ func main() {
 			targets = append(targets, startTarget(name, beetBin, "sqlite://"+filepath.Join(dir, file), dir, nBeets, env...))
 		}
 		if *sqlBefore != "" {
-			targets = append(targets, startTarget("Beet, SQLite, before", *sqlBefore, "sqlite://"+filepath.Join(dir, "before.db"), dir, nBeets))
+			targets = append(targets, startTarget("Beet, SQLite, before", *sqlBefore, "sqlite://"+filepath.Join(dir, "beet-before.db"), dir, nBeets))
 		}
 	}
 	if *pgURL != "" {

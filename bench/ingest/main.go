@@ -213,13 +213,15 @@ func main() {
 
 	if slices.Contains(phases, "rate") {
 		fmt.Printf("### Rate: open loop at %d req/s for %s, %d runs for each server, servers interleaved\n\n", *rate, *duration, *repeat)
-		fmt.Println("| server | achieved req/s | p50 | median p99 (each run) | max | errors | events lost | events/commit | commit µs |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| server | achieved req/s | p50 | median p99 (each run) | max | errors | events lost | events/commit | commit µs | server CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 		runs := make([][]result, len(targets))
 		got := make([]metrics, len(targets))
+		cpus := make([]time.Duration, len(targets))
 		interleave(targets, *repeat, func(i int, t *target) {
-			m0, pg := t.metrics(), t.pgBackends()
+			m0, pg, cpu := t.metrics(), t.pgBackends(), cpuTime(t.proc)
 			r := openLoop(t, "rate", t.toks[:*tokens], *rate, *duration)
+			cpus[i] += cpuTime(t.proc) - cpu
 			t.notePG("rate", pg, r.n)
 			if m := t.metrics(); m != nil {
 				got[i] = got[i].plus(m.minus(m0))
@@ -239,8 +241,8 @@ func main() {
 				p50s = append(p50s, r.p50)
 				worst = max(worst, r.max)
 			}
-			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f |\n", t.name, float64(n)/elapsed.Seconds(), ms(median(p50s)), p99s(rs), ms(worst), errs, t.checkLoss(),
-				got[i].perCommit(), got[i].commitMicros())
+			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f | %.0f |\n", t.name, float64(n)/elapsed.Seconds(), ms(median(p50s)), p99s(rs), ms(worst), errs, t.checkLoss(),
+				got[i].perCommit(), got[i].commitMicros(), float64(cpus[i].Microseconds())/float64(max(1, n)))
 		}
 		fmt.Println()
 	}

@@ -24,17 +24,18 @@ const walBoundPages = 10000
 //
 // Only a writer can restart the WAL (write it again from the start), and
 // only once every frame in it is copied; under a steady stream of commits
-// a new one lands during each passive checkpoint, so the WAL is never
-// wholly copied when the next commit begins and grows until the writer's
-// own checkpoint, which runs inside a commit (every request of that group
-// waits for it), copies the rest and lets the next commit restart it.
-// SQLite's default puts that at 1,000 pages, which at 5,000 requests/s
-// (about 2 pages an event, 10,000 a second) was ten times a second, each
-// copying most of those pages (the checkpointer ran every 500 ms) and
-// fsyncing the database file inside a commit: the p99's stalls. At walBoundPages it is about once a second,
-// and with the checkpointer every checkpointEvery it copies at most that
-// long's pages. The WAL stays bounded (a little over walBoundPages) and
-// is overwritten from the start after each restart, not grown.
+// one nearly always lands during a passive checkpoint, so the WAL is
+// rarely wholly copied when the next commit begins, and it grows until
+// the writer's own checkpoint, which runs inside a commit (every request
+// of that group waits for it), copies the rest and lets the next commit
+// restart it. SQLite's default puts that at 1,000 pages, which at 5,000
+// requests/s (about 2 pages an event, 10,000 a second) was ten times a
+// second, each copying most of those pages (the checkpointer ran every
+// 500 ms) and fsyncing the database file inside a commit: the p99's
+// stalls (docs/BENCHMARKS.md, sqltail14). At walBoundPages it is about
+// once a second, and with the checkpointer every checkpointEvery it
+// copies at most that long's pages. The WAL stays bounded (a little over
+// walBoundPages) and is overwritten from the start after each restart.
 type checkpointer struct {
 	db       *sql.DB
 	log      *slog.Logger

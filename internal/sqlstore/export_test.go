@@ -77,7 +77,3 @@ func (db *DB) WriteSynchronousForTest(ctx context.Context) (int64, error) {
 	err := db.write.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&v)
 	return v, err
 }
-
-// WALBoundPagesForTest is the WAL's size in pages past which the writer
-// checkpoints it itself.
-const WALBoundPagesForTest = walBoundPages

@@ -13,8 +13,11 @@
 //     beacons round-robin over -tokens beets for -duration;
 //   - ladder: open-loop runs of -step each at rising rates, to find the
 //     highest rate whose p99 stays under -p99 (latency counts from when each
-//     request was due, so a stall is not hidden);
-//   - rate: an open loop at -rate requests/s for -duration;
+//     request was due, so a stall is not hidden); each rate is run -repeat
+//     times by every server, the servers taking turns, and the median p99
+//     decides;
+//   - rate: an open loop at -rate requests/s for -duration, -repeat times
+//     for each server, the servers taking turns;
 //   - burst: -burst beets, each pinged once on a new connection, all due at
 //     once (the top of the hour, when every cron job fires).
 //
@@ -69,10 +72,12 @@ var (
 	conns      = flag.Int("conns", 64, "concurrent keep-alive connections")
 	tokens     = flag.Int("tokens", 10000, "beets of the steady runs, hit round-robin")
 	rate       = flag.Int("rate", 5000, "requests/s of the rate run")
+	repeat     = flag.Int("repeat", 3, "runs of each server at each ladder rate and in the rate phase, servers taking turns; the median p99 counts")
 	maxP99     = flag.Duration("p99", 10*time.Millisecond, "p99 an open-loop rate must stay under in the ladder")
 	ladderFrom = flag.Int("ladder-from", 1000, "first rate of the ladder, requests/s (then 25% more each step, in steps of 250)")
 	burstN     = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
 	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
+	serverLog  = flag.String("server-log", "", "directory to write each server's output to, one file a server (for GODEBUG=gctrace=1 and the servers' logs)")
 	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
 	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
 	sqlFsync   = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side (empty: one with the default)")
@@ -80,6 +85,7 @@ var (
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
+	sqlBefore  = flag.String("sqlite-before", "", "a beet binary built from another commit: run it on SQLite too, as \"before\", side by side with this tree's")
 	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
 	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
@@ -104,9 +110,11 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	if *profile != "" {
-		if err := os.MkdirAll(*profile, 0o755); err != nil {
-			log.Fatal(err)
+	for _, d := range []string{*profile, *serverLog} {
+		if d != "" {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				log.Fatal(err)
+			}
 		}
 	}
 	beetBin := benchkit.Build(dir, "beet", "./cmd/beet")
@@ -124,6 +132,9 @@ func main() {
 				name, file, env = "Beet, SQLite, fsync "+f, "beet-"+f+".db", []string{"BEET_INGEST_FSYNC=" + f}
 			}
 			targets = append(targets, startTarget(name, beetBin, "sqlite://"+filepath.Join(dir, file), dir, nBeets, env...))
+		}
+		if *sqlBefore != "" {
+			targets = append(targets, startTarget("Beet, SQLite, before", *sqlBefore, "sqlite://"+filepath.Join(dir, "beet-before.db"), dir, nBeets))
 		}
 	}
 	if *pgURL != "" {
@@ -184,35 +195,54 @@ func main() {
 	}
 
 	if slices.Contains(phases, "ladder") {
-		fmt.Printf("### Ladder: open loop, %s per rate; the highest rate whose p99 stays under %s\n\n", *step, *maxP99)
-		fmt.Println("| server | highest rate | its p99 | next rate tried | its p99 | ratio to bare | events lost |")
+		fmt.Printf("### Ladder: open loop, %s per run, %d runs per rate for each server, servers interleaved; the highest rate whose median p99 stays under %s\n\n", *step, *repeat, *maxP99)
+		fmt.Println("| server | highest rate | its median p99 (each run) | next rate tried | its median p99 (each run) | ratio to bare | events lost |")
 		fmt.Println("|---|---|---|---|---|---|---|")
-		var bareBest int
-		for _, t := range targets {
-			best, bestRes, next, nextRes := ladder(t)
-			if t == bare {
-				bareBest = best
-			}
+		steps := ladder(targets)
+		bareBest := steps[0].best
+		for i, t := range targets {
+			st := steps[i]
 			ratio := "-" // the bare server held no rate: no ratio to give
 			if bareBest > 0 {
-				ratio = fmt.Sprintf("%.2f", float64(best)/float64(bareBest))
+				ratio = fmt.Sprintf("%.2f", float64(st.best)/float64(bareBest))
 			}
-			fmt.Printf("| %s | %d | %s | %d | %s | %s | %s |\n", t.name, best, ms(bestRes.p99), next, ms(nextRes.p99), ratio, t.checkLoss())
+			fmt.Printf("| %s | %d | %s | %d | %s | %s | %s |\n", t.name, st.best, st.bestRes, st.next, st.nextRes, ratio, t.checkLoss())
 		}
 		fmt.Println()
 	}
 
 	if slices.Contains(phases, "rate") {
-		fmt.Printf("### Rate: open loop at %d req/s for %s\n\n", *rate, *duration)
-		fmt.Println("| server | achieved req/s | p50 | p99 | max | errors | events lost | events/commit | commit µs |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|")
-		for _, t := range targets {
-			before, pg := t.metrics(), t.pgBackends()
+		fmt.Printf("### Rate: open loop at %d req/s for %s, %d runs for each server, servers interleaved\n\n", *rate, *duration, *repeat)
+		fmt.Println("| server | achieved req/s | p50 | median p99 (each run) | max | errors | events lost | events/commit | commit µs | server CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+		runs := make([][]result, len(targets))
+		got := make([]metrics, len(targets))
+		cpus := make([]time.Duration, len(targets))
+		interleave(targets, *repeat, func(i int, t *target) {
+			m0, pg, cpu := t.metrics(), t.pgBackends(), cpuTime(t.proc)
 			r := openLoop(t, "rate", t.toks[:*tokens], *rate, *duration)
+			cpus[i] += cpuTime(t.proc) - cpu
 			t.notePG("rate", pg, r.n)
-			m := t.metrics().minus(before)
-			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f |\n", t.name, r.rps, ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
-				m.perCommit(), m.commitMicros())
+			if m := t.metrics(); m != nil {
+				got[i] = got[i].plus(m.minus(m0))
+			}
+			runs[i] = append(runs[i], r)
+		})
+		for i, t := range targets {
+			rs := runs[i]
+			var n, errs int
+			var elapsed time.Duration
+			var p50s []time.Duration
+			var worst time.Duration
+			for _, r := range rs {
+				n += r.n
+				errs += int(r.errors)
+				elapsed += r.elapsed
+				p50s = append(p50s, r.p50)
+				worst = max(worst, r.max)
+			}
+			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f | %.0f |\n", t.name, float64(n)/elapsed.Seconds(), ms(median(p50s)), p99s(rs), ms(worst), errs, t.checkLoss(),
+				got[i].perCommit(), got[i].commitMicros(), float64(cpus[i].Microseconds())/float64(max(1, n)))
 		}
 		fmt.Println()
 	}
@@ -309,9 +339,18 @@ func startProc(bin string, args []string, re *regexp.Regexp, env ...string) *pro
 	}
 	p := &proc{cmd: cmd, debug: make(chan string, 1), metrics: make(chan string, 1)}
 	found := make(chan string, 1)
+	var logf io.Writer = io.Discard
+	if *serverLog != "" {
+		f, err := os.Create(filepath.Join(*serverLog, fmt.Sprintf("%s-%d.log", filepath.Base(bin), logSeq.Add(1))))
+		if err != nil {
+			log.Fatal(err)
+		}
+		logf = f
+	}
 	go func() {
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
+			fmt.Fprintln(logf, sc.Text())
 			if m := debugLine.FindStringSubmatch(sc.Text()); m != nil {
 				p.debug <- m[1]
 			}
@@ -650,7 +689,7 @@ func warmUp(url string, toks []string) {
 	wg.Wait()
 }
 
-var runSeq atomic.Int64
+var runSeq, logSeq atomic.Int64
 
 // closedLoop keeps -conns requests in flight for -duration.
 func closedLoop(t *target, phase string, toks []string) result {
@@ -714,19 +753,110 @@ func openLoop(t *target, phase string, toks []string, rate int, d time.Duration)
 	return summarise(lat, time.Since(start), errs.Load())
 }
 
-// ladder raises the open-loop rate until p99 reaches -p99 (or errors
-// appear, or the rate is not achieved), and returns the last rate that
-// held and the first that did not.
-func ladder(t *target) (best int, bestRes result, next int, nextRes result) {
-	for r := *ladderFrom; r <= 40000; r = max(r*5/4/250*250, r+250) {
-		res := openLoop(t, "ladder", t.toks[:*tokens], r, *step)
-		if res.p99 >= *maxP99 || res.errors > 0 || res.rps < 0.95*float64(r) {
-			return best, bestRes, r, res
+// ladderStep is where one server's ladder ended: the highest rate it held
+// and the first it did not, with their runs.
+type ladderStep struct {
+	best, next       int
+	bestRes, nextRes ladderRuns
+	done             bool
+}
+
+// ladderRuns are a server's runs at one rate.
+type ladderRuns []result
+
+// held reports whether the rate held: the median p99 under -p99, no
+// errors, and the median run achieving 95% of the rate. The median of an
+// odd number of runs (not the best run) is what the ladder goes by, so
+// one stall of the shared machine neither fails a server nor saves one.
+func (rs ladderRuns) held(rate int) bool {
+	var p99 []time.Duration
+	var rps []float64
+	for _, r := range rs {
+		if r.errors > 0 {
+			return false
 		}
-		best, bestRes = r, res
-		time.Sleep(500 * time.Millisecond) // let the writer's queue drain
+		p99, rps = append(p99, r.p99), append(rps, r.rps)
 	}
-	return best, bestRes, 0, result{}
+	return median(p99) < *maxP99 && median(rps) >= 0.95*float64(rate)
+}
+
+func (rs ladderRuns) String() string {
+	if len(rs) == 0 {
+		return "-"
+	}
+	return p99s(rs)
+}
+
+// p99s is the median p99 of the runs and, in brackets, each run's.
+func p99s(rs []result) string {
+	var all []time.Duration
+	var each []string
+	for _, r := range rs {
+		all = append(all, r.p99)
+		each = append(each, fmt.Sprintf("%.1f", float64(r.p99)/float64(time.Millisecond)))
+	}
+	return fmt.Sprintf("%s (%s)", ms(median(all)), strings.Join(each, ", "))
+}
+
+func median[T cmp.Ordered](v []T) T {
+	var zero T
+	if len(v) == 0 {
+		return zero
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// ladder raises the open-loop rate for every server at once. At each rate
+// every server still climbing runs -repeat times, the servers taking turns
+// run by run (the order rotates each round, so none always runs first or
+// right after another's load), and the rate holds for a server if its
+// median run held (ladderRuns.held). A server stops at its first rate that
+// does not hold. Taking turns at one rate, minutes apart at most, is what
+// makes the ratio to the bare server fair on a machine whose speed drifts:
+// each rate meets every server under the same conditions.
+func ladder(targets []*target) []ladderStep {
+	steps := make([]ladderStep, len(targets))
+	for r := *ladderFrom; r <= 40000; r = max(r*5/4/250*250, r+250) {
+		var climbing []int
+		for i := range targets {
+			if !steps[i].done {
+				climbing = append(climbing, i)
+			}
+		}
+		if len(climbing) == 0 {
+			break
+		}
+		runs := make([]ladderRuns, len(targets))
+		sub := make([]*target, len(climbing))
+		for k, i := range climbing {
+			sub[k] = targets[i]
+		}
+		interleave(sub, *repeat, func(k int, t *target) {
+			runs[climbing[k]] = append(runs[climbing[k]], openLoop(t, "ladder", t.toks[:*tokens], r, *step))
+			time.Sleep(500 * time.Millisecond) // let the writer's queue drain
+		})
+		for _, i := range climbing {
+			if runs[i].held(r) {
+				steps[i].best, steps[i].bestRes = r, runs[i]
+			} else {
+				steps[i].next, steps[i].nextRes, steps[i].done = r, runs[i], true
+			}
+		}
+	}
+	return steps
+}
+
+// interleave runs fn n times for each target, one target after the other,
+// the order rotating by one each round.
+func interleave(targets []*target, n int, fn func(i int, t *target)) {
+	for round := range n {
+		for k := range targets {
+			i := (k + round) % len(targets)
+			fn(i, targets[i])
+		}
+	}
 }
 
 // burst pings each token once, every request on a connection of its own,
@@ -802,6 +932,17 @@ func (m metrics) minus(o metrics) metrics {
 	out := metrics{}
 	for k, v := range m {
 		out[k] = v - o[k]
+	}
+	return out
+}
+
+func (m metrics) plus(o metrics) metrics {
+	if o == nil {
+		return m
+	}
+	out := metrics{}
+	for k, v := range o {
+		out[k] = m[k] + v
 	}
 	return out
 }

@@ -9,17 +9,33 @@ import (
 )
 
 // checkpointEvery is how often the checkpointer copies the SQLite WAL into
-// the database file.
-const checkpointEvery = 500 * time.Millisecond
+// the database file: often enough that the writer's own checkpoint (at
+// walBoundPages) finds all but this long's pages copied.
+const checkpointEvery = 100 * time.Millisecond
+
+// walBoundPages is the WAL's size, in pages, past which the writer's
+// commit checkpoints it itself (SQLite's wal_autocheckpoint): 40 MB with
+// 4 KiB pages.
+const walBoundPages = 10000
 
 // checkpointer copies committed pages from the SQLite WAL into the database
 // file, on a connection of its own and in PASSIVE mode (it waits for no
-// reader or writer and holds neither back). Left to itself, SQLite does
-// this inside the commit that takes the WAL past 1,000 pages: that commit
-// copies them all and fsyncs the database file, and every request waiting
-// on it waits that long too (the p99). With the checkpointer, that commit
-// finds the pages copied already and only restarts the WAL, which only a
-// writer can do, so the WAL stays small under a steady stream of commits.
+// reader or writer and holds neither back).
+//
+// Only a writer can restart the WAL (write it again from the start), and
+// only once every frame in it is copied; under a steady stream of commits
+// one nearly always lands during a passive checkpoint, so the WAL is
+// rarely wholly copied when the next commit begins, and it grows until
+// the writer's own checkpoint, which runs inside a commit (every request
+// of that group waits for it), copies the rest and lets the next commit
+// restart it. SQLite's default puts that at 1,000 pages, which at 5,000
+// requests/s (about 2 pages an event, 10,000 a second) was ten times a
+// second, each copying most of those pages (the checkpointer ran every
+// 500 ms) and fsyncing the database file inside a commit: the p99's
+// stalls (docs/BENCHMARKS.md, sqltail14). At walBoundPages it is about
+// once a second, and with the checkpointer every checkpointEvery it
+// copies at most that long's pages. The WAL stays bounded (a little over
+// walBoundPages) and is overwritten from the start after each restart.
 type checkpointer struct {
 	db       *sql.DB
 	log      *slog.Logger
@@ -61,7 +77,7 @@ func (c *checkpointer) run() {
 		cancel()
 		switch {
 		case err != nil && !failing:
-			c.log.Warn("WAL checkpoint failed; retrying every second", "err", err)
+			c.log.Warn("WAL checkpoint failed; retrying", "err", err)
 		case err == nil && failing:
 			c.log.Info("WAL checkpoint works again", "frames", frames)
 		}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,6 +110,9 @@ func sqliteDSN(path string, writer bool) string {
 		// group rather than per event; AddEventsUnsynced switches to NORMAL
 		// for its own commits and back, and walSync fsyncs after them.
 		p = append(p, "_pragma=synchronous(FULL)")
+		// The writer checkpoints the WAL itself only past walBoundPages:
+		// see checkpointer.
+		p = append(p, "_pragma=wal_autocheckpoint("+strconv.Itoa(walBoundPages)+")")
 		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
 		// never fails half-way when it upgrades from reading to writing.
 		p = append(p, "_txlock=immediate")

@@ -177,9 +177,12 @@ func writeGIF(w http.ResponseWriter, status int, body bool) {
 
 var bodyPool = sync.Pool{New: func() any { b := make([]byte, MaxBody+1); return &b }}
 
-// ServeHTTP keeps the recorded GET's path in one small frame: the rare
-// answers are methods of their own, so that a new connection's goroutine
-// (each request of a burst has one) does not grow its stack for them.
+// ServeHTTP keeps the recorded GET's path shallow: a new connection's
+// goroutine (each request of a burst has one) starts with a small stack,
+// and net/http's frames below and above the handler fill most of it. The
+// headers and the answer are written from this small frame, the request
+// is served from serve's, popped by then; the rare answers are methods of
+// their own. See TestIngestConnStack.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setCommonHeaders(w.Header())
 	switch r.Method {
@@ -188,15 +191,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.otherMethod(w, r)
 		return
 	}
-	token, suffix, slash := strings.Cut(strings.TrimPrefix(r.URL.Path, Prefix), "/")
+	// The event's ID is drawn here, for requests that turn out to record
+	// none too: crypto/rand's read is the deepest call on the way.
 	now := h.now().UTC().Truncate(time.Microsecond)
+	if h.serve(w, r, now, newEventID(now)) {
+		writeGIF(w, http.StatusOK, true)
+	}
+}
+
+// serve handles a GET or POST received at now, whose event (if it records
+// one) is id, and reports whether it is to be answered with the GIF and
+// 200, the answer of every request it does not answer itself.
+//
+//go:noinline
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, now time.Time, id beet.EventID) bool {
+	token, suffix, slash := strings.Cut(strings.TrimPrefix(r.URL.Path, Prefix), "/")
 	if !beet.ValidTokenShape(token) {
 		h.malformed(w, r, token, now)
-		return
+		return false
 	}
 	if allowed, retry, err := h.limiter.Allow(r.Context(), token, now); err == nil && !allowed {
 		h.limited(w, token, retry, now)
-		return
+		return false
 	}
 
 	// No lookup: the commit matches the event to the beet that has its
@@ -206,17 +222,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ent, ok := h.tokens.get(token); ok && ent.beetID == 0 {
 		h.count(OutcomeUnknownToken)
 		h.unknown.miss(token, addr, r.UserAgent(), now)
-		writeGIF(w, http.StatusOK, true)
-		return
+		return true
 	}
 	sig, ok := signalOf(suffix)
 	if !ok || slash && suffix == "" {
 		h.badPath(w, token, suffix, now)
-		return
+		return false
 	}
 	ua := r.UserAgent()
 	if r.Method == http.MethodGet && isPreviewBot(ua) && h.ignoreBot(r.Context(), w, token, addr, ua, now) {
-		return
+		return false
 	}
 	var (
 		pb      parsedBody
@@ -229,13 +244,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The event carries its token: the store records it only if a beet
 	// has that token at commit. One that none has is noted by the
 	// writer's unmatched hook (see New), live or replayed from the spool.
-	beetID, err := h.writer.Record(beet.Event{ID: newEventID(now), Token: token, Addr: addr, ReceivedAt: now, Value: pb.value,
-		Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message})
+	// Field by field into the pooled request (its event zeroed): a
+	// composite literal would be built in this frame first.
+	req := newWriteReq()
+	ev := &req.ev
+	ev.ID, ev.Token, ev.Addr, ev.ReceivedAt, ev.Value = id, token, addr, now, pb.value
+	ev.Method, ev.UserAgent, ev.Kind, ev.ExitCode, ev.Message = r.Method, cut(ua, beet.MaxUserAgentLen), sig.kind, sig.code, message
+	beetID, err := h.writer.send(req)
 	switch {
 	case errors.Is(err, ErrNoBeet), errors.Is(err, ErrStaleToken):
 		h.count(OutcomeUnknownToken)
-		writeGIF(w, http.StatusOK, true)
-		return
+		return true
 	case err != nil:
 		h.notRecorded(token, err)
 	}
@@ -244,7 +263,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.count(OutcomeRecorded)
 	}
-	writeGIF(w, http.StatusOK, true)
+	return true
 }
 
 // badBody notes a body that gave no value on the beet: the event was

@@ -80,6 +80,7 @@ var (
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
+	sqlBefore  = flag.String("sqlite-before", "", "a beet binary built from another commit: run it on SQLite too, as \"before\", side by side with this tree's")
 	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
 	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
@@ -124,6 +125,9 @@ func main() {
 				name, file, env = "Beet, SQLite, fsync "+f, "beet-"+f+".db", []string{"BEET_INGEST_FSYNC=" + f}
 			}
 			targets = append(targets, startTarget(name, beetBin, "sqlite://"+filepath.Join(dir, file), dir, nBeets, env...))
+		}
+		if *sqlBefore != "" {
+			targets = append(targets, startTarget("Beet, SQLite, before", *sqlBefore, "sqlite://"+filepath.Join(dir, "beet-before.db"), dir, nBeets))
 		}
 	}
 	if *pgURL != "" {

@@ -79,7 +79,9 @@ func logRequest(log *slog.Logger, r *http.Request, level slog.Level, status int,
 // Recover turns a panic in a handler into a logged error with its stack and
 // a 500 JSON answer (if nothing was written yet), so one bad request does not
 // take the process down. http.ErrAbortHandler keeps its meaning.
-func Recover(log *slog.Logger, next http.Handler) http.Handler { return &recoverer{log: log, next: next} }
+func Recover(log *slog.Logger, next http.Handler) http.Handler {
+	return &recoverer{log: log, next: next}
+}
 
 type recoverer struct {
 	log  *slog.Logger

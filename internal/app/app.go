@@ -150,22 +150,15 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 // wildcard routes on the way (five allocations a request). A path the mux
 // would treat otherwise (not clean, so redirected; escaped; a CONNECT)
 // goes to the mux.
-//
-// It is a type, not an http.HandlerFunc, which would be one more frame on
-// the stack of every ingestion request (see server.Logging).
 func ingestFirst(ingestion, mux http.Handler) http.Handler {
-	return &ingestRouter{ingestion: ingestion, mux: mux}
-}
-
-type ingestRouter struct{ ingestion, mux http.Handler }
-
-func (h *ingestRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.Path; strings.HasPrefix(p, ingest.Prefix) && r.URL.RawPath == "" && r.Method != http.MethodConnect && cleanPath(p) {
-		r.Pattern = ingest.Prefix // the route, for the metrics
-		h.ingestion.ServeHTTP(w, r)
-		return
-	}
-	h.mux.ServeHTTP(w, r)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; strings.HasPrefix(p, ingest.Prefix) && r.URL.RawPath == "" && r.Method != http.MethodConnect && cleanPath(p) {
+			r.Pattern = ingest.Prefix // the route, for the metrics
+			ingestion.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // cleanPath reports whether path.Clean leaves p as it is, but for a

@@ -41,50 +41,31 @@ func (a *App) instrumentHTTP(reg prometheus.Registerer, next http.Handler) http.
 	}, []string{"route", "code"})
 	reg.MustRegister(dur)
 	// The classes ingestion answers with: 200 and 204, 405 and 429.
-	return &instrumented{next: next, dur: dur,
-		ingest2xx: dur.WithLabelValues(ingest.Prefix, "2xx"), ingest4xx: dur.WithLabelValues(ingest.Prefix, "4xx")}
-}
-
-// instrumented is instrumentHTTP's handler: a type, not an
-// http.HandlerFunc, which would be one more frame on the stack of every
-// ingestion request (see server.Logging).
-type instrumented struct {
-	next                 http.Handler
-	dur                  *prometheus.HistogramVec
-	ingest2xx, ingest4xx prometheus.Observer
-}
-
-func (h *instrumented) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	// Behind server.Logging the writer already notes the status.
-	sw, ok := w.(statusWriter)
-	if !ok {
-		rec := &statusRecorder{ResponseWriter: w}
-		w, sw = rec, rec
-	}
-	h.next.ServeHTTP(w, r)
-	status := sw.Status()
-	route := r.Pattern // set by the mux (or ingestFirst) on this request
-	var obs prometheus.Observer
-	switch {
-	case route == ingest.Prefix && status/100 == 2:
-		obs = h.ingest2xx
-	case route == ingest.Prefix && status/100 == 4:
-		obs = h.ingest4xx
-	default:
-		obs = h.observer(route, status)
-	}
-	obs.Observe(time.Since(start).Seconds())
-}
-
-// observer looks up the series of a route other than ingestion's.
-//
-//go:noinline
-func (h *instrumented) observer(route string, status int) prometheus.Observer {
-	if route == "" {
-		route = "unmatched"
-	}
-	return h.dur.WithLabelValues(route, codeClass(status))
+	ingest2xx, ingest4xx := dur.WithLabelValues(ingest.Prefix, "2xx"), dur.WithLabelValues(ingest.Prefix, "4xx")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		// Behind server.Logging the writer already notes the status.
+		sw, ok := w.(statusWriter)
+		if !ok {
+			rec := &statusRecorder{ResponseWriter: w}
+			w, sw = rec, rec
+		}
+		next.ServeHTTP(w, r)
+		status := sw.Status()
+		route := r.Pattern // set by the mux (or ingestFirst) on this request
+		var obs prometheus.Observer
+		switch {
+		case route == ingest.Prefix && status/100 == 2:
+			obs = ingest2xx
+		case route == ingest.Prefix && status/100 == 4:
+			obs = ingest4xx
+		case route == "":
+			obs = dur.WithLabelValues("unmatched", codeClass(status))
+		default:
+			obs = dur.WithLabelValues(route, codeClass(status))
+		}
+		obs.Observe(time.Since(start).Seconds())
+	})
 }
 
 // statusWriter is a ResponseWriter that reports the status written

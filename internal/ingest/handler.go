@@ -177,12 +177,9 @@ func writeGIF(w http.ResponseWriter, status int, body bool) {
 
 var bodyPool = sync.Pool{New: func() any { b := make([]byte, MaxBody+1); return &b }}
 
-// ServeHTTP keeps the recorded GET's path shallow: a new connection's
-// goroutine (each request of a burst has one) starts with a small stack,
-// and net/http's frames below and above the handler fill most of it. The
-// headers and the answer are written from this small frame, the request
-// is served from serve's, popped by then; the rare answers are methods of
-// their own. See TestIngestConnStack.
+// ServeHTTP keeps the recorded GET's path in one small frame: the rare
+// answers are methods of their own, so that a new connection's goroutine
+// (each request of a burst has one) does not grow its stack for them.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setCommonHeaders(w.Header())
 	switch r.Method {
@@ -191,28 +188,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.otherMethod(w, r)
 		return
 	}
-	// The event's ID is drawn here, for requests that turn out to record
-	// none too: crypto/rand's read is the deepest call on the way.
-	now := h.now().UTC().Truncate(time.Microsecond)
-	if h.serve(w, r, now, newEventID(now)) {
-		writeGIF(w, http.StatusOK, true)
-	}
-}
-
-// serve handles a GET or POST received at now, whose event (if it records
-// one) is id, and reports whether it is to be answered with the GIF and
-// 200, the answer of every request it does not answer itself.
-//
-//go:noinline
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, now time.Time, id beet.EventID) bool {
 	token, suffix, slash := strings.Cut(strings.TrimPrefix(r.URL.Path, Prefix), "/")
+	now := h.now().UTC().Truncate(time.Microsecond)
 	if !beet.ValidTokenShape(token) {
 		h.malformed(w, r, token, now)
-		return false
+		return
 	}
 	if allowed, retry, err := h.limiter.Allow(r.Context(), token, now); err == nil && !allowed {
 		h.limited(w, token, retry, now)
-		return false
+		return
 	}
 
 	// No lookup: the commit matches the event to the beet that has its
@@ -222,16 +206,17 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, now time.Time, i
 	if ent, ok := h.tokens.get(token); ok && ent.beetID == 0 {
 		h.count(OutcomeUnknownToken)
 		h.unknown.miss(token, addr, r.UserAgent(), now)
-		return true
+		writeGIF(w, http.StatusOK, true)
+		return
 	}
 	sig, ok := signalOf(suffix)
 	if !ok || slash && suffix == "" {
 		h.badPath(w, token, suffix, now)
-		return false
+		return
 	}
 	ua := r.UserAgent()
 	if r.Method == http.MethodGet && isPreviewBot(ua) && h.ignoreBot(r.Context(), w, token, addr, ua, now) {
-		return false
+		return
 	}
 	var (
 		pb      parsedBody
@@ -244,17 +229,13 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, now time.Time, i
 	// The event carries its token: the store records it only if a beet
 	// has that token at commit. One that none has is noted by the
 	// writer's unmatched hook (see New), live or replayed from the spool.
-	// Field by field into the pooled request (its event zeroed): a
-	// composite literal would be built in this frame first.
-	req := newWriteReq()
-	ev := &req.ev
-	ev.ID, ev.Token, ev.Addr, ev.ReceivedAt, ev.Value = id, token, addr, now, pb.value
-	ev.Method, ev.UserAgent, ev.Kind, ev.ExitCode, ev.Message = r.Method, cut(ua, beet.MaxUserAgentLen), sig.kind, sig.code, message
-	beetID, err := h.writer.send(req)
+	beetID, err := h.writer.Record(beet.Event{ID: newEventID(now), Token: token, Addr: addr, ReceivedAt: now, Value: pb.value,
+		Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message})
 	switch {
 	case errors.Is(err, ErrNoBeet), errors.Is(err, ErrStaleToken):
 		h.count(OutcomeUnknownToken)
-		return true
+		writeGIF(w, http.StatusOK, true)
+		return
 	case err != nil:
 		h.notRecorded(token, err)
 	}
@@ -263,7 +244,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, now time.Time, i
 	} else {
 		h.count(OutcomeRecorded)
 	}
-	return true
+	writeGIF(w, http.StatusOK, true)
 }
 
 // badBody notes a body that gave no value on the beet: the event was

@@ -213,27 +213,8 @@ func (w *Writer) Write(ev beet.Event) error {
 // An event spooled while the database is down returns 0 and nil: it is
 // durable, and matched to its beet when it is replayed.
 func (w *Writer) Record(ev beet.Event) (int64, error) {
-	r := newWriteReq()
-	r.ev = ev
-	return w.send(r)
-}
-
-// newWriteReq takes a request from the pool, its event zeroed, for the
-// caller to fill in r.ev and hand to send. The handler builds its event
-// there, not in its own frame: a burst's every request is a new
-// connection's goroutine, whose small stack a deeper frame makes it grow
-// and copy (see Handler.ServeHTTP).
-func newWriteReq() *writeReq {
 	r := reqPool.Get().(*writeReq)
-	r.ev, r.beetID = beet.Event{}, 0
-	return r
-}
-
-// send is Record for a request from newWriteReq; the request goes back
-// to the pool.
-//
-//go:noinline
-func (w *Writer) send(r *writeReq) (int64, error) {
+	r.ev, r.beetID = ev, 0
 	w.mu.RLock()
 	closed := w.closed
 	if !closed {
@@ -244,7 +225,7 @@ func (w *Writer) send(r *writeReq) (int64, error) {
 		reqPool.Put(r)
 		return 0, ErrWriterClosed
 	}
-	w.lanes[w.laneOf(&r.ev)].reqs <- r
+	w.lanes[w.laneOf(&ev)].reqs <- r
 	w.senders.Done()
 	err := <-r.errc
 	id := r.beetID

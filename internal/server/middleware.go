@@ -27,86 +27,59 @@ var quietPaths = map[string]bool{"/healthz": true, "/readyz": true}
 // ingestion requests and health probes are logged at debug level: ingestion
 // is the bulk of the traffic and each request is already recorded as an
 // event. Server errors are logged at error level.
-//
-// Logging and Recover are types, not http.HandlerFuncs: a HandlerFunc is
-// one more frame on every request's stack, and a new connection's
-// goroutine (each request of a burst has one) starts with a small stack
-// that the ingestion path has to fit in, or grow and copy it.
-func Logging(log *slog.Logger, next http.Handler) http.Handler { return &logging{log: log, next: next} }
-
-type logging struct {
-	log  *slog.Logger
-	next http.Handler
-}
-
-func (l *logging) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := recorders.Get().(*recorder)
-	rec.ResponseWriter = w
-	l.next.ServeHTTP(rec, r)
-	status, bytes := rec.Status(), rec.bytes
-	*rec = recorder{} // back only when the handler returned: a panic past Recover leaves it to the GC
-	recorders.Put(rec)
-	level := slog.LevelInfo
-	switch {
-	case status >= 500:
-		level = slog.LevelError
-	case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || quietPaths[r.URL.Path]):
-		level = slog.LevelDebug
-	}
-	if !l.log.Enabled(r.Context(), level) {
-		return // ingestion at info level: no redaction or attributes to build
-	}
-	logRequest(l.log, r, level, status, start, bytes)
-}
-
-// logRequest writes the line. It is a function of its own so that its
-// attributes are not in the frame the handlers below Logging run on: a
-// new connection's goroutine (each request of a burst has one) starts
-// with a small stack, which a deeper frame has to grow and copy.
-//
-//go:noinline
-func logRequest(log *slog.Logger, r *http.Request, level slog.Level, status int, start time.Time, bytes int64) {
-	log.LogAttrs(r.Context(), level, "request",
-		slog.String("method", r.Method),
-		slog.String("path", beet.RedactPath(r.URL.Path)),
-		slog.Int("status", status),
-		slog.Duration("duration", time.Since(start)),
-		slog.Int64("bytes", bytes),
-	)
+func Logging(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := recorders.Get().(*recorder)
+		rec.ResponseWriter = w
+		next.ServeHTTP(rec, r)
+		status, bytes := rec.Status(), rec.bytes
+		*rec = recorder{} // back only when the handler returned: a panic past Recover leaves it to the GC
+		recorders.Put(rec)
+		level := slog.LevelInfo
+		switch {
+		case status >= 500:
+			level = slog.LevelError
+		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || quietPaths[r.URL.Path]):
+			level = slog.LevelDebug
+		}
+		if !log.Enabled(r.Context(), level) {
+			return // ingestion at info level: no redaction or attributes to build
+		}
+		log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method),
+			slog.String("path", beet.RedactPath(r.URL.Path)),
+			slog.Int("status", status),
+			slog.Duration("duration", time.Since(start)),
+			slog.Int64("bytes", bytes),
+		)
+	})
 }
 
 // Recover turns a panic in a handler into a logged error with its stack and
 // a 500 JSON answer (if nothing was written yet), so one bad request does not
 // take the process down. http.ErrAbortHandler keeps its meaning.
 func Recover(log *slog.Logger, next http.Handler) http.Handler {
-	return &recoverer{log: log, next: next}
-}
-
-type recoverer struct {
-	log  *slog.Logger
-	next http.Handler
-}
-
-func (rc *recoverer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer func() {
-		v := recover()
-		if v == nil {
-			return
-		}
-		if v == http.ErrAbortHandler {
-			panic(v)
-		}
-		rc.log.ErrorContext(r.Context(), "handler panicked",
-			"method", r.Method, "path", beet.RedactPath(r.URL.Path),
-			"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		if rec, ok := w.(*recorder); ok && rec.status != 0 {
-			return // the header is out; the client sees a cut response
-		}
-		httpx.WriteJSON(w, http.StatusInternalServerError,
-			httpx.ErrorBody{Error: httpx.ErrorDetail{Code: beet.EINTERNAL, Message: "internal error"}})
-	}()
-	rc.next.ServeHTTP(w, r)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			log.ErrorContext(r.Context(), "handler panicked",
+				"method", r.Method, "path", beet.RedactPath(r.URL.Path),
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if rec, ok := w.(*recorder); ok && rec.status != 0 {
+				return // the header is out; the client sees a cut response
+			}
+			httpx.WriteJSON(w, http.StatusInternalServerError,
+				httpx.ErrorBody{Error: httpx.ErrorDetail{Code: beet.EINTERNAL, Message: "internal error"}})
+		}()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // recorder notes the status and size of a response for the log. One is

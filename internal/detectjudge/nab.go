@@ -148,24 +148,8 @@ type NABFileResult struct {
 // whose bucket holds At (the last row at or before At), and several alarms
 // on one row are one detection, as NAB scores rows, not alarms.
 func ReplayNAB(s NABSeries, f Factory) (detected []bool, d Detector, raised int, err error) {
-	prob := ProbationLength(len(s.Times))
-	info := StreamInfo{
-		Name: s.Name, Family: "nab", Location: time.UTC,
-		Start: s.Times[0], LearnEnd: s.Times[prob],
-	}
-	for i := 0; i < prob; i++ {
-		if s.Values[i] > 0 {
-			info.History = append(info.History, Event{T: s.Times[i], Count: s.Values[i]})
-		}
-	}
-	d = f(info)
-	// Every row goes through Replay; skipZero turns an empty bucket into a
-	// bare Advance, so deadline detectors are polled at every bucket.
-	rows := make([]Event, len(s.Times))
-	for i, t := range s.Times {
-		rows[i] = Event{T: t, Count: s.Values[i]}
-	}
-	alarms, err := Replay(skipZero{d}, rows, s.Times[len(s.Times)-1].Add(s.Bucket))
+	d = f(nabInfo(s))
+	alarms, err := Replay(skipZero{d}, nabRows(s), s.Times[len(s.Times)-1].Add(s.Bucket))
 	if err != nil {
 		return nil, d, 0, fmt.Errorf("nab: %s: %w", s.Name, err)
 	}
@@ -179,6 +163,33 @@ func ReplayNAB(s NABSeries, f Factory) (detected []bool, d Detector, raised int,
 		raised++
 	}
 	return detected, d, raised, nil
+}
+
+// nabInfo is what a detector is told of a NAB series: its probation rows
+// are its history.
+func nabInfo(s NABSeries) StreamInfo {
+	prob := ProbationLength(len(s.Times))
+	info := StreamInfo{
+		Name: s.Name, Family: "nab", Location: time.UTC,
+		Start: s.Times[0], LearnEnd: s.Times[prob],
+	}
+	for i := 0; i < prob; i++ {
+		if s.Values[i] > 0 {
+			info.History = append(info.History, Event{T: s.Times[i], Count: s.Values[i]})
+		}
+	}
+	return info
+}
+
+// nabRows is every row of s as an event. Every row goes through Replay;
+// skipZero turns an empty bucket into a bare Advance, so deadline
+// detectors are polled at every bucket.
+func nabRows(s NABSeries) []Event {
+	rows := make([]Event, len(s.Times))
+	for i, t := range s.Times {
+		rows[i] = Event{T: t, Count: s.Values[i]}
+	}
+	return rows
 }
 
 // skipZero forwards Event only for non-empty buckets, so a zero bucket is

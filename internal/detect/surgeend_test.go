@@ -59,3 +59,45 @@ func TestSurgeSpikesOneIncident(t *testing.T) {
 		t.Errorf("%s after five ordinary hours, want up", a.b.Status)
 	}
 }
+
+// TestSurgeOpenWhileElevated: the same beet surges to six times normal for
+// an hour, stays at 1.6 times normal for four hours, surges again for an
+// hour and then is normal (NAB's FB tweets, Apr 22: 4×, 1.6×, 1.6×, 2.4×,
+// 7×). Against a threefold surge a 1.6× hour is evidence of normal, so the
+// surge ended during the 1.6× hours ("back to normal") and the second
+// peak raised a new one. An hour nearer halfway to the surge than to
+// normal now gives an open surge no evidence against it (surgeHeld).
+func TestSurgeOpenWhileElevated(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 5))
+	a := newAutoBeet("UTC")
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	at := t0
+	hours := func(n int, perReport float64) {
+		for range 12 * n {
+			a.event(t, at, poissonCount(r, perReport))
+			at = at.Add(5 * time.Minute)
+		}
+	}
+	hours(14*24, 10)
+	if a.b.Status != beet.StatusUp {
+		t.Fatalf("%s after two weeks: %+v", a.b.Status, a.flips)
+	}
+	surge := at
+	hours(1, 60)
+	hours(4, 16)
+	hours(1, 60)
+	hours(5, 10)
+	raised := 0
+	for _, f := range a.since(surge) {
+		t.Logf("%s %s→%s %s: %s", f.At.Format(time.DateTime), f.From, f.To, f.Kind, f.Reason)
+		if f.To == beet.StatusAnomalous {
+			raised++
+		}
+	}
+	if raised != 1 {
+		t.Errorf("%d surge alarms for one incident, want 1", raised)
+	}
+	if a.b.Status != beet.StatusUp {
+		t.Errorf("%s after five ordinary hours, want up", a.b.Status)
+	}
+}

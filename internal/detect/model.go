@@ -153,6 +153,7 @@ const (
 	flagSuspended             // the schedule is suspended: the latest cluster holds more than a run's events
 	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
 	flagPaired                // the latest three runs each had a second ping endOff after them: a missing one is flagged (schedule.go)
+	flagCalm                  // an open surge's CUSUM was 0 through a whole closed hour (surgeend.go)
 )
 
 const (
@@ -345,7 +346,7 @@ func (m *RateModel) incidentOver() bool {
 		return true
 	}
 	if m.flags&flagSurge != 0 {
-		return m.surgeDecay()*float64(m.up.s)+m.partial(m.p.SurgeRatio) <= 0
+		return m.surgeOver()
 	}
 	return float64(m.dn.s)+m.partial(m.p.DropRatio) <= 0
 }
@@ -353,7 +354,7 @@ func (m *RateModel) incidentOver() bool {
 // endIncident forgets the CUSUM runs after a recovery.
 func (m *RateModel) endIncident() {
 	m.up, m.dn = cusum{}, cusum{}
-	m.flags &^= flagSurge
+	m.flags &^= flagSurge | flagCalm
 }
 
 func (m *RateModel) recoveryReason(t time.Time) string {

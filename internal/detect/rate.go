@@ -126,7 +126,10 @@ func (m *RateModel) cusumsOn() bool {
 func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
 	u := float64(m.burst)
 	c := count / u
-	m.up.close(hour, m.young(hour, nbLLR(m.p.SurgeRatio, c, hi/u, m.sizeAt(hour, hi/u))), count, hi, m.surgeDecay())
+	calm := m.up.s <= 0
+	r := m.sizeAt(hour, hi/u)
+	m.up.close(hour, m.surgeHeld(m.young(hour, nbLLR(m.p.SurgeRatio, c, hi/u, r)), c, hi/u, r), count, hi, m.surgeDecay())
+	m.noteCalm(calm)
 	if m.dropWarm(hour) {
 		m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo, 1)
 	}

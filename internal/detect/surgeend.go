@@ -1,0 +1,43 @@
+package detect
+
+import "math"
+
+// surgeOver reports whether an open surge has ended: the closed hours
+// have brought its CUSUM back to 0 and the open hour adds no surge
+// evidence. The open hour alone cannot end it: on a busy beet the first
+// minutes of a normal hour outweigh the capped CUSUM, and a surge that
+// comes in spikes (NAB's AAPL tweets: a spike at 19:02, another at 20:07)
+// would flap, recovered at the first quiet minutes and raised again at the
+// next spike, one incident paged as two.
+func (m *RateModel) surgeOver() bool {
+	return m.flags&flagCalm != 0 && m.partial(m.p.SurgeRatio) <= 0
+}
+
+// noteCalm sets flagCalm after a closed hour of an open surge that began
+// and ended with its CUSUM at 0 (calm: at 0 before the hour).
+func (m *RateModel) noteCalm(calm bool) {
+	if m.flags&flagSurge == 0 {
+		return
+	}
+	if calm && m.up.s <= 0 {
+		m.flags |= flagCalm
+	} else {
+		m.flags &^= flagCalm
+	}
+}
+
+// surgeHeld is the evidence x a closed hour (c events, mu expected, size
+// r, in burst units) gives an open surge: none against it while the hour
+// is nearer halfway to the surge (√SurgeRatio × normal) than to normal.
+// Hours at 1.6× normal between two spikes are not "back to normal", and
+// a recovery then is followed by the same surge's next spike raised as a
+// new one (NAB's FB tweets, Apr 22: 4×, 1.6×, 1.6×, 2.4×, 7×).
+func (m *RateModel) surgeHeld(x, c, mu, r float64) float64 {
+	if m.flags&flagSurge == 0 || x >= 0 {
+		return x
+	}
+	if nbLLR(math.Sqrt(m.p.SurgeRatio), c, mu, r) > 0 {
+		return 0
+	}
+	return x
+}

@@ -81,6 +81,7 @@ var (
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
 	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
+	deadlines  = flag.Bool("deadlines", true, "seed every beet with a deadline that each event moves later (period mode, 1 h + 5 min grace); false: auto mode with no model yet, so no event sets a deadline")
 	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
 
@@ -413,7 +414,19 @@ func seed(dbURL string, n int) ([]string, *sql.DB) {
 	}
 	st.Close()
 	db := benchkit.OpenDB(dbURL, "_pragma=busy_timeout(10000)")
+	// With -deadlines every beet is up with a deadline an hour away, as a
+	// watched beet in production is, so each event moves an indexed
+	// deadline (PostgreSQL: the HOT update through wake_at, pgperf2). A
+	// learned auto model would do the same but not quietly: one learned at
+	// the benchmark's rhythm flags 20 s of silence (the beets only the
+	// burst pings go down between phases), one learned slower flags the
+	// benchmark's rate as a surge. A period of an hour flips nothing.
 	det, _ := json.Marshal(beet.Detection{Mode: beet.ModeAuto})
+	status, last, due := "new", any(nil), any(nil)
+	if *deadlines {
+		det, _ = json.Marshal(beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 300})
+		status, last, due = "up", now.UnixMicro(), now.Add(65*time.Minute).UnixMicro()
+	}
 	toks := make([]string, n)
 	tx, err := db.Begin()
 	if err != nil {
@@ -423,7 +436,7 @@ func seed(dbURL string, n int) ([]string, *sql.DB) {
 	const chunk = 500
 	for i := 0; i < n; i += chunk {
 		var q strings.Builder
-		q.WriteString(`INSERT INTO beets (account_id, name, token, status, status_since, timezone, detection, created_at, updated_at) VALUES `)
+		q.WriteString(`INSERT INTO beets (account_id, name, token, status, status_since, timezone, detection, created_at, updated_at, last_event_at, due_at) VALUES `)
 		var args []any
 		for j := i; j < min(n, i+chunk); j++ {
 			toks[j] = beet.NewToken()
@@ -431,8 +444,8 @@ func seed(dbURL string, n int) ([]string, *sql.DB) {
 				q.WriteByte(',')
 			}
 			k := len(args)
-			fmt.Fprintf(&q, "($%d,$%d,$%d,'new',$%d,'UTC',$%d,$%d,$%d)", k+1, k+2, k+3, k+4, k+5, k+6, k+7)
-			args = append(args, a.ID, "bench "+strconv.Itoa(j), toks[j], us, string(det), us, us)
+			fmt.Fprintf(&q, "($%d,$%d,$%d,$%d,$%d,'UTC',$%d,$%d,$%d,$%d,$%d)", k+1, k+2, k+3, k+4, k+5, k+6, k+7, k+8, k+9, k+10)
+			args = append(args, a.ID, "bench "+strconv.Itoa(j), toks[j], status, us, string(det), us, us, last, due)
 		}
 		if _, err := tx.Exec(q.String(), args...); err != nil {
 			log.Fatal(err)

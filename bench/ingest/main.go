@@ -156,8 +156,12 @@ func main() {
 	}
 
 	fmt.Printf("## Ingestion load (%s)\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Printf("%d CPUs shared by the servers, PostgreSQL and the load generator; %d beets, detection on, every beet past its first event; GET beacons.\n\n",
-		runtime.NumCPU(), nBeets)
+	seeded := "every beet past its first event"
+	if *deadlines {
+		seeded = "every beet up with a deadline (period 1 h) that each event moves"
+	}
+	fmt.Printf("%d CPUs shared by the servers, PostgreSQL and the load generator; %d beets, detection on, %s; GET beacons.\n\n",
+		runtime.NumCPU(), nBeets, seeded)
 	phases := strings.Split(*only, ",")
 
 	if slices.Contains(phases, "steady") {

@@ -86,6 +86,25 @@ var beetColumnCount = strings.Count(beetColumns, ",") + 1
 
 func (db *DB) addEventsPG(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
 	touched []*beet.Beet, versions map[int64]int64, err error) {
+	matched := make([]eventMatch, len(events))
+	for i := range events {
+		matched[i] = eventMatch{events[i].BeetID, events[i].Stale}
+	}
+	touched, versions, err = db.addEventsPGOnce(ctx, events, observe, ids, toks)
+	if pgCode(err, "42P01") && db.pgPart.Swap(nil) != nil {
+		// The month's partition looked up earlier is gone (retention
+		// dropped an ended month a replay still writes to): nothing was
+		// committed; look it up again.
+		for i, m := range matched {
+			events[i].BeetID, events[i].Stale = m.beetID, m.stale
+		}
+		return db.addEventsPGOnce(ctx, events, observe, ids, toks)
+	}
+	return touched, versions, err
+}
+
+func (db *DB) addEventsPGOnce(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
+	touched []*beet.Beet, versions map[int64]int64, err error) {
 	conn, err := db.ingest.Conn(ctx)
 	if err != nil {
 		return nil, nil, err

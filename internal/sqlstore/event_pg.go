@@ -86,25 +86,6 @@ var beetColumnCount = strings.Count(beetColumns, ",") + 1
 
 func (db *DB) addEventsPG(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
 	touched []*beet.Beet, versions map[int64]int64, err error) {
-	matched := make([]eventMatch, len(events))
-	for i := range events {
-		matched[i] = eventMatch{events[i].BeetID, events[i].Stale}
-	}
-	touched, versions, err = db.addEventsPGOnce(ctx, events, observe, ids, toks)
-	if pgCode(err, "42P01") && db.pgPart.Swap(nil) != nil {
-		// The month's partition looked up earlier is gone (retention
-		// dropped an ended month a replay still writes to): nothing was
-		// committed; look it up again.
-		for i, m := range matched {
-			events[i].BeetID, events[i].Stale = m.beetID, m.stale
-		}
-		return db.addEventsPGOnce(ctx, events, observe, ids, toks)
-	}
-	return touched, versions, err
-}
-
-func (db *DB) addEventsPGOnce(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
-	touched []*beet.Beet, versions map[int64]int64, err error) {
 	conn, err := db.ingest.Conn(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -220,13 +201,9 @@ func (db *DB) addEventsPGCached(ctx context.Context, conn *sql.Conn, open *bool,
 		// fails, with no BEGIN and COMMIT to run.
 		err = conn.Raw(func(dc any) error {
 			pc := dc.(*stdlib.Conn).Conn()
-			ins, err := db.pgInsertSQL(ctx, pc, events)
-			if err != nil {
-				return err
-			}
 			batch := &pgx.Batch{}
 			batch.Queue(pgSaveCachedSQL, args...)
-			batch.Queue(ins, pgEventArgs(events)...)
+			batch.Queue(pgInsertEventsSQL, pgEventArgs(events)...)
 			if err := pc.SendBatch(ctx, batch).Close(); err != nil {
 				*open = pc.PgConn().TxStatus() != 'I'
 				return stale(err)
@@ -264,12 +241,8 @@ func (db *DB) addEventsPGCached(ctx context.Context, conn *sql.Conn, open *bool,
 	}
 	err = conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
-		ins, err := db.pgInsertSQL(ctx, pc, events)
-		if err != nil {
-			return err
-		}
 		batch := &pgx.Batch{}
-		batch.Queue(ins, pgEventArgs(events)...)
+		batch.Queue(pgInsertEventsSQL, pgEventArgs(events)...)
 		batch.Queue("COMMIT")
 		if err := pc.SendBatch(ctx, batch).Close(); err != nil {
 			return err
@@ -354,11 +327,7 @@ func (db *DB) addEventsPGLocked(ctx context.Context, conn *sql.Conn, open *bool,
 			batch.Queue(pgSaveBeetsSQL, args...)
 		}
 		if args := pgEventArgs(events); args != nil {
-			ins, err := db.pgInsertSQL(ctx, pc, events)
-			if err != nil {
-				return err
-			}
-			batch.Queue(ins, args...)
+			batch.Queue(pgInsertEventsSQL, args...)
 		}
 		batch.Queue("COMMIT")
 		if err := pc.SendBatch(ctx, batch).Close(); err != nil {
@@ -457,67 +426,4 @@ func pgEventArgs(events []beet.Event) []any {
 		msgs = append(msgs, msg)
 	}
 	return []any{ids, beetIDs, received, values, methods, uas, kinds, codes, durs, msgs}
-}
-
-// pgPartition is one month's events partition as last looked up.
-type pgPartition struct {
-	lo      int64     // its first received_at, µs
-	insert  string    // pgInsertEventsSQL into it; "" if it is missing
-	checked time.Time // when it was found missing
-}
-
-// pgMissingRecheck is how long a month found without a partition of its own
-// is inserted through events before it is looked up again (the partition
-// job creates the months ahead; a missing one is a rare state).
-const pgMissingRecheck = time.Minute
-
-// pgInsertSQL is the statement that inserts the events: straight into their
-// month's partition when all fall in one month whose partition exists (the
-// usual case), which spares each insert the executor's set-up of partition
-// routing over every partition (pgperf2 found that 8% of a commit's
-// PostgreSQL CPU); through events otherwise. PostgreSQL checks the
-// partition's bounds on every row either way. The lookup is one query a
-// month on conn, before the batch.
-func (db *DB) pgInsertSQL(ctx context.Context, pc *pgx.Conn, events []beet.Event) (string, error) {
-	if db.pgViaParent {
-		return pgInsertEventsSQL, nil
-	}
-	var lo, hi int64
-	first := true
-	for i := range events {
-		if events[i].BeetID == 0 {
-			continue
-		}
-		us := toMicros(events[i].ReceivedAt)
-		if first {
-			m := events[i].ReceivedAt.UTC()
-			start := time.Date(m.Year(), m.Month(), 1, 0, 0, 0, 0, time.UTC)
-			lo, hi, first = toMicros(start), toMicros(start.AddDate(0, 1, 0)), false
-		}
-		if us < lo || us >= hi {
-			return pgInsertEventsSQL, nil // a replay across months
-		}
-	}
-	if first {
-		return pgInsertEventsSQL, nil
-	}
-	if p := db.pgPart.Load(); p != nil && p.lo == lo && (p.insert != "" || time.Since(p.checked) < pgMissingRecheck) {
-		return cmp.Or(p.insert, pgInsertEventsSQL), nil
-	}
-	// The month's partition as beet_events_partition names it, attached
-	// to events in this schema (it is created and attached in one
-	// transaction, and retention drops only months that have ended).
-	name := "events_" + time.UnixMicro(lo).UTC().Format("200601")
-	var ok bool
-	if err := pc.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_inherits
-		WHERE inhrelid = to_regclass(quote_ident(current_schema()) || '.' || $1) AND inhparent = to_regclass('events'))`,
-		name).Scan(&ok); err != nil {
-		return "", fmt.Errorf("events partition %s: %w", name, err)
-	}
-	p := &pgPartition{lo: lo, checked: time.Now()}
-	if ok {
-		p.insert = strings.Replace(pgInsertEventsSQL, "INSERT INTO events ", "INSERT INTO "+name+" ", 1)
-	}
-	db.pgPart.Store(p)
-	return cmp.Or(p.insert, pgInsertEventsSQL), nil
 }

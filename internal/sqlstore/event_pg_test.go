@@ -176,10 +176,12 @@ func TestPostgresCachedCommitWithFlip(t *testing.T) {
 }
 
 // TestPostgresEventsByMonthPartition: events are stored whichever month
-// they fall in: this month's (its partition, written to directly), a month
-// with no partition (the default one), a group across two months, and a
-// month whose partition was dropped after a commit had written to it (a
-// replay after retention dropped the month): that commit succeeds too.
+// they fall in: this month's (in its partition), a month with no partition
+// (the default one), a group across two months, and a month whose
+// partition was dropped just after a commit wrote to it (a spool replay
+// after retention dropped an ended month). It guards any commit that
+// writes to a partition by name (pgladder14 tried one: that one failed the
+// last case until it retried through events).
 func TestPostgresEventsByMonthPartition(t *testing.T) {
 	ctx := context.Background()
 	s, _, b := pgAutoBeet(t, beet.StatusNew)
@@ -218,7 +220,7 @@ func TestPostgresEventsByMonthPartition(t *testing.T) {
 	if err := s.ExecForTest(ctx, `SELECT beet_events_partition('2003-05-01')`); err != nil {
 		t.Fatal(err)
 	}
-	send(dropped) // into events_200305
+	send(dropped) // in events_200305
 	if err := s.ExecForTest(ctx, `DROP TABLE events_200305`); err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,3 @@ func (db *DB) WriteSynchronousForTest(ctx context.Context) (int64, error) {
 	err := db.write.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&v)
 	return v, err
 }
-
-// SetPGViaParentForTest makes AddEvents insert through events instead of
-// the month's partition (benchmarks compare the two).
-func (db *DB) SetPGViaParentForTest(on bool) { db.pgViaParent = on }

@@ -123,13 +123,13 @@ func BenchmarkPGCommit(b *testing.B) {
 	_ = db.AddEvents(ctx, next(nBeets), observe) // cache warm
 	for _, par := range []int{1, 4} {
 		for _, group := range []int{1, 10} {
-			for _, v := range []struct {
-				path           string
-				locked, parent bool
-			}{{"locked", true, false}, {"cached", false, false}, {"cached-parent", false, true}} {
-				b.Run(fmt.Sprintf("par%d/group%d/%s", par, group, v.path), func(b *testing.B) {
-					db.SetPGLockedOnlyForTest(v.locked)
-					db.SetPGViaParentForTest(v.parent)
+			for _, locked := range []bool{true, false} {
+				path := "cached"
+				if locked {
+					path = "locked"
+				}
+				b.Run(fmt.Sprintf("par%d/group%d/%s", par, group, path), func(b *testing.B) {
+					db.SetPGLockedOnlyForTest(locked)
 					upd0, hot0 := hot()
 					cpu0 := pgProcCPU()
 					var ru0, ru1 syscall.Rusage

@@ -53,10 +53,6 @@ type DB struct {
 	pgStale atomic.Int64
 	// pgLockedOnly turns the cached path off (benchmarks compare the two).
 	pgLockedOnly bool
-	// pgPart is the monthly events partition AddEvents last looked up
-	// (event_pg.go); pgViaParent makes it insert through events always.
-	pgPart      atomic.Pointer[pgPartition]
-	pgViaParent bool
 
 	ckpt    *checkpointer      // SQLite: checkpoints the WAL off the commit path
 	wal     *walSync           // SQLite on Linux: fsyncs the WAL after AddEventsUnsynced's commits

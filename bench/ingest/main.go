@@ -87,7 +87,7 @@ var (
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
 	sqlBefore  = flag.String("sqlite-before", "", "a beet binary built from another commit: run it on SQLite too, as \"before\", side by side with this tree's")
 	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
-	deadlines  = flag.Bool("deadlines", true, "seed every beet with a deadline that each event moves later (period mode, 1 h + 5 min grace); false: auto mode with no model yet, so no event sets a deadline")
+	deadlines  = flag.Bool("deadlines", false, "seed every beet with a deadline that each event moves later (period mode, 1 h + 5 min grace); default: auto mode in learning, so every event rewrites its model but sets no deadline, as in every earlier round")
 	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
 

@@ -77,13 +77,17 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		return
 	}
 	shift := int64(0)
-	if p%86400 == 0 && m.lateMax < 1800 && abs(late) > 1800 {
-		// A run an hour early or late, when runs are otherwise punctual:
-		// clocks changed in the zone the job follows, and the beet's zone
-		// is not that one. Follow the hour, do not learn it as lateness.
+	if p%86400 == 0 && abs(late) > 1800 {
+		// A run an hour early or late, when runs are otherwise punctual,
+		// or when the hour puts it in the runs' usual band (a job whose
+		// runs are punctual but for a stray late one: its largest
+		// lateness says nothing about the run at hand): clocks changed in
+		// the zone the job follows, and the beet's zone is not that one.
+		// Follow the hour, do not learn it as lateness.
 		for _, h := range []int64{-3600, 3600} {
 			l, sok := m.lateness(prev, sec-h, k)
-			if sok && abs(l) < abs(late) && l <= max(600, 2*int64(m.lateMax)) && dstNear(m.loc, prev-86400, sec, h) {
+			punctual := m.lateMax < 1800 && l <= max(600, 2*int64(m.lateMax))
+			if sok && abs(l) < abs(late) && (punctual || m.usualLate(l)) && dstNear(m.loc, prev-86400, sec, h) {
 				late, ok, shift = l, true, h
 				break
 			}
@@ -121,6 +125,14 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	}
 	m.countEnd(prev, prevCalls)
 	m.onRun(sec, late, shift, skipped == 0)
+}
+
+// usualLate reports whether a run late seconds after its slot is within
+// the runs' usual band: at most 10 min early (the slot is the early edge),
+// at most 3 × the mean lateness late (the 95% point of the fit, what
+// calendarWords says as "usually 0-N late") or 10 min.
+func (m *RateModel) usualLate(late int64) bool {
+	return late >= -600 && late <= max(600, 3*int64(m.lateMean)*m.lateUnit())
 }
 
 // endRunsSure is how many runs in a row must each have come as exactly a

@@ -73,6 +73,9 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	p := int64(m.period)
 	k := max(1, (sec-prev+p/2)/p)
 	late, ok := m.lateness(prev, sec, k)
+	if l, mok := m.monthlyCandidate(prev, sec, late); mok {
+		p, k, late, ok = monthPeriod, 1, l, true
+	}
 	if m.secondOfMissed(prev, sec, late) {
 		return
 	}
@@ -125,6 +128,29 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	}
 	m.countEnd(prev, prevCalls)
 	m.onRun(sec, late, shift, skipped == 0)
+}
+
+// monthlyCandidate takes a run at sec, late seconds off a candidate of
+// 27-32 whole days (a monthly job's first run days late made "every 29
+// days"), that comes the same day of the month a calendar month after
+// the latest run (give or take a day and a half) and more than half a
+// day off the candidate's grid, as a run of a monthly schedule: the
+// candidate becomes monthly and the run confirms it, as the third run of
+// two monthly gaps would. Without it, such a job seen on the 5th of two
+// consecutive months kept its day-grid candidate and was never learned.
+// A job every 28 days keeps its grid (its runs are on it).
+func (m *RateModel) monthlyCandidate(prev, sec, late int64) (int64, bool) {
+	p := int64(m.period)
+	if p%86400 != 0 || p < 27*86400 || p > 32*86400 || m.Scheduled() || abs(late) <= 43200 {
+		return 0, false
+	}
+	l := sec - m.monthNext(prev, 1)
+	if abs(l) > monthPeriod/20 || abs(l) >= abs(late) {
+		return 0, false
+	}
+	m.period = monthPeriod
+	m.lateMean, m.lateMax = m.lateMean/60, m.lateMax/60 // minutes (lateUnit)
+	return l, true
 }
 
 // usualLate reports whether a run late seconds after its slot is within

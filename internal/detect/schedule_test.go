@@ -188,8 +188,8 @@ func TestDSTShiftAfterStrayLateRun(t *testing.T) {
 // first run came two days late (Mar 1), then on Mar 29 and Apr 29: the
 // first gap made a candidate "every 28 days", which the Apr 29 run missed
 // by three days, so the job was learned only from its fifth run (seed 19 of
-// detectjudge's cron-monthly; in the held-out split such a job was never
-// learned). Its May 29 run missing is flagged, stated on May 29.
+// detectjudge's cron-monthly, clean/0; its May 29 run removed here). The
+// missing run is flagged, stated on May 29.
 func TestMonthlyFirstRunDaysLate(t *testing.T) {
 	testStatedRunTime(t, "testdata/monthly-first-run-late.csv")
 }

@@ -448,6 +448,17 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extras = 0, 0, noWindow, noWindow, 0, 0
 	m.setRunPings(0)
 	m.flags &^= flagResumed
+	if pd, _ := m.localDay(prev); p == 3*86400 && weekday(pd) == 5 {
+		// A run on a Friday and the next on Monday: a daily job that
+		// skipped the weekend, not one every three days, whose next
+		// runs (a day apart) broke it into 2- and 3-day candidates
+		// for weeks (a weekday job first seen on a Friday was confirmed
+		// after about 12 days). The weekend's two slots were missed, and
+		// the calendar starts on the Friday, so that they are known off
+		// once confirmed.
+		m.period, m.calDay = 86400, uint16(pd)
+		m.noteMisses(1<<0 | 1<<6)
+	}
 	m.learnCalendar(now)
 }
 

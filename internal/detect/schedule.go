@@ -73,17 +73,24 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	p := int64(m.period)
 	k := max(1, (sec-prev+p/2)/p)
 	late, ok := m.lateness(prev, sec, k)
+	if l, mok := m.monthlyCandidate(prev, sec, late); mok {
+		p, k, late, ok = monthPeriod, 1, l, true
+	}
 	if m.secondOfMissed(prev, sec, late) {
 		return
 	}
 	shift := int64(0)
-	if p%86400 == 0 && m.lateMax < 1800 && abs(late) > 1800 {
-		// A run an hour early or late, when runs are otherwise punctual:
-		// clocks changed in the zone the job follows, and the beet's zone
-		// is not that one. Follow the hour, do not learn it as lateness.
+	if p%86400 == 0 && abs(late) > 1800 {
+		// A run an hour early or late, when runs are otherwise punctual,
+		// or when the hour puts it in the runs' usual band (a job whose
+		// runs are punctual but for a stray late one: its largest
+		// lateness says nothing about the run at hand): clocks changed in
+		// the zone the job follows, and the beet's zone is not that one.
+		// Follow the hour, do not learn it as lateness.
 		for _, h := range []int64{-3600, 3600} {
 			l, sok := m.lateness(prev, sec-h, k)
-			if sok && abs(l) < abs(late) && l <= max(600, 2*int64(m.lateMax)) && dstNear(m.loc, prev-86400, sec, h) {
+			punctual := m.lateMax < 1800 && l <= max(600, 2*int64(m.lateMax))
+			if sok && abs(l) < abs(late) && (punctual || m.usualLate(l)) && dstNear(m.loc, prev-86400, sec, h) {
 				late, ok, shift = l, true, h
 				break
 			}
@@ -121,6 +128,37 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	}
 	m.countEnd(prev, prevCalls)
 	m.onRun(sec, late, shift, skipped == 0)
+}
+
+// monthlyCandidate takes a run at sec, late seconds off a candidate of
+// 27-32 whole days (a monthly job's first run days late made "every 29
+// days"), that comes the same day of the month a calendar month after
+// the latest run (give or take a day and a half) and more than half a
+// day off the candidate's grid, as a run of a monthly schedule: the
+// candidate becomes monthly and the run confirms it, as the third run of
+// two monthly gaps would. Without it, such a job seen on the 5th of two
+// consecutive months kept its day-grid candidate and was never learned.
+// A job every 28 days keeps its grid (its runs are on it).
+func (m *RateModel) monthlyCandidate(prev, sec, late int64) (int64, bool) {
+	p := int64(m.period)
+	if p%86400 != 0 || p < 27*86400 || p > 32*86400 || m.Scheduled() || abs(late) <= 43200 {
+		return 0, false
+	}
+	l := sec - m.monthNext(prev, 1)
+	if abs(l) > monthPeriod/20 || abs(l) >= abs(late) {
+		return 0, false
+	}
+	m.period = monthPeriod
+	m.lateMean, m.lateMax = m.lateMean/60, m.lateMax/60 // minutes (lateUnit)
+	return l, true
+}
+
+// usualLate reports whether a run late seconds after its slot is within
+// the runs' usual band: at most 10 min early (the slot is the early edge),
+// at most 3 × the mean lateness late (the 95% point of the fit, what
+// calendarWords says as "usually 0-N late") or 10 min.
+func (m *RateModel) usualLate(late int64) bool {
+	return late >= -600 && late <= max(600, 3*int64(m.lateMean)*m.lateUnit())
 }
 
 // endRunsSure is how many runs in a row must each have come as exactly a
@@ -410,6 +448,17 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extras = 0, 0, noWindow, noWindow, 0, 0
 	m.setRunPings(0)
 	m.flags &^= flagResumed
+	if pd, _ := m.localDay(prev); p == 3*86400 && weekday(pd) == 5 {
+		// A run on a Friday and the next on Monday: a daily job that
+		// skipped the weekend, not one every three days, whose next
+		// runs (a day apart) broke it into 2- and 3-day candidates
+		// for weeks (a weekday job first seen on a Friday was confirmed
+		// after about 12 days). The weekend's two slots were missed, and
+		// the calendar starts on the Friday, so that they are known off
+		// once confirmed.
+		m.period, m.calDay = 86400, uint16(pd)
+		m.noteMisses(1<<0 | 1<<6)
+	}
 	m.learnCalendar(now)
 }
 

@@ -170,7 +170,45 @@ func TestTwiceDailyPairStatesRunTime(t *testing.T) {
 // run was stated before its slot, weeks on. Three runs later than twice
 // the mean lateness move the slot to the earliest of them at once.
 func TestStepLaterStatesRunTime(t *testing.T) {
-	for _, path := range []string{"testdata/schedule-change-missed-run.csv", "testdata/berlin-on-utc-daily-missed-run.csv"} {
+	testStatedRunTime(t, "testdata/schedule-change-missed-run.csv", "testdata/berlin-on-utc-daily-missed-run.csv")
+}
+
+// TestDSTShiftAfterStrayLateRun: daily jobs at a Europe/Berlin time on a
+// beet left at UTC, usually 0-30 min late, each with one stray run over an
+// hour late weeks before the autumn change (seed 6 and 16 of detectjudge's
+// berlin-on-utc-daily; the first misses the run of the day after the
+// change, the second one a week later). The stray run no longer keeps the
+// hour from being followed: the missed run is stated at its time, not an
+// hour before it.
+func TestDSTShiftAfterStrayLateRun(t *testing.T) {
+	testStatedRunTime(t, "testdata/berlin-on-utc-daily-stray-late-autumn.csv", "testdata/berlin-on-utc-daily-stray-late-autumn-2.csv")
+}
+
+// TestMonthlyFirstRunDaysLate: a job monthly on the 28th-29th whose
+// first run came two days late (Mar 1), then on Mar 29 and Apr 29: the
+// first gap made a candidate "every 28 days", which the Apr 29 run missed
+// by three days, so the job was learned only from its fifth run (seed 19 of
+// detectjudge's cron-monthly, clean/0; its May 29 run removed here). The
+// missing run is flagged, stated on May 29.
+func TestMonthlyFirstRunDaysLate(t *testing.T) {
+	testStatedRunTime(t, "testdata/monthly-first-run-late.csv")
+}
+
+// TestWeekdayJobFirstSeenFriday: a weekday job whose first run came on a
+// Friday (seed 17 of detectjudge's cron-weekdays, stopped 4d/7) was
+// confirmed only after 17 days: the Monday after made a candidate "every
+// 3 days", which the runs a day apart broke again. The run of its third
+// Wednesday, the first of four days stopped, is flagged at its time.
+func TestWeekdayJobFirstSeenFriday(t *testing.T) {
+	testStatedRunTime(t, "testdata/weekdays-friday-start.csv")
+}
+
+// testStatedRunTime replays each dump up to its incident and wants the
+// missed run flagged, stated at most 2 h after the incident's slot and not
+// before it.
+func testStatedRunTime(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, path := range paths {
 		s := readDump(t, path)
 		a := newAutoBeet(s.zone)
 		for _, at := range s.events {

@@ -23,17 +23,8 @@ func TestWALStaysBounded(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "beet.db")
 	db := testdb.Open(t, "sqlite://"+path)
-	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
-	if err := db.CreateAccount(ctx, acct, &beet.User{Email: "walbound@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
 	var toks []string
-	for range 8 {
-		b := &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC",
-			Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
-		if err := db.CreateBeet(ctx, b); err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range newAutoBeets(t, db, "walbound@example.com", 8) {
 		toks = append(toks, b.Token)
 	}
 	// Events of about a page each, so every commit writes a dozen pages:
@@ -65,4 +56,24 @@ func TestWALStaysBounded(t *testing.T) {
 	if largest < bound/2 {
 		t.Fatalf("the WAL reached only %d bytes: the test wrote too little to reach the bound (%d)", largest, bound)
 	}
+}
+
+// newAutoBeets creates an account (its user's address email) with n new
+// beets in auto mode.
+func newAutoBeets(t *testing.T, db *sqlstore.DB, email string, n int) []*beet.Beet {
+	t.Helper()
+	ctx := context.Background()
+	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
+	if err := db.CreateAccount(ctx, acct, &beet.User{Email: email, PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	bs := make([]*beet.Beet, n)
+	for i := range bs {
+		bs[i] = &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC",
+			Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
+		if err := db.CreateBeet(ctx, bs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bs
 }

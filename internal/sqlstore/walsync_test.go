@@ -23,15 +23,7 @@ func TestAddEventsUnsynced(t *testing.T) {
 	if !db.SyncsApart() {
 		t.Skip("SyncEvents is offered on Linux only")
 	}
-	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
-	if err := db.CreateAccount(ctx, acct, &beet.User{Email: "wal@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	b := &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC",
-		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
-	if err := db.CreateBeet(ctx, b); err != nil {
-		t.Fatal(err)
-	}
+	b := newAutoBeets(t, db, "wal@example.com", 1)[0]
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	event := func(i byte) []beet.Event {
 		return []beet.Event{{ID: beet.EventID{i, 0x5a}, Token: b.Token, ReceivedAt: at.Add(time.Duration(i) * time.Second), Method: "GET"}}

@@ -26,9 +26,9 @@ import (
 // transaction: the beets' new state written only where each row is still
 // at the version the cache holds (an UPDATE … FROM unnest that fails
 // unless it wrote every row, so nothing of the statement is committed)
-// and the events. If any beet changed meanwhile (the sweeper, the API, a rotation,
-// another instance), nothing is written and the group takes the locked
-// path, from the rows as stored. A group with flips (rare) writes its
+// and the events. If any beet changed meanwhile (the sweeper, the API, a
+// rotation, another instance), nothing is written and the group takes the
+// locked path, from the rows as stored. A group with flips (rare) writes its
 // beets in an explicit transaction, then the flips, then the events.
 //
 // The locked path is two batches:

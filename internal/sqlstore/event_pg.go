@@ -22,13 +22,13 @@ import (
 //
 // When the cache holds every beet of the group (the usual case: a beet's
 // events after its first), detection runs first, on the cached copies,
-// and the commit is one batch, which PostgreSQL runs as one implicit
+// and the commit is one statement, which PostgreSQL runs as one implicit
 // transaction: the beets' new state written only where each row is still
 // at the version the cache holds (an UPDATE … FROM unnest that fails
-// unless it wrote every row, so nothing of the batch is committed) and the
-// events. If any beet changed meanwhile (the sweeper, the API, a rotation,
-// another instance), nothing is written and the group takes the locked
-// path, from the rows as stored. A group with flips (rare) writes its
+// unless it wrote every row, so nothing of the statement is committed)
+// and the events. If any beet changed meanwhile (the sweeper, the API, a
+// rotation, another instance), nothing is written and the group takes the
+// locked path, from the rows as stored. A group with flips (rare) writes its
 // beets in an explicit transaction, then the flips, then the events.
 //
 // The locked path is two batches:
@@ -74,6 +74,25 @@ const pgSaveCachedSQL = `WITH saved AS (UPDATE beets SET last_event_at = v.last,
 	AS v(id, last, status, reason, since, due, model, runs, version) WHERE beets.id = v.id AND beets.version = v.version
 	RETURNING 1)
 	SELECT 1 / (count(*) = cardinality($1::bigint[]))::int FROM saved`
+
+// pgCommitCachedSQL is the cached path's whole commit in one statement:
+// pgSaveCachedSQL's UPDATE as a CTE ($1-$9) and pgInsertEventsSQL's
+// events ($10-$19), inserted only past its check, which divides by zero
+// unless the UPDATE wrote every row, so the statement, and with it the
+// implicit transaction, fails whole. One statement instead of two spares
+// PostgreSQL an executor start-up and shut-down, a portal and their
+// messages on every commit.
+const pgCommitCachedSQL = `WITH saved AS (UPDATE beets SET last_event_at = v.last, status = v.status,
+	status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs,
+	version = beets.version + 1
+	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[], $9::bigint[])
+	AS v(id, last, status, reason, since, due, model, runs, version) WHERE beets.id = v.id AND beets.version = v.version
+	RETURNING 1)
+	INSERT INTO events (id, beet_id, received_at, value, method, user_agent, kind, exit_code, duration_ms, message)
+	SELECT * FROM unnest($10::bytea[], $11::bigint[], $12::bigint[], $13::float8[], $14::text[], $15::text[],
+	$16::text[], $17::smallint[], $18::bigint[], $19::text[])
+	WHERE (SELECT 1 / (count(*) = cardinality($1::bigint[]))::int FROM saved) = 1
+	ON CONFLICT DO NOTHING`
 
 // errCacheStale is the cached path's way of saying that a beet was not at
 // the version the cache holds: the group takes the locked path.
@@ -196,15 +215,12 @@ func (db *DB) addEventsPGCached(ctx context.Context, conn *sql.Conn, open *bool,
 		return err
 	}
 	if len(flips) == 0 {
-		// A batch is one implicit transaction (one Sync): PostgreSQL
-		// commits it whole at its end, or nothing of it if a statement
+		// One statement is one implicit transaction (one Sync):
+		// PostgreSQL commits it whole at its end, or nothing of it if it
 		// fails, with no BEGIN and COMMIT to run.
 		err = conn.Raw(func(dc any) error {
 			pc := dc.(*stdlib.Conn).Conn()
-			batch := &pgx.Batch{}
-			batch.Queue(pgSaveCachedSQL, args...)
-			batch.Queue(pgInsertEventsSQL, pgEventArgs(events)...)
-			if err := pc.SendBatch(ctx, batch).Close(); err != nil {
+			if _, err := pc.Exec(ctx, pgCommitCachedSQL, append(args, pgEventArgs(events)...)...); err != nil {
 				*open = pc.PgConn().TxStatus() != 'I'
 				return stale(err)
 			}

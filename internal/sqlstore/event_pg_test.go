@@ -236,3 +236,48 @@ func TestPostgresEventsByMonthPartition(t *testing.T) {
 		t.Fatalf("%d events readable, want %d", len(evs), want)
 	}
 }
+
+// TestPostgresCachedCommitAllOrNothing: a group from the cache of which one
+// beet's token was rotated on another instance stores nothing of its
+// attempt from the cache, not even the other beet's event (the cached
+// commit's check gates the events' insert; without it the old token's
+// event would be stored in the same statement); the locked path then
+// stores the other beet's event once, from the row as stored, and drops
+// the old token's.
+func TestPostgresCachedCommitAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	s, other, a := pgAutoBeet(t, beet.StatusUp)
+	b := &beet.Beet{AccountID: a.AccountID, Name: "second", Token: beet.NewToken(), Status: beet.StatusUp, Timezone: "UTC",
+		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
+	if err := s.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	event := func(i int, token string) beet.Event {
+		e := beet.Event{Token: token, ReceivedAt: at.Add(time.Duration(i) * time.Second), Method: "GET", UserAgent: "curl"}
+		e.ID[0], e.ID[1] = byte(i), 0xa0
+		return e
+	}
+	if err := s.AddEvents(ctx, []beet.Event{event(0, a.Token), event(1, b.Token)}, nil); err != nil {
+		t.Fatal(err) // both cached from here on
+	}
+	if err := other.SetBeetToken(ctx, b.ID, beet.NewToken(), at); err != nil {
+		t.Fatal(err)
+	}
+	group := []beet.Event{event(2, a.Token), event(3, b.Token)}
+	if err := s.AddEvents(ctx, group, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.PGStaleForTest(); n != 1 {
+		t.Fatalf("%d fallbacks to the locked read after a rotation elsewhere, want 1", n)
+	}
+	if group[0].BeetID != a.ID || group[1].BeetID != 0 {
+		t.Fatalf("events matched beets %d and %d, want %d and none (the old token)", group[0].BeetID, group[1].BeetID, a.ID)
+	}
+	if evs, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID, Limit: 10}); err != nil || len(evs) != 1 {
+		t.Fatalf("%d events stored for the rotated beet (%v), want 1: the one before the rotation", len(evs), err)
+	}
+	if evs, err := s.FindEvents(ctx, beet.EventFilter{BeetID: a.ID, Limit: 10}); err != nil || len(evs) != 2 {
+		t.Fatalf("%d events stored for the other beet (%v), want 2", len(evs), err)
+	}
+}

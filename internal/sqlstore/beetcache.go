@@ -71,6 +71,12 @@ func (c *beetCache) keep(b *beet.Beet, version int64) {
 	c.byToken.Add(b.Token, b.ID)
 }
 
+// drop forgets the beet (its token stays: tokens never move).
+func (c *beetCache) drop(id int64) { c.byID.Remove(id) }
+
+// purge forgets every beet.
+func (c *beetCache) purge() { c.byID.Purge() }
+
 // cloneBeet copies b and everything it points to.
 func cloneBeet(b *beet.Beet) *beet.Beet {
 	c := *b

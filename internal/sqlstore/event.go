@@ -90,8 +90,8 @@ func (db *DB) addEvents(ctx context.Context, events []beet.Event, observe beet.O
 	}
 	for _, b := range touched {
 		// saveBeets raised the version by one. The beet is this call's
-		// own (a copy from the cache or a row read in full), so the cache
-		// takes it as it is.
+		// own (a copy from the cache, the cache's own taken out of it on
+		// SQLite, or a row read in full), so the cache takes it as it is.
 		db.beets.keep(b, versions[b.ID]+1)
 	}
 	return nil
@@ -157,12 +157,21 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 	})
 	if err != nil {
 		// A failed COMMIT may still have reached the file: the cache
-		// forgets these beets rather than trust its older copies.
+		// forgets these beets rather than trust its older copies (those
+		// lockBeets took out of it are out already).
 		for id := range held {
 			db.beets.drop(id)
 		}
+		return nil, nil, err
 	}
-	return touched, versions, err
+	// The beets taken from the cache that got no event go back as they
+	// were; addEvents keeps the touched ones at their new version.
+	for id, b := range held {
+		if _, ok := slices.BinarySearchFunc(touched, id, func(t *beet.Beet, id int64) int { return cmp.Compare(t.ID, id) }); !ok {
+			db.beets.keep(b, versions[id])
+		}
+	}
+	return touched, versions, nil
 }
 
 // applyEvents matches each event to its beet (setting BeetID, or 0 when it
@@ -293,7 +302,7 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 	versions = make(map[int64]int64, len(probeIDs)+len(probeToks))
 	var missing []int64
 	for _, id := range probeIDs {
-		if b, v, ok := db.beets.latest(id); ok {
+		if b, v, ok := db.beets.take(id); ok {
 			beets[id], versions[id] = b, v
 		} else {
 			missing = append(missing, id)

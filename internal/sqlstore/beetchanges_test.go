@@ -126,4 +126,3 @@ func TestSteadyCommitAllocations(t *testing.T) {
 		t.Errorf("a steady commit of %d events allocated %.0f times, want at most 355", per, allocs)
 	}
 }
-

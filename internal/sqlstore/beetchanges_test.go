@@ -126,3 +126,50 @@ func TestSteadyCommitAllocations(t *testing.T) {
 		t.Errorf("a steady commit of %d events allocated %.0f times, want at most 355", per, allocs)
 	}
 }
+
+// A change to more beets than a commit reads of beet_changes (a sweep that
+// flips most of them, a bulk edit) makes the next commit forget every beet
+// it holds: none is read from a stale copy.
+func TestIngestSeesBulkBeetChanges(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.New(t, "sqlite")
+	b := pgFixture(t, db, beet.PlanPro)
+	const n = 5000 // more than the 4,096 a commit reads
+	us := time.Now().UnixMicro()
+	if err := db.ExecForTest(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $1)
+		INSERT INTO beets (account_id, name, token, status, status_since, timezone, detection, created_at, updated_at)
+		SELECT $2, 'bulk ' || i, 'bulk-token-' || i, 'up', $3, 'UTC', '{"mode":"auto"}', $3, $3 FROM n`, n, b.AccountID, us); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	observe := func(x *beet.Beet, _ beet.EventSpan) []beet.Flip {
+		seen[x.Token] = x.StatusReason
+		x.StatusReason = "ingested"
+		return nil
+	}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	toks := []string{"bulk-token-1", "bulk-token-" + strconv.Itoa(n)}
+	send := func() {
+		t.Helper()
+		at = at.Add(time.Second)
+		evs := make([]beet.Event, len(toks))
+		for i, tok := range toks {
+			evs[i] = pgEvent(0, at)
+			evs[i].Token = tok
+		}
+		if err := db.AddEvents(ctx, evs, observe); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send()
+	send() // held from here on
+	if err := db.ExecForTest(ctx, `UPDATE beets SET status_reason = 'bulk'`); err != nil {
+		t.Fatal(err)
+	}
+	send()
+	for _, tok := range toks {
+		if seen[tok] != "bulk" {
+			t.Errorf("after a bulk UPDATE the commit saw %s's status reason %q, want %q", tok, seen[tok], "bulk")
+		}
+	}
+}

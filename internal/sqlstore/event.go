@@ -339,6 +339,9 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 	return beets, tokenIndex(beets), versions, nil
 }
 
+// maxChangesRead bounds the beet_changes rows a commit reads.
+const maxChangesRead = 4096
+
 // takeBeetChanges makes the cache forget, inside tx, the beets whose rows
 // changed since this store's last ingestion commit by anything else: the
 // beets listed in beet_changes (filled by triggers on every other insert,
@@ -356,7 +359,7 @@ func (db *DB) takeBeetChanges(ctx context.Context, tx *sql.Tx, w eventWrites) er
 		owner   sql.NullString
 		id      sql.NullInt64
 		mine    bool
-		changed bool
+		changed int
 	)
 	for rows.Next() {
 		if err := rows.Scan(&owner, &id); err != nil {
@@ -366,20 +369,26 @@ func (db *DB) takeBeetChanges(ctx context.Context, tx *sql.Tx, w eventWrites) er
 			mine = owner.String == db.owner
 		} else {
 			db.beets.drop(id.Int64)
-			changed = true
+			changed++
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	rows.Close()
-	if !mine {
+	// After a sweep that flipped most beets, say, the list can be long:
+	// past maxChangesRead it is not read to its end but emptied, and the
+	// cache forgets everything (the owner row, read first, is then read,
+	// or mine stays false and the same happens).
+	if !mine || changed >= maxChangesRead {
 		db.beets.purge()
+	}
+	if !mine {
 		if _, err := tx.StmtContext(ctx, w.setOwner).ExecContext(ctx, db.owner); err != nil {
 			return err
 		}
 	}
-	if changed {
+	if changed > 0 {
 		if _, err := tx.StmtContext(ctx, w.clearChanges).ExecContext(ctx); err != nil {
 			return err
 		}
@@ -559,7 +568,7 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 		}
 	}
 	if w.changes, err = db.prepared(ctx, db.write,
-		`SELECT owner, NULL FROM ingest_owner UNION ALL SELECT NULL, beet_id FROM beet_changes`); err != nil {
+		`SELECT owner, NULL FROM ingest_owner UNION ALL SELECT NULL, beet_id FROM beet_changes LIMIT `+strconv.Itoa(maxChangesRead+1)); err != nil {
 		return w, err
 	}
 	if w.setOwner, err = db.prepared(ctx, db.write, `UPDATE ingest_owner SET owner = ?`); err != nil {

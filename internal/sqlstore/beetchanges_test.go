@@ -127,12 +127,13 @@ func TestSteadyCommitAllocations(t *testing.T) {
 	}
 }
 
-// A change to more beets than a commit reads of beet_changes (a sweep that
-// flips most of them, a bulk edit) makes the next commit forget every beet
-// it holds: none is read from a stale copy.
+// A change to more beets than beet_changes holds (a sweep that flips most
+// of them, a bulk edit) keeps the list bounded and makes the next commit
+// forget every beet it holds: none is read from a stale copy.
 func TestIngestSeesBulkBeetChanges(t *testing.T) {
 	ctx := context.Background()
-	db := testdb.New(t, "sqlite")
+	u := testdb.URL(t, "sqlite")
+	db := testdb.Open(t, u)
 	b := pgFixture(t, db, beet.PlanPro)
 	const n = 5000 // more than the 4,096 a commit reads
 	us := time.Now().UnixMicro()
@@ -165,6 +166,18 @@ func TestIngestSeesBulkBeetChanges(t *testing.T) {
 	send() // held from here on
 	if err := db.ExecForTest(ctx, `UPDATE beets SET status_reason = 'bulk'`); err != nil {
 		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(u, "sqlite://")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var listed int
+	if err := raw.QueryRowContext(ctx, `SELECT count(*) FROM beet_changes`).Scan(&listed); err != nil {
+		t.Fatal(err)
+	}
+	if listed >= 4096 {
+		t.Errorf("beet_changes holds %d rows after a bulk UPDATE of %d beets, want it bounded under 4,096", listed, n)
 	}
 	send()
 	for _, tok := range toks {

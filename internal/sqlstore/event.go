@@ -376,10 +376,9 @@ func (db *DB) takeBeetChanges(ctx context.Context, tx *sql.Tx, w eventWrites) er
 		return err
 	}
 	rows.Close()
-	// After a sweep that flipped most beets, say, the list can be long:
-	// past maxChangesRead it is not read to its end but emptied, and the
-	// cache forgets everything (the owner row, read first, is then read,
-	// or mine stays false and the same happens).
+	// The list empties itself at 4,096 rows and clears the owner (a
+	// trigger); should it still be longer than maxChangesRead, it is not
+	// read to its end but emptied, and the cache forgets everything.
 	if !mine || changed >= maxChangesRead {
 		db.beets.purge()
 	}

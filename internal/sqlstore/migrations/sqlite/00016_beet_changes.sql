@@ -39,7 +39,21 @@ BEGIN
 END;
 -- +goose StatementEnd
 
+-- The list stays short without ingestion (an instance that records no
+-- events while the sweeper and the API change beets): at its 4,096th row
+-- it empties itself and clears the owner, so that every store forgets all
+-- its beets at its next commit instead.
+-- +goose StatementBegin
+CREATE TRIGGER beet_changes_bound AFTER INSERT ON beet_changes
+FOR EACH ROW WHEN NEW.rowid >= 4096
+BEGIN
+    DELETE FROM beet_changes;
+    UPDATE ingest_owner SET owner = '';
+END;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP TRIGGER beet_changes_bound;
 DROP TRIGGER beet_changes_insert;
 DROP TRIGGER beet_changes_delete;
 DROP TRIGGER beet_changes_update;

@@ -60,6 +60,18 @@ func (c *beetCache) latest(id int64) (*beet.Beet, int64, bool) {
 	return cloneBeet(e.b), e.version, true
 }
 
+// take removes the beet and hands over the cache's own copy, and its
+// version, without copying it: the commit that takes it changes it and
+// keeps it again once committed, and a commit that fails leaves it out.
+func (c *beetCache) take(id int64) (*beet.Beet, int64, bool) {
+	e, ok := c.byID.Peek(id)
+	if !ok {
+		return nil, 0, false
+	}
+	c.byID.Remove(id)
+	return e.b, e.version, true
+}
+
 // keep keeps b at version, unless a newer version is kept. b itself is
 // kept, not a copy: the caller hands over a beet that nothing else refers
 // to or changes from then on (get hands out copies).
@@ -70,6 +82,12 @@ func (c *beetCache) keep(b *beet.Beet, version int64) {
 	c.byID.Add(b.ID, cachedBeet{b: b, version: version})
 	c.byToken.Add(b.Token, b.ID)
 }
+
+// drop forgets the beet (its token stays: tokens never move).
+func (c *beetCache) drop(id int64) { c.byID.Remove(id) }
+
+// purge forgets every beet.
+func (c *beetCache) purge() { c.byID.Purge() }
 
 // cloneBeet copies b and everything it points to.
 func cloneBeet(b *beet.Beet) *beet.Beet {

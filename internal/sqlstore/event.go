@@ -90,8 +90,8 @@ func (db *DB) addEvents(ctx context.Context, events []beet.Event, observe beet.O
 	}
 	for _, b := range touched {
 		// saveBeets raised the version by one. The beet is this call's
-		// own (a copy from the cache or a row read in full), so the cache
-		// takes it as it is.
+		// own (a copy from the cache, the cache's own taken out of it on
+		// SQLite, or a row read in full), so the cache takes it as it is.
 		db.beets.keep(b, versions[b.ID]+1)
 	}
 	return nil
@@ -136,12 +136,13 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 			}
 		}()
 	}
+	var held map[int64]*beet.Beet
 	err = txOn(ctx, on, func(tx *sql.Tx) error {
 		beets, byToken, vs, err := db.lockBeets(ctx, tx, w, ids, toks)
 		if err != nil {
 			return err
 		}
-		versions = vs
+		held, versions = beets, vs
 		var flips []beet.Flip
 		touched, flips = applyEvents(events, beets, byToken, observe)
 		for i := range flips {
@@ -154,7 +155,23 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 		}
 		return insertEvents(ctx, tx, w.insert, events)
 	})
-	return touched, versions, err
+	if err != nil {
+		// A failed COMMIT may still have reached the file: the cache
+		// forgets these beets rather than trust its older copies (those
+		// lockBeets took out of it are out already).
+		for id := range held {
+			db.beets.drop(id)
+		}
+		return nil, nil, err
+	}
+	// The beets taken from the cache that got no event go back as they
+	// were; addEvents keeps the touched ones at their new version.
+	for id, b := range held {
+		if _, ok := slices.BinarySearchFunc(touched, id, func(t *beet.Beet, id int64) int { return cmp.Compare(t.ID, id) }); !ok {
+			db.beets.keep(b, versions[id])
+		}
+	}
+	return touched, versions, nil
 }
 
 // applyEvents matches each event to its beet (setting BeetID, or 0 when it
@@ -268,72 +285,114 @@ func (db *DB) probeLists(ids []int64, toks []string) (probeIDs []int64, probeTok
 }
 
 // lockBeets reads, inside tx, the beets with the given IDs or tokens (both
-// sorted), by ID and by token, and the version of each (SQLite). It reads
-// (id, version) first, by primary key for the tokens the cache
-// knows, and the whole row only of beets the cache does not hold at that
-// version. SQLite's single writer keeps a concurrent rotation, deletion or
-// sweeper flip out until this commit ends.
+// sorted), by ID and by token, and the version of each (SQLite). A beet the
+// cache holds is not read at all: takeBeetChanges first makes the cache
+// forget every beet changed since this store's last commit by anything
+// but that commit, so what it still holds is the row. The rest are read
+// in full, by primary key for the tokens the cache knows. SQLite's single
+// writer keeps a concurrent rotation, deletion or sweeper flip out until
+// this commit ends.
 func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []int64, toks []string) (
 	beets map[int64]*beet.Beet, byToken map[string]*beet.Beet, versions map[int64]int64, err error) {
+	if err := db.takeBeetChanges(ctx, tx, w); err != nil {
+		return nil, nil, nil, err
+	}
 	probeIDs, probeToks := db.probeLists(ids, toks)
+	beets = make(map[int64]*beet.Beet, len(probeIDs)+len(probeToks))
 	versions = make(map[int64]int64, len(probeIDs)+len(probeToks))
-	probe := func(rows *sql.Rows, err error) error {
+	var missing []int64
+	for _, id := range probeIDs {
+		if b, v, ok := db.beets.take(id); ok {
+			beets[id], versions[id] = b, v
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	read := func(rows *sql.Rows, err error) error {
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id, version int64
-			if err := rows.Scan(&id, &version); err != nil {
+			var version int64
+			b, err := scanBeet(rows, &version)
+			if err != nil {
 				return err
 			}
-			versions[id] = version
+			beets[b.ID], versions[b.ID] = b, version
 		}
 		return rows.Err()
 	}
 	// The lists are padded to one of a few sizes (repeating their last
 	// item) so each size's statement is prepared once.
-	err = inChunks(probeIDs, func(args []any, size int) error {
-		return probe(tx.StmtContext(ctx, w.probe[size]).QueryContext(ctx, args...))
+	err = inChunks(missing, func(args []any, size int) error {
+		return read(tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...))
 	})
 	if err == nil {
 		err = inChunks(probeToks, func(args []any, size int) error {
-			return probe(tx.StmtContext(ctx, w.probeToken[size]).QueryContext(ctx, args...))
+			return read(tx.StmtContext(ctx, w.findToken[size]).QueryContext(ctx, args...))
 		})
 	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return beets, tokenIndex(beets), versions, nil
+}
 
-	beets = make(map[int64]*beet.Beet, len(versions))
-	var missing []int64
-	for id, v := range versions {
-		if b, ok := db.beets.get(id, v); ok {
-			beets[id] = b
-		} else {
-			missing = append(missing, id)
-		}
+// maxChangesRead bounds the beet_changes rows a commit reads.
+const maxChangesRead = 4096
+
+// takeBeetChanges makes the cache forget, inside tx, the beets whose rows
+// changed since this store's last ingestion commit by anything else: the
+// beets listed in beet_changes (filled by triggers on every other insert,
+// update and deletion of a beet, in any process: migration 00016), which
+// it empties, or every beet if ingest_owner names another store, whose
+// commits may have changed beets or emptied the list unseen. So a cached
+// beet is its row; nothing rests on every writer remembering the cache.
+func (db *DB) takeBeetChanges(ctx context.Context, tx *sql.Tx, w eventWrites) error {
+	rows, err := tx.StmtContext(ctx, w.changes).QueryContext(ctx)
+	if err != nil {
+		return err
 	}
-	slices.Sort(missing)
-	err = inChunks(missing, func(args []any, size int) error {
-		rows, err := tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...)
-		if err != nil {
+	defer rows.Close()
+	var (
+		owner   sql.NullString
+		id      sql.NullInt64
+		mine    bool
+		changed int
+	)
+	for rows.Next() {
+		if err := rows.Scan(&owner, &id); err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			b, err := scanBeet(rows)
-			if err != nil {
-				return err
-			}
-			beets[b.ID] = b
+		if owner.Valid {
+			mine = owner.String == db.owner
+		} else {
+			db.beets.drop(id.Int64)
+			changed++
 		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, nil, nil, err
 	}
-	return beets, tokenIndex(beets), versions, nil
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	// The list empties itself at 4,096 rows and clears the owner (a
+	// trigger); should it still be longer than maxChangesRead, it is not
+	// read to its end but emptied, and the cache forgets everything.
+	if !mine || changed >= maxChangesRead {
+		db.beets.purge()
+	}
+	if !mine {
+		if _, err := tx.StmtContext(ctx, w.setOwner).ExecContext(ctx, db.owner); err != nil {
+			return err
+		}
+	}
+	if changed > 0 {
+		if _, err := tx.StmtContext(ctx, w.clearChanges).ExecContext(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tokenIndex maps each beet's token to it.
@@ -479,11 +538,13 @@ func decodeRuns(s string, r *beet.Runs) error {
 // before its transaction: SQLite's one write connection is busy once it
 // begins. (PostgreSQL's are pgx's statement cache: see addEventsPG.)
 type eventWrites struct {
-	find       map[int]*sql.Stmt // beets by a padded ID list, by size
-	probe      map[int]*sql.Stmt // (id, version) by a padded ID list, by size
-	probeToken map[int]*sql.Stmt // the same by a padded token list
-	save       map[int]*sql.Stmt // beets' state, by beet count (insertEventSizes)
-	insert     map[int]*sql.Stmt // events, by row count (insertEventSizes)
+	find         map[int]*sql.Stmt // beets and their versions by a padded ID list, by size
+	findToken    map[int]*sql.Stmt // the same by a padded token list
+	save         map[int]*sql.Stmt // beets' state, by beet count (insertEventSizes)
+	insert       map[int]*sql.Stmt // events, by row count (insertEventSizes)
+	changes      *sql.Stmt         // ingest_owner's owner, then beet_changes' IDs
+	setOwner     *sql.Stmt
+	clearChanges *sql.Stmt
 }
 
 // eventWriteStmts prepares them on the first call that succeeds and then
@@ -495,18 +556,25 @@ func (db *DB) eventWriteStmts(ctx context.Context) (eventWrites, error) {
 	if db.events != nil {
 		return *db.events, nil
 	}
-	w := eventWrites{find: map[int]*sql.Stmt{}, probe: map[int]*sql.Stmt{}, probeToken: map[int]*sql.Stmt{}}
+	w := eventWrites{find: map[int]*sql.Stmt{}, findToken: map[int]*sql.Stmt{}}
 	var err error
 	for _, n := range idChunks {
-		if w.find[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns, "id", n)); err != nil {
+		if w.find[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns+", version", "id", n)); err != nil {
 			return w, err
 		}
-		if w.probe[n], err = db.prepared(ctx, db.write, findInSQL("id, version", "id", n)); err != nil {
+		if w.findToken[n], err = db.prepared(ctx, db.write, findInSQL(beetColumns+", version", "token", n)); err != nil {
 			return w, err
 		}
-		if w.probeToken[n], err = db.prepared(ctx, db.write, findInSQL("id, version", "token", n)); err != nil {
-			return w, err
-		}
+	}
+	if w.changes, err = db.prepared(ctx, db.write,
+		`SELECT owner, NULL FROM ingest_owner UNION ALL SELECT NULL, beet_id FROM beet_changes LIMIT `+strconv.Itoa(maxChangesRead+1)); err != nil {
+		return w, err
+	}
+	if w.setOwner, err = db.prepared(ctx, db.write, `UPDATE ingest_owner SET owner = ?`); err != nil {
+		return w, err
+	}
+	if w.clearChanges, err = db.prepared(ctx, db.write, `DELETE FROM beet_changes`); err != nil {
+		return w, err
 	}
 	w.save, w.insert = map[int]*sql.Stmt{}, map[int]*sql.Stmt{}
 	for _, n := range insertEventSizes {

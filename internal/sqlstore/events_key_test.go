@@ -24,8 +24,25 @@ func TestEventsKeyMigration(t *testing.T) {
 	evs := []beet.Event{pgEvent(b.ID, now.Add(-time.Hour)), pgEvent(b.ID, now.Add(-time.Minute)), pgEvent(b.ID, now)}
 	evs[1].Value, evs[1].Kind = &v, beet.KindStart
 	evs[2].Kind, evs[2].ExitCode, evs[2].Duration, evs[2].Message = beet.KindFail, &code, &d, "disk full"
-	if err := db.AddEvents(ctx, evs, nil); err != nil {
-		t.Fatal(err)
+	// Stored as the schema before 00015 had them (AddEvents needs 00016).
+	for _, e := range evs {
+		var exit, ms any
+		if e.ExitCode != nil {
+			exit, ms = *e.ExitCode, e.Duration.Milliseconds()
+		}
+		var value any
+		if e.Value != nil {
+			value = *e.Value
+		}
+		msg := any(nil)
+		if e.Message != "" {
+			msg = e.Message
+		}
+		if err := db.ExecForTest(ctx, `INSERT INTO events (id, beet_id, received_at, value, method, user_agent, kind, exit_code, duration_ms, message)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, e.ID[:], e.BeetID, e.ReceivedAt.UnixMicro(), value, e.Method, e.UserAgent,
+			string(e.Kind), exit, ms, msg); err != nil {
+			t.Fatal(err)
+		}
 	}
 	before, err := db.FindEvents(ctx, beet.EventFilter{BeetID: b.ID})
 	if err != nil || len(before) != 3 {

@@ -10,6 +10,7 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -49,6 +50,7 @@ type DB struct {
 	eventsMu sync.Mutex
 	events   *eventWrites // AddEvents' statements, once all are prepared
 	beets    *beetCache   // the beets AddEvents wrote, by row version
+	owner    string       // SQLite: this store's name in ingest_owner (see lockBeets)
 	// pgStale counts PostgreSQL commits whose cached beets had changed, so
 	// they took the locked path (tests).
 	pgStale atomic.Int64
@@ -195,7 +197,7 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 	}
 	log.Info("database opened", "engine", "sqlite", "path", abs)
 	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt,
-		wal: newWALSync(abs)}, nil
+		wal: newWALSync(abs), owner: rand.Text()}, nil
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {

@@ -99,7 +99,6 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	case b.Status == beet.StatusAnomalous:
 		model.HoldDispersion()
 	}
-	prev := time.UnixMicro(model.last)
 	model.Observe(last, count)
 	switch {
 	case b.Status == beet.StatusNew:
@@ -109,7 +108,6 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	case b.Status == beet.StatusDown:
 		d.Flip = recovery(b, last, downSince)
 		model.endIncident()
-		model.outageHoursUsual(prev)
 	case b.Status == beet.StatusAnomalous && model.incidentOver():
 		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipRecovery, model.recoveryReason(last))
 		hour := time.Unix(model.hourStart, 0)

@@ -1,9 +1,6 @@
 package detect
 
-import (
-	"math"
-	"time"
-)
+import "math"
 
 // surgeOver reports whether an open surge has ended: the closed hours
 // have brought its CUSUM back to 0 and the open hour adds no surge
@@ -44,20 +41,4 @@ func (m *RateModel) surgeHeld(x, c, mu, r float64) float64 {
 		return 0
 	}
 	return x
-}
-
-// outageHoursUsual counts the open hour's part of an outage that just
-// ended (from prev, the last event before it, or the hour's start) as the
-// events usually seen in it, as the outage's closed hours teach nothing
-// (Freeze). Counted as seen, the silent minutes before the event that ended
-// the outage read as a drop: the recovery was followed at once by a drop
-// alarm, one outage paged twice.
-func (m *RateModel) outageHoursUsual(prev time.Time) {
-	from := time.Unix(m.hourStart, 0)
-	if prev.After(from) {
-		from = prev
-	}
-	if to := time.UnixMicro(m.last); to.After(from) {
-		m.hourCount += float32(m.Expected(from, to))
-	}
 }

@@ -139,35 +139,3 @@ func TestSurgeThenDropOneIncident(t *testing.T) {
 		t.Errorf("%s after five ordinary hours, want up", a.b.Status)
 	}
 }
-
-// TestOutageRecoveredOnce: the same beet goes silent at 09:50 and its
-// events come back at 15:40, 40 minutes into an hour. The silence is
-// flagged and recovered at 15:40; the 40 silent minutes of the open hour
-// then read as a drop (10 events where about 80 were due), raised at once
-// after the recovery: one outage paged twice. The open hour's part of the
-// outage now counts as usual, as its closed hours do (outageHoursUsual).
-func TestOutageRecoveredOnce(t *testing.T) {
-	r := rand.New(rand.NewPCG(12, 7))
-	a := newAutoBeet("UTC")
-	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	for at := t0; at.Before(t0.Add(21 * 24 * time.Hour)); at = at.Add(5 * time.Minute) {
-		if d := at.Sub(t0.Add(14 * 24 * time.Hour)); d >= 9*time.Hour+50*time.Minute && d < 15*time.Hour+40*time.Minute {
-			a.until(t, at)
-			continue
-		}
-		a.event(t, at, max(1, poissonCount(r, 10)))
-	}
-	raised := 0
-	for _, f := range a.since(t0.Add(14 * 24 * time.Hour)) {
-		t.Logf("%s %s→%s %s: %s", f.At.Format(time.DateTime), f.From, f.To, f.Kind, f.Reason)
-		if f.To == beet.StatusAnomalous || f.To == beet.StatusDown {
-			raised++
-		}
-	}
-	if raised != 1 {
-		t.Errorf("%d alarms for one outage, want 1 (the silence)", raised)
-	}
-	if a.b.Status != beet.StatusUp {
-		t.Errorf("%s a week after the outage, want up", a.b.Status)
-	}
-}

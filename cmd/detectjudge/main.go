@@ -107,7 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.armDays, "arm-days", detectjudge.DefaultArmDays, "the arming bound: the first event at least this many days after the first event…")
 	fs.IntVar(&o.armEvents, "arm-events", detectjudge.DefaultArmEvents, "…once this many events came (auto's documented bound: 14 days, given 5 events)")
 	fs.BoolVar(&o.lofo, "lofo", true, "with NAB: also the leave-one-file-out score")
-	fs.BoolVar(&o.windows, "windows", false, "with NAB: also list every labelled window: found or not, how late, what it paid, events seen against expected")
+	fs.BoolVar(&o.windows, "windows", false, "with NAB: also list every labelled window (found or not, how late, what it paid, events seen against expected) and every false-positive row")
 	fs.BoolVar(&o.screen, "screen", true, "leave-one-out: a set chosen on five files must also keep the synthetic tuning seeds within the false-alarm goals (a full synthetic run per set that passes the NAB rules; false: seconds, not screened)")
 	fs.StringVar(&o.dump, "dump", "", "print one stream (a name from a report, e.g. cron-hourly/clean/3) as `beet backtest` input, and nothing else")
 	if err := fs.Parse(args); err != nil {
@@ -207,6 +207,11 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 			return err
 		}
 		detectjudge.WriteNABWindows(w, ws)
+		fps, err := detectjudge.NABFalsePositives(series, entry.factory, profiles[0])
+		if err != nil {
+			return err
+		}
+		detectjudge.WriteNABFalsePositives(w, fps)
 	}
 	fmt.Fprintf(stderr, "detectjudge: done in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil

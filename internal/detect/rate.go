@@ -136,8 +136,8 @@ func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
 	if m.flags&flagSurge != 0 {
 		m.up.s = min(m.up.s, float32(m.p.SurgeAlarm)) // hysteresis: recovery is a fall from the alarm level to 0
 	}
-	if m.flags&flagHoldDisp != 0 && m.flags&flagSurge == 0 {
-		m.dn.s = min(m.dn.s, float32(m.p.DropAlarm)) // a drop is open
+	if m.flags&flagHoldDisp != 0 {
+		m.dn.s = min(m.dn.s, float32(m.p.DropAlarm)) // a drop is open, or a surge that fell below normal (surgeOver)
 	}
 }
 

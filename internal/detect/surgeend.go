@@ -10,7 +10,8 @@ import "math"
 // would flap, recovered at the first quiet minutes and raised again at the
 // next spike, one incident paged as two.
 func (m *RateModel) surgeOver() bool {
-	return m.flags&flagCalm != 0 && m.partial(m.p.SurgeRatio) <= 0
+	return m.flags&flagCalm != 0 && m.partial(m.p.SurgeRatio) <= 0 &&
+		float64(m.dn.s)+m.partial(m.p.DropRatio) <= 0
 }
 
 // noteCalm sets flagCalm after a closed hour of an open surge that began

@@ -96,3 +96,46 @@ func assertOneSurge(t *testing.T, a *autoBeet, surge time.Time) {
 		t.Errorf("%s after five ordinary hours, want up", a.b.Status)
 	}
 }
+
+// TestSurgeThenDropOneIncident: the same beet surges to six times normal
+// for an hour, then falls to a tenth of normal for three hours, then is
+// normal again (NAB's nyc_taxi, Labor Day: the night before busy as a
+// Saturday's, the morning without its rush hour). The surge ended at the
+// first event after a calm hour, "back to normal" while the rate was a
+// tenth of it, and the drop was raised an hour later: one swing paged
+// twice. A surge now ends only when the rate is back to normal, not below
+// it (surgeOver); the beet stays anomalous through the low hours and
+// recovers once they are over.
+func TestSurgeThenDropOneIncident(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 6))
+	a := newAutoBeet("UTC")
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	at := t0
+	hours := func(n int, perReport float64) {
+		for range 12 * n {
+			a.event(t, at, max(1, poissonCount(r, perReport)))
+			at = at.Add(5 * time.Minute)
+		}
+	}
+	hours(14*24, 10)
+	if a.b.Status != beet.StatusUp {
+		t.Fatalf("%s after two weeks: %+v", a.b.Status, a.flips)
+	}
+	surge := at
+	hours(1, 60)
+	hours(3, 1)
+	hours(5, 10)
+	raised := 0
+	for _, f := range a.since(surge) {
+		t.Logf("%s %s→%s %s: %s", f.At.Format(time.DateTime), f.From, f.To, f.Kind, f.Reason)
+		if f.To == beet.StatusAnomalous || f.To == beet.StatusDown {
+			raised++
+		}
+	}
+	if raised != 1 {
+		t.Errorf("%d alarms for one surge that swung below normal, want 1", raised)
+	}
+	if a.b.Status != beet.StatusUp {
+		t.Errorf("%s after five ordinary hours, want up", a.b.Status)
+	}
+}

@@ -50,3 +50,49 @@ func TestNABWindowsListsFoundAndMissed(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 }
+
+// The same steady beet goes silent three times: inside the window, just
+// after it, and days later. The false-positive listing holds the ones
+// outside it, the one just after the window charged less than NAB's full
+// 0.11 and the far one in full, each with the alarm before it and its
+// recovery, so a second page of one episode is told from a new one: the
+// events come back 40 minutes into an hour, and the drop raised at once
+// after the silence's recovery (the hour's silent minutes read as a drop,
+// docs/DETECTION.md, nab72g) is listed with that silence before it.
+func TestNABFalsePositivesListsRows(t *testing.T) {
+	base := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	s := NABSeries{Name: "steady.csv", Bucket: 5 * time.Minute, Windows: []RowWindow{{First: 4000, Last: 4100}}}
+	for i := range 21 * 288 {
+		s.Times = append(s.Times, base.Add(time.Duration(i)*5*time.Minute))
+		v := 10
+		if i >= 4030 && i < 4100 || i >= 4150 && i < 4220 || i >= 5500 && i < 5570 {
+			v = 0
+		}
+		s.Values = append(s.Values, v)
+	}
+	fps, err := NABFalsePositives([]NABSeries{s}, NewAuto(LiveEngine), StandardProfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fps) != 3 {
+		t.Fatalf("%d false positives, want 3: %+v", len(fps), fps)
+	}
+	near, again, far := fps[0], fps[1], fps[2]
+	if again.PrevKind != "silence" || again.Prev.Before(near.Row) || again.Recovered.IsZero() || again.Row.Sub(again.Recovered) > 5*time.Minute {
+		t.Errorf("second page: %+v; want raised on the silence's recovery, the silence listed before it", again)
+	}
+	if near.Row.Before(s.Times[4150]) || near.Row.After(s.Times[4220]) || near.Cost <= 0 || near.Cost >= 0.11 || near.After < 0.4 || near.After > 1.2 {
+		t.Errorf("silence just after the window: %+v; want charged less than 0.11, about half a window past it", near)
+	}
+	if near.Prev.Before(s.Times[4030]) || near.Recovered.IsZero() {
+		t.Errorf("silence just after the window: previous alarm %s %v, recovered %v; want the window's outage, recovered", near.PrevKind, near.Prev, near.Recovered)
+	}
+	if far.Row.Before(s.Times[5500]) || far.Row.After(s.Times[5570]) || math.Abs(far.Cost-0.11) > 1e-9 {
+		t.Errorf("silence days later: %+v; want charged 0.11 in full", far)
+	}
+	var b strings.Builder
+	WriteNABFalsePositives(&b, fps)
+	if !strings.Contains(b.String(), "3 false-positive rows") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

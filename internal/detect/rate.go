@@ -174,13 +174,6 @@ func (c *cusum) close(hour int64, x, count, mu, decay float64) {
 
 // partial is the open hour's contribution to a CUSUM at the last event.
 func (m *RateModel) partial(rho float64) float64 {
-	if bmu, ok := m.borrowed(m.hourStart); ok && rho > 1 {
-		u := float64(m.burst)
-		end := min(m.hourStart+3600, m.last/1e6+int64(m.callGap))
-		r := m.sizeAt(m.hourStart, bmu/u)
-		bmu *= float64(end-m.hourStart) / 3600
-		return m.young(m.hourStart, nbLLR(rho, float64(m.hourCount)/u, bmu/u, r))
-	}
 	if !m.warm(m.hourStart) || rho < 1 && !m.dropWarm(m.hourStart) {
 		return 0 // an hour of the week not seen (often enough) yet: no evidence either way
 	}
@@ -348,10 +341,6 @@ func (m *RateModel) learn(hour int64, count float32) {
 	if m.warm(hour) && m.cusumsOn() {
 		lo, hi := m.rateRange(hour)
 		m.closeCUSUMs(hour, float64(count), lo, hi)
-	} else if mu, ok := m.borrowed(hour); ok && m.cusumsOn() {
-		u := float64(m.burst)
-		c, r := float64(count)/u, m.sizeAt(hour, mu/u)
-		m.up.close(hour, m.surgeHeld(m.young(hour, nbLLR(m.p.SurgeRatio, c, mu/u, r)), c, mu/u, r), float64(count), mu, m.surgeDecay())
 	}
 	if m.flags&flagFrozen != 0 {
 		return

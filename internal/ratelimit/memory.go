@@ -99,7 +99,8 @@ var _ beet.RateLimiter = (*Memory)(nil)
 
 type shard struct {
 	mu    sync.Mutex
-	idx   map[string]int32 // key -> index in slots
+	idx   map[shortKey]int32 // key -> index in slots, for keys of up to maxShortKey bytes
+	long  map[string]int32   // the same for longer keys
 	slots []slot
 	free  int32 // head of the free list (linked through slot.next), or -1
 	head  int32 // most recently used, or -1
@@ -109,9 +110,28 @@ type shard struct {
 	_ [64]byte // keeps neighbouring shards' mutexes off one cache line
 }
 
-// slot is one key's log: 64 bytes plus its ring.
+// shortKey holds a key of up to maxShortKey bytes by value. Ingestion
+// tokens (beet.TokenLen, 31 bytes) fit: a new token's key is a copy into
+// the slot and the map, no allocation (a string clone a new key before),
+// and the map holds no pointers for the GC to scan. Production heartbeats
+// come minutes apart, so nearly every request finds its key evicted as
+// idle and inserts it again.
+type shortKey struct {
+	n uint8
+	b [maxShortKey]byte
+}
+
+const maxShortKey = 31
+
+func toShortKey(key string) (k shortKey) {
+	k.n = uint8(copy(k.b[:], key))
+	return k
+}
+
+// slot is one key's log: 96 bytes plus its ring.
 type slot struct {
-	key        string
+	key        shortKey // the key, if it is short
+	long       string   // the key, if it is longer than maxShortKey
 	base       int64    // microseconds since the Unix epoch; ring entries are offsets from it
 	ring       []uint32 // len limit; allocated once per slot and reused after eviction
 	start      int32    // index of the oldest entry
@@ -147,7 +167,8 @@ func NewMemory(opts MemoryOptions) *Memory {
 	}
 	for i := range m.shards {
 		s := &m.shards[i]
-		s.idx = make(map[string]int32)
+		s.idx = make(map[shortKey]int32)
+		s.long = make(map[string]int32)
 		s.free, s.head, s.tail = -1, -1, -1
 		s.max = opts.MaxKeys / n
 	}
@@ -159,7 +180,15 @@ func (m *Memory) Allow(_ context.Context, key string, now time.Time) (bool, time
 	t := now.UnixMicro()
 	s := &m.shards[maphash.String(m.seed, key)&m.mask]
 	s.mu.Lock()
-	i, ok := s.idx[key]
+	var (
+		i  int32
+		ok bool
+	)
+	if len(key) <= maxShortKey {
+		i, ok = s.idx[toShortKey(key)]
+	} else {
+		i, ok = s.long[key]
+	}
 	if !ok {
 		i = m.insert(s, key, t)
 	}
@@ -235,9 +264,9 @@ func (sl *slot) idle(t, window int64, limit int32) bool {
 
 // insert stores a new key and returns its slot, evicting when the shard is full.
 func (m *Memory) insert(s *shard, key string, t int64) int32 {
-	if len(s.idx) >= s.max {
+	if s.len() >= s.max {
 		m.evictIdle(s, t, 4)
-		if len(s.idx) >= s.max {
+		if s.len() >= s.max {
 			m.activeEvictions.Add(1)
 			s.evict(s.tail)
 		}
@@ -251,15 +280,23 @@ func (m *Memory) insert(s *shard, key string, t int64) int32 {
 		i = int32(len(s.slots) - 1)
 	}
 	sl := &s.slots[i]
-	// Cloned: the caller's key is often a slice of a request URL, which
-	// would otherwise be kept alive as long as the key.
-	sl.key = strings.Clone(key)
 	sl.n, sl.start = 0, 0
 	sl.prev, sl.next = -1, -1
-	s.idx[sl.key] = i
+	if len(key) <= maxShortKey {
+		sl.key = toShortKey(key)
+		s.idx[sl.key] = i
+	} else {
+		// Cloned: the caller's key is often a slice of a request URL,
+		// which would otherwise be kept alive as long as the key.
+		sl.long = strings.Clone(key)
+		s.long[sl.long] = i
+	}
 	s.pushFront(i)
 	return i
 }
+
+// len is how many keys s holds.
+func (s *shard) len() int { return len(s.idx) + len(s.long) }
 
 // evictIdle evicts up to max idle keys from the LRU end of s.
 func (m *Memory) evictIdle(s *shard, t int64, max int) {
@@ -273,9 +310,13 @@ func (m *Memory) evictIdle(s *shard, t int64, max int) {
 
 func (s *shard) evict(i int32) {
 	sl := &s.slots[i]
-	delete(s.idx, sl.key)
+	if sl.long != "" {
+		delete(s.long, sl.long)
+		sl.long = ""
+	} else {
+		delete(s.idx, sl.key)
+	}
 	s.unlink(i)
-	sl.key = ""
 	sl.n = 0
 	sl.next = s.free
 	s.free = i
@@ -322,7 +363,7 @@ func (m *Memory) Len() int {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		n += len(s.idx)
+		n += s.len()
 		s.mu.Unlock()
 	}
 	return n

@@ -127,6 +127,65 @@ func TestMemoryNoAllocsOnHotKey(t *testing.T) {
 	}
 }
 
+// A heartbeat's requests come minutes apart, so its key has been evicted
+// as idle by the next one: inserting a token as a new key allocates
+// nothing once the limiter holds as many keys as at its busiest (it
+// cloned the key, one allocation a request, before).
+func TestMemoryNoAllocsOnNewKey(t *testing.T) {
+	m := ratelimit.NewMemory(ratelimit.MemoryOptions{})
+	keys := make([]string, 2000)
+	for i := range keys {
+		keys[i] = beet.NewToken()
+	}
+	ctx := context.Background()
+	now, i := t0, 0
+	next := func() {
+		now = now.Add(10 * time.Millisecond) // a key comes back after 20 s: idle, evicted
+		m.Allow(ctx, keys[i], now)
+		i = (i + 1) % len(keys)
+	}
+	for range 2 * len(keys) {
+		next()
+	}
+	allocs := testing.AllocsPerRun(len(keys), next)
+	if allocs != 0 {
+		t.Fatalf("%v allocations per Allow of a new key, want 0", allocs)
+	}
+	if m.Len() > len(keys) {
+		t.Fatalf("Len = %d, want ≤ %d: idle keys were not evicted", m.Len(), len(keys))
+	}
+}
+
+// Keys longer than a token, and keys that differ only in length, are kept
+// apart.
+func TestMemoryKeysOfAnyLength(t *testing.T) {
+	m := ratelimit.NewMemory(ratelimit.MemoryOptions{Limit: 1, Shards: 1})
+	long := beet.NewToken() + "-and-more"
+	for _, k := range []string{"", "a", "a\x00", long[:31], long[:32], long} {
+		if !mustAllow(t, m, k, t0) {
+			t.Fatalf("key %q: first request refused", k)
+		}
+	}
+	for _, k := range []string{"", "a", "a\x00", long[:31], long[:32], long} {
+		if mustAllow(t, m, k, t0.Add(time.Second)) {
+			t.Fatalf("key %q: second request allowed past a limit of 1", k)
+		}
+	}
+	if got := m.Len(); got != 6 {
+		t.Fatalf("Len = %d, want 6", got)
+	}
+	// Idle long keys are evicted like short ones.
+	mustAllow(t, m, "b", t0.Add(time.Minute))
+	mustAllow(t, m, "c", t0.Add(time.Minute))
+	mustAllow(t, m, "d", t0.Add(time.Minute))
+	if got := m.Len(); got != 3 {
+		t.Fatalf("Len = %d after a minute, want 3: idle keys were kept", got)
+	}
+	if !mustAllow(t, m, long, t0.Add(time.Minute)) {
+		t.Fatal("an evicted long key is still limited")
+	}
+}
+
 func heapInuse() uint64 {
 	runtime.GC()
 	runtime.GC()
@@ -200,6 +259,25 @@ func BenchmarkMemoryAllow(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			now = now.Add(time.Microsecond)
+			m.Allow(ctx, keys[i], now)
+			if i++; i == len(keys) {
+				i = 0
+			}
+		}
+	})
+	// Every request a new key, its slot and map entry those of a key
+	// evicted as idle: a heartbeat's requests come minutes apart.
+	b.Run("new-key-10k", func(b *testing.B) {
+		m := ratelimit.NewMemory(ratelimit.MemoryOptions{})
+		keys := make([]string, 10_000)
+		for i := range keys {
+			keys[i] = beet.NewToken()
+		}
+		now := t0
+		i := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			now = now.Add(2 * time.Millisecond) // a key comes back after 20 s
 			m.Allow(ctx, keys[i], now)
 			if i++; i == len(keys) {
 				i = 0

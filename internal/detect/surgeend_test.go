@@ -56,26 +56,44 @@ func TestSurgeSpikesOneIncident(t *testing.T) {
 // peak raised a new one. An hour nearer halfway to the surge than to
 // normal now gives an open surge no evidence against it (surgeHeld).
 func TestSurgeOpenWhileElevated(t *testing.T) {
-	r := rand.New(rand.NewPCG(12, 5))
-	a := newAutoBeet("UTC")
-	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	at := t0
-	hours := func(n int, perReport float64) {
-		for range 12 * n {
-			a.event(t, at, poissonCount(r, perReport))
-			at = at.Add(5 * time.Minute)
-		}
+	f := afterTwoWeeks(t, 5, 0)
+	surge := f.at
+	f.hours(1, 60)
+	f.hours(4, 16)
+	f.hours(1, 60)
+	f.hours(5, 10)
+	assertOneSurge(t, f.a, surge)
+}
+
+// hourFeeder reports to an auto beet every 5 minutes, a Poisson count of
+// at least floor events a report.
+type hourFeeder struct {
+	t     *testing.T
+	a     *autoBeet
+	r     *rand.Rand
+	at    time.Time
+	floor int
+}
+
+// afterTwoWeeks is a UTC beet fed two ordinary weeks at 10 events a
+// report, up by then.
+func afterTwoWeeks(t *testing.T, seed uint64, floor int) *hourFeeder {
+	t.Helper()
+	f := &hourFeeder{t: t, a: newAutoBeet("UTC"), r: rand.New(rand.NewPCG(12, seed)),
+		at: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), floor: floor}
+	f.hours(14*24, 10)
+	if f.a.b.Status != beet.StatusUp {
+		t.Fatalf("%s after two weeks: %+v", f.a.b.Status, f.a.flips)
 	}
-	hours(14*24, 10)
-	if a.b.Status != beet.StatusUp {
-		t.Fatalf("%s after two weeks: %+v", a.b.Status, a.flips)
+	return f
+}
+
+// hours feeds n hours at perReport events a report on average.
+func (f *hourFeeder) hours(n int, perReport float64) {
+	for range 12 * n {
+		f.a.event(f.t, f.at, max(f.floor, poissonCount(f.r, perReport)))
+		f.at = f.at.Add(5 * time.Minute)
 	}
-	surge := at
-	hours(1, 60)
-	hours(4, 16)
-	hours(1, 60)
-	hours(5, 10)
-	assertOneSurge(t, a, surge)
 }
 
 // assertOneSurge checks that the flips since surge raised one surge alarm,
@@ -107,24 +125,11 @@ func assertOneSurge(t *testing.T, a *autoBeet, surge time.Time) {
 // it (surgeOver); the beet stays anomalous through the low hours and
 // recovers once they are over.
 func TestSurgeThenDropOneIncident(t *testing.T) {
-	r := rand.New(rand.NewPCG(12, 6))
-	a := newAutoBeet("UTC")
-	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	at := t0
-	hours := func(n int, perReport float64) {
-		for range 12 * n {
-			a.event(t, at, max(1, poissonCount(r, perReport)))
-			at = at.Add(5 * time.Minute)
-		}
-	}
-	hours(14*24, 10)
-	if a.b.Status != beet.StatusUp {
-		t.Fatalf("%s after two weeks: %+v", a.b.Status, a.flips)
-	}
-	surge := at
-	hours(1, 60)
-	hours(3, 1)
-	hours(5, 10)
+	f := afterTwoWeeks(t, 6, 1)
+	a, surge := f.a, f.at
+	f.hours(1, 60)
+	f.hours(3, 1)
+	f.hours(5, 10)
 	raised := 0
 	for _, f := range a.since(surge) {
 		t.Logf("%s %s→%s %s: %s", f.At.Format(time.DateTime), f.From, f.To, f.Kind, f.Reason)

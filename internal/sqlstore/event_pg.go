@@ -60,38 +60,37 @@ const pgInsertEventsSQL = `INSERT INTO events (id, beet_id, received_at, value, 
 	$7::text[], $8::smallint[], $9::bigint[], $10::text[])
 	ON CONFLICT DO NOTHING` // the key is (received_at, id) since events are partitioned (00012)
 
-// pgSaveCachedSQL is pgSaveBeetsSQL for beets read from the cache: it
-// writes a row only at the version the cache holds ($9), and then divides
-// by zero unless it wrote every row, which aborts the transaction: its
-// events are never committed for a beet that changed meanwhile, or for a
-// token that is no longer the beet's. Rows are written in the order of
-// the arrays (ID order), so it takes its row locks in the order the locked
-// path does.
-const pgSaveCachedSQL = `WITH saved AS (UPDATE beets SET last_event_at = v.last, status = v.status,
+// pgSaveCachedCTE is pgSaveBeetsSQL for beets read from the cache, as a
+// CTE named saved: it writes a row only at the version the cache holds
+// ($9). Rows are written in the order of the arrays (ID order), so it
+// takes its row locks in the order the locked path does.
+const pgSaveCachedCTE = `WITH saved AS (UPDATE beets SET last_event_at = v.last, status = v.status,
 	status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs,
 	version = beets.version + 1
 	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[], $9::bigint[])
 	AS v(id, last, status, reason, since, due, model, runs, version) WHERE beets.id = v.id AND beets.version = v.version
-	RETURNING 1)
-	SELECT 1 / (count(*) = cardinality($1::bigint[]))::int FROM saved`
+	RETURNING 1)`
+
+// pgSavedEveryRow divides by zero unless pgSaveCachedCTE wrote every row,
+// which aborts the transaction: its events are never committed for a beet
+// that changed meanwhile, or for a token that is no longer the beet's.
+const pgSavedEveryRow = `(SELECT 1 / (count(*) = cardinality($1::bigint[]))::int FROM saved)`
+
+// pgSaveCachedSQL writes the cached beets alone (a group with flips).
+const pgSaveCachedSQL = pgSaveCachedCTE + `
+	SELECT ` + pgSavedEveryRow
 
 // pgCommitCachedSQL is the cached path's whole commit in one statement:
-// pgSaveCachedSQL's UPDATE as a CTE ($1-$9) and pgInsertEventsSQL's
-// events ($10-$19), inserted only past its check, which divides by zero
-// unless the UPDATE wrote every row, so the statement, and with it the
-// implicit transaction, fails whole. One statement instead of two spares
+// the beets ($1-$9) and pgInsertEventsSQL's events ($10-$19), inserted
+// only past pgSavedEveryRow, so the statement, and with it the implicit
+// transaction, fails whole. One statement instead of two spares
 // PostgreSQL an executor start-up and shut-down, a portal and their
 // messages on every commit.
-const pgCommitCachedSQL = `WITH saved AS (UPDATE beets SET last_event_at = v.last, status = v.status,
-	status_reason = v.reason, status_since = v.since, due_at = v.due, model = v.model, runs = v.runs,
-	version = beets.version + 1
-	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bytea[], $8::text[], $9::bigint[])
-	AS v(id, last, status, reason, since, due, model, runs, version) WHERE beets.id = v.id AND beets.version = v.version
-	RETURNING 1)
+const pgCommitCachedSQL = pgSaveCachedCTE + `
 	INSERT INTO events (id, beet_id, received_at, value, method, user_agent, kind, exit_code, duration_ms, message)
 	SELECT * FROM unnest($10::bytea[], $11::bigint[], $12::bigint[], $13::float8[], $14::text[], $15::text[],
 	$16::text[], $17::smallint[], $18::bigint[], $19::text[])
-	WHERE (SELECT 1 / (count(*) = cardinality($1::bigint[]))::int FROM saved) = 1
+	WHERE ` + pgSavedEveryRow + ` = 1
 	ON CONFLICT DO NOTHING`
 
 // errCacheStale is the cached path's way of saying that a beet was not at

@@ -248,42 +248,31 @@ func BenchmarkMemoryAllow(b *testing.B) {
 			m.Allow(ctx, key, now)
 		}
 	})
-	b.Run("round-robin-10k", func(b *testing.B) {
-		m := ratelimit.NewMemory(ratelimit.MemoryOptions{})
-		keys := make([]string, 10_000)
-		for i := range keys {
-			keys[i] = beet.NewToken()
-		}
-		now := t0
-		i := 0
-		b.ReportAllocs()
-		for b.Loop() {
-			now = now.Add(time.Microsecond)
-			m.Allow(ctx, keys[i], now)
-			if i++; i == len(keys) {
-				i = 0
+	// 10,000 keys in turn, a request every step.
+	roundRobin := func(step time.Duration) func(b *testing.B) {
+		return func(b *testing.B) {
+			m := ratelimit.NewMemory(ratelimit.MemoryOptions{})
+			keys := make([]string, 10_000)
+			for i := range keys {
+				keys[i] = beet.NewToken()
+			}
+			now := t0
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				now = now.Add(step)
+				m.Allow(ctx, keys[i], now)
+				if i++; i == len(keys) {
+					i = 0
+				}
 			}
 		}
-	})
+	}
+	b.Run("round-robin-10k", roundRobin(time.Microsecond))
 	// Every request a new key, its slot and map entry those of a key
-	// evicted as idle: a heartbeat's requests come minutes apart.
-	b.Run("new-key-10k", func(b *testing.B) {
-		m := ratelimit.NewMemory(ratelimit.MemoryOptions{})
-		keys := make([]string, 10_000)
-		for i := range keys {
-			keys[i] = beet.NewToken()
-		}
-		now := t0
-		i := 0
-		b.ReportAllocs()
-		for b.Loop() {
-			now = now.Add(2 * time.Millisecond) // a key comes back after 20 s
-			m.Allow(ctx, keys[i], now)
-			if i++; i == len(keys) {
-				i = 0
-			}
-		}
-	})
+	// evicted as idle: a heartbeat's requests come minutes apart (here a
+	// key comes back after 20 s).
+	b.Run("new-key-10k", roundRobin(2*time.Millisecond))
 	b.Run("parallel-10k", func(b *testing.B) {
 		m := ratelimit.NewMemory(ratelimit.MemoryOptions{})
 		keys := make([]string, 10_000)

@@ -2,8 +2,11 @@
 // own process on loopback and all at once,
 //
 //  1. a bare net/http server answering the same GIF (the ceiling),
-//  2. Beet on SQLite, and
-//  3. Beet on PostgreSQL (when -postgres or BEET_TEST_POSTGRES_URL is set),
+//  2. the durable floor (-floor): the same server appending each request to
+//     a file and answering after a group fsync, the least any server must
+//     do to acknowledge an event durably,
+//  3. Beet on SQLite, and
+//  4. Beet on PostgreSQL (when -postgres or BEET_TEST_POSTGRES_URL is set),
 //
 // and runs every phase against each of them in turn, so the ratios to the
 // bare server are measured side by side, minutes apart at most, on a
@@ -29,7 +32,7 @@
 // (-client raw; -client nethttp uses net/http's Client, which costs the
 // shared CPUs about twice as much a request), the same for every server.
 // With -profile DIR, CPU and allocation profiles of each Beet
-// server are saved for the steady and burst phases. A flood of -flood
+// server are saved for the steady, rate and burst phases. A flood of -flood
 // random well-formed tokens against Beet on SQLite measures peak RSS.
 //
 //	go run ./bench/ingest                      # the full run
@@ -79,6 +82,7 @@ var (
 	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
 	serverLog  = flag.String("server-log", "", "directory to write each server's output to, one file a server (for GODEBUG=gctrace=1 and the servers' logs)")
 	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
+	floor      = flag.Bool("floor", true, "run the durable floor too: the bare server appending each request to a file and answering after a group fsync")
 	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
 	sqlFsync   = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side (empty: one with the default)")
 	pgLanes    = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side (empty: one with the default)")
@@ -95,7 +99,8 @@ var (
 type target struct {
 	name  string
 	proc  *proc
-	db    *sql.DB // nil for the bare server
+	db    *sql.DB // nil for the bare server and the durable floor
+	log   string  // the durable floor's log file ("" for the others)
 	toks  []string
 	acked map[string]bool // User-Agents of the requests that got a 200, since the last loss check
 	mu    sync.Mutex
@@ -125,6 +130,11 @@ func main() {
 	bare := &target{name: "bare net/http", proc: startProc(bareBin, nil, regexp.MustCompile(`^(http://\S+)$`)), toks: randomTokens(nBeets)}
 	defer bare.proc.stop()
 	targets := []*target{bare}
+	if *floor {
+		logFile := filepath.Join(dir, "floor.log")
+		targets = append(targets, &target{name: "durable floor", log: logFile, toks: bare.toks,
+			proc: startProc(bareBin, []string{"-durable", logFile}, regexp.MustCompile(`^(http://\S+)$`))})
+	}
 
 	if *withSQLite {
 		for _, f := range strings.Split(*sqlFsync, ",") {
@@ -158,10 +168,15 @@ func main() {
 	defer func() {
 		for _, t := range targets[1:] {
 			t.proc.stop()
-			t.db.Close()
+			if t.db != nil {
+				t.db.Close()
+			}
 		}
 	}()
 	for _, t := range targets[1:] {
+		if t.db == nil {
+			continue
+		}
 		warmUp(t.proc.url, t.toks)
 		t.checkLoss() // the warm-up's events
 	}
@@ -225,8 +240,15 @@ func main() {
 		cpus := make([]time.Duration, len(targets))
 		interleave(targets, *repeat, func(i int, t *target) {
 			m0, pg, cpu := t.metrics(), t.pgBackends(), cpuTime(t.proc)
+			var stopProf func()
+			if len(runs[i]) == 0 { // the first run of each server only: one profile a server
+				stopProf = t.startProfile("rate", *duration-time.Second)
+			}
 			r := openLoop(t, "rate", t.toks[:*tokens], *rate, *duration)
 			cpus[i] += cpuTime(t.proc) - cpu
+			if stopProf != nil {
+				stopProf()
+			}
 			t.notePG("rate", pg, r.n)
 			if m := t.metrics(); m != nil {
 				got[i] = got[i].plus(m.minus(m0))
@@ -647,7 +669,7 @@ func (t *target) ack(ua string, status int) bool {
 	if status != 200 {
 		return false
 	}
-	if t.db != nil {
+	if t.db != nil || t.log != "" {
 		t.mu.Lock()
 		if t.acked == nil {
 			t.acked = map[string]bool{}
@@ -661,13 +683,16 @@ func (t *target) ack(ua string, status int) bool {
 // checkLoss compares the requests that got a 200 since the last check with
 // the events in the database, and forgets them.
 func (t *target) checkLoss() string {
-	if t.db == nil {
+	if t.db == nil && t.log == "" {
 		return "-"
 	}
 	t.mu.Lock()
 	acked := t.acked
 	t.acked = nil
 	t.mu.Unlock()
+	if t.log != "" {
+		return strconv.Itoa(lostFromLog(t.log, acked))
+	}
 	rows, err := t.db.Query(`SELECT user_agent FROM events`)
 	if err != nil {
 		log.Fatal(err)
@@ -684,6 +709,28 @@ func (t *target) checkLoss() string {
 		log.Fatal(err)
 	}
 	return strconv.Itoa(len(acked))
+}
+
+// lostFromLog counts the acknowledged User-Agents that the durable floor's
+// log does not hold (each line: time, path, User-Agent).
+func lostFromLog(file string, acked map[string]bool) int {
+	f, err := os.Open(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), " "); ok {
+			if _, ua, ok := strings.Cut(rest, " "); ok {
+				delete(acked, ua)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		log.Fatal(err)
+	}
+	return len(acked)
 }
 
 // warmUp sends every token its first event, unmeasured: a beet's first

@@ -181,6 +181,7 @@ func main() {
 		t.checkLoss() // the warm-up's events
 	}
 
+	stalls := startStallMeter()
 	fmt.Printf("## Ingestion load (%s)\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	seeded := "every beet past its first event"
 	if *deadlines {
@@ -211,6 +212,7 @@ func main() {
 			fmt.Printf("| %s | %.0f | %s | %s | %d | %.2f | %s | %.0f | %s | %.0f |\n", t.name, r.rps, ms(r.p50), ms(r.p99), r.errors, r.rps/bareRes.rps, t.checkLoss(),
 				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n), float64(gen.Microseconds())/float64(max(1, r.n)))
 		}
+		fmt.Printf("\n%s\n", stalls.take())
 		fmt.Println()
 	}
 
@@ -228,6 +230,7 @@ func main() {
 			}
 			fmt.Printf("| %s | %d | %s | %d | %s | %s | %s |\n", t.name, st.best, st.bestRes, st.next, st.nextRes, ratio, t.checkLoss())
 		}
+		fmt.Printf("\n%s\n", stalls.take())
 		fmt.Println()
 	}
 
@@ -271,6 +274,7 @@ func main() {
 			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f | %.0f |\n", t.name, float64(n)/elapsed.Seconds(), ms(median(p50s)), p99s(rs), ms(worst), errs, t.checkLoss(),
 				got[i].perCommit(), got[i].commitMicros(), float64(cpus[i].Microseconds())/float64(max(1, n)))
 		}
+		fmt.Printf("\n%s\n", stalls.take())
 		fmt.Println()
 	}
 
@@ -291,6 +295,7 @@ func main() {
 			fmt.Printf("| %s | %s | %s | %s | %s | %d | %s | %.0f | %s | %.0f |\n", t.name, ms(r.elapsed), ms(r.p50), ms(r.p99), ms(r.max), r.errors, t.checkLoss(),
 				float64(cpu.Microseconds())/float64(max(1, r.n)), m.row(r.n), float64(gen.Microseconds())/float64(max(1, r.n)))
 		}
+		fmt.Printf("\n%s\n", stalls.take())
 		fmt.Println()
 	}
 
@@ -1117,3 +1122,76 @@ func cpuTime(p *proc) time.Duration {
 }
 
 // rss and hwm read the process's current and peak resident set (KiB).
+
+// stallMeter measures how late a 1 ms sleep on an OS thread of its own
+// wakes up: a machine that stalls the load generator for 100 ms stalls
+// the servers too, and a p99 taken across such a stall says more about the
+// machine than about any server. Each phase's report names its longest
+// stall and the time lost in stalls over 20 ms.
+type stallMeter struct {
+	mu      sync.Mutex
+	longest time.Duration
+	lost    time.Duration
+	count   int
+	cpu     cpuTimes // /proc/stat at the last take
+}
+
+func startStallMeter() *stallMeter {
+	m := &stallMeter{cpu: readCPUTimes()}
+	go func() {
+		runtime.LockOSThread()
+		for {
+			t := time.Now()
+			time.Sleep(time.Millisecond)
+			late := time.Since(t) - time.Millisecond
+			m.mu.Lock()
+			m.longest = max(m.longest, late)
+			if late > 20*time.Millisecond {
+				m.lost += late
+				m.count++
+			}
+			m.mu.Unlock()
+		}
+	}()
+	return m
+}
+
+// take reports the stalls since the last take and starts over.
+func (m *stallMeter) take() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := readCPUTimes()
+	steal := "unknown"
+	if d := now.total - m.cpu.total; d > 0 {
+		steal = fmt.Sprintf("%.1f%%", 100*float64(now.steal-m.cpu.steal)/float64(d))
+	}
+	s := fmt.Sprintf("Stalls during this phase: a 1 ms sleep woke up to %s late; %d stalls over 20 ms, %s in all. CPU time stolen by the host (/proc/stat): %s.",
+		ms(m.longest), m.count, ms(m.lost), steal)
+	m.longest, m.lost, m.count, m.cpu = 0, 0, 0, now
+	return s
+}
+
+// cpuTimes are the machine's CPU time and the part of it the hypervisor
+// gave to other guests (steal), in clock ticks.
+type cpuTimes struct{ total, steal int64 }
+
+// readCPUTimes reads the first line of /proc/stat (zero where there is none).
+func readCPUTimes() cpuTimes {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTimes{}
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	var c cpuTimes
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if i < 8 { // user … steal; guest time is counted in user already
+			c.total += n
+		}
+		if i == 7 {
+			c.steal = n
+		}
+	}
+	return c
+}

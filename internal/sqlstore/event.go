@@ -111,16 +111,21 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 	if err != nil {
 		return nil, nil, err
 	}
-	var on txBeginner = db.write
+	// ctx bounds the wait for the write connection; the transaction on it
+	// runs without ctx's deadline. modernc's driver watches a cancellable
+	// context with a goroutine of its own for every statement, BEGIN and
+	// COMMIT included: about 30 allocations and as many scheduler hand-offs
+	// a commit, more than a small group's own statements cost. What could
+	// hold this commit up is another process's write lock, and BEGIN
+	// IMMEDIATE gives up on that after busy_timeout (the group then goes to
+	// the spool, as after a deadline).
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
+	ctx = context.WithoutCancel(ctx)
 	if !synced {
-		// The pragma must reach the connection the transaction runs on,
-		// so only this mode takes one connection out of the pool.
-		conn, err := db.write.Conn(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer conn.Close()
-		on = conn
 		// PRAGMA synchronous takes effect when it is prepared, and not
 		// inside a transaction: it is run as text, before BEGIN.
 		if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
@@ -137,7 +142,7 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 		}()
 	}
 	var held map[int64]*beet.Beet
-	err = txOn(ctx, on, func(tx *sql.Tx) error {
+	err = txOn(ctx, conn, func(tx *sql.Tx) error {
 		beets, byToken, vs, err := db.lockBeets(ctx, tx, w, ids, toks)
 		if err != nil {
 			return err

@@ -115,6 +115,10 @@ func TestSteadyCommitAllocations(t *testing.T) {
 			evs[i] = pgEvent(0, at)
 			evs[i].Token = toks[i]
 		}
+		// With a deadline, as the writer commits: the driver must not
+		// start a goroutine a statement to watch it.
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
 		if err := db.AddEvents(ctx, evs, observe); err != nil {
 			t.Fatal(err)
 		}
@@ -122,8 +126,8 @@ func TestSteadyCommitAllocations(t *testing.T) {
 	commit() // the beets are read once and held from then on
 	allocs := testing.AllocsPerRun(50, commit)
 	t.Logf("%.0f allocations a commit of %d events", allocs, per)
-	if allocs > 355 {
-		t.Errorf("a steady commit of %d events allocated %.0f times, want at most 355", per, allocs)
+	if allocs > 340 {
+		t.Errorf("a steady commit of %d events allocated %.0f times, want at most 340", per, allocs)
 	}
 }
 

@@ -236,8 +236,8 @@ func main() {
 
 	if slices.Contains(phases, "rate") {
 		fmt.Printf("### Rate: open loop at %d req/s for %s, %d runs for each server, servers interleaved\n\n", *rate, *duration, *repeat)
-		fmt.Println("| server | achieved req/s | p50 | median p99 (each run) | max | errors | events lost | events/commit | commit µs | server CPU µs/req |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| server | achieved req/s | p50 | median p99 (each run) | max | errors | events lost | events/commit | commit µs | commits over 5 ms | server CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 		runs := make([][]result, len(targets))
 		got := make([]metrics, len(targets))
 		cpus := make([]time.Duration, len(targets))
@@ -271,8 +271,8 @@ func main() {
 				p50s = append(p50s, r.p50)
 				worst = max(worst, r.max)
 			}
-			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f | %.0f |\n", t.name, float64(n)/elapsed.Seconds(), ms(median(p50s)), p99s(rs), ms(worst), errs, t.checkLoss(),
-				got[i].perCommit(), got[i].commitMicros(), float64(cpus[i].Microseconds())/float64(max(1, n)))
+			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f | %s | %.0f |\n", t.name, float64(n)/elapsed.Seconds(), ms(median(p50s)), p99s(rs), ms(worst), errs, t.checkLoss(),
+				got[i].perCommit(), got[i].commitMicros(), got[i].slowCommits(), float64(cpus[i].Microseconds())/float64(max(1, n)))
 		}
 		fmt.Printf("\n%s\n", stalls.take())
 		fmt.Println()
@@ -972,7 +972,8 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float
 type metrics map[string]float64
 
 var metricNames = []string{"beet_ingest_commits_total", "beet_ingest_events_committed_total", "beet_ingest_commit_seconds_total",
-	"beet_ingest_detect_seconds_total", "beet_ingest_detect_beets_total", "go_memstats_mallocs_total"}
+	"beet_ingest_detect_seconds_total", "beet_ingest_detect_beets_total", "go_memstats_mallocs_total",
+	`beet_ingest_commit_seconds_bucket{result="ok",le="0.005"}`, `beet_ingest_commit_seconds_count{result="ok"}`}
 
 func (t *target) metrics() metrics {
 	if t.db == nil {
@@ -1022,6 +1023,16 @@ func (m metrics) perCommit() float64 {
 
 func (m metrics) commitMicros() float64 {
 	return 1e6 * m["beet_ingest_commit_seconds_total"] / max(1, m["beet_ingest_commits_total"])
+}
+
+// slowCommits is how many commits took over 5 ms, and their share.
+func (m metrics) slowCommits() string {
+	all := m[`beet_ingest_commit_seconds_count{result="ok"}`]
+	if all == 0 {
+		return "-"
+	}
+	slow := all - m[`beet_ingest_commit_seconds_bucket{result="ok",le="0.005"}`]
+	return fmt.Sprintf("%.0f (%.1f%%)", slow, 100*slow/all)
 }
 
 // row is the writer's part of a report row: commits, events per commit,

@@ -1132,8 +1132,6 @@ func cpuTime(p *proc) time.Duration {
 	return time.Duration(u+s) * time.Second / 100 // USER_HZ
 }
 
-// rss and hwm read the process's current and peak resident set (KiB).
-
 // stallMeter measures how late a 1 ms sleep on an OS thread of its own
 // wakes up: a machine that stalls the load generator for 100 ms stalls
 // the servers too, and a p99 taken across such a stall says more about the

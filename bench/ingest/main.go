@@ -236,8 +236,8 @@ func main() {
 
 	if slices.Contains(phases, "rate") {
 		fmt.Printf("### Rate: open loop at %d req/s for %s, %d runs for each server, servers interleaved\n\n", *rate, *duration, *repeat)
-		fmt.Println("| server | achieved req/s | p50 | median p99 (each run) | max | errors | events lost | events/commit | commit µs | commits over 5 ms | server CPU µs/req |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Println("| server | achieved req/s | p50 | median p99 (each run) | max | errors | events lost | events/commit | commit µs | commits over 5 ms | writer busy | server CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 		runs := make([][]result, len(targets))
 		got := make([]metrics, len(targets))
 		cpus := make([]time.Duration, len(targets))
@@ -271,8 +271,8 @@ func main() {
 				p50s = append(p50s, r.p50)
 				worst = max(worst, r.max)
 			}
-			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f | %s | %.0f |\n", t.name, float64(n)/elapsed.Seconds(), ms(median(p50s)), p99s(rs), ms(worst), errs, t.checkLoss(),
-				got[i].perCommit(), got[i].commitMicros(), got[i].slowCommits(), float64(cpus[i].Microseconds())/float64(max(1, n)))
+			fmt.Printf("| %s | %.0f | %s | %s | %s | %d | %s | %.1f | %.0f | %s | %s | %.0f |\n", t.name, float64(n)/elapsed.Seconds(), ms(median(p50s)), p99s(rs), ms(worst), errs, t.checkLoss(),
+				got[i].perCommit(), got[i].commitMicros(), got[i].slowCommits(), got[i].busy(elapsed), float64(cpus[i].Microseconds())/float64(max(1, n)))
 		}
 		fmt.Printf("\n%s\n", stalls.take())
 		fmt.Println()
@@ -1033,6 +1033,15 @@ func (m metrics) slowCommits() string {
 	}
 	slow := all - m[`beet_ingest_commit_seconds_bucket{result="ok",le="0.005"}`]
 	return fmt.Sprintf("%.0f (%.1f%%)", slow, 100*slow/all)
+}
+
+// busy is the share of elapsed that the writer spent in commits (with
+// several PostgreSQL lanes, their sum: it can pass 100%).
+func (m metrics) busy(elapsed time.Duration) string {
+	if m == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*m["beet_ingest_commit_seconds_total"]/elapsed.Seconds())
 }
 
 // row is the writer's part of a report row: commits, events per commit,

@@ -1201,6 +1201,9 @@ func readCPUTimes() cpuTimes {
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return cpuTimes{}
+	}
 	var c cpuTimes
 	for i, v := range f[1:] {
 		n, _ := strconv.ParseInt(v, 10, 64)

@@ -132,7 +132,7 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 			return nil, nil, err
 		}
 		defer func() {
-			if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA synchronous = FULL`); err != nil {
+			if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = FULL`); err != nil { // ctx cannot end: see above
 				// A connection left at NORMAL would drop the fsync of
 				// every other write: it is closed instead (the pool opens
 				// a new one, FULL from its DSN).

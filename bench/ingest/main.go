@@ -85,6 +85,8 @@ var (
 	floor      = flag.Bool("floor", true, "run the durable floor too: the bare server appending each request to a file and answering after a group fsync")
 	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
 	sqlFsync   = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side (empty: one with the default)")
+	sqlEnv     = flag.String("sqlite-env", "", "';'-separated sets of space-separated KEY=VALUE settings (say \"BEET_INGEST_ACK=commit;BEET_INGEST_ACK=journal\"): one Beet on SQLite for each set, side by side, named by it (empty: one with the default)")
+	pgEnv      = flag.String("pg-env", "", "as -sqlite-env, for Beet on PostgreSQL")
 	pgLanes    = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side (empty: one with the default)")
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
@@ -142,7 +144,14 @@ func main() {
 			if f != "" {
 				name, file, env = "Beet, SQLite, fsync "+f, "beet-"+f+".db", []string{"BEET_INGEST_FSYNC=" + f}
 			}
+			if *sqlEnv != "" {
+				break
+			}
 			targets = append(targets, startTarget(name, beetBin, "sqlite://"+filepath.Join(dir, file), dir, nBeets, env...))
+		}
+		for i, set := range envSets(*sqlEnv) {
+			targets = append(targets, startTarget("Beet, SQLite, "+strings.Join(set, " "), beetBin,
+				"sqlite://"+filepath.Join(dir, fmt.Sprintf("beet-env%d.db", i)), dir, nBeets, set...))
 		}
 		if *sqlBefore != "" {
 			targets = append(targets, startTarget("Beet, SQLite, before", *sqlBefore, "sqlite://"+filepath.Join(dir, "beet-before.db"), dir, nBeets))
@@ -150,6 +159,14 @@ func main() {
 	}
 	if *pgURL != "" {
 		lanes := strings.Split(*pgLanes, ",")
+		if *pgEnv != "" {
+			lanes = nil
+		}
+		for _, set := range envSets(*pgEnv) {
+			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
+			defer drop()
+			targets = append(targets, startTarget("Beet, PostgreSQL, "+strings.Join(set, " "), beetBin, schemaURL, dir, nBeets, set...))
+		}
 		for _, l := range lanes {
 			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
 			defer drop()
@@ -1215,4 +1232,15 @@ func readCPUTimes() cpuTimes {
 		}
 	}
 	return c
+}
+
+// envSets splits -sqlite-env's value into its sets of settings.
+func envSets(v string) [][]string {
+	var sets [][]string
+	for _, set := range strings.Split(v, ";") {
+		if f := strings.Fields(set); len(f) > 0 {
+			sets = append(sets, f)
+		}
+	}
+	return sets
 }

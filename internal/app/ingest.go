@@ -97,13 +97,18 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	// its own (docs/OPERATIONS.md). Not the default: on the loaded 2-core
 	// machine it was no clear win (docs/BENCHMARKS.md, sqlsync).
 	syncApart := cfg.IngestFsync == config.IngestFsyncOverlap && a.backend.Store.SyncsApart()
+	journal := cfg.IngestAck == config.IngestAckJournal
 	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
 		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Observe: a.backend.Service.ObserveEvents,
 		OnCommit:  observeCommits(reg),
 		Lanes:     lanes,
 		SyncApart: syncApart,
+		Journal:   journal,
 	})
-	if syncApart {
+	switch {
+	case journal:
+		log.Info("pings are answered once fsync'd in the spool, and applied to the database right after", "ingest_ack", config.IngestAckJournal, "spool", path)
+	case syncApart:
 		log.Info("ingestion commits fsync the WAL beside the next commit", "ingest_fsync", config.IngestFsyncOverlap)
 	}
 	a.writer = w
@@ -141,15 +146,19 @@ func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
 		}, func() float64 { return float64(c.Load()) }))
 	}
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: "beet_ingest_commits_total", Help: "Group commits (transactions or spool appends) made by the writer.",
+		Name: "beet_ingest_commits_total", Help: "Group commits (transactions or spool appends) made by the writer; with BEET_INGEST_ACK=journal, the database commits that apply the journal.",
 	}, func() float64 { return float64(st.Batches.Load()) }))
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "beet_ingest_journal_appends_total", Help: "Groups of requests appended and fsync'd to the journal, each answered after its append (BEET_INGEST_ACK=journal).",
+	}, func() float64 { return float64(st.JournalAppends.Load()) }))
 	for name, c := range map[string]struct {
 		v    *atomic.Int64
 		help string
 	}{
-		"beet_ingest_commit_seconds_total": {&st.CommitNanos, "Time the writer spent in database commits of live events."},
-		"beet_ingest_detect_seconds_total": {&st.DetectNanos, "Time detection spent on committed events, inside the commits."},
-		"beet_ingest_fsync_seconds_total":  {&st.SyncNanos, "Time spent in fsyncs of the SQLite WAL made beside the next commit (BEET_INGEST_FSYNC=overlap); a request waits for one."},
+		"beet_ingest_commit_seconds_total":  {&st.CommitNanos, "Time the writer spent in database commits of live events."},
+		"beet_ingest_detect_seconds_total":  {&st.DetectNanos, "Time detection spent on committed events, inside the commits."},
+		"beet_ingest_fsync_seconds_total":   {&st.SyncNanos, "Time spent in fsyncs of the SQLite WAL made beside the next commit (BEET_INGEST_FSYNC=overlap); a request waits for one."},
+		"beet_ingest_journal_seconds_total": {&st.JournalNanos, "Time spent appending and fsyncing groups to the journal (BEET_INGEST_ACK=journal); a request waits for its group's."},
 	} {
 		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: c.help},
 			func() float64 { return float64(c.v.Load()) / 1e9 }))

@@ -87,6 +87,9 @@ type Config struct {
 	// IngestFsync is IngestFsyncCommit (or empty) or IngestFsyncOverlap:
 	// where an ingestion commit's fsync runs on SQLite.
 	IngestFsync string
+	// IngestAck is IngestAckCommit (or empty) or IngestAckJournal: when an
+	// ingestion request is answered.
+	IngestAck string
 	// SMTPURL is the mail server of email channels; empty turns them off.
 	SMTPURL string
 	// AllowPrivateTargets lets channels reach private addresses.
@@ -122,6 +125,12 @@ const (
 	IngestFsyncCommit  = "commit"
 )
 
+// The values of IngestAck.
+const (
+	IngestAckCommit  = "commit"
+	IngestAckJournal = "journal"
+)
+
 // Limits checked by Validate.
 const (
 	MinCleanupInterval = time.Minute
@@ -145,6 +154,7 @@ func Default() Config {
 		ShutdownTimeout: 15 * time.Second,
 		IngestBatch:     256,
 		IngestFsync:     IngestFsyncCommit,
+		IngestAck:       IngestAckCommit,
 		Role:            RoleAll,
 		MetricsListen:   DefaultMetricsListen,
 		SweepInterval:   5 * time.Second,
@@ -312,6 +322,23 @@ var settings = []setting{
 			case "", IngestFsyncCommit, IngestFsyncOverlap: // "": commit, as in a Config built in code
 			default:
 				return fmt.Errorf("must be %s or %s", IngestFsyncCommit, IngestFsyncOverlap)
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_INGEST_ACK", flag: "ingest-ack", def: IngestAckCommit,
+		usage: "when a ping is answered: commit (once its database commit is durable) or journal (once it is fsync'd in the local spool file; the database takes it right after)",
+		parse: func(c *Config, s string) error { c.IngestAck = strings.ToLower(strings.TrimSpace(s)); return nil },
+		check: func(c Config) error {
+			switch c.IngestAck {
+			case "", IngestAckCommit: // "": commit, as in a Config built in code
+			case IngestAckJournal:
+				if c.IngestLanes > 1 || c.IngestFsync == IngestFsyncOverlap {
+					return errors.New("journal answers from one append to the spool: set BEET_INGEST_LANES to 0 or 1 and BEET_INGEST_FSYNC to commit")
+				}
+			default:
+				return fmt.Errorf("must be %s or %s", IngestAckCommit, IngestAckJournal)
 			}
 			return nil
 		},

@@ -20,10 +20,25 @@ import (
 // not take. Each record is [length u32][CRC-32C u32][payload], written and
 // fsync'd before the requests it holds are answered. On open, a torn record
 // at the tail (a crash mid-write, never acknowledged) is cut off.
+//
+// Offsets are logical: they count every byte ever appended since the spool
+// was opened, so an offset the replayer holds stays valid when the file is
+// emptied or compacted under it.
+//
+// A second file, path+".applied", holds how far into the spool file the
+// database has taken its records (MarkApplied), so that a restart replays
+// only the rest: an event applied twice would be stored once but seen twice
+// by detection. It is written after the commit it records is durable, and
+// set back to 0 before the spool file is emptied or replaced, so at worst
+// it lags (a record applied again after a power cut), never runs ahead.
 type Spool struct {
 	mu      sync.Mutex
+	path    string
 	f       *os.File
-	size    int64 // bytes of whole records in the file
+	pos     *os.File // path+".applied"
+	base    int64    // the logical offset of the file's first byte
+	size    int64    // bytes of whole records in the file
+	applied int64    // file offset up to which the database has the records
 	maxSize int64
 }
 
@@ -51,23 +66,100 @@ func OpenSpool(path string, maxSize int64) (*Spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open spool: %w", err)
 	}
-	s := &Spool{f: f, maxSize: maxSize}
+	os.Remove(path + ".tmp") // a compaction a crash cut short; the spool is whole
+	pos, err := os.OpenFile(path+".applied", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open spool: %w", err)
+	}
+	s := &Spool{path: path, f: f, pos: pos, maxSize: maxSize}
 	info, err := f.Stat()
 	if err != nil {
-		f.Close()
+		s.Close()
 		return nil, fmt.Errorf("stat spool: %w", err)
 	}
-	good, err := s.scan(func(beet.Event) error { return nil }, 0, info.Size())
+	good, err := scanFile(f, func([]beet.Event, int64) error { return nil }, 0, info.Size())
 	if err != nil {
-		f.Close()
+		s.Close()
 		return nil, err
 	}
 	if err := f.Truncate(good); err != nil {
-		f.Close()
+		s.Close()
 		return nil, fmt.Errorf("cut torn spool tail: %w", err)
 	}
 	s.size = good
+	s.applied = min(readPosition(pos), good)
+	if !onRecordBoundary(f, s.applied) {
+		s.applied = 0
+	}
 	return s, nil
+}
+
+// readPosition reads the applied offset: 8 bytes and their CRC-32C, or 0
+// if the file is empty or not whole.
+func readPosition(f *os.File) int64 {
+	var b [12]byte
+	if _, err := f.ReadAt(b[:], 0); err != nil {
+		return 0
+	}
+	if crc32.Checksum(b[:8], crc32c) != binary.LittleEndian.Uint32(b[8:]) {
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint64(b[:8]))
+}
+
+// onRecordBoundary reports whether a record of the spool file ends at off
+// (or off is 0): an applied offset from another file is not trusted.
+func onRecordBoundary(f *os.File, off int64) bool {
+	found := off == 0
+	scanFile(f, func(_ []beet.Event, end int64) error {
+		if end == off {
+			found = true
+		}
+		return nil
+	}, 0, off)
+	return found
+}
+
+// writePosition records the applied file offset; the caller holds mu.
+// sync fsyncs it, for the writes that must reach the disk before the spool
+// file changes.
+func (s *Spool) writePosition(off int64, sync bool) error {
+	var b [12]byte
+	binary.LittleEndian.PutUint64(b[:8], uint64(off))
+	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[:8], crc32c))
+	if _, err := s.pos.WriteAt(b[:], 0); err != nil {
+		return fmt.Errorf("write spool position: %w", err)
+	}
+	if sync {
+		if err := s.pos.Sync(); err != nil {
+			return fmt.Errorf("sync spool position: %w", err)
+		}
+	}
+	s.applied = off
+	return nil
+}
+
+// Applied is the logical offset up to which the database has the spooled
+// records, as recorded by MarkApplied (here or before a restart).
+func (s *Spool) Applied() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base + s.applied
+}
+
+// MarkApplied records that the database has, durably, every record up to
+// the logical offset end. It is not fsync'd: it survives a crash of Beet,
+// and after a power cut the position may be older, never newer, than the
+// database.
+func (s *Spool) MarkApplied(end int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	off := end - s.base
+	if off <= s.applied || off > s.size {
+		return nil
+	}
+	return s.writePosition(off, false)
 }
 
 // Size returns the bytes of events waiting in the spool.
@@ -100,21 +192,59 @@ func (s *Spool) Append(items []beet.Event) error {
 	return nil
 }
 
-// ReadFrom calls fn for each event in the acknowledged records from offset
-// on, in order, and returns the offset after the last record it read. It
-// may run while Append writes: it stops at the size Append last committed.
-func (s *Spool) ReadFrom(offset int64, fn func(beet.Event) error) (int64, error) {
-	return s.scan(fn, offset, s.Size())
+// Start is the logical offset of the first record still in the spool.
+func (s *Spool) Start() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base
 }
 
-// TruncateIf empties the spool if nothing was appended past end, and
-// reports whether it did. The replayer calls it once everything up to end
-// is in the database.
+// End is the logical offset after the last record appended.
+func (s *Spool) End() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base + s.size
+}
+
+// ReadFrom calls fn for each event in the acknowledged records from the
+// logical offset on (from Start if it is before it), in order, and returns
+// the offset after the last record it read. It may run while Append
+// writes: it stops at the size Append last committed. Only the replayer
+// reads, and only the replayer empties or compacts, so the file does not
+// change under it.
+func (s *Spool) ReadFrom(offset int64, fn func(beet.Event) error) (int64, error) {
+	return s.ReadRecords(offset, func(items []beet.Event, _ int64) error {
+		for _, it := range items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadRecords is ReadFrom a record at a time: fn gets each record's events
+// and the logical offset after it.
+func (s *Spool) ReadRecords(offset int64, fn func(items []beet.Event, end int64) error) (int64, error) {
+	s.mu.Lock()
+	base, size, f := s.base, s.size, s.f
+	s.mu.Unlock()
+	offset = max(offset, base)
+	end, err := scanFile(f, func(items []beet.Event, end int64) error { return fn(items, base+end) }, offset-base, size)
+	return base + end, err
+}
+
+// TruncateIf empties the spool if nothing was appended past the logical
+// offset end, and reports whether it did. The replayer calls it once
+// everything up to end is in the database.
 func (s *Spool) TruncateIf(end int64) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.size != end {
+	if s.base+s.size != end {
 		return false, nil
+	}
+	if err := s.writePosition(0, true); err != nil {
+		return false, err
 	}
 	if err := s.f.Truncate(0); err != nil {
 		return false, fmt.Errorf("truncate spool: %w", err)
@@ -122,18 +252,78 @@ func (s *Spool) TruncateIf(end int64) (bool, error) {
 	if err := s.f.Sync(); err != nil {
 		return false, fmt.Errorf("sync spool: %w", err)
 	}
-	s.size = 0
+	s.base, s.size = end, 0
 	return true, nil
 }
 
-// Close closes the file; events still in it are replayed at the next start.
-func (s *Spool) Close() error { return s.f.Close() }
+// CompactTo drops the records before the logical offset end, which the
+// replayer has put in the database, when they are at least minBytes: the
+// records after end are copied to a new file that replaces the spool by
+// rename, so a crash leaves either file whole. It reports whether it did.
+// Under a steady stream of appends (the journal) the spool is never empty
+// when the replayer catches up, and TruncateIf alone would let it grow.
+func (s *Spool) CompactTo(end, minBytes int64) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head := end - s.base
+	if head < minBytes || head > s.size {
+		return false, nil
+	}
+	tail := make([]byte, s.size-head)
+	if _, err := s.f.ReadAt(tail, head); err != nil {
+		return false, fmt.Errorf("read spool tail: %w", err)
+	}
+	tmp := s.path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("compact spool: %w", err)
+	}
+	if _, err = f.Write(tail); err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		// The new file's records are all unapplied.
+		err = s.writePosition(0, true)
+	}
+	if err == nil {
+		err = os.Rename(tmp, s.path)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(s.path))
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return false, fmt.Errorf("compact spool: %w", err)
+	}
+	s.f.Close()
+	s.f, s.base, s.size = f, end, int64(len(tail))
+	return true, nil
+}
 
-func (s *Spool) scan(fn func(beet.Event) error, offset, end int64) (int64, error) {
+// syncDir fsyncs a directory, so that a rename in it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Close closes the files; events still in the spool are replayed at the
+// next start.
+func (s *Spool) Close() error { return errors.Join(s.f.Close(), s.pos.Close()) }
+
+// scanFile calls fn for each whole record in f between the file offsets
+// offset and end, with the file offset after it, and returns the offset
+// after the last one it read.
+func scanFile(f *os.File, fn func(items []beet.Event, end int64) error, offset, end int64) (int64, error) {
 	if offset >= end {
 		return offset, nil
 	}
-	r := bufio.NewReaderSize(io.NewSectionReader(s.f, offset, end-offset), 64<<10)
+	// The journal reads a few records at a time: no 64 KiB buffer for them.
+	r := bufio.NewReaderSize(io.NewSectionReader(f, offset, end-offset), int(min(64<<10, end-offset)))
 	var hdr [recordHeader]byte
 	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -154,10 +344,8 @@ func (s *Spool) scan(fn func(beet.Event) error, offset, end int64) (int64, error
 		if err != nil {
 			return offset, nil
 		}
-		for _, it := range items {
-			if err := fn(it); err != nil {
-				return offset, err
-			}
+		if err := fn(items, offset+recordHeader+int64(n)); err != nil {
+			return offset, err
 		}
 		offset += recordHeader + int64(n)
 	}

@@ -52,6 +52,7 @@ func TestLoad(t *testing.T) {
 				"BEET_INGEST_BATCH":     "500",
 				"BEET_INGEST_WAIT":      "2ms",
 				"BEET_INGEST_FSYNC":     "Overlap",
+				"BEET_INGEST_ACK":       "Commit",
 			},
 			check: func(t *testing.T, c config.Config) {
 				want := config.Config{
@@ -59,7 +60,7 @@ func TestLoad(t *testing.T) {
 					BaseURL: "https://beet.example.com", LogLevel: slog.LevelDebug, LogFormat: "json",
 					CleanupInterval: time.Hour, CleanupBatch: 10000, ShutdownTimeout: 30 * time.Second,
 					RedisURL: "redis://127.0.0.1:6379/2", SpoolPath: "/var/lib/beet/spool", IngestBatch: 500, IngestWait: 2 * time.Millisecond,
-					IngestFsync: config.IngestFsyncOverlap, Role: "all", MetricsListen: config.DefaultMetricsListen, SweepInterval: 5 * time.Second, DeliveryLease: 2 * time.Minute,
+					IngestFsync: config.IngestFsyncOverlap, IngestAck: config.IngestAckCommit, Role: "all", MetricsListen: config.DefaultMetricsListen, SweepInterval: 5 * time.Second, DeliveryLease: 2 * time.Minute,
 				}
 				if c != want {
 					t.Fatalf("got %+v, want %+v", c, want)
@@ -141,6 +142,9 @@ func TestLoadInvalid(t *testing.T) {
 		{env: map[string]string{"BEET_INGEST_BATCH": "many"}, want: "BEET_INGEST_BATCH"},
 		{env: map[string]string{"BEET_INGEST_WAIT": "1s"}, want: "BEET_INGEST_WAIT (--ingest-wait)"},
 		{env: map[string]string{"BEET_INGEST_FSYNC": "never"}, want: "BEET_INGEST_FSYNC (--ingest-fsync)"},
+		{env: map[string]string{"BEET_INGEST_ACK": "spool"}, want: "BEET_INGEST_ACK (--ingest-ack)"},
+		{env: map[string]string{"BEET_INGEST_ACK": "journal", "BEET_INGEST_LANES": "4"}, want: "BEET_INGEST_ACK (--ingest-ack)"},
+		{env: map[string]string{"BEET_INGEST_ACK": "journal", "BEET_INGEST_FSYNC": "overlap"}, want: "BEET_INGEST_ACK"},
 		{env: map[string]string{"BEET_DEBUG_LISTEN": ":6060"}, want: "BEET_DEBUG_LISTEN (--debug-listen)"},
 		{env: map[string]string{"BEET_DEBUG_LISTEN": "0.0.0.0:6060"}, want: "BEET_DEBUG_LISTEN"},
 		{env: map[string]string{"BEET_DEBUG_LISTEN": "127.0.0.1"}, want: "BEET_DEBUG_LISTEN"},

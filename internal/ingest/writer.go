@@ -225,7 +225,7 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 		}
 	}
 	if spool.Size() > 0 {
-		w.log.Warn("spool holds events from before; replaying them", "bytes", spool.Size())
+		w.log.Warn("spool holds events from before; replaying them", "bytes", spool.Size(), "unapplied_bytes", spool.End()-spool.Applied())
 		w.wake <- struct{}{}
 	}
 	go w.run()

@@ -151,8 +151,10 @@ func TestJournalRestartAppliesOnlyTheRest(t *testing.T) {
 }
 
 // TestJournalStaysSmallUnderAStream: requests that never pause keep the
-// spool from emptying; it is compacted instead, stays near 1 MiB, and every
-// answered event ends up stored once.
+// spool from emptying; it is compacted instead, so the applied records in
+// front of the file stay near 1 MiB (what the replayer has not applied yet
+// is another matter: a slow database, or the race detector, grows it), and
+// every answered event ends up stored once.
 func TestJournalStaysSmallUnderAStream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 3 MiB of journal")
@@ -168,7 +170,7 @@ func TestJournalStaysSmallUnderAStream(t *testing.T) {
 	big := string(make([]byte, 900)) // about 1 KiB a record: 3 MiB of journal in 3,000 events
 	var (
 		wg      sync.WaitGroup
-		largest atomic.Int64
+		largest atomic.Int64 // applied bytes still in the file
 		next    atomic.Int64
 	)
 	for range 16 {
@@ -184,8 +186,8 @@ func TestJournalStaysSmallUnderAStream(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if fi, err := os.Stat(path); err == nil && fi.Size() > largest.Load() {
-					largest.Store(fi.Size())
+				if fi, err := os.Stat(path); err == nil && fi.Size()-w.SpoolBytes() > largest.Load() {
+					largest.Store(fi.Size() - w.SpoolBytes())
 				}
 			}
 		})
@@ -196,7 +198,7 @@ func TestJournalStaysSmallUnderAStream(t *testing.T) {
 		t.Fatalf("%d events stored, want 3000", n)
 	}
 	if l := largest.Load(); l > 2*journalCompactBytes {
-		t.Fatalf("the spool file reached %d bytes under the stream, want it compacted near %d", l, journalCompactBytes)
+		t.Fatalf("the spool file held %d applied bytes under the stream, want it compacted near %d", l, journalCompactBytes)
 	}
 	if spool.Size() != 0 {
 		t.Fatalf("the spool holds %d bytes after a clean stop", spool.Size())

@@ -471,22 +471,8 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64, s *syncer) {
 		} else {
 			err = w.store.AddEvents(ctx, events, w.opt.Observe)
 		}
-		w.stats.CommitNanos.Add(int64(time.Since(start)))
 		cancel()
-		// The commit-size histogram counts the events a commit stored
-		// (those whose token no beet had are dropped inside it); Committed,
-		// every event a successful commit took.
-		n := len(events)
-		if err == nil {
-			for i := range events {
-				if events[i].BeetID == 0 {
-					n--
-				}
-			}
-		}
-		if w.opt.OnCommit != nil {
-			w.opt.OnCommit(n, time.Since(start), err == nil)
-		}
+		w.reportCommit(events, start, err)
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
 			inFlight.Store(0)
@@ -552,6 +538,26 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64, s *syncer) {
 		default: // the replayer is due to look already
 		}
 	}
+}
+
+// reportCommit counts a database commit of events begun at start: its
+// time, and for the commit-size histogram the events it stored (those
+// whose token no beet had are dropped inside it).
+func (w *Writer) reportCommit(events []beet.Event, start time.Time, err error) {
+	took := time.Since(start)
+	w.stats.CommitNanos.Add(int64(took))
+	if w.opt.OnCommit == nil {
+		return
+	}
+	n := len(events)
+	if err == nil {
+		for i := range events {
+			if events[i].BeetID == 0 {
+				n--
+			}
+		}
+	}
+	w.opt.OnCommit(n, took, err == nil)
 }
 
 // noteUnmatched hands the events that a commit matched to no beet to the
@@ -672,18 +678,7 @@ func (w *Writer) applyFrom(offset int64) (int64, error) {
 		err := w.store.AddEvents(ctx, group, w.opt.Observe)
 		if w.opt.Journal {
 			w.stats.Batches.Add(1)
-			w.stats.CommitNanos.Add(int64(time.Since(start)))
-			if w.opt.OnCommit != nil {
-				n := len(group)
-				if err == nil {
-					for i := range group {
-						if group[i].BeetID == 0 {
-							n--
-						}
-					}
-				}
-				w.opt.OnCommit(n, time.Since(start), err == nil)
-			}
+			w.reportCommit(group, start, err)
 		}
 		if err != nil {
 			return err

@@ -78,7 +78,14 @@ func OpenSpool(path string, maxSize int64) (*Spool, error) {
 		s.Close()
 		return nil, fmt.Errorf("stat spool: %w", err)
 	}
-	good, err := scanFile(f, func([]beet.Event, int64) error { return nil }, 0, info.Size())
+	// A position that is not the end of a record of this file (one left
+	// beside another file) is not trusted: replaying from 0 loses nothing.
+	applied := readPosition(pos)
+	onRecord := applied == 0
+	good, err := scanFile(f, func(_ []beet.Event, end int64) error {
+		onRecord = onRecord || end == applied
+		return nil
+	}, 0, info.Size())
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -88,9 +95,8 @@ func OpenSpool(path string, maxSize int64) (*Spool, error) {
 		return nil, fmt.Errorf("cut torn spool tail: %w", err)
 	}
 	s.size = good
-	s.applied = min(readPosition(pos), good)
-	if !onRecordBoundary(f, s.applied) {
-		s.applied = 0
+	if onRecord {
+		s.applied = applied
 	}
 	return s, nil
 }
@@ -106,19 +112,6 @@ func readPosition(f *os.File) int64 {
 		return 0
 	}
 	return int64(binary.LittleEndian.Uint64(b[:8]))
-}
-
-// onRecordBoundary reports whether a record of the spool file ends at off
-// (or off is 0): an applied offset from another file is not trusted.
-func onRecordBoundary(f *os.File, off int64) bool {
-	found := off == 0
-	scanFile(f, func(_ []beet.Event, end int64) error {
-		if end == off {
-			found = true
-		}
-		return nil
-	}, 0, off)
-	return found
 }
 
 // writePosition records the applied file offset; the caller holds mu.
@@ -288,16 +281,18 @@ func (s *Spool) CompactTo(end, minBytes int64) (bool, error) {
 	if err == nil {
 		err = os.Rename(tmp, s.path)
 	}
-	if err == nil {
-		err = syncDir(filepath.Dir(s.path))
-	}
 	if err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return false, fmt.Errorf("compact spool: %w", err)
 	}
+	// Renamed: the new file is the spool from here on, whatever the
+	// directory's fsync says, or appends would go to an unlinked file.
 	s.f.Close()
 	s.f, s.base, s.size = f, end, int64(len(tail))
+	if err := syncDir(filepath.Dir(s.path)); err != nil {
+		return true, fmt.Errorf("compact spool: sync its directory: %w", err)
+	}
 	return true, nil
 }
 

@@ -139,13 +139,14 @@ func main() {
 	}
 
 	if *withSQLite {
-		for _, f := range strings.Split(*sqlFsync, ",") {
+		fsyncs := strings.Split(*sqlFsync, ",")
+		if *sqlEnv != "" {
+			fsyncs = nil // -sqlite-env names every Beet on SQLite
+		}
+		for _, f := range fsyncs {
 			name, file, env := "Beet, SQLite", "beet.db", []string(nil)
 			if f != "" {
 				name, file, env = "Beet, SQLite, fsync "+f, "beet-"+f+".db", []string{"BEET_INGEST_FSYNC=" + f}
-			}
-			if *sqlEnv != "" {
-				break
 			}
 			targets = append(targets, startTarget(name, beetBin, "sqlite://"+filepath.Join(dir, file), dir, nBeets, env...))
 		}
@@ -160,7 +161,7 @@ func main() {
 	if *pgURL != "" {
 		lanes := strings.Split(*pgLanes, ",")
 		if *pgEnv != "" {
-			lanes = nil
+			lanes = nil // -pg-env names every Beet on PostgreSQL
 		}
 		for _, set := range envSets(*pgEnv) {
 			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")

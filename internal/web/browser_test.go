@@ -283,13 +283,24 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("list: %q", s)
 	}
 	screenshot(t, ctx, "beets.png")
-	run(t, ctx, "pause every beet on the page", chromedp.Click(chromedp.CSS("[data-check-all]")),
-		chromedp.Click(chromedp.CSS(`#bulk button[value="pause"]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	// Each bulk action submits a form: wait for the page it loads, or the next
+	// step finds the old page (and its old notice) or aborts the load.
+	submit := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if _, err := chromedp.RunResponse(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	submit("pause every beet on the page", chromedp.Click(chromedp.CSS("[data-check-all]")),
+		chromedp.Click(chromedp.CSS(`#bulk button[value="pause"]`)))
 	if s := text(t, ctx, ".notice"); !strings.Contains(s, "1 beet paused") || !strings.Contains(text(t, ctx, ".beets"), "Paused") {
 		t.Errorf("after the bulk pause: %q", s)
 	}
-	run(t, ctx, "resume it", chromedp.Click(chromedp.CSS("[data-check-all]")),
-		chromedp.Click(chromedp.CSS(`#bulk button[value="resume"]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	submit("resume it", chromedp.Click(chromedp.CSS("[data-check-all]")),
+		chromedp.Click(chromedp.CSS(`#bulk button[value="resume"]`)))
+	if s := text(t, ctx, ".notice"); !strings.Contains(s, "1 beet resumed") || strings.Contains(text(t, ctx, ".beets"), "Paused") {
+		t.Errorf("after the bulk resume: %q", s)
+	}
 	run(t, ctx, "phone-sized list", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
 		chromedp.WaitVisible(chromedp.CSS(".beets")))
 	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))

@@ -90,6 +90,7 @@ var (
 	pgLanes    = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side (empty: one with the default)")
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
+	traceFor   = flag.Duration("trace", 0, "with -profile, also save an execution trace of each Beet server this long from each phase's start (for go tool trace -pprof=sched)")
 	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
 	sqlBefore  = flag.String("sqlite-before", "", "a beet binary built from another commit: run it on SQLite too, as \"before\", side by side with this tree's")
 	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
@@ -1122,6 +1123,11 @@ func (t *target) startProfile(phase string, d time.Duration) (stop func()) {
 	secs := strconv.Itoa(max(1, int(d.Seconds())))
 	wg.Go(func() { fetch("/debug/pprof/profile?seconds="+secs, base+".cpu.pprof") })
 	wg.Go(func() { fetch("/debug/pprof/allocs?seconds="+secs, base+".allocs.pprof") })
+	if *traceFor > 0 {
+		wg.Go(func() {
+			fetch("/debug/pprof/trace?seconds="+strconv.Itoa(max(1, int(traceFor.Seconds()))), base+".trace")
+		})
+	}
 	return wg.Wait
 }
 

@@ -27,7 +27,8 @@ func main() {
 	dir := flag.String("dir", os.TempDir(), "directory on the disk to measure (files are created and removed there)")
 	n := flag.Int("n", 2000, "durable writes per method")
 	size := flag.Int("size", 1500, "bytes a write (a group of about ten pings)")
-	noise := flag.Bool("noise", false, "meanwhile append 256 KiB and fsync every 10 ms to another file, as a database's log and checkpoints beside the journal do")
+	noise := flag.Bool("noise", false, "meanwhile append 256 KiB and fsync every 10 ms to another file, as a database's log beside the journal does")
+	checkpoint := flag.Bool("checkpoint", false, "meanwhile grow another file by 4 MiB in 4 KiB writes every 500 ms and fsync it after each 4 MiB, as a database's checkpoints do")
 	flag.Parse()
 	if *n <= 0 || *size <= 0 || *size > 1<<20 {
 		log.Fatal("fsynccost: -n must be positive and -size between 1 and 1048576")
@@ -68,10 +69,14 @@ func main() {
 		}, overwrite(record)},
 	}
 	if *noise {
-		stop := startNoise(*dir)
+		stop := startNoise(*dir, 10*time.Millisecond, 256<<10, 256<<10)
 		defer stop()
 	}
-	fmt.Printf("%d durable writes of %d bytes a method, in %s (noise beside: %v)\n\n", *n, *size, *dir, *noise)
+	if *checkpoint {
+		stop := startNoise(*dir, 500*time.Millisecond, 4<<20, 4<<10)
+		defer stop()
+	}
+	fmt.Printf("%d durable writes of %d bytes a method, in %s (log beside: %v, checkpoints beside: %v)\n\n", *n, *size, *dir, *noise, *checkpoint)
 	fmt.Println("| method | wall a write | CPU a write | p50 | p99 | max |")
 	fmt.Println("|---|---|---|---|---|---|")
 	for i, m := range methods {
@@ -114,10 +119,10 @@ func overwrite(record []byte) func(f *os.File, i int) error {
 	}
 }
 
-// startNoise appends 256 KiB and fsyncs every 10 ms to a file of its own
-// until stopped, and removes it then. Its CPU is counted in the methods'
-// CPU column too, equally for each.
-func startNoise(dir string) (stop func()) {
+// startNoise appends bytes, in writes of chunk bytes, and then fsyncs, every
+// period, to a file of its own until stopped, and removes it then. Its CPU
+// is counted in the methods' CPU column too, equally for each.
+func startNoise(dir string, period time.Duration, bytes, chunk int) (stop func()) {
 	f, err := os.CreateTemp(dir, "fsynccost-noise-")
 	if err != nil {
 		log.Fatal(err)
@@ -125,8 +130,8 @@ func startNoise(dir string) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		chunk := make([]byte, 256<<10)
-		t := time.NewTicker(10 * time.Millisecond)
+		buf := make([]byte, chunk)
+		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
 			select {
@@ -138,8 +143,10 @@ func startNoise(dir string) (stop func()) {
 				f.Truncate(0) // as a log is restarted after a checkpoint
 				f.Seek(0, 0)
 			}
-			if _, err := f.Write(chunk); err != nil {
-				log.Fatal(err)
+			for range bytes / chunk {
+				if _, err := f.Write(buf); err != nil {
+					log.Fatal(err)
+				}
 			}
 			f.Sync()
 		}

@@ -30,8 +30,8 @@ func main() {
 	noise := flag.Bool("noise", false, "meanwhile append 256 KiB and fsync every 10 ms to another file, as a database's log beside the journal does")
 	checkpoint := flag.Bool("checkpoint", false, "meanwhile grow another file by 4 MiB in 4 KiB writes every 500 ms and fsync it after each 4 MiB, as a database's checkpoints do")
 	flag.Parse()
-	if *n <= 0 || *size <= 0 || *size > 1<<20 {
-		log.Fatal("fsynccost: -n must be positive and -size between 1 and 1048576")
+	if *n <= 0 || *size <= 0 || *size > 1<<20 || int64(*n)*int64(*size) > 1<<30 {
+		log.Fatal("fsynccost: -n must be positive, -size between 1 and 1048576, and -n × -size at most 1 GiB (the file written ahead)")
 	}
 	record := make([]byte, *size)
 	for i := range record {

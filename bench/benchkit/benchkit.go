@@ -1,6 +1,6 @@
 // Package benchkit holds what the load programs under bench/ share: building
 // the binaries they run, opening the database they check, a throw-away
-// PostgreSQL schema per run and reading a process's memory.
+// PostgreSQL schema per run, reading a process's memory and its own CPU time.
 package benchkit
 
 import (
@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver for database/sql
@@ -98,4 +99,15 @@ func procStatus(pid int, field string) int64 {
 		}
 	}
 	return 0
+}
+
+// SelfCPU is the CPU time (user and system) this process has used, 0 if
+// the system cannot say: a load program shares the machine with what it
+// measures, so its own share is part of the result.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

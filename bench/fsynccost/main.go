@@ -21,6 +21,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/beethq/beet/bench/benchkit"
 )
 
 func main() {
@@ -91,7 +93,7 @@ func main() {
 			}
 		}
 		took := make([]time.Duration, *n)
-		cpu0, wall0 := cpuTime(), time.Now()
+		cpu0, wall0 := benchkit.SelfCPU(), time.Now()
 		for j := range *n {
 			t0 := time.Now()
 			if err := m.write(f, j); err != nil {
@@ -99,7 +101,7 @@ func main() {
 			}
 			took[j] = time.Since(t0)
 		}
-		wall, cpu := time.Since(wall0), cpuTime()-cpu0
+		wall, cpu := time.Since(wall0), benchkit.SelfCPU()-cpu0
 		f.Close()
 		os.Remove(path)
 		slices.Sort(took)
@@ -157,15 +159,6 @@ func startNoise(dir string, period time.Duration, bytes, chunk int) (stop func()
 		f.Close()
 		os.Remove(f.Name())
 	}
-}
-
-// cpuTime is the user and system CPU this process has used so far.
-func cpuTime() time.Duration {
-	var r syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &r); err != nil {
-		log.Fatal(err)
-	}
-	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
 
 func micros(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }

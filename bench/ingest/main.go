@@ -61,7 +61,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/beethq/beet"
@@ -218,9 +217,9 @@ func main() {
 		for _, t := range targets {
 			before, cpu := t.metrics(), cpuTime(t.proc)
 			stopProf := t.startProfile("steady", *duration-time.Second)
-			gen, pg := selfCPU(), t.pgBackends()
+			gen, pg := benchkit.SelfCPU(), t.pgBackends()
 			r := closedLoop(t, "steady", t.toks[:*tokens])
-			gen = selfCPU() - gen
+			gen = benchkit.SelfCPU() - gen
 			t.notePG("steady", pg, r.n)
 			stopProf()
 			cpu = cpuTime(t.proc) - cpu
@@ -304,9 +303,9 @@ func main() {
 		for _, t := range targets {
 			before, cpu := t.metrics(), cpuTime(t.proc)
 			stopProf := t.startProfile("burst", 3*time.Second)
-			gen, pg := selfCPU(), t.pgBackends()
+			gen, pg := benchkit.SelfCPU(), t.pgBackends()
 			r := burst(t, t.toks[:*burstN])
-			gen = selfCPU() - gen
+			gen = benchkit.SelfCPU() - gen
 			t.notePG("burst", pg, r.n)
 			stopProf()
 			cpu = cpuTime(t.proc) - cpu
@@ -1156,16 +1155,6 @@ func floodRun(p *proc, n int) int64 {
 	}
 	wg.Wait()
 	return benchkit.HWM(p.cmd.Process.Pid)
-}
-
-// selfCPU is the CPU time (user and system) the load generator (this
-// process) has used: it shares the machine with the servers it measures.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cpuTime is the CPU time (user and system) the process has used.

@@ -44,7 +44,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/beethq/beet"
@@ -258,7 +257,7 @@ func main() {
 	}
 	var samples []sample
 	t0 := time.Now()
-	serverCPU0, driverCPU0 := procCPU(pid), selfCPU() // the load's share, without the seeding
+	serverCPU0, driverCPU0 := procCPU(pid), benchkit.SelfCPU() // the load's share, without the seeding
 	takeSample := func() {
 		m := metrics(client, base, metricsToken)
 		s := sample{at: time.Since(t0).Round(time.Second), rssMiB: float64(benchkit.RSS(pid)) / 1024,
@@ -285,7 +284,7 @@ func main() {
 	}
 	loadTime := time.Since(t0)
 	wg.Wait()
-	serverCPU, driverCPU := procCPU(pid)-serverCPU0, selfCPU()-driverCPU0
+	serverCPU, driverCPU := procCPU(pid)-serverCPU0, benchkit.SelfCPU()-driverCPU0
 	// Idle: the driver hangs up its kept-alive connections, so what the
 	// server still holds after a moment is what leaks.
 	client.CloseIdleConnections()
@@ -462,15 +461,6 @@ func procCPU(pid int) time.Duration {
 	u, _ := strconv.ParseInt(f[11], 10, 64)
 	s, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(u+s) * 10 * time.Millisecond
-}
-
-// selfCPU is the CPU time this driver has used.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // latencies keeps every ingestion latency (8 bytes each: 4.8 MB for 10

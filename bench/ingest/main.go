@@ -83,10 +83,10 @@ var (
 	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
 	floor      = flag.Bool("floor", true, "run the durable floor too: the bare server appending each request to a file and answering after a group fsync")
 	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
-	sqlFsync   = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side (empty: one with the default)")
+	sqlFsync   = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side; a shorthand for -sqlite-env, which wins (empty: one with the default)")
 	sqlEnv     = flag.String("sqlite-env", "", "';'-separated sets of space-separated KEY=VALUE settings (say \"BEET_INGEST_ACK=commit;BEET_INGEST_ACK=journal\"): one Beet on SQLite for each set, side by side, named by it (empty: one with the default)")
 	pgEnv      = flag.String("pg-env", "", "as -sqlite-env, for Beet on PostgreSQL")
-	pgLanes    = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side (empty: one with the default)")
+	pgLanes    = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side; a shorthand for -pg-env, which wins (empty: one with the default)")
 	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
 	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	traceFor   = flag.Duration("trace", 0, "with -profile, also save an execution trace of each Beet server this long from each phase's start (for go tool trace -pprof=sched)")
@@ -139,43 +139,26 @@ func main() {
 	}
 
 	if *withSQLite {
-		fsyncs := strings.Split(*sqlFsync, ",")
-		if *sqlEnv != "" {
-			fsyncs = nil // -sqlite-env names every Beet on SQLite
-		}
-		for _, f := range fsyncs {
-			name, file, env := "Beet, SQLite", "beet.db", []string(nil)
-			if f != "" {
-				name, file, env = "Beet, SQLite, fsync "+f, "beet-"+f+".db", []string{"BEET_INGEST_FSYNC=" + f}
+		for i, set := range settingSets(*sqlEnv, "BEET_INGEST_FSYNC", *sqlFsync) {
+			name, file := "Beet, SQLite", "beet.db"
+			if set != nil {
+				name, file = "Beet, SQLite, "+strings.Join(set, " "), fmt.Sprintf("beet-env%d.db", i)
 			}
-			targets = append(targets, startTarget(name, beetBin, "sqlite://"+filepath.Join(dir, file), dir, nBeets, env...))
-		}
-		for i, set := range envSets(*sqlEnv) {
-			targets = append(targets, startTarget("Beet, SQLite, "+strings.Join(set, " "), beetBin,
-				"sqlite://"+filepath.Join(dir, fmt.Sprintf("beet-env%d.db", i)), dir, nBeets, set...))
+			targets = append(targets, startTarget(name, beetBin, "sqlite://"+filepath.Join(dir, file), dir, nBeets, set...))
 		}
 		if *sqlBefore != "" {
 			targets = append(targets, startTarget("Beet, SQLite, before", *sqlBefore, "sqlite://"+filepath.Join(dir, "beet-before.db"), dir, nBeets))
 		}
 	}
 	if *pgURL != "" {
-		lanes := strings.Split(*pgLanes, ",")
-		if *pgEnv != "" {
-			lanes = nil // -pg-env names every Beet on PostgreSQL
-		}
-		for _, set := range envSets(*pgEnv) {
+		for _, set := range settingSets(*pgEnv, "BEET_INGEST_LANES", *pgLanes) {
 			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
 			defer drop()
-			targets = append(targets, startTarget("Beet, PostgreSQL, "+strings.Join(set, " "), beetBin, schemaURL, dir, nBeets, set...))
-		}
-		for _, l := range lanes {
-			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
-			defer drop()
-			name, env := "Beet, PostgreSQL", []string(nil)
-			if l != "" {
-				name, env = "Beet, PostgreSQL, "+l+" lanes", []string{"BEET_INGEST_LANES=" + l}
+			name := "Beet, PostgreSQL"
+			if set != nil {
+				name += ", " + strings.Join(set, " ")
 			}
-			targets = append(targets, startTarget(name, beetBin, schemaURL, dir, nBeets, env...))
+			targets = append(targets, startTarget(name, beetBin, schemaURL, dir, nBeets, set...))
 		}
 		if *pgBefore != "" {
 			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
@@ -1251,12 +1234,26 @@ func readCPUTimes() cpuTimes {
 }
 
 // envSets splits -sqlite-env's value into its sets of settings.
-func envSets(v string) [][]string {
+// settingSets is the Beets to run on one engine, one set of KEY=VALUE
+// settings each: env's ';'-separated sets, else one set a value of the
+// shorthand list (key=value for each comma-separated value), else one Beet
+// with the defaults (a nil set).
+func settingSets(env, key, shorthand string) [][]string {
 	var sets [][]string
-	for _, set := range strings.Split(v, ";") {
+	for _, set := range strings.Split(env, ";") {
 		if f := strings.Fields(set); len(f) > 0 {
 			sets = append(sets, f)
 		}
+	}
+	if len(sets) == 0 {
+		for _, v := range strings.Split(shorthand, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				sets = append(sets, []string{key + "=" + v})
+			}
+		}
+	}
+	if len(sets) == 0 {
+		sets = [][]string{nil}
 	}
 	return sets
 }

@@ -644,8 +644,8 @@ func (w *Writer) applyJournal(idle bool) {
 		caughtUp := end == from
 		if head > 0 && (caughtUp && idle || head >= journalCompactBytes) {
 			emptied, err := w.spool.TruncateIf(end)
-			if err == nil && !emptied && head >= journalCompactBytes {
-				_, err = w.spool.CompactTo(end, 0)
+			if err == nil && !emptied {
+				_, err = w.spool.CompactTo(end, journalCompactBytes)
 			}
 			if err != nil {
 				w.log.Error("journal truncate failed", "err", err)

@@ -26,6 +26,7 @@ func serveCmd(c *cli, args []string) error {
 	defer stop()
 	log := c.logger(cfg, false)
 	log.Info("beet starting", "version", version.String())
+	tuneRuntime(log)
 	if path, err := sqliteMissing(cfg.DatabaseURL); err == nil && path != "" {
 		log.Info("creating a new SQLite database", "path", path)
 	}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// Beet's defaults for the Go runtime, for serve only, each used where the
+// environment does not set the runtime's own variable. Measured on the
+// ingestion load (docs/BENCHMARKS.md, "Issue 14, tenth round"); why and
+// when to change them: docs/OPERATIONS.md, "The Go runtime".
+const (
+	// extraProcs is how many Ps serve runs beyond the CPUs it may use. A
+	// goroutine in a system call keeps its P until the runtime takes it
+	// back, and the ingestion path spends much of its time in fsync and
+	// SQLite's file writes: with one P a CPU, the answers queue behind them.
+	extraProcs = 1
+	// gcPercent is GOGC's default: a collection every 5x the live heap
+	// instead of 2x, so that the mark phase takes its quarter of the Ps a
+	// fifth as often under a stream of requests.
+	gcPercent = 400
+	// memoryLimit is GOMEMLIMIT's default, so that the larger GOGC does not
+	// grow a large live heap fivefold: past it the collector runs sooner.
+	memoryLimit = 256 << 20
+)
+
+var tuneOnce sync.Once
+
+// tuneRuntime applies the defaults above once a process, and logs the
+// settings in force. It reads the process's own environment, as the
+// runtime does, whatever getenv the command was given; an empty variable
+// counts as unset, as it does for the runtime.
+func tuneRuntime(log *slog.Logger) {
+	tuneOnce.Do(func() {
+		var set []string
+		if os.Getenv("GOMAXPROCS") == "" {
+			runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + extraProcs)
+			set = append(set, "GOMAXPROCS")
+		}
+		if os.Getenv("GOGC") == "" {
+			debug.SetGCPercent(gcPercent)
+			set = append(set, "GOGC")
+		}
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(memoryLimit)
+			set = append(set, "GOMEMLIMIT")
+		}
+		gc := debug.SetGCPercent(-1)
+		debug.SetGCPercent(gc)
+		log.Info("go runtime", "gomaxprocs", runtime.GOMAXPROCS(0), "cpus", runtime.NumCPU(),
+			"gogc", gc, "gomemlimit", debug.SetMemoryLimit(-1), "beet_defaults", set)
+	})
+}

@@ -123,7 +123,11 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 			return nil, err
 		}
 		ih.Register(mux)
-		routes = ingestFirst(ih, mux)
+		var rest http.Handler = mux
+		if cfg.IngestAck == config.IngestAckJournal {
+			rest = seesAnsweredPings(a.writer, mux)
+		}
+		routes = ingestFirst(ih, rest)
 		apiHandler := api.New(b.Service, a.log.With("component", "api"))
 		if err := apiHandler.SetBasePath(web.BasePath(cfg.BaseURL)); err != nil {
 			a.Stop(ctx)
@@ -158,6 +162,24 @@ func ingestFirst(ingestion, mux http.Handler) http.Handler {
 			return
 		}
 		mux.ServeHTTP(w, r)
+	})
+}
+
+// answeredPingsWait bounds how long a request waits for the journal's
+// replayer: past it (the database refuses the journal's events) it is
+// served from what the database holds.
+const answeredPingsWait = time.Second
+
+// seesAnsweredPings makes every request but a ping wait until the database
+// holds the pings this instance answered before it came. With
+// BEET_INGEST_ACK=journal a ping is answered before its event is applied,
+// and a script that pings and then reads its beet must find the event.
+func seesAnsweredPings(w *ingest.Writer, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), answeredPingsWait)
+		w.WaitApplied(ctx) // on timeout, serve what the database has
+		cancel()
+		next.ServeHTTP(rw, r)
 	})
 }
 

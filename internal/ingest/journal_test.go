@@ -25,7 +25,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestJournalAnswersBeforeTheDatabase: with Journal a request is answered
 // once its event is in the spool, while the database commit is still held;
 // until that commit the sweeper's bound stays at the event's receipt, and
-// once it is in the event is stored and observed once.
+// once it is in the event is stored and observed once. WaitApplied waits
+// for that commit, and returns as soon as it is in.
 func TestJournalAnswersBeforeTheDatabase(t *testing.T) {
 	store := &gatedStore{Store: openTestStore(t), gate: make(chan struct{}), entered: make(chan struct{}, 1)}
 	b := newTestBeet(t, store.Store)
@@ -59,8 +60,20 @@ func TestJournalAnswersBeforeTheDatabase(t *testing.T) {
 	if !w.Spooling() && w.SpoolBytes() == 0 {
 		t.Error("the journal reports no bytes waiting for the database")
 	}
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	if err := w.WaitApplied(short); err != context.DeadlineExceeded {
+		t.Errorf("WaitApplied before the commit = %v, want the deadline's error", err)
+	}
+	cancel()
 	close(store.gate)
-	waitFor(t, "the event in the database", func() bool { return countEvents(t, store.Store, b.ID) == 1 })
+	long, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.WaitApplied(long); err != nil {
+		t.Fatalf("WaitApplied after the commit: %v", err)
+	}
+	if n := countEvents(t, store.Store, b.ID); n != 1 {
+		t.Fatalf("WaitApplied returned with %d events in the database, want 1", n)
+	}
 	waitFor(t, "the sweeper's bound back at now", func() bool { return w.CommittedBefore(now).Equal(now) })
 	if w.Spooling() {
 		t.Error("Spooling() with a database that takes every event")

@@ -130,6 +130,10 @@ type Writer struct {
 	behind    atomic.Bool
 	failing   bool // the replayer's own: its last commit failed
 	unapplied journalQueue
+	// appliedMoved is closed, and replaced, whenever applied moves:
+	// WaitApplied waits on it.
+	appliedMu    sync.Mutex
+	appliedMoved chan struct{}
 
 	// unmatched hears, after a commit or a replay, of each event whose
 	// token matched no beet (never a beet's, rotated or deleted): the
@@ -208,7 +212,7 @@ func NewWriter(store WriterStore, spool *Spool, opt WriterOptions) *Writer {
 		store: store, spool: spool, opt: opt, log: opt.Log.With("component", "writer"),
 		seed: maphash.MakeSeed(), done: make(chan struct{}),
 		stopReplay: make(chan struct{}), replayDone: make(chan struct{}),
-		wake: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), appliedMoved: make(chan struct{}),
 	}
 	w.applied.Store(spool.Applied())
 	w.behind.Store(spool.Size() > 0)
@@ -625,7 +629,7 @@ func (w *Writer) applyJournal(idle bool) {
 	for {
 		from := w.applied.Load()
 		end, err := w.applyFrom(from)
-		w.applied.Store(end) // as far as groups went in, even on an error
+		w.setApplied(end) // as far as groups went in, even on an error
 		w.unapplied.popThrough(end)
 		if err != nil {
 			if !w.failing {
@@ -654,6 +658,42 @@ func (w *Writer) applyJournal(idle bool) {
 		}
 		if caughtUp || !idle {
 			return
+		}
+	}
+}
+
+// setApplied moves the replayer's position and wakes WaitApplied.
+func (w *Writer) setApplied(end int64) {
+	if w.applied.Swap(end) == end {
+		return
+	}
+	w.appliedMu.Lock()
+	close(w.appliedMoved)
+	w.appliedMoved = make(chan struct{})
+	w.appliedMu.Unlock()
+}
+
+// WaitApplied returns once the database holds every event answered before
+// it was called, or with ctx's error when ctx ends first. With Journal a
+// request is answered before the replayer applies its event, so a read
+// that must see the pings answered before it (read-your-writes on this
+// instance) waits here; without Journal it returns at once.
+func (w *Writer) WaitApplied(ctx context.Context) error {
+	if !w.opt.Journal {
+		return nil
+	}
+	target := w.spool.End()
+	for {
+		w.appliedMu.Lock()
+		moved := w.appliedMoved
+		w.appliedMu.Unlock()
+		if w.applied.Load() >= target {
+			return nil
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }

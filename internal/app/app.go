@@ -170,12 +170,19 @@ func ingestFirst(ingestion, mux http.Handler) http.Handler {
 // served from what the database holds.
 const answeredPingsWait = time.Second
 
-// seesAnsweredPings makes every request but a ping wait until the database
-// holds the pings this instance answered before it came. With
+// seesAnsweredPings makes every request but a ping or a probe wait until
+// the database holds the pings this instance answered before it came. With
 // BEET_INGEST_ACK=journal a ping is answered before its event is applied,
 // and a script that pings and then reads its beet must find the event.
+// The health probes and /metrics answer at once: they read no beet, and a
+// liveness probe must not wait on the database.
 func seesAnsweredPings(w *ingest.Writer, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz", "/readyz", "/metrics":
+			next.ServeHTTP(rw, r)
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), answeredPingsWait)
 		w.WaitApplied(ctx) // on timeout, serve what the database has
 		cancel()

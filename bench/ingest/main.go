@@ -69,32 +69,33 @@ import (
 )
 
 var (
-	duration   = flag.Duration("duration", 10*time.Second, "length of the steady and rate runs")
-	step       = flag.Duration("step", 3*time.Second, "length of each open-loop run of the ladder")
-	conns      = flag.Int("conns", 64, "concurrent keep-alive connections")
-	tokens     = flag.Int("tokens", 10000, "beets of the steady runs, hit round-robin")
-	rate       = flag.Int("rate", 5000, "requests/s of the rate run")
-	repeat     = flag.Int("repeat", 3, "runs of each server at each ladder rate and in the rate phase, servers taking turns; the median p99 counts")
-	maxP99     = flag.Duration("p99", 10*time.Millisecond, "p99 an open-loop rate must stay under in the ladder")
-	ladderFrom = flag.Int("ladder-from", 1000, "first rate of the ladder, requests/s (then 25% more each step, in steps of 250)")
-	burstN     = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
-	burstC     = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
-	serverLog  = flag.String("server-log", "", "directory to write each server's output to, one file a server (for GODEBUG=gctrace=1 and the servers' logs)")
-	flood      = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
-	floor      = flag.Bool("floor", true, "run the durable floor too: the bare server appending each request to a file and answering after a group fsync")
-	withSQLite = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
-	sqlFsync   = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side; a shorthand for -sqlite-env, which wins (empty: one with the default)")
-	sqlEnv     = flag.String("sqlite-env", "", "';'-separated sets of space-separated KEY=VALUE settings (say \"BEET_INGEST_ACK=commit;BEET_INGEST_ACK=journal\"): one Beet on SQLite for each set, side by side, named by it (empty: one with the default)")
-	pgEnv      = flag.String("pg-env", "", "as -sqlite-env, for Beet on PostgreSQL")
-	pgLanes    = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side; a shorthand for -pg-env, which wins (empty: one with the default)")
-	pgURL      = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
-	profile    = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
-	traceFor   = flag.Duration("trace", 0, "with -profile, also save an execution trace of each Beet server this long from each phase's start (for go tool trace -pprof=sched)")
-	only       = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
-	sqlBefore  = flag.String("sqlite-before", "", "a beet binary built from another commit: run it on SQLite too, as \"before\", side by side with this tree's")
-	pgBefore   = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
-	deadlines  = flag.Bool("deadlines", false, "seed every beet with a deadline that each event moves later (period mode, 1 h + 5 min grace); default: auto mode in learning, so every event rewrites its model but sets no deadline, as in every earlier round")
-	clientKind = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
+	duration     = flag.Duration("duration", 10*time.Second, "length of the steady and rate runs")
+	step         = flag.Duration("step", 3*time.Second, "length of each open-loop run of the ladder")
+	conns        = flag.Int("conns", 64, "concurrent keep-alive connections")
+	tokens       = flag.Int("tokens", 10000, "beets of the steady runs, hit round-robin")
+	rate         = flag.Int("rate", 5000, "requests/s of the rate run")
+	repeat       = flag.Int("repeat", 3, "runs of each server at each ladder rate and in the rate phase, servers taking turns; the median p99 counts")
+	maxP99       = flag.Duration("p99", 10*time.Millisecond, "p99 an open-loop rate must stay under in the ladder")
+	ladderFrom   = flag.Int("ladder-from", 1000, "first rate of the ladder, requests/s (then -ladder-step percent more each step, in steps of 250)")
+	ladderGrowth = flag.Int("ladder-step", 25, "how much each rate of the ladder adds to the one before, percent (1 to 100): smaller steps tell ratios apart more finely, and take longer")
+	burstN       = flag.Int("burst", 20000, "beets pinged once each on new connections in the burst (0 skips it)")
+	burstC       = flag.Int("burst-conns", 1000, "connections opened at once in the burst")
+	serverLog    = flag.String("server-log", "", "directory to write each server's output to, one file a server (for GODEBUG=gctrace=1 and the servers' logs)")
+	flood        = flag.Int("flood", 0, "random tokens sent in the flood run against SQLite (0 skips it)")
+	floor        = flag.Bool("floor", true, "run the durable floor too: the bare server appending each request to a file and answering after a group fsync")
+	withSQLite   = flag.Bool("sqlite", true, "run Beet on SQLite too (false: only the bare server and PostgreSQL)")
+	sqlFsync     = flag.String("sqlite-fsync", "", "comma-separated BEET_INGEST_FSYNC values (overlap, commit): one Beet on SQLite for each, side by side; a shorthand for -sqlite-env, which wins (empty: one with the default)")
+	sqlEnv       = flag.String("sqlite-env", "", "';'-separated sets of space-separated KEY=VALUE settings (say \"BEET_INGEST_ACK=commit;BEET_INGEST_ACK=journal\"): one Beet on SQLite for each set, side by side, named by it (empty: one with the default)")
+	pgEnv        = flag.String("pg-env", "", "as -sqlite-env, for Beet on PostgreSQL")
+	pgLanes      = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side; a shorthand for -pg-env, which wins (empty: one with the default)")
+	pgURL        = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
+	profile      = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
+	traceFor     = flag.Duration("trace", 0, "with -profile, also save an execution trace of each Beet server this long from each phase's start (for go tool trace -pprof=sched)")
+	only         = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
+	sqlBefore    = flag.String("sqlite-before", "", "a beet binary built from another commit: run it on SQLite too, as \"before\", side by side with this tree's")
+	pgBefore     = flag.String("pg-before", "", "a beet binary built from another commit: run it on PostgreSQL too, as \"before\", side by side with this tree's")
+	deadlines    = flag.Bool("deadlines", false, "seed every beet with a deadline that each event moves later (period mode, 1 h + 5 min grace); default: auto mode in learning, so every event rewrites its model but sets no deadline, as in every earlier round")
+	clientKind   = flag.String("client", "raw", "load generator's HTTP client: raw (a hand-written request on a plain TCP connection, the answer read by http.ReadResponse) or nethttp (net/http's Client)")
 )
 
 // target is one server under test.
@@ -113,6 +114,9 @@ type target struct {
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
+	if *ladderGrowth < 1 || *ladderGrowth > 100 {
+		log.Fatalf("-ladder-step %d: want 1 to 100 (percent)", *ladderGrowth)
+	}
 	dir, err := os.MkdirTemp("", "beet-bench-")
 	if err != nil {
 		log.Fatal(err)
@@ -218,7 +222,7 @@ func main() {
 	}
 
 	if slices.Contains(phases, "ladder") {
-		fmt.Printf("### Ladder: open loop, %s per run, %d runs per rate for each server, servers interleaved; the highest rate whose median p99 stays under %s\n\n", *step, *repeat, *maxP99)
+		fmt.Printf("### Ladder: open loop, %s per run, %d runs per rate for each server, servers interleaved, each rate %d%% above the one before; the highest rate whose median p99 stays under %s\n\n", *step, *repeat, *ladderGrowth, *maxP99)
 		fmt.Println("| server | highest rate | its median p99 (each run) | next rate tried | its median p99 (each run) | ratio to bare | events lost |")
 		fmt.Println("|---|---|---|---|---|---|---|")
 		steps := ladder(targets)
@@ -908,7 +912,7 @@ func median[T cmp.Ordered](v []T) T {
 // each rate meets every server under the same conditions.
 func ladder(targets []*target) []ladderStep {
 	steps := make([]ladderStep, len(targets))
-	for r := *ladderFrom; r <= 40000; r = max(r*5/4/250*250, r+250) {
+	for r := *ladderFrom; r <= 60000; r = max(r*(100+*ladderGrowth)/100/250*250, r+250) {
 		var climbing []int
 		for i := range targets {
 			if !steps[i].done {

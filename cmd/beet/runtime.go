@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -48,9 +49,11 @@ func tuneRuntime(log *slog.Logger) {
 			debug.SetMemoryLimit(memoryLimit)
 			set = append(set, "GOMEMLIMIT")
 		}
-		gc := debug.SetGCPercent(-1)
-		debug.SetGCPercent(gc)
+		// Read GOGC without setting it: SetGCPercent(-1) would turn the
+		// collector off for a moment.
+		gogc := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(gogc)
 		log.Info("go runtime", "gomaxprocs", runtime.GOMAXPROCS(0), "cpus", runtime.NumCPU(),
-			"gogc", gc, "gomemlimit", debug.SetMemoryLimit(-1), "beet_defaults", set)
+			"gogc", gogc[0].Value.Uint64(), "gomemlimit", debug.SetMemoryLimit(-1), "beet_defaults", set)
 	})
 }

@@ -51,6 +51,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,6 +90,7 @@ var (
 	pgEnv        = flag.String("pg-env", "", "as -sqlite-env, for Beet on PostgreSQL")
 	pgLanes      = flag.String("pg-lanes", "", "comma-separated BEET_INGEST_LANES values: one Beet on PostgreSQL for each, side by side; a shorthand for -pg-env, which wins (empty: one with the default)")
 	pgURL        = flag.String("postgres", os.Getenv("BEET_TEST_POSTGRES_URL"), "PostgreSQL server for the PostgreSQL run (empty skips it)")
+	pgSocket     = flag.String("postgres-socket", "", "directory of the same PostgreSQL server's Unix socket (say /var/run/postgresql): each Beet on PostgreSQL runs twice, side by side, over -postgres and over this socket")
 	profile      = flag.String("profile", "", "directory to save CPU and allocation profiles of the Beet servers in")
 	traceFor     = flag.Duration("trace", 0, "with -profile, also save an execution trace of each Beet server this long from each phase's start (for go tool trace -pprof=sched)")
 	only         = flag.String("phases", "steady,ladder,rate,burst", "phases to run, comma-separated")
@@ -156,13 +158,15 @@ func main() {
 	}
 	if *pgURL != "" {
 		for _, set := range settingSets(*pgEnv, "BEET_INGEST_LANES", *pgLanes) {
-			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
-			defer drop()
-			name := "Beet, PostgreSQL"
-			if set != nil {
-				name += ", " + strings.Join(set, " ")
+			for _, via := range pgRoutes(*pgURL, *pgSocket) {
+				schemaURL, drop := benchkit.PGSchema(via.url, "beet_bench_")
+				defer drop()
+				name := "Beet, PostgreSQL" + via.name
+				if set != nil {
+					name += ", " + strings.Join(set, " ")
+				}
+				targets = append(targets, startTarget(name, beetBin, schemaURL, dir, nBeets, set...))
 			}
-			targets = append(targets, startTarget(name, beetBin, schemaURL, dir, nBeets, set...))
 		}
 		if *pgBefore != "" {
 			schemaURL, drop := benchkit.PGSchema(*pgURL, "beet_bench_")
@@ -1242,6 +1246,30 @@ func readCPUTimes() cpuTimes {
 // settings each: env's ';'-separated sets, else one set a value of the
 // shorthand list (key=value for each comma-separated value), else one Beet
 // with the defaults (a nil set).
+// pgRoute is one way to reach the PostgreSQL server, and how a Beet's
+// name says it.
+type pgRoute struct{ name, url string }
+
+// pgRoutes are the ways each Beet on PostgreSQL runs: over base alone,
+// or, given the server's socket directory, over TCP and over the socket
+// (the same server, user and database; pgx takes a host that is a path
+// as a Unix socket directory).
+func pgRoutes(base, socketDir string) []pgRoute {
+	if socketDir == "" {
+		return []pgRoute{{"", base}}
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		log.Fatalf("-postgres: %v", err)
+	}
+	q := u.Query()
+	q.Set("host", socketDir)
+	socket := *u
+	socket.Host = ""
+	socket.RawQuery = q.Encode()
+	return []pgRoute{{" (TCP)", base}, {" (Unix socket)", socket.String()}}
+}
+
 func settingSets(env, key, shorthand string) [][]string {
 	var sets [][]string
 	for _, set := range strings.Split(env, ";") {

@@ -6,7 +6,8 @@
 //     a file and answering after a group fsync, the least any server must
 //     do to acknowledge an event durably,
 //  3. Beet on SQLite, and
-//  4. Beet on PostgreSQL (when -postgres or BEET_TEST_POSTGRES_URL is set),
+//  4. Beet on PostgreSQL (when -postgres or BEET_TEST_POSTGRES_URL is set;
+//     with -postgres-socket, once over TCP and once over the Unix socket),
 //
 // and runs every phase against each of them in turn, so the ratios to the
 // bare server are measured side by side, minutes apart at most, on a
@@ -1241,11 +1242,6 @@ func readCPUTimes() cpuTimes {
 	return c
 }
 
-// envSets splits -sqlite-env's value into its sets of settings.
-// settingSets is the Beets to run on one engine, one set of KEY=VALUE
-// settings each: env's ';'-separated sets, else one set a value of the
-// shorthand list (key=value for each comma-separated value), else one Beet
-// with the defaults (a nil set).
 // pgRoute is one way to reach the PostgreSQL server, and how a Beet's
 // name says it.
 type pgRoute struct{ name, url string }
@@ -1270,6 +1266,10 @@ func pgRoutes(base, socketDir string) []pgRoute {
 	return []pgRoute{{" (TCP)", base}, {" (Unix socket)", socket.String()}}
 }
 
+// settingSets is the Beets to run on one engine, one set of KEY=VALUE
+// settings each: env's ';'-separated sets, else one set a value of the
+// shorthand list (key=value for each comma-separated value), else one Beet
+// with the defaults (a nil set).
 func settingSets(env, key, shorthand string) [][]string {
 	var sets [][]string
 	for _, set := range strings.Split(env, ";") {

@@ -11,7 +11,7 @@ import (
 
 // Beet's defaults for the Go runtime, for serve only, each used where the
 // environment does not set the runtime's own variable. Measured on the
-// ingestion load (docs/BENCHMARKS.md, "Issue 14, tenth round"); why and
+// ingestion load (docs/BENCHMARKS.md, "Why it is built this way"); why and
 // when to change them: docs/OPERATIONS.md, "The Go runtime".
 const (
 	// extraProcs is how many Ps serve runs beyond the CPUs it may use. A

@@ -95,7 +95,7 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	// BEET_INGEST_FSYNC=overlap, SQLite on Linux: a commit's fsync runs
 	// beside the next commit, and a request is answered after the fsync of
 	// its own (docs/OPERATIONS.md). Not the default: on the loaded 2-core
-	// machine it was no clear win (docs/BENCHMARKS.md, sqlsync).
+	// machine it was no clear win (docs/BENCHMARKS.md, "Why it is built this way").
 	syncApart := cfg.IngestFsync == config.IngestFsyncOverlap && a.backend.Store.SyncsApart()
 	journal := cfg.IngestAck == config.IngestAckJournal
 	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{

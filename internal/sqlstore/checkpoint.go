@@ -20,7 +20,7 @@ const checkpointEvery = 500 * time.Millisecond
 // 100 ms, so that fewer commits carry a checkpoint; side by side on the
 // quiet machine that lost (ladder 7,750 against 9,500 req/s, p99 at 5,000
 // req/s 8.5 against 6.1 ms), and the 100 ms alone tied, so both stay as
-// they were (docs/BENCHMARKS.md, fifth round).
+// they were (docs/BENCHMARKS.md, "Why it is built this way").
 const walBoundPages = 1000
 
 // checkpointer copies committed pages from the SQLite WAL into the database

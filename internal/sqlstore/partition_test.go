@@ -69,7 +69,11 @@ func TestEventPartitionsMigration(t *testing.T) {
 	}
 	migrated(t, db)
 	names := partitionNames(t, db)
-	for _, m := range []time.Time{old, old.Add(time.Microsecond), time.Now(), time.Now().AddDate(0, 3, 0)} {
+	// Three months ahead of this month's first day: from the 29th-31st,
+	// AddDate would roll into the month after (29 Nov + 3 months = 1 Mar).
+	now := time.Now().UTC()
+	firstOfMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	for _, m := range []time.Time{old, old.Add(time.Microsecond), now, firstOfMonth.AddDate(0, 3, 0)} {
 		if !names[monthName(m)] {
 			t.Errorf("no partition %s after the migration; have %v", monthName(m), names)
 		}

@@ -22,7 +22,7 @@ func (a *App) mountWeb(mux *http.ServeMux) error {
 		BaseURL:        a.cfg.BaseURL,
 		SignupOpen:     a.cfg.SignupOpen,
 		TrustedProxies: proxies,
-		UnknownTokens:  a.ingest.UnknownTokens,
+		UnknownTokens:  a.ingest.UnknownTokensNear,
 	})
 	if err != nil {
 		return err

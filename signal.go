@@ -167,4 +167,10 @@ type UnknownToken struct {
 	Count     int64
 	First     time.Time
 	Last      time.Time
+	// BeetID is the beet the token was probably meant for, or 0: the beet
+	// whose old token it is (Rotated), or whose live token it misses by a
+	// typo (a character or two). Which beet it is belongs to that beet's
+	// account alone; the live token is never shown for it.
+	BeetID  int64
+	Rotated bool
 }

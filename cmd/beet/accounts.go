@@ -21,6 +21,9 @@ type accountJSON struct {
 	ID        int64     `json:"id"`
 	Plan      beet.Plan `json:"plan"`
 	Retention string    `json:"retention"`
+	// Users are the emails of the account's users, oldest first: the
+	// account the setup page made is found by its owner's email.
+	Users     []string  `json:"users"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -65,7 +68,15 @@ func accountsListCmd(c *cli, args []string) error {
 		}
 		out := make([]accountJSON, 0, len(accs))
 		for _, a := range accs {
-			out = append(out, accountJSON{a.ID, a.Plan, a.Plan.RetentionText(), a.CreatedAt.UTC()})
+			users, err := b.Service.Users(c.ctx, a.ID)
+			if err != nil {
+				return err
+			}
+			emails := make([]string, 0, len(users))
+			for _, u := range users {
+				emails = append(emails, u.Email)
+			}
+			out = append(out, accountJSON{a.ID, a.Plan, a.Plan.RetentionText(), emails, a.CreatedAt.UTC()})
 		}
 		return c.printJSON(map[string]any{"accounts": out})
 	})

@@ -41,7 +41,7 @@ var commands = []command{
 	{"serve", "[config flags]", "run the service: ingestion, API, background jobs", serveCmd},
 	{"migrate", "[config flags]", "bring the database schema up to date", migrateCmd},
 	{"accounts create", "--email E --password P [--plan free|starter|pro|enterprise]", "create an account with its first user and API key", accountsCreateCmd},
-	{"accounts list", "", "list accounts with their plans", accountsListCmd},
+	{"accounts list", "", "list accounts with their plans and users' emails", accountsListCmd},
 	{"accounts set-plan", "--account N --plan P", "change an account's plan (retention follows on the next clean-up)", accountsSetPlanCmd},
 	{"accounts set-password", "--email E < password", "set a user's password (asked without echo, or the first line of stdin), ending the user's sessions", accountsSetPasswordCmd},
 	{"accounts remove-user", "--email E", "remove a user, signing them out at once (an account keeps at least one user)", accountsRemoveUserCmd},

@@ -100,6 +100,7 @@ func TestAccountsCreateAndList(t *testing.T) {
 			ID        int64     `json:"id"`
 			Plan      string    `json:"plan"`
 			Retention string    `json:"retention"`
+			Users     []string  `json:"users"`
 			CreatedAt time.Time `json:"created_at"`
 		} `json:"accounts"`
 	}
@@ -110,6 +111,11 @@ func TestAccountsCreateAndList(t *testing.T) {
 	a := list.Accounts[0]
 	if a.ID != id || a.Plan != "starter" || a.Retention != "1 year" || a.CreatedAt.IsZero() {
 		t.Fatalf("account = %+v", a)
+	}
+	// Each account lists its users' emails, so the account the setup page
+	// made is found by its owner.
+	if len(a.Users) != 1 || a.Users[0] != "ada@example.com" {
+		t.Fatalf("account users = %q, want [ada@example.com]", a.Users)
 	}
 }
 

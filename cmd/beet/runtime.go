@@ -1,7 +1,6 @@
 package main
 
 import (
-	"log/slog"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -30,11 +29,12 @@ const (
 
 var tuneOnce sync.Once
 
-// tuneRuntime applies the defaults above once a process, and logs the
-// settings in force. It reads the process's own environment, as the
+// tuneRuntime applies the defaults above once a process, and returns the
+// settings in force as log attributes (serve puts them on its first line). It reads the process's own environment, as the
 // runtime does, whatever getenv the command was given; an empty variable
 // counts as unset, as it does for the runtime.
-func tuneRuntime(log *slog.Logger) {
+func tuneRuntime() []any {
+	var attrs []any
 	tuneOnce.Do(func() {
 		var set []string
 		if os.Getenv("GOMAXPROCS") == "" {
@@ -53,7 +53,8 @@ func tuneRuntime(log *slog.Logger) {
 		// collector off for a moment.
 		gogc := []metrics.Sample{{Name: "/gc/gogc:percent"}}
 		metrics.Read(gogc)
-		log.Info("go runtime", "gomaxprocs", runtime.GOMAXPROCS(0), "cpus", runtime.NumCPU(),
-			"gogc", gogc[0].Value.Uint64(), "gomemlimit", debug.SetMemoryLimit(-1), "beet_defaults", set)
+		attrs = []any{"gomaxprocs", runtime.GOMAXPROCS(0), "cpus", runtime.NumCPU(),
+			"gogc", gogc[0].Value.Uint64(), "gomemlimit", debug.SetMemoryLimit(-1), "beet_defaults", set}
 	})
+	return attrs
 }

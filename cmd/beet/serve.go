@@ -25,8 +25,9 @@ func serveCmd(c *cli, args []string) error {
 	ctx, stop := signal.NotifyContext(c.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := c.logger(cfg, false)
-	log.Info("beet starting", "version", version.String())
-	tuneRuntime(log)
+	// One line for the version and the runtime: the start-up log stays
+	// short enough that its last line, where to open Beet, is seen.
+	log.Info("beet starting", append([]any{"version", version.String()}, tuneRuntime()...)...)
 	if path, err := sqliteMissing(cfg.DatabaseURL); err == nil && path != "" {
 		log.Info("creating a new SQLite database", "path", path)
 	}

@@ -131,12 +131,26 @@ func (h *Handler) authenticated(method string, serve func(http.ResponseWriter, *
 			err = beet.Errorf(beet.EFORBIDDEN, "API key %s is read-only: %s needs a read-write key", k.Prefix, method)
 		}
 		if err == nil {
+			if k.ReadOnly {
+				r = r.WithContext(context.WithValue(r.Context(), readOnlyKey{}, true))
+			}
 			err = serve(w, r, k.AccountID)
 		}
 		if err != nil {
 			httpx.Error(w, r, h.log, err)
 		}
 	})
+}
+
+// readOnlyKey marks a request made with a read-only API key in its
+// context, so that what it reads can leave out the beets' tokens.
+type readOnlyKey struct{}
+
+// showsTokens says whether the request's key may read ingestion tokens:
+// only read-write keys may, since a token records events.
+func showsTokens(r *http.Request) bool {
+	ro, _ := r.Context().Value(readOnlyKey{}).(bool)
+	return !ro
 }
 
 func (h *Handler) authenticate(ctx context.Context, r *http.Request) (*beet.APIKey, error) {

@@ -14,10 +14,13 @@ import (
 
 // beetJSON is a beet as the API shows it (CONTRACT §2).
 type beetJSON struct {
-	ID           int64          `json:"id"`
-	Name         string         `json:"name"`
-	Description  string         `json:"description"`
-	Token        string         `json:"token"`
+	ID          int64  `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Token is left out for read-only keys (forKey); UniqueKey is there
+	// for every key.
+	Token        string         `json:"token,omitempty"`
+	UniqueKey    string         `json:"unique_key"`
 	Status       beet.Status    `json:"status"`
 	StatusReason string         `json:"status_reason"`
 	Timezone     string         `json:"timezone"`
@@ -43,12 +46,22 @@ func toBeetJSON(b *beet.Beet) beetJSON {
 		tags = []string{}
 	}
 	return beetJSON{
-		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token,
+		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token, UniqueKey: b.UniqueKey(),
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
 		Detection: b.Detection, Expectation: expectation(b), Watching: toWatchingJSON(b), AllowBots: b.AllowBots,
 		LastEventAt: b.LastEventAt, DueAt: b.DueAt, RunningSince: b.Runs.StartedAt, Channels: b.Channels,
 		Tags: tags, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
+}
+
+// beetFor is the beet as the request's key may see it: without its token
+// for a read-only key.
+func beetFor(r *http.Request, b *beet.Beet) beetJSON {
+	j := toBeetJSON(b)
+	if !showsTokens(r) {
+		j.Token = ""
+	}
+	return j
 }
 
 // withTags loads the tags of beets already scoped to the account.
@@ -210,7 +223,7 @@ func (h *Handler) listBeets(w http.ResponseWriter, r *http.Request, accountID in
 		Total int        `json:"total"`
 	}{Beets: make([]beetJSON, 0, len(beets)), Total: total}
 	for _, b := range beets {
-		out.Beets = append(out.Beets, toBeetJSON(b))
+		out.Beets = append(out.Beets, beetFor(r, b))
 	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
@@ -228,7 +241,7 @@ func (h *Handler) getBeet(w http.ResponseWriter, r *http.Request, accountID int6
 	if err := h.withTags(r, b); err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))
+	httpx.WriteJSON(w, http.StatusOK, beetFor(r, b))
 	return nil
 }
 
@@ -260,7 +273,7 @@ func (h *Handler) updateBeet(w http.ResponseWriter, r *http.Request, accountID i
 	if err := h.withTags(r, b); err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))
+	httpx.WriteJSON(w, http.StatusOK, beetFor(r, b))
 	return nil
 }
 
@@ -309,6 +322,6 @@ func (h *Handler) manualFlip(w http.ResponseWriter, r *http.Request, accountID i
 	if err := h.withTags(r, b); err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, toBeetJSON(b))
+	httpx.WriteJSON(w, http.StatusOK, beetFor(r, b))
 	return nil
 }

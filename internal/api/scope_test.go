@@ -2,8 +2,10 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -178,5 +180,148 @@ func TestRevokedReadOnlyKey(t *testing.T) {
 	}
 	if code := get(); code != http.StatusUnauthorized {
 		t.Errorf("read-only key after revoking: %d, want 401", code)
+	}
+}
+
+// TestReadOnlyKeySeesNoToken walks every GET path of the OpenAPI document
+// with a read-only key of an account with beets, events, flips, problems,
+// an old token, a channel and a maintenance window: no answer contains any
+// beet's token, live or rotated out, and the beets carry a stable
+// unique_key instead (the same for both keys, unchanged by rotation). The
+// account's read-write key still reads the tokens. Both engines.
+func TestReadOnlyKeySeesNoToken(t *testing.T) { testdb.Each(t, testReadOnlyKeySeesNoToken) }
+
+func testReadOnlyKeySeesNoToken(t *testing.T, engine string) {
+	ctx := context.Background()
+	db := testdb.New(t, engine)
+	svc := service.New(db, service.Options{PasswordParams: cheapHash})
+	a, rwKey, err := svc.CreateAccount(ctx, "a@example.com", "password-a", beet.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, roKey, err := svc.CreateScopedAPIKey(ctx, a.ID, "wall display", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tokens []string
+	var beets []*beet.Beet
+	for _, name := range []string{"nightly backup", "checkout beacon"} {
+		b, err := svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		beets = append(beets, b)
+		tokens = append(tokens, b.Token)
+	}
+	bt := beets[0]
+	// The first beet's token is rotated out: the old one must not show either.
+	newToken, err := svc.RotateToken(ctx, a.ID, bt.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens = append(tokens, newToken)
+	now := time.Now().UTC()
+	var events []beet.Event
+	for i := range 3 {
+		ev := beet.Event{BeetID: bt.ID, Token: newToken, ReceivedAt: now.Add(time.Duration(i-3) * time.Minute), Method: "POST", UserAgent: "cron", Kind: beet.KindPing}
+		ev.ID[0], ev.ID[15] = byte(i), 2
+		events = append(events, ev)
+	}
+	if err := db.AddEvents(ctx, events, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddProblem(ctx, &beet.Problem{BeetID: bt.ID, At: now, Kind: beet.ProblemBadValue, Detail: `value "x" is not a number`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Pause(ctx, a.ID, bt.ID); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := svc.CreateChannel(ctx, a.ID, service.ChannelInput{Kind: beet.ChannelWebhook, Name: "ops hook",
+		Config: beet.ChannelConfig{URL: "https://hooks.example.com/ops"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end := now.Add(time.Hour), now.Add(2*time.Hour)
+	mw := &beet.MaintenanceWindow{BeetID: bt.ID, Start: &start, End: &end, Note: "upgrade"}
+	if err := svc.CreateMaintenance(ctx, a.ID, mw); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	api.New(svc, nil).Register(mux)
+	get := func(key, path string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		return rec
+	}
+
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(get("", "/api/v1/openapi.json").Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	walked := 0
+	for pattern, ops := range doc.Paths {
+		if _, ok := ops["get"]; !ok || strings.HasPrefix(pattern, "/api/v1/beet/") {
+			continue // ingestion takes the token; it answers a GIF, never JSON
+		}
+		var ids []int64
+		switch {
+		case !strings.Contains(pattern, "{id}"):
+			ids = []int64{0}
+		case strings.HasPrefix(pattern, "/api/v1/beets/"):
+			ids = []int64{beets[0].ID, beets[1].ID}
+		case strings.HasPrefix(pattern, "/api/v1/channels/"):
+			ids = []int64{ch.ID}
+		case strings.HasPrefix(pattern, "/api/v1/maintenance/"):
+			ids = []int64{mw.ID}
+		default:
+			t.Fatalf("%s: no object of the account for its {id}", pattern)
+		}
+		for _, id := range ids {
+			path := strings.Replace(pattern, "{id}", strconv.FormatInt(id, 10), 1)
+			rec := get(roKey, path)
+			if rec.Code != http.StatusOK {
+				t.Errorf("read-only key, GET %s: %d %s", path, rec.Code, rec.Body.Bytes())
+			}
+			for _, tok := range tokens {
+				if strings.Contains(rec.Body.String(), tok) || strings.Contains(rec.Body.String(), tok[len(beet.TokenPrefix):]) {
+					t.Errorf("read-only key, GET %s shows a token: %s", path, rec.Body.Bytes())
+				}
+			}
+			walked++
+		}
+	}
+	if walked < 12 {
+		t.Fatalf("walked %d GET paths; expected the whole document", walked)
+	}
+
+	type beetOut struct {
+		ID        int64   `json:"id"`
+		Token     *string `json:"token"`
+		UniqueKey string  `json:"unique_key"`
+	}
+	var ro, rw struct{ Beets []beetOut }
+	json.Unmarshal(get(roKey, "/api/v1/beets").Body.Bytes(), &ro)
+	json.Unmarshal(get(rwKey, "/api/v1/beets").Body.Bytes(), &rw)
+	if len(ro.Beets) != 2 || len(rw.Beets) != 2 {
+		t.Fatalf("beets: read-only %+v, read-write %+v", ro, rw)
+	}
+	for i := range ro.Beets {
+		if ro.Beets[i].Token != nil {
+			t.Errorf("read-only key: beet %d has a token field", ro.Beets[i].ID)
+		}
+		if len(ro.Beets[i].UniqueKey) != 40 || ro.Beets[i].UniqueKey != rw.Beets[i].UniqueKey || ro.Beets[i].UniqueKey == ro.Beets[1-i].UniqueKey {
+			t.Errorf("unique_key: read-only %q, read-write %q", ro.Beets[i].UniqueKey, rw.Beets[i].UniqueKey)
+		}
+		if rw.Beets[i].Token == nil || !slices.Contains(tokens, *rw.Beets[i].Token) {
+			t.Errorf("read-write key: beet %d lacks its token", rw.Beets[i].ID)
+		}
+	}
+	// Stable: the key made at creation, before the rotation, is the one read now.
+	if got := beets[0].UniqueKey(); got != ro.Beets[0].UniqueKey {
+		t.Errorf("unique_key at creation %q, after rotation %q", got, ro.Beets[0].UniqueKey)
 	}
 }

@@ -242,18 +242,19 @@ func (a *App) Start(ctx context.Context) error {
 	if err := a.startAdmin(); err != nil {
 		return err
 	}
-	a.log.Info("listening", "addr", a.server.Addr().String(), "url", a.server.URL(),
-		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine(), "role", a.cfg.Role)
-
 	if err := a.startDebug(); err != nil {
 		return err
 	}
-	if a.cfg.RunsHTTP() {
-		a.announceSetup(ctx)
-	}
+	a.startJobs()
+	a.announce(ctx)
+	return nil
+}
+
+// startJobs starts the background jobs the role runs.
+func (a *App) startJobs() {
 	if !a.cfg.RunsJobs() {
 		a.log.Info("role ingest: the sweeper, clean-up and outbox run on worker instances")
-		return nil
+		return
 	}
 	a.startSweeper()
 	if a.cfg.CleanupInterval > 0 {
@@ -279,7 +280,6 @@ func (a *App) Start(ctx context.Context) error {
 		}
 		a.goJob("partitions", p.Run)
 	}
-	return nil
 }
 
 // partitionsAhead is how many months of events partitions the partition

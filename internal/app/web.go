@@ -22,7 +22,7 @@ func (a *App) mountWeb(mux *http.ServeMux) error {
 		BaseURL:        a.cfg.BaseURL,
 		SignupOpen:     a.cfg.SignupOpen,
 		TrustedProxies: proxies,
-		UnknownTokens:  a.ingest.UnknownTokens,
+		UnknownTokens:  a.ingest.UnknownTokensNear,
 	})
 	if err != nil {
 		return err
@@ -31,17 +31,27 @@ func (a *App) mountWeb(mux *http.ServeMux) error {
 	return nil
 }
 
-// announceSetup prints the setup page's URL when the database has no
-// account yet, so a new user knows where to start.
-func (a *App) announceSetup(ctx context.Context) {
+// announce writes the last start-up lines: where Beet listens and, on an
+// instance that serves the dashboard, where to open it: the setup page
+// while there is no account, else the sign-in page. Everything else the
+// start logs comes before, so the URL to open is the last line.
+func (a *App) announce(ctx context.Context) {
+	attrs := []any{"addr", a.server.Addr().String(), "url", a.server.URL(),
+		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine(), "role", a.cfg.Role}
+	if !a.cfg.RunsHTTP() {
+		a.log.Info("listening", attrs...)
+		return
+	}
 	need, err := a.backend.Service.SetupNeeded(ctx)
 	if err != nil {
 		a.log.Warn("could not tell whether setup is needed", "err", err)
-		return
 	}
 	if need {
+		a.log.Info("listening", attrs...)
 		a.log.Info("no account yet: open the setup page to create the first one", "url", a.cfg.BaseURL+"/setup")
+		return
 	}
+	a.log.Info("listening", append(attrs, "sign_in", a.cfg.BaseURL+"/login")...)
 }
 
 // underBasePath serves Beet whether or not the reverse proxy in front of

@@ -114,7 +114,14 @@ func New(o Options) *Handler {
 
 // UnknownTokens returns the recent requests with tokens that matched no
 // beet on this instance, the latest first (shape and prefix only).
-func (h *Handler) UnknownTokens() []beet.UnknownToken { return h.unknown.recentTokens() }
+func (h *Handler) UnknownTokens() []beet.UnknownToken { return h.unknown.recentTokens(nil) }
+
+// UnknownTokensNear is UnknownTokens, with each token that may be a typo
+// of a live one given to near, which answers the beet it was probably
+// meant for (or 0). The token itself stays here and in near.
+func (h *Handler) UnknownTokensNear(near func(sent string) int64) []beet.UnknownToken {
+	return h.unknown.recentTokens(near)
+}
 
 // UnknownStats counts requests with tokens that matched no beet.
 func (h *Handler) UnknownStats() *UnknownStats { return &h.unknown.stats }

@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,8 +167,10 @@ func TestRotatedTokenHits(t *testing.T) {
 		if st := r.h.UnknownStats(); st.Rotated.Load() != 14 || st.Unknown.Load() != 0 {
 			t.Errorf("stats: rotated %d, unknown %d; want 14 and 0", st.Rotated.Load(), st.Unknown.Load())
 		}
-		for _, u := range r.h.UnknownTokens() {
-			t.Errorf("an old token is listed among unknown ones: %+v", u)
+		// It is listed among the recent ones as the beet's old token, so
+		// the dashboard can name the beet (to its account).
+		if us := r.h.UnknownTokens(); len(us) != 1 || us[0].BeetID != b.ID || !us[0].Rotated || us[0].Count != 14 || us[0].Prefix != beet.Redact(old) {
+			t.Errorf("the old token among the recent ones: %+v", us)
 		}
 	})
 }
@@ -241,6 +244,25 @@ func TestUnknownTokens(t *testing.T) {
 	}
 	if evs := r.events(b); len(evs) != 0 {
 		t.Errorf("unknown tokens recorded %d events", len(evs))
+	}
+	// UnknownTokensNear hands the caller's matcher the malformed tokens
+	// that may be typos (about the right length, the prefix), never a
+	// well-formed one; the listing names the beet the matcher found.
+	var asked []string
+	near := func(sent string) int64 {
+		asked = append(asked, sent)
+		if sent == mistyped {
+			return b.ID
+		}
+		return 0
+	}
+	for _, u := range r.h.UnknownTokensNear(near) {
+		if (u.BeetID == b.ID) != (u.Shape == "checksum does not match (mistyped or made up)") || u.Rotated {
+			t.Errorf("listing %+v: want the mistyped one, alone, meant for beet %d", u, b.ID)
+		}
+	}
+	if !slices.Contains(asked, mistyped) || slices.Contains(asked, unknown) || slices.Contains(asked, b.Token[:20]) || slices.Contains(asked, "hello") {
+		t.Errorf("the matcher was asked about %q; want the mistyped token, not the well-formed unknown one or those far in length", asked)
 	}
 	// Bounded: a flood of distinct garbage keeps a few hundred entries.
 	for i := range 1000 {

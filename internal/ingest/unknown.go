@@ -22,8 +22,11 @@ import (
 // mistyped one, is a problem its owner wants to see. The unknownRecorder
 // keeps, per instance and in bounded memory:
 //
-//   - the recent unknown tokens, by shape and redacted prefix (never the
-//     token), with the last client address and user agent and a count;
+//   - the recent unknown tokens, by shape and redacted prefix, with the
+//     last client address and user agent and a count. A token shaped like
+//     a mistyped one is also kept whole, in memory only and never shown,
+//     so that the dashboard can say which of the viewer's beets it was
+//     probably meant for (UnknownTokensNear);
 //   - for a well-formed token that was a beet's until a rotation in the
 //     last beet.RotatedTokenGrace, the hits, written to the beet's old
 //     token in batches once a second.
@@ -42,6 +45,10 @@ const (
 	flushTimeout     = 5 * time.Second  // one write of them
 	lookupTimeout    = 2 * time.Second  // one old-token lookup
 	shapeNoBeet      = "no beet has it" // a well-formed token that matches nothing
+	shapeRotated     = "an old token of a beet, rotated out"
+	// typoSlack is how many characters a token kept for matching may be
+	// longer or shorter than a real one (a character lost or doubled).
+	typoSlack = 2
 )
 
 // RotatedStore is what attributing old tokens' hits needs.
@@ -66,6 +73,19 @@ type unknownHit struct {
 
 type unknownKey struct{ prefix, shape string }
 
+// unknownEntry is one recent unknown token; sent is the token itself when
+// it may be a typo of a live one (typoShaped), else "".
+type unknownEntry struct {
+	beet.UnknownToken
+	sent string
+}
+
+// typoShaped says whether a malformed token could be a live token with a
+// character or two wrong, lost or added: the prefix, and about the length.
+func typoShaped(token string) bool {
+	return strings.HasPrefix(token, beet.TokenPrefix) && len(token) >= beet.TokenLen-typoSlack && len(token) <= beet.TokenLen+typoSlack
+}
+
 type unknownRecorder struct {
 	store RotatedStore // nil: no attribution, every well-formed miss is unknown
 	log   *slog.Logger
@@ -79,17 +99,17 @@ type unknownRecorder struct {
 	closed  bool
 
 	mu      sync.Mutex
-	recent  *simplelru.LRU[unknownKey, *beet.UnknownToken]
+	recent  *simplelru.LRU[unknownKey, *unknownEntry]
 	pending map[string]*beet.RotatedTokenHit // by hash
-	rotated *ttlLRU[string, bool]            // hash → was rotated lately
+	rotated *ttlLRU[string, int64]           // hash → the beet it was rotated out of lately, or 0
 }
 
 func newUnknownRecorder(store RotatedStore, log *slog.Logger) *unknownRecorder {
-	recent, _ := simplelru.NewLRU[unknownKey, *beet.UnknownToken](maxUnknownTokens, nil)
+	recent, _ := simplelru.NewLRU[unknownKey, *unknownEntry](maxUnknownTokens, nil)
 	u := &unknownRecorder{
 		store: store, log: log, queue: make(chan unknownHit, unknownQueue), done: make(chan struct{}),
 		recent: recent, pending: map[string]*beet.RotatedTokenHit{},
-		rotated: newTTLLRU[string, bool](rotatedCacheSize, rotatedCacheTTL),
+		rotated: newTTLLRU[string, int64](rotatedCacheSize, rotatedCacheTTL),
 	}
 	go u.run()
 	return u
@@ -98,7 +118,7 @@ func newUnknownRecorder(store RotatedStore, log *slog.Logger) *unknownRecorder {
 // malformed notes a token that cannot be valid, in memory only.
 func (u *unknownRecorder) malformed(token, addr, ua string, at time.Time) {
 	u.stats.Malformed.Add(1)
-	u.remember(token, tokenShape(token), addr, ua, at)
+	u.remember(token, tokenShape(token), 0, addr, ua, at)
 }
 
 // miss queues a well-formed token that matched no beet for a lookup among
@@ -108,7 +128,7 @@ func (u *unknownRecorder) miss(token, addr, ua string, at time.Time) {
 	defer u.closeMu.RUnlock()
 	if u.closed {
 		u.stats.Unknown.Add(1)
-		u.remember(token, shapeNoBeet, addr, ua, at)
+		u.remember(token, shapeNoBeet, 0, addr, ua, at)
 		return
 	}
 	select {
@@ -116,19 +136,24 @@ func (u *unknownRecorder) miss(token, addr, ua string, at time.Time) {
 	default:
 		u.stats.Dropped.Add(1)
 		u.stats.Unknown.Add(1)
-		u.remember(token, shapeNoBeet, addr, ua, at)
+		u.remember(token, shapeNoBeet, 0, addr, ua, at)
 	}
 }
 
-func (u *unknownRecorder) remember(token, shape, addr, ua string, at time.Time) {
+// remember notes a request; beetID is the beet an old token was rotated
+// out of, or 0.
+func (u *unknownRecorder) remember(token, shape string, beetID int64, addr, ua string, at time.Time) {
 	key := unknownKey{prefix: printable(beet.Redact(token)), shape: shape}
 	ua = cut(ua, beet.MaxUserAgentLen)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	e, ok := u.recent.Get(key)
 	if !ok {
-		e = &beet.UnknownToken{Prefix: key.prefix, Shape: shape, First: at}
+		e = &unknownEntry{UnknownToken: beet.UnknownToken{Prefix: key.prefix, Shape: shape, First: at, BeetID: beetID, Rotated: beetID != 0}}
 		u.recent.Add(key, e)
+	}
+	if beetID == 0 && shape != shapeNoBeet && typoShaped(token) {
+		e.sent = token
 	}
 	e.Count++
 	e.Addr, e.UserAgent = addr, ua
@@ -138,14 +163,25 @@ func (u *unknownRecorder) remember(token, shape, addr, ua string, at time.Time) 
 }
 
 // recentTokens returns a copy of the recent unknown tokens, the latest
-// first.
-func (u *unknownRecorder) recentTokens() []beet.UnknownToken {
+// first. near, if not nil, is asked about each token kept whole (a likely
+// typo) and answers the beet it was probably meant for, or 0; the token
+// goes no further than near.
+func (u *unknownRecorder) recentTokens(near func(sent string) int64) []beet.UnknownToken {
 	u.mu.Lock()
 	out := make([]beet.UnknownToken, 0, u.recent.Len())
+	var sent []string
 	for _, e := range u.recent.Values() {
-		out = append(out, *e)
+		out = append(out, e.UnknownToken)
+		sent = append(sent, e.sent)
 	}
 	u.mu.Unlock()
+	if near != nil {
+		for i := range out {
+			if sent[i] != "" && out[i].BeetID == 0 {
+				out[i].BeetID = near(sent[i])
+			}
+		}
+	}
 	slices.SortFunc(out, func(a, b beet.UnknownToken) int {
 		return cmp.Or(b.Last.Compare(a.Last), cmp.Compare(a.Prefix, b.Prefix))
 	})
@@ -175,29 +211,32 @@ func (u *unknownRecorder) run() {
 func (u *unknownRecorder) lookup(h unknownHit) {
 	hash := beet.TokenHash(h.token)
 	key := string(hash)
-	rotated, known := u.rotated.Get(key)
+	rotatedFrom, known := u.rotated.Get(key)
 	if !known && u.store != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
-		_, err := u.store.FindRotatedToken(ctx, hash, h.at.Add(-beet.RotatedTokenGrace))
+		rt, err := u.store.FindRotatedToken(ctx, hash, h.at.Add(-beet.RotatedTokenGrace))
 		cancel()
 		switch {
 		case err == nil:
-			rotated, known = true, true
+			rotatedFrom, known = rt.BeetID, true
 		case beet.IsNotFound(err):
 			known = true
 		default:
 			u.log.Debug("old-token lookup failed", "token", beet.Redact(h.token), "err", err)
 		}
 		if known {
-			u.rotated.Add(key, rotated)
+			u.rotated.Add(key, rotatedFrom)
 		}
 	}
-	if !rotated {
+	if rotatedFrom == 0 {
 		u.stats.Unknown.Add(1)
-		u.remember(h.token, shapeNoBeet, h.addr, h.ua, h.at)
+		u.remember(h.token, shapeNoBeet, 0, h.addr, h.ua, h.at)
 		return
 	}
 	u.stats.Rotated.Add(1)
+	// Also among the recent ones, so the dashboard can say which beet it
+	// was (to that beet's account only).
+	u.remember(h.token, shapeRotated, rotatedFrom, h.addr, h.ua, h.at)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	p := u.pending[key]

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -30,6 +31,29 @@ type Sweeper struct {
 	// Observe, if set, is told each pass that ran: beets flipped, how long
 	// it took, and its error (metrics).
 	Observe func(flipped int, took time.Duration, err error)
+
+	// An outage is two lines, its first failed pass and the first pass
+	// that works after it (with the count), not an error every pass.
+	mu       sync.Mutex
+	failures int
+	since    time.Time
+}
+
+// noteOutcome logs the start and the end of a run of failed passes.
+func (s *Sweeper) noteOutcome(ctx context.Context, log *slog.Logger, now time.Time, err error, flipped int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err != nil && ctx.Err() != nil: // stopping is not an outage
+	case err != nil:
+		if s.failures++; s.failures == 1 {
+			s.since = now
+			log.ErrorContext(ctx, "sweep failed; retrying quietly until a sweep works", "err", err, "flipped", flipped)
+		}
+	case s.failures > 0:
+		log.InfoContext(ctx, "sweeps work again", "failures", s.failures, "for", now.Sub(s.since).Round(time.Millisecond))
+		s.failures = 0
+	}
 }
 
 // Run calls Once every s.Every until ctx ends.
@@ -73,12 +97,13 @@ func (s *Sweeper) once(ctx context.Context) (int, bool, error) {
 		n, examined, err := s.Sweeper.Sweep(ctx, now, s.watermark(now), batch)
 		total += n
 		if err != nil {
-			log.ErrorContext(ctx, "sweep failed", "err", err, "flipped", total)
+			s.noteOutcome(ctx, log, now, err, total)
 			return total, true, err
 		}
 		// Every examined beet was flipped or had its deadline moved, so a
 		// full batch may have more due behind it; a short one was the last.
 		if examined < batch {
+			s.noteOutcome(ctx, log, now, nil, total)
 			if total > 0 {
 				log.InfoContext(ctx, "sweep", "flipped", total)
 			}

@@ -17,16 +17,27 @@ import (
 // after it is a token, a credential.
 const ingestPrefix = "/api/v1/beet/"
 
-// quietPaths are probed every few seconds by orchestrators; their successes
-// are logged at debug level so they do not bury the rest.
-var quietPaths = map[string]bool{"/healthz": true, "/readyz": true}
+// quiet says whether a request is logged at debug level when it succeeds:
+// health probes (orchestrators send one every few seconds) and static
+// assets (every page loads several), which would otherwise bury the one
+// line per page or API call. The path may carry the base URL's path.
+func quiet(path string) bool {
+	switch {
+	case strings.HasSuffix(path, "/healthz"), strings.HasSuffix(path, "/readyz"),
+		strings.Contains(path, "/static/"), strings.HasSuffix(path, "/api/v1/docs.css"),
+		strings.HasSuffix(path, "/favicon.ico"):
+		return true
+	}
+	return false
+}
 
 // Logging logs one line per request: method, path, status, duration and
 // bytes written. The path goes through RedactPath, and the query string is
 // never logged, so no log line holds a whole token or API key. Successful
 // ingestion requests and health probes are logged at debug level: ingestion
 // is the bulk of the traffic and each request is already recorded as an
-// event. Server errors are logged at error level.
+// event; static assets and health probes are noise (quiet). Server
+// errors are logged at error level.
 func Logging(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -40,7 +51,8 @@ func Logging(log *slog.Logger, next http.Handler) http.Handler {
 		switch {
 		case status >= 500:
 			level = slog.LevelError
-		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || quietPaths[r.URL.Path]):
+		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || quiet(r.URL.Path)),
+			status == http.StatusNotFound && strings.HasSuffix(r.URL.Path, "/favicon.ico"): // browsers ask on their own
 			level = slog.LevelDebug
 		}
 		if !log.Enabled(r.Context(), level) {

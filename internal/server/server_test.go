@@ -176,3 +176,42 @@ func TestEveryTimeoutSet(t *testing.T) {
 		t.Errorf("read header timeout %s exceeds the read timeout %s", got.ReadHeader, got.Read)
 	}
 }
+
+// TestRequestLogQuiet: at the default level, a page view writes one line
+// for the page and none for its stylesheet, script, icon or a health
+// probe, with or without the base URL's path in front; API calls and
+// errors keep their line.
+func TestRequestLogQuiet(t *testing.T) {
+	var logs testlog.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ok := func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }
+	mux := http.NewServeMux()
+	for _, p := range []string{"/beets", "/api/v1/beets", "/static/", "/beet/static/", "/api/v1/docs.css", "/healthz", "/readyz", "/beet/healthz"} {
+		mux.HandleFunc(p, ok)
+	}
+	mux.HandleFunc("/static/missing.css", http.NotFound)
+	srv := server.New(mux, log)
+	if err := srv.Open("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	for _, p := range []string{"/beets", "/static/app.css?v=1", "/static/app.js", "/static/favicon.svg", "/static/vendor/uplot.min.js",
+		"/beet/static/app.css", "/favicon.ico", "/api/v1/docs.css", "/healthz", "/readyz", "/beet/healthz", "/api/v1/beets", "/static/missing.css"} {
+		resp, err := http.Get(srv.URL() + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	srv.Shutdown(context.Background())
+	out := logs.String()
+	var paths []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		_, p, _ := strings.Cut(line, " path=")
+		p, _, _ = strings.Cut(p, " ")
+		paths = append(paths, p)
+	}
+	if want := []string{"/beets", "/api/v1/beets", "/static/missing.css"}; strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Errorf("request lines for %v, want %v:\n%s", paths, want, out)
+	}
+}

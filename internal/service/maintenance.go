@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/beethq/beet"
@@ -25,6 +26,7 @@ type maintenanceView struct {
 	byBeet   map[int64][]window // windows of one beet, parsed
 	byAcct   map[int64][]window // account-wide windows, parsed
 	loadedAt time.Time
+	failing  atomic.Bool // the last reload failed: logged once, and once when one works
 }
 
 // refreshMaintenance reloads the view if it is older than maintenanceRefresh

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -55,9 +56,17 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	// One line at info level for the lot (a new database applies every
+	// migration); each one at debug level.
+	var took time.Duration
 	for _, r := range results {
-		db.log.Info("migration applied", "engine", db.d.name(), "version", r.Source.Version,
+		db.log.Debug("migration applied", "engine", db.d.name(), "version", r.Source.Version,
 			"file", r.Source.Path, "duration", r.Duration)
+		took += r.Duration
+	}
+	if len(results) > 0 {
+		db.log.Info("migrations applied", "engine", db.d.name(), "count", len(results),
+			"version", results[len(results)-1].Source.Version, "duration", took)
 	}
 	return nil
 }

@@ -41,6 +41,9 @@ type listView struct {
 	Filtered bool
 	Query    string // the filters as a query string, for the bulk form's way back
 	Notice   string
+	// Unknown says that requests with unknown tokens came lately (nil:
+	// none the viewer should hear of).
+	Unknown *unknownBanner
 }
 
 type sortChoice struct{ Value, Label string }
@@ -82,6 +85,9 @@ func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 		return err
 	}
 	v.Total = total
+	if v.Unknown, err = h.unknownBannerFor(ctx, p.session.AccountID); err != nil {
+		return err
+	}
 	// One query counts the page's last 24 hours, per hour, for sparklines.
 	now := h.svc.Now()
 	b := beet.Buckets{From: now.Truncate(time.Hour).Add(-23 * time.Hour), Step: time.Hour, N: 24}

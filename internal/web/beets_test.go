@@ -233,6 +233,11 @@ func testAccountsCannotSeeEachOther(t *testing.T, engine string) {
 	if !strings.Contains(ada.get("/account").body, "<td>Read-only</td>") {
 		t.Error("the key list does not say the new key is read-only")
 	}
+	// The key list shows each key's prefix with one ellipsis (the stored
+	// prefix, beet.Redact, ends in one already).
+	if body := ada.get("/account").body; strings.Contains(body, "……") || !regexp.MustCompile(`<code>bk_[0-9A-Za-z]{4}…</code>`).MatchString(body) {
+		t.Error("the key list does not show each key as bk_ and four characters with one ellipsis")
+	}
 	for _, c := range []struct {
 		method, body string
 		want         int

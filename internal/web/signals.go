@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -76,7 +77,7 @@ func oldTokenLine(t *beet.RotatedToken, tz string) string {
 // beet on this instance.
 type unknownTokensView struct {
 	layoutView
-	Tokens []beet.UnknownToken
+	Tokens []unknownRow
 	// Full is true on a single-account installation: the one account runs
 	// it, and sees client addresses and user agents. With several
 	// accounts these requests belong to nobody's beet, so their clients
@@ -84,23 +85,113 @@ type unknownTokensView struct {
 	Full bool
 }
 
+// unknownRow is one unknown token, with the viewer's beet it was probably
+// meant for (MeantName is "" when none).
+type unknownRow struct {
+	beet.UnknownToken
+	MeantName string
+}
+
+// unknownFor is the recent unknown tokens the account may see: likely
+// typos matched against its own beets' tokens (never shown), old tokens
+// of its own beets, and, on a single-account installation, all the rest.
+// With several accounts an old token of another account's beet is left
+// out, and clients are shown only for the account's own old tokens.
+func (h *Handler) unknownFor(ctx context.Context, accountID int64) (rows []unknownRow, full bool, err error) {
+	if h.unknownTokens == nil {
+		return nil, false, nil
+	}
+	tokens := h.unknownTokens(h.svc.TokenMatcher(ctx, accountID))
+	if len(tokens) == 0 {
+		return nil, false, nil
+	}
+	if full, err = h.svc.SingleAccount(ctx); err != nil {
+		return nil, false, err
+	}
+	names := map[int64]string{}
+	for _, t := range tokens {
+		if t.BeetID == 0 {
+			if !full {
+				t.Addr, t.UserAgent = "", ""
+			}
+			rows = append(rows, unknownRow{UnknownToken: t})
+			continue
+		}
+		name, ok := names[t.BeetID]
+		if !ok {
+			b, err := h.svc.Beet(ctx, accountID, t.BeetID)
+			switch {
+			case beet.IsNotFound(err): // another account's old token, or a beet deleted since
+			case err != nil:
+				return nil, false, err
+			default:
+				name = b.Name
+			}
+			names[t.BeetID] = name
+		}
+		if name == "" {
+			if t.Rotated && !full {
+				continue // another account's beet: theirs to see
+			}
+			t.BeetID, t.Rotated = 0, false
+		}
+		if !full && !t.Rotated {
+			t.Addr, t.UserAgent = "", "" // a likely typo is not certainly the account's
+		}
+		rows = append(rows, unknownRow{UnknownToken: t, MeantName: name})
+	}
+	return rows, full, nil
+}
+
 func (h *Handler) unknownTokensPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v := &unknownTokensView{layoutView: h.layout(r, p, "Unknown tokens")}
-	if h.unknownTokens != nil {
-		v.Tokens = h.unknownTokens()
-	}
-	full, err := h.svc.SingleAccount(r.Context())
-	if err != nil {
+	var err error
+	if v.Tokens, v.Full, err = h.unknownFor(r.Context(), p.session.AccountID); err != nil {
 		return err
 	}
-	v.Full = full
-	if !full {
-		for i := range v.Tokens {
-			v.Tokens[i].Addr, v.Tokens[i].UserAgent = "", ""
+	if v.Tokens == nil {
+		if v.Full, err = h.svc.SingleAccount(r.Context()); err != nil {
+			return err
 		}
 	}
 	h.render(w, r, http.StatusOK, "unknown_tokens", v)
 	return nil
+}
+
+// unknownBannerWindow is how recent an unknown token must be for the beet
+// list to mention it.
+const unknownBannerWindow = 24 * time.Hour
+
+// unknownBanner is the beet list's note on recent unknown tokens.
+type unknownBanner struct {
+	Tokens int          // unknown tokens used in the window
+	Meant  []unknownRow // those probably meant for one of the viewer's beets
+}
+
+// unknownBannerFor says whether requests with unknown tokens arrived in the
+// last 24 hours that the account should hear of: on a single-account
+// installation any; with several, those meant for one of its beets (a
+// typo or an old token), since the rest belong to nobody's account.
+func (h *Handler) unknownBannerFor(ctx context.Context, accountID int64) (*unknownBanner, error) {
+	rows, full, err := h.unknownFor(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	since := h.svc.Now().Add(-unknownBannerWindow)
+	var b unknownBanner
+	for _, row := range rows {
+		if row.Last.Before(since) || !full && row.MeantName == "" {
+			continue
+		}
+		b.Tokens++
+		if row.MeantName != "" {
+			b.Meant = append(b.Meant, row)
+		}
+	}
+	if b.Tokens == 0 {
+		return nil, nil
+	}
+	return &b, nil
 }
 
 // wrapperSnippet is the shell wrapper that reports a job's start, end and

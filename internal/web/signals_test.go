@@ -12,6 +12,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/service"
 )
 
 func hit(t *testing.T, method, u, body string) {
@@ -170,5 +171,77 @@ func TestRunDurationsCharted(t *testing.T) {
 	b.post("/beets/1/detection", url.Values{"mode": {"auto"}, "runtime_minutes": {"30"}})
 	if c := read(); c.Runs == nil || c.Runs.LimitSeconds != 1800 {
 		t.Errorf("after a 30 min limit: %+v", c.Runs)
+	}
+}
+
+// TestUnknownTokensSurface: a token one character off a live one and a
+// rotated-out token, used in the last 24 hours, put a note on the beet
+// list that links the unknown-tokens page and names the beet each was
+// probably meant for; neither page shows the live token. Another account
+// sees neither beet named, nor a note for requests that are not its own.
+func TestUnknownTokensSurface(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ops@example.com")
+	ctx := context.Background()
+	svc := a.Backend().Service
+	for _, name := range []string{"Nightly backup", "Checkout"} {
+		if _, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if page := b.get("/").body; strings.Contains(page, "unknown-banner") {
+		t.Fatal("a note on unknown tokens before any came")
+	}
+	live := tokenOf(t, b, 1)
+	typo := byte('7')
+	if live[12] == typo {
+		typo = '8'
+	}
+	mistyped := live[:12] + string(typo) + live[13:]
+	old := tokenOf(t, b, 2)
+	if _, err := svc.RotateToken(ctx, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	hit(t, "GET", a.URL()+"/api/v1/beet/"+mistyped, "")
+	hit(t, "POST", a.URL()+"/api/v1/beet/"+old+"/0", "")
+	var list string
+	waitFor(t, "the note names both beets", func() bool {
+		list = b.get("/").body
+		return strings.Contains(list, `href="/beets/1">Nightly backup</a> (a typo of its token)`) &&
+			strings.Contains(list, `href="/beets/2">Checkout</a> (its old token)`)
+	})
+	if !strings.Contains(list, `id="unknown-banner"`) || !strings.Contains(list, "Requests with 2 tokens that match no beet arrived in the last 24 hours") ||
+		!strings.Contains(list, `href="/unknown-tokens">See the unknown tokens</a>`) {
+		t.Errorf("the beet list's note does not say so or link the page:\n%s", between(list, `id="unknown-banner"`, "</p>"))
+	}
+	page := b.get("/unknown-tokens").body
+	if !strings.Contains(page, `href="/beets/1">Nightly backup</a> <span class="hint">(a typo of its token)`) ||
+		!strings.Contains(page, `href="/beets/2">Checkout</a> <span class="hint">(its old token)`) {
+		t.Errorf("the unknown-tokens page does not name the beets meant")
+	}
+	for _, s := range []string{list, page} {
+		for _, tok := range []string{live, mistyped, old, tokenOf(t, b, 2)} {
+			if strings.Contains(s, tok[beet.RedactedLen:]) {
+				t.Errorf("a page shows a token whole (or its secret part)")
+			}
+		}
+	}
+
+	// Another account: not its beets, not its requests.
+	if _, _, err := svc.CreateAccount(ctx, "other@example.com", "correct horse", beet.PlanFree); err != nil {
+		t.Fatal(err)
+	}
+	other := newBrowser(t, a.URL())
+	want(t, "sign in", other.post("/login", url.Values{"email": {"other@example.com"}, "password": {"correct horse"}}), http.StatusSeeOther, "/")
+	if s := other.get("/").body; strings.Contains(s, "unknown-banner") {
+		t.Errorf("another account's beet list has a note on the first account's unknown tokens")
+	}
+	if s := other.get("/unknown-tokens").body; strings.Contains(s, "Nightly backup") || strings.Contains(s, "Checkout") || strings.Contains(s, beet.Redact(old)) {
+		t.Errorf("another account's unknown-tokens page names the first account's beets or shows its old token")
+	}
+	// The first account still sees both, now on an installation with two accounts.
+	if s := b.get("/").body; !strings.Contains(s, "Nightly backup</a> (a typo of its token)") || !strings.Contains(s, "Checkout</a> (its old token)") {
+		t.Errorf("with two accounts, the first no longer hears of its own unknown tokens")
 	}
 }

@@ -51,8 +51,9 @@ type Options struct {
 	// the client, for sign-in throttling per address.
 	TrustedProxies []netip.Prefix
 	// UnknownTokens lists the recent requests whose token matched no beet
-	// (ingestion keeps them); nil shows none.
-	UnknownTokens func() []beet.UnknownToken
+	// (ingestion keeps them), asking near which beet a likely typo was
+	// meant for; nil shows none.
+	UnknownTokens func(near func(sent string) int64) []beet.UnknownToken
 }
 
 // Handler is the dashboard.
@@ -65,7 +66,7 @@ type Handler struct {
 	signupOpen bool
 	proxies    []netip.Prefix
 	// unknownTokens: see Options.UnknownTokens.
-	unknownTokens func() []beet.UnknownToken
+	unknownTokens func(near func(sent string) int64) []beet.UnknownToken
 	pages         map[string]*template.Template
 	static        fs.FS
 	assetHash     map[string]string // static file → short content hash, for cache busting

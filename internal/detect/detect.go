@@ -230,7 +230,7 @@ func Expectation(b *beet.Beet) string {
 	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.Armed() {
 		return "Learned: " + m.Describe(time.UnixMicro(m.last)) + "."
 	}
-	return "Learning this beet's rhythm; alerts start after a week of events."
+	return "Learning this beet's rhythm; alerts start " + ArmingRule.Words() + "."
 }
 
 func period(b *beet.Beet) time.Duration {

@@ -143,6 +143,63 @@
     sync();
   });
 
+  // New beet form: preview the schedule as it is typed. The server reads
+  // the fields as the form's submit would (same defaults, same errors) and
+  // answers the next expected times, or the field at fault and why.
+  document.querySelectorAll("form[data-schedule-preview]").forEach(function (f) {
+    var box = document.getElementById("schedule-preview");
+    var timer = null, seq = 0;
+    var fields = { "detection.cron": "cron", "detection.timezone": "cron_timezone", "detection.period_seconds": "period_minutes",
+      "detection.grace_seconds": "grace_minutes", "timezone": "timezone" };
+    function show(d) {
+      box.textContent = "";
+      // Mark the field the preview refuses, as the submit would.
+      Object.keys(fields).forEach(function (k) {
+        var el = f.elements[fields[k]];
+        if (!el) return;
+        if (d.field === k) el.setAttribute("aria-invalid", "true"); else el.removeAttribute("aria-invalid");
+      });
+      if (d.error) {
+        var e = document.createElement("p");
+        e.className = "field-error";
+        e.textContent = d.error;
+        box.appendChild(e);
+      }
+      if (d.expects) {
+        var p = document.createElement("p");
+        p.textContent = d.expects;
+        box.appendChild(p);
+      }
+      if (d.next && d.next.length) {
+        var l = document.createElement("p");
+        l.className = "hint";
+        l.textContent = d.label;
+        box.appendChild(l);
+        var ul = document.createElement("ul");
+        ul.id = "preview-times";
+        d.next.forEach(function (t) { var li = document.createElement("li"); li.textContent = t; ul.appendChild(li); });
+        box.appendChild(ul);
+      }
+      box.hidden = !box.firstChild;
+    }
+    function update() {
+      var q = new URLSearchParams();
+      ["mode", "period_minutes", "grace_minutes", "cron", "cron_timezone", "timezone"].forEach(function (n) {
+        var el = n === "mode" ? f.querySelector("input[name=mode]:checked") : f.elements[n];
+        if (el && el.value) q.set(n, el.value);
+      });
+      var mine = ++seq;
+      fetch(f.getAttribute("data-schedule-preview") + "?" + q.toString(), { headers: { Accept: "application/json" }, cache: "no-store" })
+        .then(function (r) { if (!r.ok) throw new Error("preview: " + r.status); return r.json(); })
+        .then(function (d) { if (mine === seq) show(d); })
+        .catch(function (e) { console.warn(e); });
+    }
+    function soon() { clearTimeout(timer); timer = setTimeout(update, 250); }
+    f.addEventListener("input", soon);
+    f.addEventListener("change", soon);
+    update();
+  });
+
   // New channel form: show the fields of the chosen kind only, and leave
   // the others out of the post (without script, all are shown and sent).
   document.querySelectorAll("form[data-channel-form]").forEach(function (f) {
@@ -318,6 +375,9 @@
         })
         .then(function (html) {
           var doc = new DOMParser().parseFromString(html, "text/html");
+          // A new beet's first event: the page becomes the chart and the
+          // tables, so load it whole.
+          if (document.querySelector("[data-fresh]") && !doc.querySelector("[data-fresh]")) { location.reload(); return; }
           parts.forEach(function (p) {
             var fresh = doc.getElementById(p.id);
             if (!fresh || fresh.innerHTML === p.innerHTML) return;

@@ -393,6 +393,24 @@
         .then(function () { busy = false; });
     }, every * 1000);
   }
+  // Tables stack on a phone (app.css): each cell is a line headed by its
+  // column's name, so status and reason stay readable without scrolling
+  // sideways. Cells refreshed later get their labels on the next swap.
+  function labelCells(root) {
+    root.querySelectorAll("table").forEach(function (t) {
+      var heads = Array.from(t.querySelectorAll("thead th")).map(function (th) { return th.textContent.trim(); });
+      if (!heads.length) return;
+      t.classList.add("stacks");
+      t.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.from(tr.children).forEach(function (td, i) { if (heads[i]) td.setAttribute("data-label", heads[i]); });
+      });
+    });
+  }
+  labelCells(document);
+  new MutationObserver(function (ms) {
+    ms.forEach(function (m) { if (m.target.querySelectorAll) labelCells(m.target); });
+  }).observe(document.body, { childList: true, subtree: true });
+
   // Tests (and styles, if ever needed) can tell the behaviour is attached.
   document.documentElement.setAttribute("data-js", "ready");
 })();

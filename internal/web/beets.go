@@ -443,7 +443,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 		return nil, err
 	}
 	if v.Fresh = b.LastEventAt == nil && len(v.Events) == 0; v.Fresh {
-		v.Start = startSnippets(v.URL, b.Token)
+		v.Start = startSnippets(v.URL, b.Token, b.Detection.Cron)
 	}
 	if v.Problems, err = h.svc.Problems(ctx, acc, id, detailProblems); err != nil {
 		return nil, err

@@ -193,8 +193,12 @@ func snippets(url, token string) []snippet {
 }
 
 // startSnippets are the three lines a new beet's page shows whole, each
-// with its own copy button: a shell call, an image beacon, a crontab line.
-func startSnippets(url, token string) []snippet {
+// with its own copy button: a shell call, an image beacon, a crontab line
+// (at the beet's own cron times when it has them).
+func startSnippets(url, token, cron string) []snippet {
+	if cron == "" {
+		cron = "0 2 * * *"
+	}
 	masked := strings.ReplaceAll(url, token, mask(token))
 	mk := func(id, title, tmpl string) snippet {
 		return snippet{ID: id, Tab: title, Title: title,
@@ -203,7 +207,7 @@ func startSnippets(url, token string) []snippet {
 	return []snippet{
 		mk("curl", "curl", `curl -fsS -m 10 --retry 3 "URL"`),
 		mk("img", "<img> in a page", `<img src="URL" alt="" width="1" height="1" referrerpolicy="no-referrer">`),
-		mk("crontab", "crontab, after a job", `0 2 * * * /path/to/job && curl -fsS -m 10 --retry 3 "URL" > /dev/null`),
+		mk("crontab", "crontab, after a job", cron+` /path/to/job && curl -fsS -m 10 --retry 3 "URL" > /dev/null`),
 	}
 }
 

@@ -363,7 +363,7 @@
   var parts = document.querySelectorAll("[data-refresh][id]");
   if (parts.length) {
     var every = 1e9;
-    parts.forEach(function (p) { every = Math.min(every, Number(p.getAttribute("data-refresh")) || 30); });
+    parts.forEach(function (p) { every = Math.min(every, Number(p.getAttribute("data-refresh")) || 30); p.served = p.innerHTML; });
     var busy = false;
     setInterval(function () {
       if (busy || document.hidden || document.querySelector("dialog[open]")) return;
@@ -380,7 +380,10 @@
           if (document.querySelector("[data-fresh]") && !doc.querySelector("[data-fresh]")) { location.reload(); return; }
           parts.forEach(function (p) {
             var fresh = doc.getElementById(p.id);
-            if (!fresh || fresh.innerHTML === p.innerHTML) return;
+            // Compared with what the server sent last (labelCells changes
+            // tables after a swap), so an unchanged part is left alone.
+            if (!fresh || fresh.innerHTML === (p.served || p.innerHTML)) return;
+            p.served = fresh.innerHTML;
             // Checked boxes (the list's bulk selection) survive the swap.
             var checked = {};
             p.querySelectorAll("input[type=checkbox]:checked").forEach(function (c) { checked[c.name + "=" + c.value] = true; });
@@ -398,11 +401,28 @@
   // sideways. Cells refreshed later get their labels on the next swap.
   function labelCells(root) {
     root.querySelectorAll("table").forEach(function (t) {
-      var heads = Array.from(t.querySelectorAll("thead th")).map(function (th) { return th.textContent.trim(); });
+      // A heading only screen readers see ("Actions") labels nothing.
+      var heads = Array.from(t.querySelectorAll("thead th")).map(function (th) {
+        var hidden = th.querySelector(".sr-only");
+        return hidden && hidden.textContent.trim() === th.textContent.trim() ? "" : th.textContent.trim();
+      });
       if (!heads.length) return;
       t.classList.add("stacks");
       t.querySelectorAll("tbody tr").forEach(function (tr) {
-        Array.from(tr.children).forEach(function (td, i) { if (heads[i]) td.setAttribute("data-label", heads[i]); });
+        Array.from(tr.children).forEach(function (td, i) {
+          if (!heads[i] || td.querySelector(":scope > .cell-label")) return;
+          // The label and the value side by side (app.css shows the
+          // label on phones only; screen readers have the table's own
+          // headings).
+          var label = document.createElement("span"), value = document.createElement("span");
+          label.className = "cell-label";
+          label.setAttribute("aria-hidden", "true");
+          label.textContent = heads[i];
+          value.className = "cell-value";
+          while (td.firstChild) value.appendChild(td.firstChild);
+          td.appendChild(label);
+          td.appendChild(value);
+        });
       });
     });
   }

@@ -212,9 +212,16 @@ func TestBrowserPhoneWidths(t *testing.T) {
 	if _, err := svc.AddUser(bg, 1, "bartholomew.longname@example.com", "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
+	// A phone, and a desktop browser's window as narrow as one (no mobile
+	// viewport rules: the account page was 488 px wide there).
+	widths := append(screens, struct {
+		name   string
+		w, h   int64
+		mobile bool
+	}{"narrow window", 390, 844, false})
 	pages := []string{"/", "/beets/1", "/beets/2", "/beets/3", "/beets/4", "/beets/5", "/beets/new", "/account",
 		"/account/channels/1", "/account/channels/new", "/account/maintenance/new", "/unknown-tokens"}
-	for _, sc := range screens {
+	for _, sc := range widths {
 		run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile))
 		for _, p := range pages {
 			run(t, ctx, p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")),

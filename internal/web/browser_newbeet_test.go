@@ -166,6 +166,18 @@ func TestBrowserNewBeet(t *testing.T) {
 			t.Errorf("%s: the first block's lines: %q", sc.name, got)
 		}
 		capture(t, ctx, "new-beet-page-"+sc.name+".png")
+
+		// A refused detection setting on the beet's page: explained under
+		// its field, which has the focus and is on screen.
+		run(t, ctx, "a period too short", chromedp.Click(chromedp.CSS(`#detection input[name=mode][value=period]`)),
+			setValue("period_minutes", "0.5"), chromedp.Click(chromedp.CSS(`#detection button.primary[type=submit]`)),
+			chromedp.WaitVisible(chromedp.ID("det-period-err")))
+		if bad := inView(t, ctx, "#period_minutes", "#det-period-err"); bad != "" {
+			t.Errorf("%s: the refused period: %s", sc.name, bad)
+		}
+		if focus, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`)); err != nil || focus != "period_minutes" {
+			t.Errorf("%s: the focus after a refused period is on %q (%v)", sc.name, focus, err)
+		}
 	}
 	// Chrome logs the refused form's 422 answer as a failed load.
 	for _, e := range consoleErrors() {

@@ -455,6 +455,9 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	if b.Detection.Mode == beet.ModeAuto && (b.Status == beet.StatusNew || b.Status == beet.StatusLearning) {
 		// When alerts start is said once, under Reliable alerts.
 		v.Expectation = "Learning this beet's rhythm: when events come, and how many."
+		if b.Status == beet.StatusNew {
+			v.Expectation = "Its first event; then auto mode learns this beet's rhythm: when events come, and how many."
+		}
 	}
 	if runs := detect.RunExpectation(b); runs != "" {
 		v.Expectation += " " + runs

@@ -158,6 +158,10 @@ func TestBrowserNewBeet(t *testing.T) {
 		if bad := onFirstScreen(t, ctx, "#ingest-url", `#send button[data-copy^="http"]`, "#start-lines pre", "#start-lines button[data-copy]"); bad != "" {
 			t.Errorf("%s: a new beet's URL and lines are not all on the first screen: %s", sc.name, bad)
 		}
+		if at, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[document.getElementById("ingest-url").getBoundingClientRect().top,
+			Array.from(document.querySelectorAll("#start-lines pre")).pop().getBoundingClientRect().bottom, window.innerHeight]`)); err == nil {
+			t.Logf("%s: the URL at %.0f px, the last line ends at %.0f px of %.0f", sc.name, at[0], at[1], at[2])
+		}
 		banners, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.querySelectorAll(".notice, .dayone, .error, #chart, #no-events")).filter(e => e.getClientRects().length).length`))
 		if err != nil || banners != 0 {
 			t.Errorf("%s: a new beet's page shows %d banners or empty charts besides its first block (%v)", sc.name, banners, err)

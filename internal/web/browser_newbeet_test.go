@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/beethq/beet"
@@ -269,6 +271,23 @@ func TestBrowserPhoneWidths(t *testing.T) {
 			run(t, ctx, "a channel's deliveries", chromedp.Navigate(base+"/account/channels/1"), chromedp.WaitVisible(chromedp.CSS("main table")),
 				chromedp.ScrollIntoView(chromedp.CSS("main table")))
 			capture(t, ctx, "deliveries-phone.png")
+		}
+	}
+	// Without JavaScript tables do not stack but scroll inside their
+	// cards: the page itself still fits (a visually hidden heading inside
+	// a scrolling table once made the account page 488 px wide).
+	run(t, ctx, "no script", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	for _, sc := range widths[1:] {
+		run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile))
+		for _, p := range pages {
+			run(t, ctx, p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")))
+			w, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
+			if err != nil || w[0] > w[1] {
+				t.Errorf("%s without script, %s: the page is %v px wide (%v)", sc.name, p, w, err)
+			}
 		}
 	}
 	if errs := consoleErrors(); len(errs) > 0 {

@@ -215,12 +215,19 @@ func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 func Expectation(b *beet.Beet) string {
 	switch b.Detection.Mode {
 	case beet.ModePeriod:
+		if grace(b) == 0 {
+			return fmt.Sprintf("Expects an event at least every %s; silence is flagged %s after the last event.",
+				Duration(period(b)), Duration(period(b)))
+		}
 		return fmt.Sprintf("Expects an event at least every %s, plus %s grace; silence is flagged %s after the last event.",
 			Duration(period(b)), Duration(grace(b)), Duration(period(b)+grace(b)))
 	case beet.ModeCron:
 		c, loc, err := cronOf(b)
 		if err != nil {
 			return "Cannot read the schedule: " + err.Error()
+		}
+		if grace(b) == 0 {
+			return fmt.Sprintf("Expects a run %s; a missed run is flagged as soon as its time passes.", c.Describe(loc))
 		}
 		return fmt.Sprintf("Expects a run %s; a missed run is flagged %s after its time.", c.Describe(loc), Duration(grace(b)))
 	}
@@ -230,7 +237,7 @@ func Expectation(b *beet.Beet) string {
 	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.Armed() {
 		return "Learned: " + m.Describe(time.UnixMicro(m.last)) + "."
 	}
-	return "Learning this beet's rhythm; alerts start after a week of events."
+	return "Learning this beet's rhythm; alerts start " + ArmingRule.Words() + "."
 }
 
 func period(b *beet.Beet) time.Duration {

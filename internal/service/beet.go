@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/detect"
@@ -24,35 +25,8 @@ type BeetInput struct {
 
 // CreateBeet creates a beet for the account with a fresh token.
 func (s *Service) CreateBeet(ctx context.Context, accountID int64, in BeetInput) (*beet.Beet, error) {
-	now := s.Now()
-	b := &beet.Beet{
-		AccountID:   accountID,
-		Name:        in.Name,
-		Description: in.Description,
-		Timezone:    in.Timezone,
-		Detection:   beet.Detection{Mode: beet.ModeAuto},
-		AllowBots:   in.AllowBots,
-		Status:      beet.StatusNew,
-		CreatedAt:   now,
-		UpdatedAt:   now,
-	}
-	if b.Timezone == "" {
-		// The account's zone: set from the browser at setup.
-		acc, err := s.store.FindAccountByID(ctx, accountID)
-		if err != nil {
-			return nil, err
-		}
-		b.Timezone = acc.Timezone
-	}
-	if in.Detection != nil {
-		b.Detection = *in.Detection
-		if b.Detection.Mode == beet.ModeCron && b.Detection.Timezone == "" {
-			// A schedule without a zone runs in the beet's own zone (the
-			// account's unless given), not in an error.
-			b.Detection.Timezone = b.Timezone
-		}
-	}
-	if err := validateBeet(b); err != nil {
+	b, err := s.draftBeet(ctx, accountID, in)
+	if err != nil {
 		return nil, err
 	}
 	if in.Channels != nil {
@@ -272,6 +246,109 @@ func (s *Service) Problems(ctx context.Context, accountID, id int64, limit int) 
 		return nil, err
 	}
 	return s.store.FindProblems(ctx, id, limit)
+}
+
+// draftBeet is the beet in would create, with the defaults applied and
+// validated, without a token: CreateBeet's and PreviewSchedule's one
+// reading of the input, so a preview refuses exactly what create refuses.
+func (s *Service) draftBeet(ctx context.Context, accountID int64, in BeetInput) (*beet.Beet, error) {
+	now := s.Now()
+	b := &beet.Beet{
+		AccountID:   accountID,
+		Name:        in.Name,
+		Description: in.Description,
+		Timezone:    in.Timezone,
+		Detection:   beet.Detection{Mode: beet.ModeAuto},
+		AllowBots:   in.AllowBots,
+		Status:      beet.StatusNew,
+		CreatedAt:   now,
+		UpdatedAt:   now,
+	}
+	if b.Timezone == "" {
+		// The account's zone: set from the browser at setup.
+		acc, err := s.store.FindAccountByID(ctx, accountID)
+		if err != nil {
+			return nil, err
+		}
+		b.Timezone = acc.Timezone
+	}
+	if in.Detection != nil {
+		b.Detection = *in.Detection
+		if b.Detection.Mode == beet.ModeCron && b.Detection.Timezone == "" {
+			// A schedule without a zone runs in the beet's own zone (the
+			// account's unless given), not in an error.
+			b.Detection.Timezone = b.Timezone
+		}
+	}
+	if err := validateBeet(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// SchedulePreview is what a beet with given settings would expect, for
+// the new-beet form: in words, and its next expected times.
+type SchedulePreview struct {
+	Expects string
+	// Zone names the time zone the times are in: the schedule's in cron
+	// mode, else the beet's.
+	Zone string
+	// Next are the next expected times: cron mode's next runs, or in
+	// period mode when events would be due if one came now and then one
+	// every period (FromNow). Auto mode has none.
+	Next    []time.Time
+	FromNow bool
+}
+
+// maxPreview bounds how many times a preview lists.
+const maxPreview = 10
+
+// PreviewSchedule reads in as CreateBeet does (the same defaults, the same
+// validation errors) and says what the beet would expect, with its next n
+// expected times; nothing is saved. An empty name is not an error here:
+// the form previews the schedule before the name is typed.
+func (s *Service) PreviewSchedule(ctx context.Context, accountID int64, in BeetInput, n int) (*SchedulePreview, error) {
+	if in.Name == "" {
+		in.Name = "preview"
+	}
+	b, err := s.draftBeet(ctx, accountID, in)
+	if err != nil {
+		return nil, err
+	}
+	n = min(max(n, 0), maxPreview)
+	now := s.Now()
+	p := &SchedulePreview{Zone: b.Timezone}
+	d := b.Detection
+	switch d.Mode {
+	case beet.ModeCron:
+		c, err := schedule.ParseCron(d.Cron)
+		if err != nil {
+			return nil, beet.FieldError("detection.cron", "%q is not a valid cron expression: %v", d.Cron, err)
+		}
+		loc, err := time.LoadLocation(d.Timezone)
+		if err != nil {
+			return nil, beet.FieldError("detection.timezone", "%q is not an IANA time zone name", d.Timezone)
+		}
+		p.Zone = d.Timezone
+		for t := now; len(p.Next) < n; {
+			if t = c.Next(t, loc); t.IsZero() {
+				break
+			}
+			p.Next = append(p.Next, t)
+		}
+	case beet.ModePeriod:
+		p.FromNow = true
+		every := time.Duration(d.PeriodSeconds) * time.Second
+		for i := 1; i <= n; i++ {
+			p.Next = append(p.Next, now.Add(time.Duration(i)*every))
+		}
+	}
+	if d.Mode == beet.ModeAuto {
+		p.Expects = "Learns this beet's rhythm first: alerts start " + detect.ArmingRule.Words() + "."
+	} else {
+		p.Expects = detect.Expectation(b)
+	}
+	return p, nil
 }
 
 func validateBeet(b *beet.Beet) error {

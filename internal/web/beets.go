@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"net/http"
 	"net/url"
@@ -217,6 +218,8 @@ type newBeetView struct {
 	Name        string
 	Description string
 	Timezone    string
+	Det         detectionForm
+	Timezones   []string
 	Err         *formError
 }
 
@@ -226,26 +229,95 @@ func (h *Handler) newBeetForm(w http.ResponseWriter, r *http.Request, p *reqCtx)
 		return err
 	}
 	h.render(w, r, http.StatusOK, "beet_new", newBeetView{layoutView: h.layout(r, p, "New beet"),
-		Welcome: r.URL.Query().Get("welcome") == "1", Timezone: acc.Timezone})
+		Welcome: r.URL.Query().Get("welcome") == "1", Timezone: acc.Timezone, Det: detectionForm{Mode: string(beet.ModeAuto)},
+		Timezones: commonZones})
 	return nil
+}
+
+// newBeetInput reads the new-beet form, or its preview's query: the
+// schedule fields are the beet page's detection form's, in minutes.
+func newBeetInput(vals url.Values) (service.BeetInput, detectionForm, error) {
+	in := service.BeetInput{Name: vals.Get("name"), Description: vals.Get("description"), Timezone: strings.TrimSpace(vals.Get("timezone"))}
+	form := detectionFormOf(nil, vals)
+	if form.Mode == "" {
+		form.Mode = string(beet.ModeAuto)
+	}
+	if form.Mode == string(beet.ModeCron) && strings.TrimSpace(form.Timezone) == "" {
+		form.Timezone = in.Timezone // a schedule runs in the beet's zone unless told
+	}
+	d, err := form.detection()
+	if form.Mode == string(beet.ModeCron) && strings.TrimSpace(form.Timezone) == "" && beet.ErrorField(err) == "detection.timezone" {
+		err = nil // no zone at all: the service gives it the account's
+	}
+	in.Detection = &d
+	return in, form, err
 }
 
 func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	in := service.BeetInput{Name: r.PostFormValue("name"), Description: r.PostFormValue("description"),
-		Timezone: strings.TrimSpace(r.PostFormValue("timezone"))}
-	b, err := h.svc.CreateBeet(r.Context(), p.session.AccountID, in)
+	in, form, err := newBeetInput(r.PostForm)
+	var b *beet.Beet
+	if err == nil {
+		b, err = h.svc.CreateBeet(r.Context(), p.session.AccountID, in)
+	}
 	if beet.ErrorCode(err) == beet.EVALIDATION {
 		h.render(w, r, http.StatusUnprocessableEntity, "beet_new", newBeetView{layoutView: h.layout(r, p, "New beet"),
-			Name: in.Name, Description: in.Description, Timezone: in.Timezone, Err: formErr(err)})
+			Name: in.Name, Description: in.Description, Timezone: in.Timezone, Det: form, Timezones: commonZones, Err: formErr(err)})
 		return nil
 	} else if err != nil {
 		return err
 	}
 	h.redirect(w, r, "/beets/"+strconv.FormatInt(b.ID, 10)+"?created=1")
 	return nil
+}
+
+// previewJSON is the new-beet form's schedule preview: what the beet would
+// expect and its next expected times, or the field at fault and why, in
+// the words the form would show on submit.
+type previewJSON struct {
+	Expects string   `json:"expects,omitempty"`
+	Label   string   `json:"label,omitempty"`
+	Next    []string `json:"next,omitempty"`
+	Field   string   `json:"field,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// previewTimes is how many expected times the preview lists.
+const previewTimes = 3
+
+func (h *Handler) schedulePreview(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	in, _, err := newBeetInput(r.URL.Query())
+	var pv *service.SchedulePreview
+	if err == nil {
+		pv, err = h.svc.PreviewSchedule(r.Context(), p.session.AccountID, in, previewTimes)
+	}
+	var out previewJSON
+	switch {
+	case beet.ErrorCode(err) == beet.EVALIDATION:
+		out.Field, out.Error = beet.ErrorField(err), beet.ErrorMessage(err)
+	case err != nil:
+		return err
+	default:
+		out.Expects = pv.Expects
+		loc, lerr := time.LoadLocation(pv.Zone)
+		if lerr != nil {
+			loc = time.UTC
+		}
+		if len(pv.Next) > 0 {
+			out.Label = "Next runs, in " + pv.Zone + ":"
+			if pv.FromNow {
+				out.Label = "If an event came now, the next ones would be due by, in " + pv.Zone + ":"
+			}
+		}
+		for _, t := range pv.Next {
+			out.Next = append(out.Next, t.In(loc).Format("Mon Jan 2, 15:04 MST"))
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	return json.NewEncoder(w).Encode(out)
 }
 
 // detailView is the beet page.
@@ -265,6 +337,10 @@ type detailView struct {
 	Watch       *watchView
 	Created     bool
 	Rotated     bool
+	// Fresh is a beet that never had an event: its page is the URL and
+	// the Start lines, with no chart and no empty tables.
+	Fresh       bool
+	Start       []snippet
 	Det         detectionForm
 	SettingsErr *formError
 	DetErr      *formError
@@ -372,6 +448,9 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	if v.Events, err = h.svc.Events(ctx, acc, beet.EventFilter{BeetID: id, Limit: detailEvents}); err != nil {
 		return nil, err
 	}
+	if v.Fresh = b.LastEventAt == nil && len(v.Events) == 0; v.Fresh {
+		v.Start = startSnippets(v.URL, b.Token, b.Detection.Cron)
+	}
 	if v.Problems, err = h.svc.Problems(ctx, acc, id, detailProblems); err != nil {
 		return nil, err
 	}
@@ -379,6 +458,13 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 		return nil, err
 	}
 	v.Expectation = detect.Expectation(b)
+	if b.Detection.Mode == beet.ModeAuto && (b.Status == beet.StatusNew || b.Status == beet.StatusLearning) {
+		// When alerts start is said once, under Reliable alerts.
+		v.Expectation = "Learning this beet's rhythm: when events come, and how many."
+		if b.Status == beet.StatusNew {
+			v.Expectation = "Its first event; then auto mode learns this beet's rhythm: when events come, and how many."
+		}
+	}
 	if runs := detect.RunExpectation(b); runs != "" {
 		v.Expectation += " " + runs
 	}
@@ -391,7 +477,11 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 			v.OldTokens = append(v.OldTokens, oldTokenLine(t, b.Timezone))
 		}
 	}
-	v.Reliable = reliable(b, v.Flips)
+	loc, err := time.LoadLocation(b.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	v.Reliable = reliable(b, v.Flips, loc)
 	v.Watch = watchViewOf(b)
 	if err := h.svc.FillTags(ctx, b); err != nil {
 		return nil, err
@@ -408,7 +498,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 		return nil, err
 	}
 	v.Day24 = counts[0]
-	v.DayOne = dayOne(b, v.Flips, v.Day24, now)
+	v.DayOne = dayOne(b, v.Flips, v.Day24, now, loc)
 	chans, err := h.svc.Channels(ctx, acc)
 	if err != nil {
 		return nil, err
@@ -420,8 +510,10 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	return v, nil
 }
 
-// reliable says from when the beet's alerts can be trusted.
-func reliable(b *beet.Beet, flips []*beet.Flip) string {
+// reliable says from when the beet's alerts can be trusted. For auto mode
+// it states detect.ArmingRule, the numbers the model itself arms by, with
+// its dates in loc (the zone the page's times are in).
+func reliable(b *beet.Beet, flips []*beet.Flip, loc *time.Location) string {
 	switch {
 	case b.Status == beet.StatusPaused:
 		return "Paused: no alerts until it is resumed."
@@ -430,39 +522,36 @@ func reliable(b *beet.Beet, flips []*beet.Flip) string {
 			return "From the first event: the settings say what to expect."
 		}
 		return "Now: the settings say what to expect."
-	case b.Status == beet.StatusNew:
-		return "A week after the first event if 30 events came by then, and 14 days after it at the latest: auto mode learns the rhythm first."
-	case b.Status == beet.StatusLearning:
-		for _, f := range flips {
-			if f.Kind == beet.FlipFirst {
-				return "From " + f.At.Add(7*24*time.Hour).Format("Jan 2 15:04 MST") + " if 30 events came by then, and from " +
-					f.At.Add(14*24*time.Hour).Format("Jan 2 15:04 MST") + " at the latest (given 5 events)."
-			}
+	case b.Status == beet.StatusNew || b.Status == beet.StatusLearning:
+		if first, ok := firstEvent(flips); ok {
+			return "Alerts start " + detect.ArmingRule.From(first, loc) + "."
 		}
-		return "A week after the first event if 30 events came by then, and 14 days after it at the latest."
+		return "Alerts start " + detect.ArmingRule.Words() + "."
 	}
 	return "Now: the rhythm is learned."
 }
 
-// dayOne says, for a beet whose alerts are not armed yet, what it has
-// seen so far and what it waits for, so the first day shows something.
-func dayOne(b *beet.Beet, flips []*beet.Flip, day int64, now time.Time) string {
-	switch {
-	case b.Status == beet.StatusNew:
-		return "No event yet. Send one with the URL below; it shows up here within seconds."
-	case b.Status != beet.StatusLearning:
-		return ""
-	}
-	var first time.Time
+// firstEvent is when the beet's first event came, from its state changes.
+func firstEvent(flips []*beet.Flip) (time.Time, bool) {
 	for _, f := range flips {
 		if f.Kind == beet.FlipFirst {
-			first = f.At
+			return f.At, true
 		}
 	}
+	return time.Time{}, false
+}
+
+// dayOne says, for a learning beet, what it has seen so far and when its
+// alerts can start (the rule itself is under Reliable alerts), so the
+// first days show something. A new beet's page says it with the URL.
+func dayOne(b *beet.Beet, flips []*beet.Flip, day int64, now time.Time, loc *time.Location) string {
+	if b.Status != beet.StatusLearning || b.Detection.Mode != beet.ModeAuto {
+		return ""
+	}
 	msg := plural(int(day), "event") + " in the last 24 hours. Auto mode is learning when events come and how many"
-	if !first.IsZero() {
-		arm := first.Add(7 * 24 * time.Hour)
-		msg += "; alerts can start " + ago(now, arm) + " (" + arm.Format("Jan 2") + "), a week after the first event, once 30 bursts of events have been seen"
+	if first, ok := firstEvent(flips); ok {
+		arm := first.Add(detect.ArmingRule.After)
+		msg += "; alerts can start " + ago(now, arm) + " (" + arm.In(loc).Format("Jan 2 15:04 MST") + ")"
 	}
 	return msg + ". Until then, a period or a schedule under Detection alerts at once."
 }

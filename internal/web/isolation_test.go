@@ -27,6 +27,7 @@ var webIsolation = map[string]string{
 	"GET /signup":                                  "public",
 	"POST /signup":                                 "public",
 	"GET /beets/new":                               "own",
+	"GET /beets/schedule-preview":                  "own",
 	"POST /beets":                                  "own",
 	"GET /beets/{id}":                              "byID",
 	"GET /beets/{id}/chart.json":                   "byID",

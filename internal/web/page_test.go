@@ -6,7 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/beethq/beet/internal/detect"
 )
 
 // TestBeetPageOrderAndFirstDay: the beet page puts what a person opens it
@@ -22,8 +23,8 @@ func TestBeetPageOrderAndFirstDay(t *testing.T) {
 	want(t, "create", b.post("/beets", url.Values{"name": {"Checkout"}, "timezone": {"UTC"}}), http.StatusSeeOther, "/beets/1?created=1")
 
 	page := b.get("/beets/1").body
-	if !strings.Contains(page, `id="dayone">No event yet. Send one with the URL below`) {
-		t.Errorf("a new beet does not say it has no event yet and where to send one")
+	if !strings.Contains(page, `id="start-lines"`) || strings.Contains(page, `id="chart"`) {
+		t.Errorf("a new beet's page does not lead with where to send its first event")
 	}
 	ingest := a.URL() + "/api/v1/beet/" + tokenOf(t, b, 1)
 	hit(t, "POST", ingest, `{"value": 5}`)
@@ -33,8 +34,8 @@ func TestBeetPageOrderAndFirstDay(t *testing.T) {
 		return strings.Contains(b.get("/beets/1").body, `id="dayone">3 events in the last 24 hours.`)
 	})
 	page = b.get("/beets/1").body
-	arm := a.Backend().Service.Now().Add(7 * 24 * time.Hour).UTC().Format("Jan 2")
-	for _, s := range []string{"Auto mode is learning when events come and how many", "; alerts can start in ", " (" + arm + "), a week after the first event, once 30 bursts of events have been seen",
+	arm := a.Backend().Service.Now().Add(detect.ArmingRule.After).UTC().Format("Jan 2 ")
+	for _, s := range []string{"Auto mode is learning when events come and how many", "; alerts can start in ", " (" + arm,
 		"a period or a schedule under Detection alerts at once"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("day one does not say %q:\n%s", s, between(page, `id="dayone"`, "</p>"))

@@ -12,25 +12,36 @@ import (
 )
 
 // signalWords says what an event reported, for the event log: "" for a
-// plain ping, else "start", "fail (exit 2)", "log", "ok (exit 0)", with
-// the run's duration on an end: "fail (exit 2), ran 3 min".
+// plain ping, else the run's result in words: "started", "succeeded in
+// 2.0 s", "failed with exit code 3 after 41 s", "log".
 func signalWords(e *beet.Event) string {
+	k := e.Kind.Normal()
+	if k == beet.KindPing && e.ExitCode == nil && e.Duration == nil {
+		return ""
+	}
+	switch k {
+	case beet.KindStart:
+		return "started"
+	case beet.KindLog:
+		return "log"
+	}
 	var s string
-	switch k := e.Kind.Normal(); {
-	case k == beet.KindPing && e.ExitCode == nil:
-	case k == beet.KindPing:
-		s = "ok"
-	default:
-		s = string(k)
-	}
-	if e.ExitCode != nil {
-		s += fmt.Sprintf(" (exit %d)", *e.ExitCode)
-	}
-	if e.Duration != nil {
-		if s != "" {
-			s += ", "
+	if k == beet.KindFail {
+		s = "failed"
+		if e.ExitCode != nil {
+			s += fmt.Sprintf(" with exit code %d", *e.ExitCode)
 		}
-		s += "ran " + runDuration(*e.Duration)
+		if e.Duration != nil {
+			s += " after " + runDuration(*e.Duration)
+		}
+		return s
+	}
+	s = "succeeded"
+	if e.Duration != nil {
+		s += " in " + runDuration(*e.Duration)
+	}
+	if e.ExitCode != nil && *e.ExitCode != 0 {
+		s += fmt.Sprintf(" (exit code %d)", *e.ExitCode)
 	}
 	return s
 }
@@ -44,10 +55,14 @@ func clip(s string) string {
 	return string(r[:120]) + "…"
 }
 
-// runDuration is detect.Duration, with tenths of a second for short runs.
+// runDuration is detect.Duration, in seconds with a space for short runs
+// and with tenths below 10 s: "2.0 s", "41 s", "3 min".
 func runDuration(d time.Duration) string {
-	if d < 10*time.Second {
-		return fmt.Sprintf("%.1fs", d.Seconds())
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
 	}
 	return detect.Duration(d)
 }

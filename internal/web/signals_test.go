@@ -43,9 +43,9 @@ func TestSignalsOnTheBeetPage(t *testing.T) {
 	}
 	hit(t, "GET", ingest+"/start", "")
 	hit(t, "POST", ingest+"/2", "rsync: connection refused")
-	waitFor(t, "the failure in the event log", func() bool { return strings.Contains(b.get("/beets/1").body, "fail (exit 2), ran ") })
+	waitFor(t, "the failure in the event log", func() bool { return strings.Contains(b.get("/beets/1").body, "failed with exit code 2 after ") })
 	page = b.get("/beets/1").body
-	for _, s := range []string{"rsync: connection refused", "<td class=\"signal\">start</td>", "The job reported failure (exit code 2) at "} {
+	for _, s := range []string{"rsync: connection refused", "<td class=\"signal\">started</td>", "The job reported failure (exit code 2) at "} {
 		if !strings.Contains(page, s) {
 			t.Errorf("beet page lacks %q", s)
 		}

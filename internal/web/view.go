@@ -192,6 +192,25 @@ func snippets(url, token string) []snippet {
 	}
 }
 
+// startSnippets are the three lines a new beet's page shows whole, each
+// with its own copy button: a shell call, an image beacon, a crontab line
+// (at the beet's own cron times when it has them).
+func startSnippets(url, token, cron string) []snippet {
+	if cron == "" {
+		cron = "0 2 * * *"
+	}
+	masked := strings.ReplaceAll(url, token, mask(token))
+	mk := func(id, title, tmpl string) snippet {
+		return snippet{ID: id, Tab: title, Title: title,
+			Text: strings.ReplaceAll(tmpl, "URL", url), Masked: strings.ReplaceAll(tmpl, "URL", masked)}
+	}
+	return []snippet{
+		mk("curl", "curl", `curl -fsS -m 10 --retry 3 "URL"`),
+		mk("img", "<img> in a page", `<img src="URL" alt="" width="1" height="1" referrerpolicy="no-referrer">`),
+		mk("crontab", "crontab, after a job", cron+` /path/to/job && curl -fsS -m 10 --retry 3 "URL" > /dev/null`),
+	}
+}
+
 // Detection form fields, in minutes for people.
 func parseMinutes(field, s string) (int64, error) {
 	s = strings.TrimSpace(s)

@@ -195,6 +195,7 @@ func (h *Handler) routes() []route {
 		{"GET /signup", false, h.signupForm},
 		{"POST /signup", false, h.signup},
 		{"GET /beets/new", true, h.newBeetForm},
+		{"GET /beets/schedule-preview", true, h.schedulePreview},
 		{"POST /beets", true, h.createBeet},
 		{"GET /beets/{id}", true, h.beetPage},
 		{"GET /beets/{id}/chart.json", true, h.chartData},

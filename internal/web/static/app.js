@@ -143,6 +143,63 @@
     sync();
   });
 
+  // New beet form: preview the schedule as it is typed. The server reads
+  // the fields as the form's submit would (same defaults, same errors) and
+  // answers the next expected times, or the field at fault and why.
+  document.querySelectorAll("form[data-schedule-preview]").forEach(function (f) {
+    var box = document.getElementById("schedule-preview");
+    var timer = null, seq = 0;
+    var fields = { "detection.cron": "cron", "detection.timezone": "cron_timezone", "detection.period_seconds": "period_minutes",
+      "detection.grace_seconds": "grace_minutes", "timezone": "timezone" };
+    function show(d) {
+      box.textContent = "";
+      // Mark the field the preview refuses, as the submit would.
+      Object.keys(fields).forEach(function (k) {
+        var el = f.elements[fields[k]];
+        if (!el) return;
+        if (d.field === k) el.setAttribute("aria-invalid", "true"); else el.removeAttribute("aria-invalid");
+      });
+      if (d.error) {
+        var e = document.createElement("p");
+        e.className = "field-error";
+        e.textContent = d.error;
+        box.appendChild(e);
+      }
+      if (d.expects) {
+        var p = document.createElement("p");
+        p.textContent = d.expects;
+        box.appendChild(p);
+      }
+      if (d.next && d.next.length) {
+        var l = document.createElement("p");
+        l.className = "hint";
+        l.textContent = d.label;
+        box.appendChild(l);
+        var ul = document.createElement("ul");
+        ul.id = "preview-times";
+        d.next.forEach(function (t) { var li = document.createElement("li"); li.textContent = t; ul.appendChild(li); });
+        box.appendChild(ul);
+      }
+      box.hidden = !box.firstChild;
+    }
+    function update() {
+      var q = new URLSearchParams();
+      ["mode", "period_minutes", "grace_minutes", "cron", "cron_timezone", "timezone"].forEach(function (n) {
+        var el = n === "mode" ? f.querySelector("input[name=mode]:checked") : f.elements[n];
+        if (el && el.value) q.set(n, el.value);
+      });
+      var mine = ++seq;
+      fetch(f.getAttribute("data-schedule-preview") + "?" + q.toString(), { headers: { Accept: "application/json" }, cache: "no-store" })
+        .then(function (r) { if (!r.ok) throw new Error("preview: " + r.status); return r.json(); })
+        .then(function (d) { if (mine === seq) show(d); })
+        .catch(function (e) { console.warn(e); });
+    }
+    function soon() { clearTimeout(timer); timer = setTimeout(update, 250); }
+    f.addEventListener("input", soon);
+    f.addEventListener("change", soon);
+    update();
+  });
+
   // New channel form: show the fields of the chosen kind only, and leave
   // the others out of the post (without script, all are shown and sent).
   document.querySelectorAll("form[data-channel-form]").forEach(function (f) {
@@ -306,7 +363,7 @@
   var parts = document.querySelectorAll("[data-refresh][id]");
   if (parts.length) {
     var every = 1e9;
-    parts.forEach(function (p) { every = Math.min(every, Number(p.getAttribute("data-refresh")) || 30); });
+    parts.forEach(function (p) { every = Math.min(every, Number(p.getAttribute("data-refresh")) || 30); p.served = p.innerHTML; });
     var busy = false;
     setInterval(function () {
       if (busy || document.hidden || document.querySelector("dialog[open]")) return;
@@ -318,9 +375,15 @@
         })
         .then(function (html) {
           var doc = new DOMParser().parseFromString(html, "text/html");
+          // A new beet's first event: the page becomes the chart and the
+          // tables, so load it whole.
+          if (document.querySelector("[data-fresh]") && !doc.querySelector("[data-fresh]")) { location.reload(); return; }
           parts.forEach(function (p) {
             var fresh = doc.getElementById(p.id);
-            if (!fresh || fresh.innerHTML === p.innerHTML) return;
+            // Compared with what the server sent last (labelCells changes
+            // tables after a swap), so an unchanged part is left alone.
+            if (!fresh || fresh.innerHTML === (p.served || p.innerHTML)) return;
+            p.served = fresh.innerHTML;
             // Checked boxes (the list's bulk selection) survive the swap.
             var checked = {};
             p.querySelectorAll("input[type=checkbox]:checked").forEach(function (c) { checked[c.name + "=" + c.value] = true; });
@@ -333,6 +396,41 @@
         .then(function () { busy = false; });
     }, every * 1000);
   }
+  // Tables stack on a phone (app.css): each cell is a line headed by its
+  // column's name, so status and reason stay readable without scrolling
+  // sideways. Cells refreshed later get their labels on the next swap.
+  function labelCells(root) {
+    root.querySelectorAll("table").forEach(function (t) {
+      // A heading only screen readers see ("Actions") labels nothing.
+      var heads = Array.from(t.querySelectorAll("thead th")).map(function (th) {
+        var hidden = th.querySelector(".sr-only");
+        return hidden && hidden.textContent.trim() === th.textContent.trim() ? "" : th.textContent.trim();
+      });
+      if (!heads.length) return;
+      t.classList.add("stacks");
+      t.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.from(tr.children).forEach(function (td, i) {
+          if (!heads[i] || td.querySelector(":scope > .cell-label")) return;
+          // The label and the value side by side (app.css shows the
+          // label on phones only; screen readers have the table's own
+          // headings).
+          var label = document.createElement("span"), value = document.createElement("span");
+          label.className = "cell-label";
+          label.setAttribute("aria-hidden", "true");
+          label.textContent = heads[i];
+          value.className = "cell-value";
+          while (td.firstChild) value.appendChild(td.firstChild);
+          td.appendChild(label);
+          td.appendChild(value);
+        });
+      });
+    });
+  }
+  labelCells(document);
+  new MutationObserver(function (ms) {
+    ms.forEach(function (m) { if (m.target.querySelectorAll) labelCells(m.target); });
+  }).observe(document.body, { childList: true, subtree: true });
+
   // Tests (and styles, if ever needed) can tell the behaviour is attached.
   document.documentElement.setAttribute("data-js", "ready");
 })();

@@ -97,6 +97,9 @@ func parseServiceURL(kind beet.ChannelKind, raw string) (*serviceURL, error) {
 		if err := libCall(func() error { return c.SetURL(u) }); err != nil {
 			return bad("%v", err)
 		}
+		if !(&gotify.DefaultValidator{}).ValidateToken(c.Token) {
+			return bad("the application token is 15 characters and starts with A")
+		}
 	case beet.ChannelMatrix:
 		var c matrix.Config
 		if err := libCall(func() error { return c.SetURL(u) }); err != nil {
@@ -188,7 +191,7 @@ func scrub(text string, u *url.URL) string {
 			}
 		}
 	}
-	if !strings.ContainsAny(u.Host, ".:") {
+	if !strings.ContainsAny(u.Host, ".:") && u.Host != u.Scheme {
 		add(u.Host)
 	}
 	slices.SortFunc(parts, func(a, b string) int { return len(b) - len(a) })
@@ -416,7 +419,9 @@ func (s *Sender) sendZulip(ctx context.Context, su *serviceURL, m *Message) erro
 	form := zulip.CreatePayload(&c, clip("**"+m.Title+"**\n"+m.body(), 10000))
 	h := http.Header{}
 	h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(c.BotMail+":"+c.BotKey)))
-	target := (&url.URL{Scheme: "https", Host: c.Host, Path: "/api/v1/messages"}).String()
+	// The library keeps only the host name; a self-hosted server may name
+	// a port too.
+	target := (&url.URL{Scheme: "https", Host: su.url.Host, Path: "/api/v1/messages"}).String()
 	return s.post(ctx, target, "application/x-www-form-urlencoded", []byte(form.Encode()), h, m)
 }
 

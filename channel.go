@@ -204,7 +204,7 @@ func ServiceURLExample(kind ChannelKind) string {
 	case ChannelGoogleChat:
 		return "googlechat://chat.googleapis.com/v1/spaces/SPACE/messages?key=KEY&token=TOKEN"
 	case ChannelZulip:
-		return "zulip://beet-bot@example.zulipchat.com:BOT_API_KEY@example.zulipchat.com/?stream=alerts&topic=beet"
+		return "zulip://beet-bot%40example.zulipchat.com:BOT_API_KEY@example.zulipchat.com/?stream=alerts&topic=beet"
 	case ChannelOpsgenie:
 		return "opsgenie://api.opsgenie.com/API_KEY"
 	case ChannelRocketChat:

@@ -144,7 +144,7 @@ type channelRow struct {
 	Masked    beet.ChannelConfig
 	KindLabel string
 	Help      *serviceHelp // how a service URL is written; nil for the other kinds
-	Target    string // where it sends, masked
+	Target    string       // where it sends, masked
 	Reminder  string
 }
 

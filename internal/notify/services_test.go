@@ -101,7 +101,7 @@ func serviceCases() []serviceCase {
 			ok:         `{"event_id":"$1"}`,
 			other: func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("Authorization") != "Bearer "+matrixToken {
-					http.Error(w, `{"errcode":"M_UNKNOWN_TOKEN"}`, 401)
+					http.Error(w, `{"errcode":"M_UNKNOWN_TOKEN"}`, http.StatusUnauthorized)
 					return
 				}
 				if r.Method == "POST" && strings.HasPrefix(r.URL.Path, "/_matrix/client/v3/join/") {

@@ -2,12 +2,14 @@ package notify_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -355,5 +357,45 @@ func TestServiceURLChecks(t *testing.T) {
 		if err := notify.CheckTarget(context.Background(), tc.url("service.example.com"), true); err != nil {
 			t.Errorf("%s: %v", tc.kind, err)
 		}
+	}
+}
+
+// TestOpsgenieAlertLifecycle: the alert's alias is the incident key, and
+// the recovery closes that alert by its alias, as PagerDuty's resolve.
+func TestOpsgenieAlertLifecycle(t *testing.T) {
+	r := newRig(t, "sqlite")
+	var mu sync.Mutex
+	var got []string // method, path and alias of each request
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Authorization") != "GenieKey "+opsgenieKey {
+			http.Error(w, `{"message":"Key format is not valid!"}`, http.StatusUnprocessableEntity)
+			return
+		}
+		var body struct{ Alias, Message, Source string }
+		_ = json.NewDecoder(req.Body).Decode(&body)
+		mu.Lock()
+		got = append(got, req.Method+" "+req.URL.RequestURI()+" alias="+body.Alias+" source="+body.Source)
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, `{"result":"Request will be processed","took":0.1,"requestId":"r"}`)
+	}))
+	t.Cleanup(srv.Close)
+	s := notify.NewSender(notify.SenderOptions{AllowPrivate: true})
+	notify.UseTestServer(s, srv)
+	w := r.worker(func(w *notify.Worker) { w.Sender = s })
+	ch := r.channel(beet.ChannelOpsgenie, beet.ChannelConfig{URL: "opsgenie://" + srv.Listener.Addr().String() + "/" + opsgenieKey})
+	down := r.down()
+	r.drain(w, ch)
+	r.up()
+	r.drain(w, ch)
+	alias := "beet-" + strconv.FormatInt(r.beet.ID, 10) + "-incident-" + strconv.FormatInt(down.ID, 10)
+	want := []string{
+		"POST /v2/alerts alias=" + alias + " source=Beet",
+		"POST /v2/alerts/" + alias + "/close?identifierType=alias alias= source=Beet",
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("Opsgenie got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

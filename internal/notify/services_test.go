@@ -399,3 +399,62 @@ func TestOpsgenieAlertLifecycle(t *testing.T) {
 		t.Fatalf("Opsgenie got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestMatrixLoginAndJoinedRooms: with a user and password, Beet logs in
+// for an access token; without rooms, it posts to every joined room.
+func TestMatrixLoginAndJoinedRooms(t *testing.T) {
+	r := newRig(t, "sqlite")
+	const password, issued = "matrixpassword1", "syt_issued_token"
+	var mu sync.Mutex
+	sent := map[string]string{} // room → body
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		if req.URL.Path == "/_matrix/client/v3/login" {
+			var in struct {
+				Type       string
+				Identifier struct{ Type, User string }
+				Password   string
+			}
+			if json.Unmarshal(body, &in) != nil || in.Type != "m.login.password" || in.Identifier.User != "beet" || in.Password != password {
+				http.Error(w, `{"errcode":"M_FORBIDDEN"}`, http.StatusForbidden)
+				return
+			}
+			io.WriteString(w, `{"access_token":"`+issued+`","user_id":"@beet:example.com"}`)
+			return
+		}
+		if req.Header.Get("Authorization") != "Bearer "+issued {
+			http.Error(w, `{"errcode":"M_UNKNOWN_TOKEN"}`, http.StatusUnauthorized)
+			return
+		}
+		switch {
+		case req.Method == "GET" && req.URL.Path == "/_matrix/client/v3/joined_rooms":
+			io.WriteString(w, `{"joined_rooms":["!a:example.com","!b:example.com"]}`)
+		case req.Method == "POST" && strings.HasPrefix(req.URL.Path, "/_matrix/client/v3/join/"):
+			io.WriteString(w, `{"room_id":"`+strings.TrimPrefix(req.URL.Path, "/_matrix/client/v3/join/")+`"}`)
+		case req.Method == "PUT" && strings.Contains(req.URL.Path, "/send/m.room.message/"):
+			room := strings.Split(strings.TrimPrefix(req.URL.Path, "/_matrix/client/v3/rooms/"), "/")[0]
+			mu.Lock()
+			sent[room] = string(body)
+			mu.Unlock()
+			io.WriteString(w, `{"event_id":"$e"}`)
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	s := notify.NewSender(notify.SenderOptions{AllowPrivate: true})
+	w := r.worker(func(w *notify.Worker) { w.Sender = s })
+	ch := r.channel(beet.ChannelMatrix, beet.ChannelConfig{URL: "matrix://beet:" + password + "@" + srv.Listener.Addr().String() + "/?disableTLS=yes"})
+	r.down()
+	if ds := r.drain(w, ch); ds[0].Status != beet.DeliveryDelivered {
+		t.Fatalf("delivery %+v", ds[0])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, room := range []string{"!a:example.com", "!b:example.com"} {
+		var msg struct{ Msgtype, Body string }
+		if json.Unmarshal([]byte(sent[room]), &msg) != nil || msg.Msgtype != "m.text" || !strings.Contains(msg.Body, "Checkout succeeded is down") {
+			t.Errorf("room %s got %q", room, sent[room])
+		}
+	}
+}

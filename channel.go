@@ -196,7 +196,7 @@ func ServiceURLExample(kind ChannelKind) string {
 	case ChannelPushover:
 		return "pushover://shoutrrr:APP_TOKEN@USER_KEY/?devices=phone"
 	case ChannelGotify:
-		return "gotify://gotify.example.com/AexampleToken1"
+		return "gotify://gotify.example.com/AexampleToken12"
 	case ChannelMatrix:
 		return "matrix://:ACCESS_TOKEN@matrix.example.com/?rooms=!roomid:example.com"
 	case ChannelMattermost:

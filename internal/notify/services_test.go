@@ -358,6 +358,14 @@ func TestServiceURLChecks(t *testing.T) {
 			t.Errorf("%s: %v", tc.kind, err)
 		}
 	}
+	// The examples the form and the errors show are valid URLs.
+	for _, k := range beet.ServiceURLKinds {
+		ex := beet.ServiceURLExample(k)
+		if err := firstError((&beet.Channel{Kind: k, Name: "x", Config: beet.ChannelConfig{URL: ex}}).Validate(),
+			notify.CheckTarget(context.Background(), ex, true)); err != nil {
+			t.Errorf("the %s example %s is refused: %v", k, ex, err)
+		}
+	}
 }
 
 // TestOpsgenieAlertLifecycle: the alert's alias is the incident key, and
@@ -457,4 +465,13 @@ func TestMatrixLoginAndJoinedRooms(t *testing.T) {
 			t.Errorf("room %s got %q", room, sent[room])
 		}
 	}
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -20,14 +20,32 @@ const (
 	ChannelTeams     ChannelKind = "teams"
 	ChannelPagerDuty ChannelKind = "pagerduty"
 	ChannelNtfy      ChannelKind = "ntfy"
+
+	// The kinds below are configured by one service URL in config.url, in
+	// the form of the shoutrrr library (its scheme is the kind's name), and
+	// sent through that library (internal/notify).
+	ChannelTelegram   ChannelKind = "telegram"
+	ChannelPushover   ChannelKind = "pushover"
+	ChannelGotify     ChannelKind = "gotify"
+	ChannelMatrix     ChannelKind = "matrix"
+	ChannelMattermost ChannelKind = "mattermost"
+	ChannelGoogleChat ChannelKind = "googlechat"
+	ChannelZulip      ChannelKind = "zulip"
+	ChannelOpsgenie   ChannelKind = "opsgenie"
+	ChannelRocketChat ChannelKind = "rocketchat"
 )
 
 // ChannelKinds lists every kind.
-var ChannelKinds = []ChannelKind{ChannelWebhook, ChannelEmail, ChannelSlack, ChannelDiscord, ChannelTeams, ChannelPagerDuty, ChannelNtfy}
+var ChannelKinds = []ChannelKind{ChannelWebhook, ChannelEmail, ChannelSlack, ChannelDiscord, ChannelTeams, ChannelPagerDuty, ChannelNtfy,
+	ChannelTelegram, ChannelPushover, ChannelGotify, ChannelMatrix, ChannelMattermost, ChannelGoogleChat, ChannelZulip, ChannelOpsgenie, ChannelRocketChat}
+
+// ServiceURLKinds are the kinds configured by a service URL.
+var ServiceURLKinds = []ChannelKind{ChannelTelegram, ChannelPushover, ChannelGotify, ChannelMatrix, ChannelMattermost,
+	ChannelGoogleChat, ChannelZulip, ChannelOpsgenie, ChannelRocketChat}
 
 // ChannelConfig is the settings of a channel; which fields a kind takes is
 // pinned by the contract: webhook {url, secret?}, email {to}, pagerduty
-// {routing_key}, the others {url}.
+// {routing_key}, the others {url} (a service URL for ServiceURLKinds).
 type ChannelConfig struct {
 	URL        string `json:"url,omitempty"`
 	Secret     string `json:"secret,omitempty"`
@@ -72,11 +90,22 @@ func (k ChannelKind) Valid() bool {
 	return false
 }
 
+// ServiceURL reports whether k is configured by a service URL
+// ("gotify://host/token"), whose scheme is the kind's name.
+func (k ChannelKind) ServiceURL() bool {
+	for _, c := range ServiceURLKinds {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
 // Validate checks a channel as a person set it. Whether a URL's host is a
 // private address needs DNS, so the caller checks that separately.
 func (c *Channel) Validate() error {
 	if !c.Kind.Valid() {
-		return FieldError("kind", "%q is not a channel kind; use one of webhook, email, slack, discord, teams, pagerduty, ntfy", c.Kind)
+		return FieldError("kind", "%q is not a channel kind; use one of %s", c.Kind, kindList())
 	}
 	if err := ValidateName(c.Name); err != nil {
 		return err
@@ -111,6 +140,12 @@ func (c *Channel) Validate() error {
 		}
 		return firstErr(unexpected("url", cfg.URL), unexpected("secret", cfg.Secret), unexpected("to", cfg.To))
 	}
+	if c.Kind.ServiceURL() {
+		if err := ValidateServiceURL(c.Kind, cfg.URL); err != nil {
+			return err
+		}
+		return firstErr(unexpected("secret", cfg.Secret), unexpected("to", cfg.To), unexpected("routing_key", cfg.RoutingKey))
+	}
 	if err := ValidateTargetURL("config.url", cfg.URL); err != nil {
 		return err
 	}
@@ -122,6 +157,60 @@ func (c *Channel) Validate() error {
 		return err
 	}
 	return firstErr(unexpected("to", cfg.To), unexpected("routing_key", cfg.RoutingKey))
+}
+
+func kindList() string {
+	names := make([]string, len(ChannelKinds))
+	for i, k := range ChannelKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ValidateServiceURL checks the shape of a service URL: its scheme is the
+// kind's name and it fits the limits. What each service needs in it (a
+// token, a room) the notify package checks with the library that sends.
+// Errors never repeat the URL: it holds the secret.
+func ValidateServiceURL(kind ChannelKind, s string) error {
+	if s == "" {
+		return FieldError("config.url", "is required: the %s service URL, such as %s", kind, ServiceURLExample(kind))
+	}
+	if len(s) > MaxChannelURLLen {
+		return FieldError("config.url", "is %d bytes long; at most %d are allowed", len(s), MaxChannelURLLen)
+	}
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return FieldError("config.url", "must be printable text")
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != string(kind) || u.Host == "" {
+		return FieldError("config.url", "must be a %s:// URL, such as %s", kind, ServiceURLExample(kind))
+	}
+	return nil
+}
+
+// ServiceURLExample is a made-up URL of the kind's form, for help texts.
+func ServiceURLExample(kind ChannelKind) string {
+	switch kind {
+	case ChannelTelegram:
+		return "telegram://123456789:AAHexampletokenexampletokenexample@telegram?chats=@mychannel,-1001234567890"
+	case ChannelPushover:
+		return "pushover://shoutrrr:APP_TOKEN@USER_KEY/?devices=phone"
+	case ChannelGotify:
+		return "gotify://gotify.example.com/AexampleToken12"
+	case ChannelMatrix:
+		return "matrix://:ACCESS_TOKEN@matrix.example.com/?rooms=!roomid:example.com"
+	case ChannelMattermost:
+		return "mattermost://mattermost.example.com/WEBHOOK_TOKEN"
+	case ChannelGoogleChat:
+		return "googlechat://chat.googleapis.com/v1/spaces/SPACE/messages?key=KEY&token=TOKEN"
+	case ChannelZulip:
+		return "zulip://beet-bot%40example.zulipchat.com:BOT_API_KEY@example.zulipchat.com/?stream=alerts&topic=beet"
+	case ChannelOpsgenie:
+		return "opsgenie://api.opsgenie.com/API_KEY"
+	case ChannelRocketChat:
+		return "rocketchat://rocket.example.com/TOKEN_A/TOKEN_B"
+	}
+	return ""
 }
 
 func alnum(s string) bool {
@@ -179,13 +268,26 @@ func (cfg ChannelConfig) Masked() ChannelConfig {
 }
 
 // MaskURL keeps a URL's scheme and host and redacts the rest, for logs and
-// API output.
+// API output. A service URL (telegram://, gotify://, ...) carries its
+// tokens in the user info, the path or the query, and Pushover's user key
+// in the host, so it shows only its scheme and a host that is a host name
+// (one with a dot or a port); everything else becomes "…".
 func MaskURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" {
 		return Redact(s)
 	}
 	rest := strings.TrimPrefix(u.RequestURI(), "/")
+	if u.Scheme != "http" && u.Scheme != "https" {
+		host := u.Host
+		if !strings.ContainsAny(host, ".:") && host != "localhost" && host != u.Scheme {
+			host = "…"
+		}
+		if rest != "" || u.User != nil {
+			rest = "…"
+		}
+		return u.Scheme + "://" + host + "/" + rest
+	}
 	if rest == "" {
 		return u.Scheme + "://" + u.Host + "/"
 	}

@@ -25,6 +25,18 @@ func FuzzChannelConfig(f *testing.F) {
 		{"webhook", "w", "javascript:alert(document.cookie)", "", "", ""},
 		{"email", "e", "", "", "", "Ops <ops@example.com>"},
 		{"sms", "x", "", "", "", ""},
+		{"telegram", "tg", "telegram://123456789:AAHexampletokenexampletokenexample@telegram?chats=@mychannel", "", "", ""},
+		{"pushover", "po", "pushover://shoutrrr:azGDORePK8gMaC0QOYAMyEEuzJnyUi@uQiRzpo4DXghDmr9QzzfQu27cmVRsG/?devices=phone", "", "", ""},
+		{"gotify", "go", "gotify://gotify.example.com/AexampleToken1x?title=beet", "", "", ""},
+		{"matrix", "mx", "matrix://:syt_ZXhhbXBsZQ_token@matrix.example.com/?rooms=!room:example.com", "", "", ""},
+		{"matrix", "mx", "matrix://beet:password123@localhost:8008/?disableTLS=yes", "", "", ""},
+		{"mattermost", "mm", "mattermost://mm.example.com:8065/abcdefghijklmnopqrstuvwxyz?disabletls=yes", "", "", ""},
+		{"googlechat", "gc", "googlechat://chat.googleapis.com/v1/spaces/AAAA/messages?key=KEY123456&token=TOKEN123456", "", "", ""},
+		{"zulip", "zu", "zulip://bot@example.zulipchat.com:BOTKEY123456@example.zulipchat.com/?stream=alerts", "", "", ""},
+		{"opsgenie", "og", "opsgenie://api.eu.opsgenie.com/eb243592-faa2-4ba2-a551q-1afdf565c889", "", "", ""},
+		{"rocketchat", "rc", "rocketchat://rocket.example.com/TOKENAAAAA/TOKENBBBBBBBB", "", "", ""},
+		{"gotify", "go", "https://gotify.example.com/AexampleToken1x", "", "", ""},
+		{"pushover", "po", "pushover://\x7fsecret@host", "", "", ""},
 	} {
 		f.Add(s.kind, s.name, s.url, s.secret, s.key, s.to)
 	}
@@ -48,6 +60,20 @@ func FuzzChannelConfig(f *testing.F) {
 			}
 			if p, ok := u.User.Password(); ok && len(p) >= 4 && strings.Contains(m.URL, p) {
 				t.Fatalf("masked URL %q shows the password", m.URL)
+			}
+		}
+		if c.Kind.ServiceURL() {
+			// A service URL's secrets sit anywhere but its scheme and a
+			// dotted host: nothing else of it shows.
+			u, _ := url.Parse(rawURL)
+			p, _ := u.User.Password()
+			for _, part := range append(strings.FieldsFunc(u.RequestURI(), func(r rune) bool { return strings.ContainsRune("/?&=,", r) }), u.User.Username(), p) {
+				if len(part) >= 4 && strings.Contains(m.URL, part) {
+					t.Fatalf("masked service URL %q shows %q", m.URL, part)
+				}
+			}
+			if !strings.ContainsAny(u.Host, ".:") && len(u.Host) >= 4 && u.Host != kind && strings.Contains(m.URL, u.Host) {
+				t.Fatalf("masked service URL %q shows the host %q, which is no host name", m.URL, u.Host)
 			}
 		}
 	})

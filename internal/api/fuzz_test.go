@@ -138,6 +138,10 @@ func FuzzChannelBody(f *testing.F) {
 		`{"kind": "ntfy", "name": "n", "config": {"url": "http://127.0.0.1/x"}, "reminder_every_seconds": 900}`,
 		`{"kind": "webhook", "name": "w", "config": {"url": "javascript:alert(1)"}}`,
 		`{"kind": "teams", "name": "t", "config": {"url": "https://user:pass@example.com/?token=abc"}}`,
+		`{"kind": "gotify", "name": "g", "config": {"url": "gotify://gotify.example.com/AexampleToken1x"}}`,
+		`{"kind": "telegram", "name": "tg", "config": {"url": "telegram://123:AAHsecret@telegram?chats=@x"}}`,
+		`{"kind": "pushover", "name": "po", "config": {"url": "pushover://shoutrrr:apptoken@userkey/"}}`,
+		`{"kind": "matrix", "name": "mx", "config": {"url": "https://matrix.example.com/"}}`,
 		`{"kind": "discord", "config": {}}`, `{"name": ""}`, `{}`, "null",
 	} {
 		f.Add([]byte(s), false)

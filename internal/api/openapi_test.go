@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/beethq/beet"
 )
 
 // TestOpenAPIMatchesRoutes keeps the document true: every registered call
@@ -85,6 +87,32 @@ func TestOpenAPIDocumentsReadOnlyRefusal(t *testing.T) {
 		}
 		if _, ok := op.Responses["403"]; !ok {
 			t.Errorf("%s %s: openapi.json has no 403 (read-only key)", rt.method, rt.pattern)
+		}
+	}
+}
+
+// TestOpenAPIChannelKinds: the document lists exactly the channel kinds
+// the domain knows, where a channel is read and where one is created.
+func TestOpenAPIChannelKinds(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Enum []string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, k := range beet.ChannelKinds {
+		want = append(want, string(k))
+	}
+	for _, schema := range []string{"Channel", "ChannelCreate"} {
+		if got := doc.Components.Schemas[schema].Properties["kind"].Enum; strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s.kind enum = %v, want %v", schema, got, want)
 		}
 	}
 }

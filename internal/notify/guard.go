@@ -29,9 +29,11 @@ func privateAddr(ip netip.Addr) bool {
 // CheckTarget is the creation-time check of a channel's URL: a literal
 // private IP, or a host name that resolves to one, is refused. A name that
 // does not resolve now is accepted: the send-time check in the dialer is
-// the one that holds, against the address actually dialled.
+// the one that holds, against the address actually dialled. A service URL
+// (its scheme is a service kind: gotify://...) is first checked with the
+// library that sends it, and its guard is on the host a send dials.
 func CheckTarget(ctx context.Context, raw string, allowPrivate bool) error {
-	if allowPrivate || raw == "" {
+	if raw == "" {
 		return nil
 	}
 	u, err := url.Parse(raw)
@@ -39,6 +41,16 @@ func CheckTarget(ctx context.Context, raw string, allowPrivate bool) error {
 		return nil // the caller's URL validation reports it
 	}
 	host := u.Hostname()
+	if kind := beet.ChannelKind(u.Scheme); kind.ServiceURL() {
+		su, err := parseServiceURL(kind, raw)
+		if err != nil {
+			return err
+		}
+		host = su.host
+	}
+	if allowPrivate {
+		return nil
+	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if privateAddr(ip) {
 			return beet.FieldError("config.url", "%s", errPrivate.Error())

@@ -1,6 +1,7 @@
 // Package notify delivers flips to people: it renders one message per
 // channel kind, sends it (webhook, email, Slack, Discord, Teams, PagerDuty,
-// ntfy) and runs the worker that drains the delivery outbox with retries,
+// ntfy, and through the shoutrrr library Telegram, Pushover, Gotify, Matrix,
+// Mattermost, Google Chat, Zulip, Opsgenie and Rocket.Chat) and runs the worker that drains the delivery outbox with retries,
 // backoff and jitter. Every HTTP target is dialled through a guard that
 // refuses private addresses unless the operator allows them.
 package notify

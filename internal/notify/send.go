@@ -105,6 +105,9 @@ func (s *Sender) Send(ctx context.Context, ch *beet.Channel, m *Message) error {
 	case beet.ChannelEmail:
 		return s.sendEmail(ctx, ch.Config.To, m)
 	}
+	if ch.Kind.ServiceURL() {
+		return s.sendService(ctx, ch, m)
+	}
 	return &SendError{Msg: fmt.Sprintf("unknown channel kind %q", ch.Kind), Permanent: true}
 }
 
@@ -130,14 +133,26 @@ func (s *Sender) postJSON(ctx context.Context, target string, v any, m *Message)
 // 429 and 5xx (and network errors) worth retrying, with the receiver's
 // Retry-After; any other status refused for good.
 func (s *Sender) post(ctx context.Context, target, contentType string, body []byte, h http.Header, m *Message) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	return s.do(ctx, http.MethodPost, target, contentType, body, h, m, nil)
+}
+
+// do is post with any method; a 2xx answer's JSON body is decoded into
+// out when out is not nil.
+func (s *Sender) do(ctx context.Context, method, target, contentType string, body []byte, h http.Header, m *Message, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return &SendError{Msg: "bad target URL " + beet.MaskURL(target), Permanent: true}
 	}
 	for k, v := range h {
 		req.Header[k] = v
 	}
-	req.Header.Set("Content-Type", contentType)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	req.Header.Set("User-Agent", "Beet/"+version.Version)
 	req.Header.Set("Idempotency-Key", m.IdempotencyKey)
 	res, err := s.client.Do(req)
@@ -147,15 +162,21 @@ func (s *Sender) post(ctx context.Context, target, contentType string, body []by
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return &SendError{Msg: "POST " + beet.MaskURL(target) + ": " + err.Error(), Permanent: errors.Is(err, errPrivate)}
+		return &SendError{Msg: method + " " + beet.MaskURL(target) + ": " + err.Error(), Permanent: errors.Is(err, errPrivate)}
 	}
 	defer res.Body.Close()
-	snippet, _ := io.ReadAll(io.LimitReader(res.Body, 300))
-	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10)) // lets the connection be reused
 	if res.StatusCode >= 200 && res.StatusCode < 300 {
+		if out != nil {
+			if err := json.NewDecoder(io.LimitReader(res.Body, 64<<10)).Decode(out); err != nil {
+				return &SendError{Msg: method + " " + beet.MaskURL(target) + ": unreadable answer: " + err.Error()}
+			}
+		}
+		io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10)) // lets the connection be reused
 		return nil
 	}
-	msg := "POST " + beet.MaskURL(target) + ": HTTP " + strconv.Itoa(res.StatusCode)
+	snippet, _ := io.ReadAll(io.LimitReader(res.Body, 300))
+	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	msg := method + " " + beet.MaskURL(target) + ": HTTP " + strconv.Itoa(res.StatusCode)
 	if t := strings.TrimSpace(strings.ToValidUTF8(string(snippet), "")); t != "" {
 		msg += ": " + t
 	}

@@ -50,6 +50,15 @@ func TestBrowserChannels(t *testing.T) {
 	if visible("c-url") || !visible("c-to") {
 		t.Errorf("email form: url %v to %v; want the address only", visible("c-url"), visible("c-to"))
 	}
+	// A service-URL kind: the URL field and that service's explanation,
+	// with its example, and no other's.
+	pick("gotify")
+	if !visible("c-url") || visible("c-secret") || !visible("help-gotify") || visible("help-telegram") ||
+		!strings.Contains(text(t, ctx, "#help-gotify"), "gotify://gotify.example.com/") {
+		t.Errorf("gotify form: url %v secret %v gotify help %v telegram help %v; want the URL and Gotify's help only",
+			visible("c-url"), visible("c-secret"), visible("help-gotify"), visible("help-telegram"))
+	}
+	screenshot(t, ctx, "channel-new-gotify.png")
 	// The service's error shows next to its field, the kind kept.
 	pick("pagerduty")
 	run(t, ctx, "a short routing key",

@@ -34,7 +34,73 @@ var kindOptions = []kindOption{
 	{beet.ChannelTeams, "Microsoft Teams (webhook)"},
 	{beet.ChannelPagerDuty, "PagerDuty (Events API v2)"},
 	{beet.ChannelNtfy, "ntfy"},
+	{beet.ChannelTelegram, "Telegram"},
+	{beet.ChannelPushover, "Pushover"},
+	{beet.ChannelGotify, "Gotify"},
+	{beet.ChannelMatrix, "Matrix"},
+	{beet.ChannelMattermost, "Mattermost"},
+	{beet.ChannelGoogleChat, "Google Chat"},
+	{beet.ChannelZulip, "Zulip"},
+	{beet.ChannelOpsgenie, "Opsgenie"},
+	{beet.ChannelRocketChat, "Rocket.Chat"},
 }
+
+// serviceHelp explains a service-URL kind's URL on the channel forms: its
+// form, where its parts come from, and a made-up example.
+type serviceHelp struct {
+	Kind    beet.ChannelKind
+	Label   string
+	Form    string
+	Note    string
+	Example string
+}
+
+var serviceHelps = func() []serviceHelp {
+	rows := []serviceHelp{
+		{Kind: beet.ChannelTelegram, Form: "telegram://BOT_TOKEN@telegram?chats=@CHANNEL,CHAT_ID",
+			Note: "The bot token from @BotFather; add the bot to each chat."},
+		{Kind: beet.ChannelPushover, Form: "pushover://shoutrrr:APP_TOKEN@USER_KEY/?devices=DEVICE",
+			Note: "Your application's API token and your user key; devices are optional (all by default)."},
+		{Kind: beet.ChannelGotify, Form: "gotify://HOST[:PORT][/PATH]/APP_TOKEN",
+			Note: "The application's token (15 characters, starting with A). Add ?disabletls=yes for a server on plain HTTP."},
+		{Kind: beet.ChannelMatrix, Form: "matrix://:ACCESS_TOKEN@HOST/?rooms=!ROOM_ID:SERVER,#ALIAS:SERVER",
+			Note: "Or matrix://USER:PASSWORD@HOST/…. Without rooms, every room the user has joined. Add &disableTLS=yes for plain HTTP."},
+		{Kind: beet.ChannelMattermost, Form: "mattermost://HOST[:PORT]/WEBHOOK_TOKEN[/CHANNEL]",
+			Note: "The token at the end of an incoming webhook's URL. Add ?disabletls=yes for plain HTTP."},
+		{Kind: beet.ChannelGoogleChat, Form: "googlechat://chat.googleapis.com/v1/spaces/SPACE/messages?key=KEY&token=TOKEN",
+			Note: "The space's webhook URL with https:// replaced by googlechat://."},
+		{Kind: beet.ChannelZulip, Form: "zulip://BOT_EMAIL:BOT_API_KEY@HOST/?stream=STREAM&topic=TOPIC",
+			Note: "Write the @ of the bot's email as %40. The topic defaults to the beet's name."},
+		{Kind: beet.ChannelOpsgenie, Form: "opsgenie://api.opsgenie.com/API_KEY",
+			Note: "api.eu.opsgenie.com for EU accounts. An alert is closed when its beet recovers."},
+		{Kind: beet.ChannelRocketChat, Form: "rocketchat://HOST[:PORT]/TOKEN_A/TOKEN_B[/CHANNEL]",
+			Note: "The two tokens at the end of an incoming webhook's URL."},
+	}
+	for i := range rows {
+		rows[i].Label = kindLabel(rows[i].Kind)
+		rows[i].Example = beet.ServiceURLExample(rows[i].Kind)
+	}
+	return rows
+}()
+
+// helpFor is the kind's service-URL help, or nil.
+func helpFor(k beet.ChannelKind) *serviceHelp {
+	for i := range serviceHelps {
+		if serviceHelps[i].Kind == k {
+			return &serviceHelps[i]
+		}
+	}
+	return nil
+}
+
+// urlKinds are the kinds whose form takes a URL, for the form's data-kinds.
+var urlKinds = func() string {
+	kinds := []string{"webhook", "slack", "discord", "teams", "ntfy"}
+	for _, k := range beet.ServiceURLKinds {
+		kinds = append(kinds, string(k))
+	}
+	return strings.Join(kinds, " ")
+}()
 
 func kindLabel(k beet.ChannelKind) string {
 	for _, o := range kindOptions {
@@ -77,13 +143,14 @@ type channelRow struct {
 	*beet.Channel
 	Masked    beet.ChannelConfig
 	KindLabel string
-	Target    string // where it sends, masked
+	Help      *serviceHelp // how a service URL is written; nil for the other kinds
+	Target    string       // where it sends, masked
 	Reminder  string
 }
 
 func rowOf(c *beet.Channel) channelRow {
 	m := c.Config.Masked()
-	row := channelRow{Channel: c, Masked: m, KindLabel: kindLabel(c.Kind), Reminder: "Never"}
+	row := channelRow{Channel: c, Masked: m, KindLabel: kindLabel(c.Kind), Help: helpFor(c.Kind), Reminder: "Never"}
 	switch {
 	case m.URL != "":
 		row.Target = m.URL
@@ -142,6 +209,8 @@ var channelFields = map[string]bool{"kind": true, "name": true, "config.url": tr
 type channelNewView struct {
 	layoutView
 	Kinds     []kindOption
+	Services  []serviceHelp
+	URLKinds  string
 	Reminders []reminderOption
 	F         channelForm
 	Err       *formError
@@ -149,7 +218,8 @@ type channelNewView struct {
 }
 
 func (h *Handler) channelNewView(r *http.Request, p *reqCtx, f channelForm, err error) channelNewView {
-	v := channelNewView{layoutView: h.layout(r, p, "New channel"), Kinds: kindOptions, Reminders: reminderOptions, F: f}
+	v := channelNewView{layoutView: h.layout(r, p, "New channel"), Kinds: kindOptions, Services: serviceHelps, URLKinds: urlKinds,
+		Reminders: reminderOptions, F: f}
 	if err != nil {
 		v.Err = formErr(err)
 		v.ErrAtTop = !channelFields[v.Err.Field]
@@ -185,6 +255,9 @@ func (h *Handler) createChannel(w http.ResponseWriter, r *http.Request, p *reqCt
 		return nil
 	case beet.EVALIDATION, beet.ECONFLICT:
 		f.Secret, f.RoutingKey = "", "" // typed again rather than echoed
+		if beet.ChannelKind(f.Kind).ServiceURL() {
+			f.URL = "" // a service URL holds its token
+		}
 		status := http.StatusUnprocessableEntity
 		if beet.ErrorCode(err) == beet.ECONFLICT {
 			status = http.StatusConflict
@@ -360,6 +433,9 @@ func (h *Handler) saveChannel(w http.ResponseWriter, r *http.Request, p *reqCtx)
 			return verr
 		}
 		f.Secret, f.RoutingKey = "", ""
+		if v.C.Kind.ServiceURL() {
+			f.URL = "" // a service URL holds its token
+		}
 		v.F, v.Err = f, formErr(err)
 		v.ErrAtTop = !channelFields[v.Err.Field]
 		h.render(w, r, http.StatusUnprocessableEntity, "channel", v)

@@ -423,3 +423,77 @@ func TestChannelPrivateTargetRefused(t *testing.T) {
 		t.Error("the refused channel was created")
 	}
 }
+
+// TestServiceChannelPages: the new-channel form explains every service
+// URL with an example; a Gotify channel made through it delivers to a
+// Gotify on loopback (a 500 first, then the message), and no page shows
+// the URL's token, not even the form that refused a URL.
+func TestServiceChannelPages(t *testing.T) {
+	a := startApp(t, func(c *config.Config) { c.AllowPrivateTargets = true })
+	const token = "Awebsecret0001x"
+	var mu sync.Mutex
+	var messages []string
+	answered500 := false
+	gotify := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "POST" || r.URL.Path != "/message" || r.URL.Query().Get("token") != token {
+			http.Error(w, `{"error":"Unauthorized","errorCode":401}`, http.StatusUnauthorized)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if !answered500 {
+			answered500 = true
+			http.Error(w, "failed to handle "+r.URL.String(), http.StatusInternalServerError)
+			return
+		}
+		messages = append(messages, string(body))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":1,"appid":1,"message":"m","title":"t","priority":0,"date":"2026-01-01T00:00:00Z"}`)
+	}))
+	t.Cleanup(gotify.Close)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+
+	form := b.get("/account/channels/new").body
+	for _, k := range beet.ServiceURLKinds {
+		if !strings.Contains(form, `data-kinds="`+string(k)+`"`) || !strings.Contains(form, html.EscapeString(beet.ServiceURLExample(k))) {
+			t.Errorf("the form does not explain the %s URL with its example", k)
+		}
+	}
+	noInlineScript(t, "new channel form", form)
+
+	// A URL the library refuses: the reason is shown, the URL is not.
+	r := b.post("/account/channels", url.Values{"kind": {"gotify"}, "name": {"Gotify"}, "url": {"gotify://gotify.example.com/Bwebsecret0001x"}})
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(fieldError(r.body, "c-url"), "15 characters") || strings.Contains(r.body, "websecret") {
+		t.Fatalf("a bad Gotify token: %d %q (the page must not repeat the token)", r.status, fieldError(r.body, "c-url"))
+	}
+
+	u := "gotify://" + gotify.Listener.Addr().String() + "/" + token + "?disabletls=yes"
+	want(t, "create", b.post("/account/channels", url.Values{"kind": {"gotify"}, "name": {"Gotify"}, "url": {u}}),
+		http.StatusSeeOther, "/account/channels/1?created=1")
+	r = b.post("/account/channels/1/test", url.Values{})
+	page := b.get(strings.TrimSuffix(r.location, "#log")).body
+	if !strings.Contains(page, "The test message failed:") || !strings.Contains(page, "HTTP 500") {
+		t.Errorf("no failure notice:\n%s", page)
+	}
+	r = b.post("/account/channels/1/test", url.Values{})
+	page = b.get(strings.TrimSuffix(r.location, "#log")).body
+	if !regexp.MustCompile(`The test message was delivered in [0-9.]+ (ms|s)\.`).MatchString(page) {
+		t.Errorf("no delivered notice:\n%s", page)
+	}
+	mu.Lock()
+	if len(messages) == 0 || !strings.Contains(messages[0], "Test message from Beet") {
+		t.Errorf("Gotify got %q", messages)
+	}
+	mu.Unlock()
+	for path, p := range map[string]string{"channel": page, "account": b.get("/account").body, "settings error": b.post("/account/channels/1/settings",
+		url.Values{"name": {"Gotify"}, "url": {"gotify://gotify.example.com/Bwebsecret0001x"}, "reminder_every_seconds": {"0"}}).body} {
+		if strings.Contains(p, token) || strings.Contains(p, "websecret") {
+			t.Errorf("the %s page shows the token", path)
+		}
+		if !strings.Contains(p, "gotify://127.0.0.1:") {
+			t.Errorf("the %s page does not show the masked URL", path)
+		}
+	}
+}

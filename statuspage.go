@@ -17,7 +17,7 @@ type StatusPage struct {
 	Slug        string
 	Title       string
 	Description string
-	Tags        []string // sorted; one section per tag
+	Tags        []string // one section per tag, in this order
 	BeetIDs     []int64  // beets shown whatever their tags
 	CreatedAt   time.Time
 	UpdatedAt   time.Time

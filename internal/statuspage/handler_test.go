@@ -1,6 +1,7 @@
 package statuspage_test
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"encoding/xml"
@@ -264,6 +265,21 @@ func TestPublicCaching(t *testing.T) {
 	}
 	if res, _ := http.Head(f.srv.URL + "/status/acme"); res.StatusCode != 200 || res.ContentLength <= 0 {
 		t.Errorf("HEAD: %d, length %d", res.StatusCode, res.ContentLength)
+	}
+
+	// A client that takes gzip gets the page compressed, the same page.
+	plainRes, plain := get(t, f.srv.URL+"/status/acme", "Accept-Encoding", "identity")
+	zres, zbody := get(t, f.srv.URL+"/status/acme", "Accept-Encoding", "br, gzip")
+	if plainRes.Header.Get("Content-Encoding") != "" || zres.Header.Get("Content-Encoding") != "gzip" || zres.Header.Get("Vary") != "Accept-Encoding" {
+		t.Fatalf("encodings: %q and %q", plainRes.Header.Get("Content-Encoding"), zres.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(strings.NewReader(zbody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unz, _ := io.ReadAll(zr)
+	if string(unz) != plain || len(zbody) > len(plain)/2 {
+		t.Errorf("gzip: %d bytes for %d, same page %v", len(zbody), len(plain), string(unz) == plain)
 	}
 }
 

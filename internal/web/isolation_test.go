@@ -18,51 +18,59 @@ import (
 // and must show none of Ada's data; public routes need no session. A route
 // without an entry fails TestDashboardIsolationEveryRoute.
 var webIsolation = map[string]string{
-	"GET /{$}":                                     "own",
-	"GET /setup":                                   "public",
-	"POST /setup":                                  "public",
-	"GET /login":                                   "public",
-	"POST /login":                                  "public",
-	"POST /logout":                                 "public",
-	"GET /signup":                                  "public",
-	"POST /signup":                                 "public",
-	"GET /beets/new":                               "own",
-	"POST /beets":                                  "own",
-	"GET /beets/{id}":                              "byID",
-	"GET /beets/{id}/chart.json":                   "byID",
-	"GET /beets/{id}/confirm/{action}":             "byID",
-	"POST /beets/{id}/rotate":                      "byID",
-	"POST /beets/{id}/pause":                       "byID",
-	"POST /beets/{id}/resume":                      "byID",
-	"POST /beets/{id}/delete":                      "byID",
-	"POST /beets/{id}/settings":                    "byID",
-	"POST /beets/{id}/detection":                   "byID",
-	"POST /beets/{id}/channels":                    "byID",
-	"GET /beets/{id}/backtest":                     "byID",
-	"GET /account":                                 "own",
-	"POST /account/keys":                           "own",
-	"POST /account/keys/{key}/revoke":              "byID",
-	"POST /account/users":                          "own",
-	"GET /account/channels":                        "own",
-	"GET /account/channels/new":                    "own",
-	"POST /account/channels":                       "own",
-	"GET /account/channels/{id}":                   "byID",
-	"GET /account/channels/{id}/confirm/delete":    "byID",
-	"POST /account/channels/{id}/test":             "byID",
-	"POST /account/channels/{id}/settings":         "byID",
-	"POST /account/channels/{id}/delete":           "byID",
-	"GET /account/maintenance/new":                 "own",
-	"POST /account/maintenance":                    "own",
-	"GET /account/maintenance/{id}/confirm/delete": "byID",
-	"POST /account/maintenance/{id}/delete":        "byID",
-	"GET /unknown-tokens":                          "own",
-	"GET /account/users/{id}/confirm/remove":       "byID",
-	"POST /account/users/{id}/remove":              "byID",
-	"POST /account/timezone":                       "own",
-	"POST /account/password":                       "own",
-	"POST /account/badges/reset":                   "own",
-	"POST /beets/bulk":                             "own", // ids of another account's beets: TestListTagsSortBulk
-	"POST /beets/{id}/tags":                        "byID",
+	"GET /{$}":                                                  "own",
+	"GET /setup":                                                "public",
+	"POST /setup":                                               "public",
+	"GET /login":                                                "public",
+	"POST /login":                                               "public",
+	"POST /logout":                                              "public",
+	"GET /signup":                                               "public",
+	"POST /signup":                                              "public",
+	"GET /beets/new":                                            "own",
+	"POST /beets":                                               "own",
+	"GET /beets/{id}":                                           "byID",
+	"GET /beets/{id}/chart.json":                                "byID",
+	"GET /beets/{id}/confirm/{action}":                          "byID",
+	"POST /beets/{id}/rotate":                                   "byID",
+	"POST /beets/{id}/pause":                                    "byID",
+	"POST /beets/{id}/resume":                                   "byID",
+	"POST /beets/{id}/delete":                                   "byID",
+	"POST /beets/{id}/settings":                                 "byID",
+	"POST /beets/{id}/detection":                                "byID",
+	"POST /beets/{id}/channels":                                 "byID",
+	"GET /beets/{id}/backtest":                                  "byID",
+	"GET /account":                                              "own",
+	"POST /account/keys":                                        "own",
+	"POST /account/keys/{key}/revoke":                           "byID",
+	"POST /account/users":                                       "own",
+	"GET /account/channels":                                     "own",
+	"GET /account/channels/new":                                 "own",
+	"POST /account/channels":                                    "own",
+	"GET /account/channels/{id}":                                "byID",
+	"GET /account/channels/{id}/confirm/delete":                 "byID",
+	"POST /account/channels/{id}/test":                          "byID",
+	"POST /account/channels/{id}/settings":                      "byID",
+	"POST /account/channels/{id}/delete":                        "byID",
+	"GET /account/maintenance/new":                              "own",
+	"POST /account/maintenance":                                 "own",
+	"GET /account/maintenance/{id}/confirm/delete":              "byID",
+	"POST /account/maintenance/{id}/delete":                     "byID",
+	"GET /unknown-tokens":                                       "own",
+	"GET /account/users/{id}/confirm/remove":                    "byID",
+	"POST /account/users/{id}/remove":                           "byID",
+	"POST /account/timezone":                                    "own",
+	"POST /account/password":                                    "own",
+	"POST /account/badges/reset":                                "own",
+	"POST /beets/bulk":                                          "own", // ids of another account's beets: TestListTagsSortBulk
+	"POST /beets/{id}/tags":                                     "byID",
+	"GET /account/status-pages":                                 "own",
+	"POST /account/status-pages":                                "own",
+	"GET /account/status-pages/{id}":                            "byID",
+	"POST /account/status-pages/{id}":                           "byID",
+	"POST /account/status-pages/{id}/notices":                   "byID",
+	"POST /account/status-pages/{id}/notices/{notice}/{action}": "byID",
+	"GET /account/status-pages/{id}/confirm/delete":             "byID",
+	"POST /account/status-pages/{id}/delete":                    "byID",
 }
 
 // TestDashboardIsolationEveryRoute walks the dashboard's own route table
@@ -87,6 +95,10 @@ func testDashboardIsolationEveryRoute(t *testing.T, engine string) {
 		"url": {"http://127.0.0.1:9/ada-secret-path"}}), http.StatusSeeOther, "/account/channels/1?created=1")
 	want(t, "ada's window", ada.post("/account/maintenance", url.Values{"mode": {"once"}, "beet_id": {"1"}, "starts_at": {"2030-06-01T22:00"},
 		"ends_at": {"2030-06-02T01:30"}, "timezone": {"UTC"}, "note": {secret}}), http.StatusSeeOther, "/account?done=window#maintenance")
+	want(t, "ada's status page", ada.post("/account/status-pages", url.Values{"title": {secret}, "slug": {"ada-status"}, "tags": {"prod"}}),
+		http.StatusSeeOther, "/account/status-pages/1?done=created")
+	want(t, "ada's notice", ada.post("/account/status-pages/1/notices", url.Values{"title": {secret}, "severity": {"major"}}),
+		http.StatusSeeOther, "/account/status-pages/1?done=notice#notices")
 	// Creating a key redirects to the page that shows it once.
 	if r := ada.post("/account/keys", url.Values{"name": {secret}}); r.status != http.StatusSeeOther {
 		t.Fatalf("ada's key: %d", r.status)
@@ -97,7 +109,7 @@ func testDashboardIsolationEveryRoute(t *testing.T, engine string) {
 	want(t, "eve signs up", eve.post("/signup", url.Values{"email": {"eve@example.com"}, "password": {"correct horse"}, "password2": {"correct horse"}}),
 		http.StatusSeeOther, "/beets/new?welcome=1")
 
-	fill := strings.NewReplacer("{id}", "1", "{key}", keyID, "{action}", "rotate", "{$}", "")
+	fill := strings.NewReplacer("{id}", "1", "{key}", keyID, "{action}", "rotate", "{notice}", "1", "{$}", "")
 	// A form with every field any route reads, so a 404 is about the object
 	// and not a missing field.
 	form := url.Values{"name": {"eve's"}, "timezone": {"UTC"}, "mode": {"auto"}, "kind": {"webhook"},
@@ -173,6 +185,13 @@ func testDashboardIsolationEveryRoute(t *testing.T, engine string) {
 	}
 	if r := ada.get("/account/channels/1"); r.status != 200 || !strings.Contains(r.body, secret) {
 		t.Errorf("Ada's channel: %d", r.status)
+	}
+	if r := ada.get("/account/status-pages/1"); r.status != 200 || !strings.Contains(r.body, secret) || !strings.Contains(r.body, "st-anomalous\">Open") {
+		t.Errorf("Ada's status page or its open notice changed: %d", r.status)
+	}
+	// Eve's list of status pages shows none of Ada's.
+	if hasData(eve.get("/account/status-pages").body) {
+		t.Error("eve's status pages show Ada's")
 	}
 }
 

@@ -62,7 +62,7 @@ type StatusReport struct {
 	Overall     Overall             `json:"status"`
 	Incident    *PublicIncident     `json:"incident"`
 	Sections    []StatusSection     `json:"sections"`
-	More        int                 `json:"more_beets,omitempty"` // beets beyond MaxStatusPageBeets, not shown
+	Truncated   bool                `json:"truncated"` // more beets match than MaxStatusPageBeets, which it shows
 	Maintenance []PublicWindow      `json:"maintenance"`
 	Notices     []PublicNotice      `json:"notices"`
 	Days        []string            `json:"days"` // the history's dates, oldest first (YYYY-MM-DD, in Zone)
@@ -212,7 +212,7 @@ func (s *Service) buildReport(ctx context.Context, slug string, now time.Time) (
 	r := &StatusReport{Slug: p.Slug, Title: p.Title, Description: p.Description, Zone: loc.String(), BuiltAt: now,
 		Sections: []StatusSection{}, Maintenance: []PublicWindow{}, Notices: []PublicNotice{}, Counts: map[beet.Status]int{}}
 	if len(bs) > beet.MaxStatusPageBeets {
-		r.More, bs = 1, bs[:beet.MaxStatusPageBeets] // "more than the page shows"; counting them all is not cheap
+		r.Truncated, bs = true, bs[:beet.MaxStatusPageBeets] // how many more is not counted: that is not cheap
 	}
 
 	// Days: the last StatusHistoryDays calendar days in the account's zone,

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -303,5 +304,37 @@ func TestPublicNotFound(t *testing.T) {
 	}
 	if res, _ := get(t, f.srv.URL+"/status/acme"); res.StatusCode != 404 {
 		t.Errorf("a deleted page: %d", res.StatusCode)
+	}
+}
+
+// TestPublicConcurrent: many readers of a page that is not built yet all
+// get it, the same (one shared build, checked for races under -race).
+func TestPublicConcurrent(t *testing.T) {
+	f := newFixture(t, "sqlite")
+	const readers = 16
+	etags := make(chan string, readers)
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() {
+			res, err := http.Get(f.srv.URL + "/status/acme")
+			if err != nil {
+				etags <- err.Error()
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			etags <- strconv.Itoa(res.StatusCode) + " " + res.Header.Get("ETag")
+		})
+	}
+	wg.Wait()
+	close(etags)
+	first := ""
+	for e := range etags {
+		if first == "" {
+			first = e
+		}
+		if !strings.HasPrefix(e, "200 W/") || e != first {
+			t.Errorf("reader got %q, first %q", e, first)
+		}
 	}
 }

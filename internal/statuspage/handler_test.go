@@ -73,6 +73,10 @@ func testPublicPage(t *testing.T, engine string) {
 	if !strings.Contains(bBody, "B-secret-beet") || !strings.Contains(bBody, "B-secret-notice") {
 		t.Errorf("B's page lacks its own beet or notice")
 	}
+	// B's account-wide window, open now, is on B's page for all its beets.
+	if !strings.Contains(bBody, "All services") || !strings.Contains(bBody, ">Now<") || !strings.Contains(bBody, "B-secret-window") {
+		t.Errorf("B's page lacks its open account-wide maintenance window")
+	}
 	for _, a := range []string{"Checkout API", "Invoices are late", "Acme", "Database upgrade"} {
 		if strings.Contains(bBody, a) {
 			t.Errorf("B's page shows A's %q", a)

@@ -181,6 +181,24 @@ func TestPublicJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &r); err != nil || r.Status != "partial_outage" {
 		t.Errorf("with the major notice resolved and one beet down: %q, %v", r.Status, err)
 	}
+	// B's page: its beet is up, its window open: under maintenance once its
+	// major notice is resolved.
+	bPages, err := f.svc.StatusPages(context.Background(), f.acctB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bNotices, err := f.svc.StatusNotices(context.Background(), f.acctB, bPages[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.UpdateStatusNotice(context.Background(), f.acctB, bPages[0].ID, bNotices[0].ID, service.NoticeUpdate{Resolved: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	var rb reportJSON
+	_, body = get(t, f.srv.URL+"/status/b-page.json")
+	if err := json.Unmarshal([]byte(body), &rb); err != nil || rb.Status != "maintenance" || len(rb.Maintenance) != 1 || !rb.Maintenance[0].Active {
+		t.Errorf("B's page with only a window open: %q %+v, %v", rb.Status, rb.Maintenance, err)
+	}
 }
 
 // TestPublicFeed: the RSS is well-formed and carries the notices.

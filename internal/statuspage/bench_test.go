@@ -15,7 +15,8 @@ import (
 )
 
 // BenchmarkStatusPage1000 measures a page of 1,000 beets in 10 tags, each
-// with 4 flips in its 90 days, on SQLite:
+// with 4 flips in its 90 days, on SQLite (and PostgreSQL when
+// BEET_TEST_POSTGRES_URL is set):
 //
 //   - build: the report from the store (what one instance does once per
 //     TTL per page), with the HTML render;
@@ -24,8 +25,14 @@ import (
 //
 // go test ./internal/statuspage -run '^$' -bench StatusPage1000 -benchtime 20x
 func BenchmarkStatusPage1000(b *testing.B) {
+	for _, engine := range testdb.Engines {
+		b.Run(engine, func(b *testing.B) { benchStatusPage(b, engine) })
+	}
+}
+
+func benchStatusPage(b *testing.B, engine string) {
 	ctx := context.Background()
-	db := testdb.New(b, "sqlite")
+	db := testdb.New(b, engine)
 	now := time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC)
 	c := &clock{t: now.AddDate(0, 0, -100)}
 	svc := service.New(db, service.Options{Now: c.now, PasswordParams: cheapHash})

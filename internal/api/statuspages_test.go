@@ -54,6 +54,17 @@ func TestStatusPagesCRUD(t *testing.T) {
 		t.Fatalf("patch: %d %s", res.status, res.body)
 	}
 
+	// A beet the page names is deleted: the page drops it, and a change
+	// that does not touch beet_ids is not refused for it.
+	gone := e.createBeet(e.keyA, map[string]any{"name": "gone"})
+	e.do(e.keyA, "PATCH", path, map[string]any{"beet_ids": []int64{gone.ID}})
+	e.do(e.keyA, "DELETE", fmt.Sprintf("/api/v1/beets/%d", gone.ID), nil)
+	res = e.do(e.keyA, "PATCH", path, map[string]any{"description": "Our jobs"})
+	res.json(t, &upd)
+	if res.status != 200 || len(upd.BeetIDs) != 0 || upd.Description != "Our jobs" {
+		t.Fatalf("patch after a listed beet was deleted: %d %s", res.status, res.body)
+	}
+
 	res = e.do(e.keyA, "POST", path+"/notices", map[string]any{"title": "Slow invoices", "body": "We are on it.", "severity": "minor"})
 	var n noticeOut
 	res.json(t, &n)

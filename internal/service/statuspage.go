@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,6 +77,24 @@ func (s *Service) checkStatusPage(ctx context.Context, p *beet.StatusPage) error
 	return nil
 }
 
+// pruneBeetIDs drops the IDs of beets deleted since the page named them,
+// so a change that does not touch beet_ids is not refused for them.
+func (s *Service) pruneBeetIDs(ctx context.Context, p *beet.StatusPage) error {
+	if len(p.BeetIDs) == 0 {
+		return nil
+	}
+	found, err := s.store.FindStatusPageBeets(ctx, p.AccountID, nil, p.BeetIDs, beet.MaxStatusPageBeetIDs)
+	if err != nil {
+		return err
+	}
+	live := make(map[int64]bool, len(found))
+	for _, b := range found {
+		live[b.ID] = true
+	}
+	p.BeetIDs = slices.DeleteFunc(p.BeetIDs, func(id int64) bool { return !live[id] })
+	return nil
+}
+
 // StatusPages lists the account's pages, oldest first.
 func (s *Service) StatusPages(ctx context.Context, accountID int64) ([]*beet.StatusPage, error) {
 	return s.store.FindStatusPages(ctx, accountID)
@@ -116,6 +135,8 @@ func (s *Service) UpdateStatusPage(ctx context.Context, accountID, id int64, upd
 	}
 	if upd.BeetIDs != nil {
 		p.BeetIDs = *upd.BeetIDs
+	} else if err := s.pruneBeetIDs(ctx, p); err != nil {
+		return nil, err
 	}
 	if err := s.checkStatusPage(ctx, p); err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,10 +53,8 @@ func New(svc *service.Service, log *slog.Logger, baseURL string) (*Handler, erro
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{svc: svc, log: log.With("component", "statuspage"), baseURL: strings.TrimRight(baseURL, "/")}
-	if i := strings.Index(h.baseURL, "://"); i >= 0 {
-		if j := strings.IndexByte(h.baseURL[i+3:], '/'); j >= 0 {
-			h.prefix = h.baseURL[i+3+j:]
-		}
+	if u, err := url.Parse(h.baseURL); err == nil {
+		h.prefix = strings.TrimRight(u.EscapedPath(), "/")
 	}
 	h.css = pageCSS + barWidths()
 	sum := sha256.Sum256([]byte(h.css))

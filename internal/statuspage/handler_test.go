@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/service"
+	"github.com/beethq/beet/internal/statuspage"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -358,5 +360,25 @@ func TestPublicConcurrent(t *testing.T) {
 		if !strings.HasPrefix(e, "200 W/") || e != first {
 			t.Errorf("reader got %q, first %q", e, first)
 		}
+	}
+}
+
+// TestPublicUnderBasePath: behind a proxy that serves Beet under a path,
+// the page's links and the feed's carry it.
+func TestPublicUnderBasePath(t *testing.T) {
+	f := newFixture(t, "sqlite")
+	h, err := statuspage.New(f.svc, nil, "https://example.test/beet/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	h.Register(mux)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	if _, body := get(t, srv.URL+"/status/acme"); !strings.Contains(body, `href="/beet/status/acme.rss"`) || !strings.Contains(body, `href="/beet/status/acme.json"`) {
+		t.Error("the page's links lack the base path")
+	}
+	if _, feed := get(t, srv.URL+"/status/acme.rss"); !strings.Contains(feed, "<link>https://example.test/beet/status/acme</link>") {
+		t.Errorf("the feed's link lacks the base path:\n%s", feed)
 	}
 }

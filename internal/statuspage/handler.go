@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -323,6 +324,23 @@ func overallWords(o service.Overall) string {
 		service.OverallPartial: "Partial outage", service.OverallMajor: "Major outage"}[o]
 }
 
+// downNames lists the first few beets that are down, for the feed's
+// description: "; down: Invoice run, Checkout API".
+func downNames(rep *service.StatusReport) string {
+	var names []string
+	for _, sec := range rep.Sections {
+		for _, b := range sec.Beets {
+			if b.Status == beet.StatusDown && len(names) < 10 && !slices.Contains(names, b.Name) {
+				names = append(names, b.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "; down: " + strings.Join(names, ", ")
+}
+
 // feed is the page as RSS 2.0: the notices, newest first, and an open
 // global incident, each item a stable guid.
 func (h *Handler) feed(rep *service.StatusReport) ([]byte, error) {
@@ -346,7 +364,7 @@ func (h *Handler) feed(rep *service.StatusReport) ([]byte, error) {
 		TTL           int    `xml:"ttl"`
 		Items         []item `xml:"item"`
 	}
-	ch := channel{Title: rep.Title + " status", Link: link, Description: overallWords(rep.Overall),
+	ch := channel{Title: rep.Title + " status", Link: link, Description: overallWords(rep.Overall) + downNames(rep),
 		LastBuildDate: rep.BuiltAt.UTC().Format(time.RFC1123Z), TTL: 1}
 	if inc := rep.Incident; inc != nil {
 		ch.Items = append(ch.Items, item{Title: "Monitoring delayed: Beet has trouble receiving events", Link: link,

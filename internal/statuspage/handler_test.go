@@ -212,9 +212,10 @@ func TestPublicFeed(t *testing.T) {
 	}
 	var feed struct {
 		Channel struct {
-			Title string `xml:"title"`
-			Link  string `xml:"link"`
-			Items []struct {
+			Title       string `xml:"title"`
+			Link        string `xml:"link"`
+			Description string `xml:"description"`
+			Items       []struct {
 				Title string `xml:"title"`
 				Link  string `xml:"link"`
 				GUID  string `xml:"guid"`
@@ -225,7 +226,8 @@ func TestPublicFeed(t *testing.T) {
 		t.Fatalf("the feed is not XML: %v", err)
 	}
 	ch := feed.Channel
-	if ch.Title != "Acme services status" || ch.Link != "https://status.example.test/status/acme" || len(ch.Items) != 2 {
+	if ch.Title != "Acme services status" || ch.Link != "https://status.example.test/status/acme" || len(ch.Items) != 2 ||
+		ch.Description != "Major outage; down: Invoice run" {
 		t.Fatalf("feed = %+v", ch)
 	}
 	if ch.Items[0].Title != "[RESOLVED] Slow checkout" || ch.Items[1].Title != "[MAJOR] Invoices are late" ||

@@ -20,8 +20,9 @@ func TestLayout(t *testing.T) {
 	adapters := map[string]bool{
 		mod + "/internal/sqlstore": true, mod + "/internal/ingest": true, mod + "/internal/api": true,
 		mod + "/internal/ratelimit": true, mod + "/internal/server": true, mod + "/internal/jobs": true,
-		mod + "/internal/notify": true,
-		mod + "/internal/web":    true,
+		mod + "/internal/notify":     true,
+		mod + "/internal/web":        true,
+		mod + "/internal/statuspage": true,
 	}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	seen := 0

@@ -81,6 +81,15 @@ func (h *Handler) routes() []route {
 		{"POST", "/api/v1/maintenance", h.createMaintenance},
 		{"GET", "/api/v1/maintenance", h.listMaintenance},
 		{"DELETE", "/api/v1/maintenance/{id}", h.deleteMaintenance},
+		{"POST", "/api/v1/status-pages", h.createStatusPage},
+		{"GET", "/api/v1/status-pages", h.listStatusPages},
+		{"GET", "/api/v1/status-pages/{id}", h.getStatusPage},
+		{"PATCH", "/api/v1/status-pages/{id}", h.updateStatusPage},
+		{"DELETE", "/api/v1/status-pages/{id}", h.deleteStatusPage},
+		{"POST", "/api/v1/status-pages/{id}/notices", h.createNotice},
+		{"GET", "/api/v1/status-pages/{id}/notices", h.listNotices},
+		{"PATCH", "/api/v1/status-pages/{id}/notices/{notice}", h.updateNotice},
+		{"DELETE", "/api/v1/status-pages/{id}/notices/{notice}", h.deleteNotice},
 	}
 }
 

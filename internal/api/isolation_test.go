@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -53,6 +54,17 @@ var apiIsolation = map[string]isolation{
 	"POST /api/v1/maintenance":              {body: `{"note": "b's", "starts_at": "2030-01-01T00:00:00Z", "ends_at": "2030-01-01T01:00:00Z"}`},
 	"GET /api/v1/maintenance":               {},
 	"DELETE /api/v1/maintenance/{id}":       {byID: true},
+
+	// Status pages.
+	"POST /api/v1/status-pages":                         {body: `{"slug": "b-status", "title": "b's", "tags": ["prod"]}`},
+	"GET /api/v1/status-pages":                          {},
+	"GET /api/v1/status-pages/{id}":                     {byID: true},
+	"PATCH /api/v1/status-pages/{id}":                   {byID: true, body: `{"title": "taken"}`},
+	"DELETE /api/v1/status-pages/{id}":                  {byID: true},
+	"POST /api/v1/status-pages/{id}/notices":            {byID: true, body: `{"title": "b's notice"}`},
+	"GET /api/v1/status-pages/{id}/notices":             {byID: true},
+	"PATCH /api/v1/status-pages/{id}/notices/{notice}":  {byID: true, body: `{"resolved": true}`},
+	"DELETE /api/v1/status-pages/{id}/notices/{notice}": {byID: true},
 }
 
 // TestIsolationEveryRoute walks the API's own route table: account B's
@@ -88,11 +100,19 @@ func testIsolationEveryRoute(t *testing.T, engine string) {
 	if err := svc.CreateMaintenance(ctx, a.ID, mw); err != nil {
 		t.Fatal(err)
 	}
+	page := &beet.StatusPage{Slug: "a-status", Title: secretName, Description: "A-secret-description", BeetIDs: []int64{bt.ID}}
+	if err := svc.CreateStatusPage(ctx, a.ID, page); err != nil {
+		t.Fatal(err)
+	}
+	notice := &beet.StatusNotice{Title: secretName, Body: "A-secret-notice", Severity: beet.SeverityMajor}
+	if err := svc.CreateStatusNotice(ctx, a.ID, page.ID, notice); err != nil {
+		t.Fatal(err)
+	}
 	h := api.New(svc, nil)
 	mux := http.NewServeMux()
 	h.Register(mux)
 
-	secrets := []string{secretName, "A-secret-description", bt.Token, "a-secret-path", "a-webhook-secret"}
+	secrets := []string{secretName, "A-secret-description", bt.Token, "a-secret-path", "a-webhook-secret", "A-secret-notice", "a-status"}
 	idFor := func(pattern string) string {
 		switch {
 		case strings.HasPrefix(pattern, "/api/v1/beets/"):
@@ -101,6 +121,8 @@ func testIsolationEveryRoute(t *testing.T, engine string) {
 			return strconv.FormatInt(ch.ID, 10)
 		case strings.HasPrefix(pattern, "/api/v1/maintenance/"):
 			return strconv.FormatInt(mw.ID, 10)
+		case strings.HasPrefix(pattern, "/api/v1/status-pages/"):
+			return strconv.FormatInt(page.ID, 10)
 		}
 		t.Fatalf("%s: no object of account A for its {id}", pattern)
 		return ""
@@ -131,6 +153,7 @@ func testIsolationEveryRoute(t *testing.T, engine string) {
 		if strings.Contains(pattern, "{id}") {
 			path = strings.Replace(pattern, "{id}", idFor(pattern), 1)
 		}
+		path = strings.Replace(path, "{notice}", strconv.FormatInt(notice.ID, 10), 1)
 		rec := call(keyB, method, path, c.body)
 		if c.byID && (rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), `"code":"not_found"`)) {
 			t.Errorf("B %s: %d %s, want 404 not_found", p, rec.Code, rec.Body.Bytes())
@@ -155,6 +178,24 @@ func testIsolationEveryRoute(t *testing.T, engine string) {
 		t.Errorf("B's maintenance window on A's beet: %d %s, want 404", rec.Code, rec.Body.Bytes())
 	}
 
+	// B cannot show A's beet on its own page, nor reach A's notice through
+	// its own page, nor take A's slug.
+	var bPage struct{ ID int64 }
+	rec := call(keyB, "POST", "/api/v1/status-pages", `{"slug": "b-second", "title": "b", "tags": ["x"]}`)
+	if err := json.Unmarshal(rec.Body.Bytes(), &bPage); err != nil || bPage.ID == 0 {
+		t.Fatalf("B's own page: %d %s", rec.Code, rec.Body.Bytes())
+	}
+	if rec := call(keyB, "PATCH", "/api/v1/status-pages/"+strconv.FormatInt(bPage.ID, 10), `{"beet_ids": [`+strconv.FormatInt(bt.ID, 10)+`]}`); rec.Code != http.StatusNotFound ||
+		!strings.Contains(rec.Body.String(), `"field":"beet_ids"`) {
+		t.Errorf("B's page showing A's beet: %d %s, want 404 on beet_ids", rec.Code, rec.Body.Bytes())
+	}
+	if rec := call(keyB, "PATCH", "/api/v1/status-pages/"+strconv.FormatInt(bPage.ID, 10)+"/notices/"+strconv.FormatInt(notice.ID, 10), `{"resolved": true}`); rec.Code != http.StatusNotFound {
+		t.Errorf("A's notice through B's page: %d %s, want 404", rec.Code, rec.Body.Bytes())
+	}
+	if rec := call(keyB, "PATCH", "/api/v1/status-pages/"+strconv.FormatInt(bPage.ID, 10), `{"slug": "a-status"}`); rec.Code != http.StatusConflict {
+		t.Errorf("B taking A's slug: %d %s, want 409", rec.Code, rec.Body.Bytes())
+	}
+
 	// A's objects are as they were.
 	id := strconv.FormatInt(bt.ID, 10)
 	if rec := call(keyA, "GET", "/api/v1/beets/"+id, ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), bt.Token) ||
@@ -166,6 +207,10 @@ func testIsolationEveryRoute(t *testing.T, engine string) {
 	}
 	if rec := call(keyA, "GET", "/api/v1/maintenance", ""); !strings.Contains(rec.Body.String(), secretName) {
 		t.Errorf("A's maintenance window after B's calls: %d %s", rec.Code, rec.Body.Bytes())
+	}
+	if rec := call(keyA, "GET", "/api/v1/status-pages/"+strconv.FormatInt(page.ID, 10)+"/notices", ""); rec.Code != 200 ||
+		!strings.Contains(rec.Body.String(), "A-secret-notice") || strings.Contains(rec.Body.String(), `"resolved":true`) {
+		t.Errorf("A's notice after B's calls: %d %s", rec.Code, rec.Body.Bytes())
 	}
 	if rec := call(keyA, "GET", "/api/v1/beets/"+id+"/channels", ""); !strings.Contains(rec.Body.String(), strconv.FormatInt(ch.ID, 10)) {
 		t.Errorf("A's beet channels after B's calls: %s", rec.Body.Bytes())

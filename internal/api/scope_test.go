@@ -53,6 +53,14 @@ func testReadOnlyKeyEveryRoute(t *testing.T, engine string) {
 	if err := svc.CreateMaintenance(ctx, a.ID, mw); err != nil {
 		t.Fatal(err)
 	}
+	page := &beet.StatusPage{Slug: "ro-page", Title: "Status", Tags: []string{"prod"}}
+	if err := svc.CreateStatusPage(ctx, a.ID, page); err != nil {
+		t.Fatal(err)
+	}
+	notice := &beet.StatusNotice{Title: "news"}
+	if err := svc.CreateStatusNotice(ctx, a.ID, page.ID, notice); err != nil {
+		t.Fatal(err)
+	}
 	h := api.New(svc, nil)
 	mux := http.NewServeMux()
 	h.Register(mux)
@@ -68,9 +76,12 @@ func testReadOnlyKeyEveryRoute(t *testing.T, engine string) {
 			id = ch.ID
 		case strings.HasPrefix(pattern, "/api/v1/maintenance/"):
 			id = mw.ID
+		case strings.HasPrefix(pattern, "/api/v1/status-pages/"):
+			id = page.ID
 		default:
 			t.Fatalf("%s: no object of the account for its {id}", pattern)
 		}
+		pattern = strings.Replace(pattern, "{notice}", strconv.FormatInt(notice.ID, 10), 1)
 		return strings.Replace(pattern, "{id}", strconv.FormatInt(id, 10), 1)
 	}
 	call := func(key, route string) *httptest.ResponseRecorder {
@@ -121,6 +132,8 @@ func testReadOnlyKeyEveryRoute(t *testing.T, engine string) {
 		{"/api/v1/beets", `"name":"nightly backup"`},
 		{"/api/v1/channels", `"name":"ops hook"`},
 		{"/api/v1/maintenance", `"note":"upgrade"`},
+		{"/api/v1/status-pages", `"slug":"ro-page"`},
+		{"/api/v1/status-pages/" + strconv.FormatInt(page.ID, 10) + "/notices", `"resolved":false`},
 	} {
 		rec := call(roKey, "GET "+list.path)
 		if n := strings.Count(rec.Body.String(), `"id":`); !strings.Contains(rec.Body.String(), list.want) || n != 1 {
@@ -131,12 +144,15 @@ func testReadOnlyKeyEveryRoute(t *testing.T, engine string) {
 		t.Errorf("the read-only key's channel test queued deliveries: %v, %v", ds, err)
 	}
 
-	// The account's read-write key may do all of it (deletions last and the
-	// beet's, which takes its maintenance windows along, very last, so every
-	// other write finds its object).
+	// The account's read-write key may do all of it (deletions last, a
+	// status page's after its notice's, and the beet's, which takes its
+	// maintenance windows along, very last, so every other write finds its
+	// object).
 	rank := func(p string) int {
 		switch {
 		case p == "DELETE /api/v1/beets/{id}":
+			return 3
+		case p == "DELETE /api/v1/status-pages/{id}":
 			return 2
 		case strings.HasPrefix(p, "DELETE "):
 			return 1

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/statuspage"
 	"github.com/beethq/beet/internal/web"
 )
 
@@ -28,6 +29,11 @@ func (a *App) mountWeb(mux *http.ServeMux) error {
 		return err
 	}
 	h.Register(mux)
+	sp, err := statuspage.New(a.backend.Service, a.log, a.cfg.BaseURL)
+	if err != nil {
+		return err
+	}
+	sp.Register(mux)
 	return nil
 }
 

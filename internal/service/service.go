@@ -33,7 +33,8 @@ type Service struct {
 	pw           PasswordParams
 	notify       NotifyOptions // set by SetNotify (channel.go)
 
-	maint maintenanceView // live maintenance windows, for detection
+	maint   maintenanceView // live maintenance windows, for detection
+	reports reportCache     // public status reports (statusreport.go)
 
 	watchedMu sync.Mutex // the global guard's cached count of watched beets
 	watchedN  int

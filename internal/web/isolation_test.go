@@ -64,6 +64,16 @@ var webIsolation = map[string]string{
 	"POST /account/badges/reset":                   "own",
 	"POST /beets/bulk":                             "own", // ids of another account's beets: TestListTagsSortBulk
 	"POST /beets/{id}/tags":                        "byID",
+
+	// Status pages.
+	"GET /account/status-pages":                                 "own",
+	"POST /account/status-pages":                                "own",
+	"GET /account/status-pages/{id}":                            "byID",
+	"POST /account/status-pages/{id}":                           "byID",
+	"POST /account/status-pages/{id}/notices":                   "byID",
+	"POST /account/status-pages/{id}/notices/{notice}/{action}": "byID",
+	"GET /account/status-pages/{id}/confirm/delete":             "byID",
+	"POST /account/status-pages/{id}/delete":                    "byID",
 }
 
 // TestDashboardIsolationEveryRoute walks the dashboard's own route table
@@ -88,6 +98,10 @@ func testDashboardIsolationEveryRoute(t *testing.T, engine string) {
 		"url": {"http://127.0.0.1:9/ada-secret-path"}}), http.StatusSeeOther, "/account/channels/1?created=1")
 	want(t, "ada's window", ada.post("/account/maintenance", url.Values{"mode": {"once"}, "beet_id": {"1"}, "starts_at": {"2030-06-01T22:00"},
 		"ends_at": {"2030-06-02T01:30"}, "timezone": {"UTC"}, "note": {secret}}), http.StatusSeeOther, "/account?done=window#maintenance")
+	want(t, "ada's status page", ada.post("/account/status-pages", url.Values{"title": {secret}, "slug": {"ada-status"}, "tags": {"prod"}}),
+		http.StatusSeeOther, "/account/status-pages/1?done=created")
+	want(t, "ada's notice", ada.post("/account/status-pages/1/notices", url.Values{"title": {secret}, "severity": {"major"}}),
+		http.StatusSeeOther, "/account/status-pages/1?done=notice#notices")
 	// Creating a key redirects to the page that shows it once.
 	if r := ada.post("/account/keys", url.Values{"name": {secret}}); r.status != http.StatusSeeOther {
 		t.Fatalf("ada's key: %d", r.status)
@@ -98,7 +112,7 @@ func testDashboardIsolationEveryRoute(t *testing.T, engine string) {
 	want(t, "eve signs up", eve.post("/signup", url.Values{"email": {"eve@example.com"}, "password": {"correct horse"}, "password2": {"correct horse"}}),
 		http.StatusSeeOther, "/beets/new?welcome=1")
 
-	fill := strings.NewReplacer("{id}", "1", "{key}", keyID, "{action}", "rotate", "{$}", "")
+	fill := strings.NewReplacer("{id}", "1", "{key}", keyID, "{action}", "rotate", "{notice}", "1", "{$}", "")
 	// A form with every field any route reads, so a 404 is about the object
 	// and not a missing field.
 	form := url.Values{"name": {"eve's"}, "timezone": {"UTC"}, "mode": {"auto"}, "kind": {"webhook"},
@@ -174,6 +188,13 @@ func testDashboardIsolationEveryRoute(t *testing.T, engine string) {
 	}
 	if r := ada.get("/account/channels/1"); r.status != 200 || !strings.Contains(r.body, secret) {
 		t.Errorf("Ada's channel: %d", r.status)
+	}
+	if r := ada.get("/account/status-pages/1"); r.status != 200 || !strings.Contains(r.body, secret) || !strings.Contains(r.body, "st-anomalous\">Open") {
+		t.Errorf("Ada's status page or its open notice changed: %d", r.status)
+	}
+	// Eve's list of status pages shows none of Ada's.
+	if hasData(eve.get("/account/status-pages").body) {
+		t.Error("eve's status pages show Ada's")
 	}
 }
 

@@ -232,6 +232,14 @@ func (h *Handler) routes() []route {
 		{"POST /account/maintenance", true, h.createWindow},
 		{"GET /account/maintenance/{id}/confirm/delete", true, h.confirmWindowDelete},
 		{"POST /account/maintenance/{id}/delete", true, h.byID(h.svc.DeleteMaintenance, to("/account?done=window-deleted#maintenance"))},
+		{"GET /account/status-pages", true, h.statusPagesPage},
+		{"POST /account/status-pages", true, h.createStatusPage},
+		{"GET /account/status-pages/{id}", true, h.statusPagePage},
+		{"POST /account/status-pages/{id}", true, h.saveStatusPage},
+		{"POST /account/status-pages/{id}/notices", true, h.createStatusNotice},
+		{"POST /account/status-pages/{id}/notices/{notice}/{action}", true, h.noticeAction},
+		{"GET /account/status-pages/{id}/confirm/delete", true, h.confirmStatusPageDelete},
+		{"POST /account/status-pages/{id}/delete", true, h.byID(h.svc.DeleteStatusPage, to("/account/status-pages?done=deleted"))},
 	}
 }
 

@@ -1,0 +1,289 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/service"
+)
+
+// Status pages: listed and created on one page, each edited on its own
+// with its notices. The service checks them as it does for the API; the
+// forms only turn what people type into a page or a notice.
+
+// statusPageForm is a page's form as typed.
+type statusPageForm struct {
+	Slug        string
+	Title       string
+	Description string
+	Tags        string  // as typed: "prod, db"
+	BeetIDs     []int64 // chosen in the list
+}
+
+func statusPageFormOf(p *beet.StatusPage) statusPageForm {
+	return statusPageForm{Slug: p.Slug, Title: p.Title, Description: p.Description, Tags: strings.Join(p.Tags, ", "), BeetIDs: p.BeetIDs}
+}
+
+func readStatusPageForm(r *http.Request) statusPageForm {
+	f := statusPageForm{Slug: strings.TrimSpace(r.PostFormValue("slug")), Title: r.PostFormValue("title"),
+		Description: r.PostFormValue("description"), Tags: r.PostFormValue("tags")}
+	for _, s := range r.PostForm["beet_ids"] {
+		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
+			f.BeetIDs = append(f.BeetIDs, id)
+		}
+	}
+	return f
+}
+
+// page turns the form into a page; tags are split as people type them.
+func (f statusPageForm) page() *beet.StatusPage {
+	tags := strings.FieldsFunc(f.Tags, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+	return &beet.StatusPage{Slug: f.Slug, Title: f.Title, Description: f.Description, Tags: tags, BeetIDs: f.BeetIDs}
+}
+
+type statusPageRow struct {
+	*beet.StatusPage
+	Shows string // in words
+}
+
+type statusPagesView struct {
+	layoutView
+	Page  *beet.StatusPage // nil: the template shows the list
+	Pages []statusPageRow
+	F     statusPageForm
+	Beets []beetOption
+	Done  string
+	Err   *formError
+}
+
+func (v statusPagesView) Chosen(id int64) bool { return slices.Contains(v.F.BeetIDs, id) }
+
+func (h *Handler) statusPagesView(r *http.Request, p *reqCtx, f statusPageForm, err error) (statusPagesView, error) {
+	v := statusPagesView{layoutView: h.layout(r, p, "Status pages"), F: f, Done: r.URL.Query().Get("done")}
+	ps, lerr := h.svc.StatusPages(r.Context(), p.session.AccountID)
+	if lerr != nil {
+		return v, lerr
+	}
+	for _, pg := range ps {
+		v.Pages = append(v.Pages, statusPageRow{pg, shows(pg)})
+	}
+	if v.Beets, lerr = h.beetOptions(r, p.session.AccountID); lerr != nil {
+		return v, lerr
+	}
+	if err != nil {
+		v.Err = formErr(err)
+	}
+	return v, nil
+}
+
+func shows(p *beet.StatusPage) string {
+	var parts []string
+	if len(p.Tags) > 0 {
+		parts = append(parts, "tags "+strings.Join(p.Tags, ", "))
+	}
+	if n := len(p.BeetIDs); n == 1 {
+		parts = append(parts, "1 chosen beet")
+	} else if n > 1 {
+		parts = append(parts, strconv.Itoa(n)+" chosen beets")
+	}
+	return strings.Join(parts, " and ")
+}
+
+func (h *Handler) statusPagesPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	v, err := h.statusPagesView(r, p, statusPageForm{}, nil)
+	if err != nil {
+		return err
+	}
+	h.render(w, r, http.StatusOK, "status_pages", v)
+	return nil
+}
+
+// formStatus is the status of a form refused for err, or 0 when err is
+// not the person's to fix (it goes to h.fail).
+func formStatus(err error) int {
+	switch code := beet.ErrorCode(err); {
+	case code == beet.EVALIDATION:
+		return http.StatusUnprocessableEntity
+	case code == beet.ECONFLICT:
+		return http.StatusConflict
+	case code == beet.ENOTFOUND && beet.ErrorField(err) != "":
+		return http.StatusUnprocessableEntity
+	}
+	return 0
+}
+
+func (h *Handler) createStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	f := readStatusPageForm(r)
+	pg := f.page()
+	err := h.svc.CreateStatusPage(r.Context(), p.session.AccountID, pg)
+	if err == nil {
+		h.redirect(w, r, "/account/status-pages/"+strconv.FormatInt(pg.ID, 10)+"?done=created")
+		return nil
+	}
+	status := formStatus(err)
+	if status == 0 {
+		return err
+	}
+	v, verr := h.statusPagesView(r, p, f, err)
+	if verr != nil {
+		return verr
+	}
+	h.render(w, r, status, "status_pages", v)
+	return nil
+}
+
+type statusPageView struct {
+	layoutView
+	Page      *beet.StatusPage
+	PublicURL string
+	F         statusPageForm
+	Beets     []beetOption
+	Notices   []*beet.StatusNotice
+	Notice    beet.StatusNotice // the new-notice form as typed
+	Done      string
+	Err       *formError
+	NoticeErr *formError
+}
+
+func (v statusPageView) Chosen(id int64) bool { return slices.Contains(v.F.BeetIDs, id) }
+
+func (h *Handler) statusPageView(r *http.Request, p *reqCtx, pg *beet.StatusPage) (statusPageView, error) {
+	v := statusPageView{layoutView: h.layout(r, p, pg.Title+" · Status page"), Page: pg, F: statusPageFormOf(pg),
+		PublicURL: h.baseURL + "/status/" + pg.Slug, Done: r.URL.Query().Get("done"),
+		Notice: beet.StatusNotice{Severity: beet.SeverityInfo}}
+	var err error
+	if v.Beets, err = h.beetOptions(r, p.session.AccountID); err != nil {
+		return v, err
+	}
+	v.Notices, err = h.svc.StatusNotices(r.Context(), p.session.AccountID, pg.ID)
+	return v, err
+}
+
+// accountStatusPage finds the session account's page by the path's {id}.
+func (h *Handler) accountStatusPage(r *http.Request, p *reqCtx) (*beet.StatusPage, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.svc.StatusPage(r.Context(), p.session.AccountID, id)
+}
+
+func (h *Handler) statusPagePage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	pg, err := h.accountStatusPage(r, p)
+	if err != nil {
+		return err
+	}
+	v, err := h.statusPageView(r, p, pg)
+	if err != nil {
+		return err
+	}
+	h.render(w, r, http.StatusOK, "status_pages", v)
+	return nil
+}
+
+func (h *Handler) saveStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	pg, err := h.accountStatusPage(r, p)
+	if err != nil {
+		return err
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	f := readStatusPageForm(r)
+	want := f.page()
+	ids := want.BeetIDs
+	if ids == nil {
+		ids = []int64{}
+	}
+	_, err = h.svc.UpdateStatusPage(r.Context(), p.session.AccountID, pg.ID, service.StatusPageUpdate{Slug: &want.Slug,
+		Title: &want.Title, Description: &want.Description, Tags: &want.Tags, BeetIDs: &ids})
+	if err == nil {
+		h.redirect(w, r, "/account/status-pages/"+strconv.FormatInt(pg.ID, 10)+"?done=saved")
+		return nil
+	}
+	status := formStatus(err)
+	if status == 0 {
+		return err
+	}
+	v, verr := h.statusPageView(r, p, pg)
+	if verr != nil {
+		return verr
+	}
+	v.F, v.Err = f, formErr(err)
+	h.render(w, r, status, "status_pages", v)
+	return nil
+}
+
+func (h *Handler) createStatusNotice(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	pg, err := h.accountStatusPage(r, p)
+	if err != nil {
+		return err
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	n := &beet.StatusNotice{Title: r.PostFormValue("title"), Body: r.PostFormValue("body"),
+		Severity: service.ParseSeverity(r.PostFormValue("severity"))}
+	err = h.svc.CreateStatusNotice(r.Context(), p.session.AccountID, pg.ID, n)
+	if err == nil {
+		h.redirect(w, r, "/account/status-pages/"+strconv.FormatInt(pg.ID, 10)+"?done=notice#notices")
+		return nil
+	}
+	status := formStatus(err)
+	if status == 0 {
+		return err
+	}
+	v, verr := h.statusPageView(r, p, pg)
+	if verr != nil {
+		return verr
+	}
+	v.Notice, v.NoticeErr = *n, formErr(err)
+	h.render(w, r, status, "status_pages", v)
+	return nil
+}
+
+// noticeAction resolves, reopens or deletes a notice of the account's page.
+func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	pg, err := h.accountStatusPage(r, p)
+	if err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(r.PathValue("notice"), 10, 64)
+	if err != nil || id <= 0 {
+		return beet.Errorf(beet.ENOTFOUND, "no such notice")
+	}
+	acc := p.session.AccountID
+	switch r.PathValue("action") {
+	case "resolve", "reopen":
+		resolved := r.PathValue("action") == "resolve"
+		_, err = h.svc.UpdateStatusNotice(r.Context(), acc, pg.ID, id, service.NoticeUpdate{Resolved: &resolved})
+	case "delete":
+		err = h.svc.DeleteStatusNotice(r.Context(), acc, pg.ID, id)
+	default:
+		return beet.Errorf(beet.ENOTFOUND, "no such action")
+	}
+	if err != nil {
+		return err
+	}
+	h.redirect(w, r, "/account/status-pages/"+strconv.FormatInt(pg.ID, 10)+"#notices")
+	return nil
+}
+
+func (h *Handler) confirmStatusPageDelete(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	pg, err := h.accountStatusPage(r, p)
+	if err != nil {
+		return err
+	}
+	url := "/account/status-pages/" + strconv.FormatInt(pg.ID, 10)
+	h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, "Delete this status page?"),
+		Name: pg.Title + " (/status/" + pg.Slug + ")", Action: url + "/delete", Back: url,
+		Title: "Delete this status page?", Message: "Its public address stops working at once and its notices are deleted. This cannot be undone.",
+		Button: "Delete page"})
+	return nil
+}

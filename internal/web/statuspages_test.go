@@ -1,0 +1,92 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestStatusPagesDashboard: a person creates a status page from the
+// dashboard (a bad field is shown next to it, with what was typed), edits
+// it, posts, resolves and deletes notices, and deletes the page; the
+// public page follows each step at once, escapes what was typed, and
+// shows no token.
+func TestStatusPagesDashboard(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	b.post("/beets", url.Values{"name": {"Checkout API"}})
+	b.post("/beets", url.Values{"name": {"Invoice run"}})
+	b.post("/beets/1/tags", url.Values{"tags": {"prod"}})
+	token := tokenOf(t, b, 1)
+
+	if r := b.get("/account"); !strings.Contains(r.body, `href="/account/status-pages"`) {
+		t.Error("the account page has no link to status pages")
+	}
+	r := b.post("/account/status-pages", url.Values{"title": {"Acme"}, "slug": {"Acme!"}, "tags": {"prod"}})
+	if r.status != 422 || !strings.Contains(r.body, `id="sp-slug-err"`) || !strings.Contains(r.body, `value="Acme!"`) {
+		t.Fatalf("a bad slug: %d, want 422 with the field's error and the typed value", r.status)
+	}
+	if r := b.post("/account/status-pages", url.Values{"title": {"Acme"}, "slug": {"acme"}}); r.status != 422 || !strings.Contains(r.body, `id="sp-tags-err"`) {
+		t.Fatalf("a page that shows nothing: %d", r.status)
+	}
+	want(t, "create", b.post("/account/status-pages", url.Values{"title": {"Acme <b>status</b>"}, "slug": {"acme"}, "tags": {"prod"}}),
+		http.StatusSeeOther, "/account/status-pages/1?done=created")
+	page := b.get("/account/status-pages/1?done=created").body
+	if !strings.Contains(page, "The status page is live") || !strings.Contains(page, `href="/status/acme"`) {
+		t.Errorf("the page's dashboard lacks its public address: %s", page)
+	}
+	if r := b.get("/account/status-pages"); !strings.Contains(r.body, "/status/acme") || !strings.Contains(r.body, "tags prod") {
+		t.Error("the list lacks the page")
+	}
+
+	pub := b.get("/status/acme")
+	if pub.status != 200 || !strings.Contains(pub.body, "Checkout API") || strings.Contains(pub.body, "Invoice run") ||
+		!strings.Contains(pub.body, "Acme &lt;b&gt;status&lt;/b&gt;") || strings.Contains(pub.body, token) {
+		t.Fatalf("public page: %d: want the prod beet only, the title as text, no token", pub.status)
+	}
+
+	want(t, "edit", b.post("/account/status-pages/1", url.Values{"title": {"Acme"}, "slug": {"acme"}, "tags": {"prod"}, "beet_ids": {"2"}}),
+		http.StatusSeeOther, "/account/status-pages/1?done=saved")
+	if pub := b.get("/status/acme").body; !strings.Contains(pub, "Invoice run") {
+		t.Error("the beet chosen by ID is not on the public page")
+	}
+	if r := b.post("/account/status-pages/1", url.Values{"title": {"Acme"}, "slug": {"acme"}, "tags": {"prod"}, "beet_ids": {"999"}}); r.status != 422 ||
+		!strings.Contains(r.body, `id="sp-beets-err"`) {
+		t.Errorf("an unknown beet: %d", r.status)
+	}
+
+	want(t, "notice", b.post("/account/status-pages/1/notices", url.Values{"title": {"Invoices are late"}, "body": {"<script>x</script>"}, "severity": {"major"}}),
+		http.StatusSeeOther, "/account/status-pages/1?done=notice#notices")
+	if r := b.post("/account/status-pages/1/notices", url.Values{"title": {""}, "severity": {"major"}}); r.status != 422 || !strings.Contains(r.body, "The notice was not posted") {
+		t.Errorf("a notice without a title: %d", r.status)
+	}
+	if r := b.post("/account/status-pages/1/notices", url.Values{"title": {"x"}, "severity": {"severe"}}); r.status != 422 {
+		t.Errorf("a notice with an unknown severity: %d", r.status)
+	}
+	pub = b.get("/status/acme")
+	if !strings.Contains(pub.body, "Major outage") || !strings.Contains(pub.body, "Invoices are late") || strings.Contains(pub.body, "<script>x") {
+		t.Error("the public page lacks the open major notice, or shows its text as markup")
+	}
+	want(t, "resolve", b.post("/account/status-pages/1/notices/1/resolve", url.Values{}), http.StatusSeeOther, "/account/status-pages/1#notices")
+	if pub := b.get("/status/acme").body; !strings.Contains(pub, "Past notices") || strings.Contains(pub, "Major outage") {
+		t.Error("a resolved notice is not in the past notices")
+	}
+	want(t, "reopen", b.post("/account/status-pages/1/notices/1/reopen", url.Values{}), http.StatusSeeOther, "/account/status-pages/1#notices")
+	if r := b.post("/account/status-pages/1/notices/1/explode", url.Values{}); r.status != 404 {
+		t.Errorf("an unknown notice action: %d", r.status)
+	}
+	want(t, "delete notice", b.post("/account/status-pages/1/notices/1/delete", url.Values{}), http.StatusSeeOther, "/account/status-pages/1#notices")
+	if pub := b.get("/status/acme").body; strings.Contains(pub, "Invoices are late") {
+		t.Error("a deleted notice is still on the public page")
+	}
+
+	if r := b.get("/account/status-pages/1/confirm/delete"); r.status != 200 || !strings.Contains(r.body, "Delete this status page?") {
+		t.Errorf("confirm: %d", r.status)
+	}
+	want(t, "delete page", b.post("/account/status-pages/1/delete", url.Values{}), http.StatusSeeOther, "/account/status-pages?done=deleted")
+	if r := b.get("/status/acme"); r.status != 404 {
+		t.Errorf("a deleted page: %d", r.status)
+	}
+}

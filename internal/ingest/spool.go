@@ -47,7 +47,7 @@ var crc32c = crc32.MakeTable(crc32.Castagnoli)
 const (
 	recordHeader   = 8
 	maxRecordBytes = 1 << 20
-	spoolVersion   = 3 // 2 added kind, exit code and message, 3 the client address; 1 and 2 are still read
+	spoolVersion   = 4 // 2 added kind, exit code and message, 3 the client address, 4 the run ID; older ones are still read
 )
 
 // ErrSpoolFull is returned when the spool has reached its size limit.
@@ -162,14 +162,22 @@ func (s *Spool) Size() int64 {
 	return s.size
 }
 
-// Append writes the events as one record and fsyncs. Only when it returns
+// Append writes the events as one record (or a few, for a group too large
+// for one: recordParts) and fsyncs once. Only when it returns
 // nil are the events safe to acknowledge.
 func (s *Spool) Append(items []beet.Event) error {
-	payload := encodeRecord(items)
-	rec := make([]byte, recordHeader, recordHeader+len(payload))
-	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(rec[4:8], crc32.Checksum(payload, crc32c))
-	rec = append(rec, payload...)
+	parts := recordParts(items)
+	payloads, total := make([][]byte, len(parts)), 0
+	for i, part := range parts {
+		payloads[i] = encodeRecord(part)
+		total += recordHeader + len(payloads[i])
+	}
+	rec := make([]byte, 0, total)
+	for _, payload := range payloads {
+		rec = binary.LittleEndian.AppendUint32(rec, uint32(len(payload)))
+		rec = binary.LittleEndian.AppendUint32(rec, crc32.Checksum(payload, crc32c))
+		rec = append(rec, payload...)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.size+int64(len(rec)) > s.maxSize {
@@ -349,7 +357,8 @@ func scanFile(f *os.File, fn func(items []beet.Event, end int64) error, offset, 
 // encodeRecord lays out: version, count, then per event: id, beet id (0
 // when the database was down at receipt), token, received_at (µs), value
 // flag + bits, method, user agent, and since version 2 kind, exit code
-// flag + code, message, and since version 3 the client address.
+// flag + code, message, since version 3 the client address, and since
+// version 4 the run ID.
 func encodeRecord(items []beet.Event) []byte {
 	b := make([]byte, 0, 96*len(items))
 	b = append(b, spoolVersion)
@@ -376,8 +385,29 @@ func encodeRecord(items []beet.Event) []byte {
 		}
 		b = appendString(b, e.Message)
 		b = appendString(b, e.Addr)
+		b = appendString(b, e.RID)
 	}
 	return b
+}
+
+// recordParts splits a group into parts whose records stay under
+// maxRecordBytes, which the reader takes for a torn header beyond: a group
+// of 10,000 events with 10,000-byte messages is about 100 MiB. They are
+// written and fsync'd together, so the group is still one append.
+func recordParts(items []beet.Event) [][]beet.Event {
+	const fixed = 128 // id, numbers, flags, method, kind and lengths, generously
+	var parts [][]beet.Event
+	start, size := 0, 0
+	for i := range items {
+		e := &items[i]
+		n := fixed + len(e.Token) + len(e.UserAgent) + len(e.Message) + len(e.Addr) + len(e.RID)
+		if i > start && size+n > maxRecordBytes {
+			parts = append(parts, items[start:i])
+			start, size = i, 0
+		}
+		size += n
+	}
+	return append(parts, items[start:])
 }
 
 func appendString(b []byte, s string) []byte {
@@ -420,6 +450,9 @@ func decodeRecord(p []byte) ([]beet.Event, error) {
 		}
 		if version >= 3 {
 			e.Addr = d.string()
+		}
+		if version >= 4 {
+			e.RID = d.string()
 		}
 		if d.err != nil {
 			return nil, d.err

@@ -13,9 +13,10 @@ import (
 	"github.com/beethq/beet/internal/httpx"
 )
 
-// ingestPrefix is the ingestion endpoint's path (CONTRACT §1); the segment
+// ingestPrefix and pingPrefix are the ingestion endpoint's paths (CONTRACT
+// §1, and Healthchecks' form of it); the segment
 // after it is a token, a credential.
-const ingestPrefix = "/api/v1/beet/"
+const ingestPrefix, pingPrefix = "/api/v1/beet/", "/ping/"
 
 // quietPaths are probed every few seconds by orchestrators; their successes
 // are logged at debug level so they do not bury the rest.
@@ -40,7 +41,7 @@ func Logging(log *slog.Logger, next http.Handler) http.Handler {
 		switch {
 		case status >= 500:
 			level = slog.LevelError
-		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || quietPaths[r.URL.Path]):
+		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || strings.HasPrefix(r.URL.Path, pingPrefix) || quietPaths[r.URL.Path]):
 			level = slog.LevelDebug
 		}
 		if !log.Enabled(r.Context(), level) {

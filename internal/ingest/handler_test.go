@@ -146,6 +146,7 @@ func checkHeaders(t *testing.T, what string, res result, gif bool) {
 		"Access-Control-Allow-Headers": "Content-Type",
 		"Cross-Origin-Resource-Policy": "cross-origin",
 		"X-Content-Type-Options":       "nosniff",
+		"Ping-Body-Limit":              "10000",
 	}
 	if gif {
 		want["Content-Type"] = "image/gif"

@@ -59,6 +59,7 @@ type Store interface {
 	DashboardStore
 	UserStore
 	TagStore
+	ImportStore
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	// SchemaCurrent reports whether every migration has been applied.

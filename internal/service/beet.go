@@ -24,6 +24,37 @@ type BeetInput struct {
 
 // CreateBeet creates a beet for the account with a fresh token.
 func (s *Service) CreateBeet(ctx context.Context, accountID int64, in BeetInput) (*beet.Beet, error) {
+	b, err := s.newBeet(ctx, accountID, in)
+	if err != nil {
+		return nil, err
+	}
+	if in.Channels != nil {
+		if err := s.checkChannelIDs(ctx, accountID, *in.Channels); err != nil {
+			return nil, err
+		}
+	}
+	// A token collision is astronomically unlikely, but a retry costs nothing.
+	for attempt := 0; ; attempt++ {
+		b.Token = beet.NewToken()
+		err := s.store.CreateBeet(ctx, b)
+		if err == nil {
+			break
+		}
+		if beet.ErrorCode(err) != beet.ECONFLICT || attempt == 2 {
+			return nil, err
+		}
+	}
+	s.log.Info("beet created", "account_id", accountID, "beet_id", b.ID)
+	if err := s.applyChannels(ctx, b, in.Channels); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// newBeet is a new beet of the account from in, validated, without its
+// token: the account's zone unless one is given, auto detection unless
+// set.
+func (s *Service) newBeet(ctx context.Context, accountID int64, in BeetInput) (*beet.Beet, error) {
 	now := s.Now()
 	b := &beet.Beet{
 		AccountID:   accountID,
@@ -53,26 +84,6 @@ func (s *Service) CreateBeet(ctx context.Context, accountID int64, in BeetInput)
 		}
 	}
 	if err := validateBeet(b); err != nil {
-		return nil, err
-	}
-	if in.Channels != nil {
-		if err := s.checkChannelIDs(ctx, accountID, *in.Channels); err != nil {
-			return nil, err
-		}
-	}
-	// A token collision is astronomically unlikely, but a retry costs nothing.
-	for attempt := 0; ; attempt++ {
-		b.Token = beet.NewToken()
-		err := s.store.CreateBeet(ctx, b)
-		if err == nil {
-			break
-		}
-		if beet.ErrorCode(err) != beet.ECONFLICT || attempt == 2 {
-			return nil, err
-		}
-	}
-	s.log.Info("beet created", "account_id", accountID, "beet_id", b.ID)
-	if err := s.applyChannels(ctx, b, in.Channels); err != nil {
 		return nil, err
 	}
 	return b, nil

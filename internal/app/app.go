@@ -157,7 +157,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 // goes to the mux.
 func ingestFirst(ingestion, mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if route, ok := ingest.Routes(r.URL.Path); ok && r.URL.RawPath == "" && r.Method != http.MethodConnect && cleanPath(r.URL.Path) {
+		if route, ok := ingest.Route(r.URL.Path); ok && r.URL.RawPath == "" && r.Method != http.MethodConnect && cleanPath(r.URL.Path) {
 			r.Pattern = route // for the metrics
 			ingestion.ServeHTTP(w, r)
 			return

@@ -132,9 +132,9 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.Handle(PingPrefix, h)
 }
 
-// Routes reports whether path is the ingestion endpoint's, under either
+// Route reports whether path is the ingestion endpoint's, under either
 // prefix, and which prefix (the route, for the metrics).
-func Routes(path string) (prefix string, ok bool) {
+func Route(path string) (prefix string, ok bool) {
 	switch {
 	case strings.HasPrefix(path, Prefix):
 		return Prefix, true

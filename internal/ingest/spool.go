@@ -166,18 +166,21 @@ func (s *Spool) Size() int64 {
 // for one: recordParts) and fsyncs once. Only when it returns
 // nil are the events safe to acknowledge.
 func (s *Spool) Append(items []beet.Event) error {
-	parts := recordParts(items)
-	payloads, total := make([][]byte, len(parts)), 0
-	for i, part := range parts {
-		payloads[i] = encodeRecord(part)
-		total += recordHeader + len(payloads[i])
+	// A group too large for one record (the reader takes a length over
+	// maxRecordBytes for a torn header; 10,000 events with 10,000-byte
+	// messages are about 100 MiB) is written as several, fsync'd together.
+	rec := make([]byte, 0, recordHeader+96*len(items))
+	start, size := 0, 0
+	for i := range items {
+		e := &items[i]
+		n := 128 + len(e.Token) + len(e.UserAgent) + len(e.Message) + len(e.Addr) + len(e.RID) // generously
+		if i > start && size+n > maxRecordBytes {
+			rec = appendRecord(rec, items[start:i])
+			start, size = i, 0
+		}
+		size += n
 	}
-	rec := make([]byte, 0, total)
-	for _, payload := range payloads {
-		rec = binary.LittleEndian.AppendUint32(rec, uint32(len(payload)))
-		rec = binary.LittleEndian.AppendUint32(rec, crc32.Checksum(payload, crc32c))
-		rec = append(rec, payload...)
-	}
+	rec = appendRecord(rec, items[start:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.size+int64(len(rec)) > s.maxSize {
@@ -360,7 +363,21 @@ func scanFile(f *os.File, fn func(items []beet.Event, end int64) error, offset, 
 // flag + code, message, since version 3 the client address, and since
 // version 4 the run ID.
 func encodeRecord(items []beet.Event) []byte {
-	b := make([]byte, 0, 96*len(items))
+	return appendEncoded(make([]byte, 0, 96*len(items)), items)
+}
+
+// appendRecord appends items as one record: header, then payload.
+func appendRecord(rec []byte, items []beet.Event) []byte {
+	at := len(rec)
+	rec = append(rec, make([]byte, recordHeader)...)
+	rec = appendEncoded(rec, items)
+	payload := rec[at+recordHeader:]
+	binary.LittleEndian.PutUint32(rec[at:at+4], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(rec[at+4:at+8], crc32.Checksum(payload, crc32c))
+	return rec
+}
+
+func appendEncoded(b []byte, items []beet.Event) []byte {
 	b = append(b, spoolVersion)
 	b = binary.AppendUvarint(b, uint64(len(items)))
 	for _, e := range items {
@@ -388,26 +405,6 @@ func encodeRecord(items []beet.Event) []byte {
 		b = appendString(b, e.RID)
 	}
 	return b
-}
-
-// recordParts splits a group into parts whose records stay under
-// maxRecordBytes, which the reader takes for a torn header beyond: a group
-// of 10,000 events with 10,000-byte messages is about 100 MiB. They are
-// written and fsync'd together, so the group is still one append.
-func recordParts(items []beet.Event) [][]beet.Event {
-	const fixed = 128 // id, numbers, flags, method, kind and lengths, generously
-	var parts [][]beet.Event
-	start, size := 0, 0
-	for i := range items {
-		e := &items[i]
-		n := fixed + len(e.Token) + len(e.UserAgent) + len(e.Message) + len(e.Addr) + len(e.RID)
-		if i > start && size+n > maxRecordBytes {
-			parts = append(parts, items[start:i])
-			start, size = i, 0
-		}
-		size += n
-	}
-	return append(parts, items[start:])
 }
 
 func appendString(b []byte, s string) []byte {

@@ -40,9 +40,13 @@ type Event struct {
 	// Duration is the run's length on an event that ended a run (a success
 	// or failure after a start); set by the store (TrackRuns).
 	Duration *time.Duration
-	// Message is the text a signal's body carried (at most MaxMessageLen
-	// bytes); plain pings carry none.
+	// Message is the text the request's body carried (at most
+	// MaxMessageLen bytes): a job's output, a failure's reason.
 	Message string
+	// RID is the run ID a job sent with ?rid= (a UUID), pairing a start
+	// with its end; "" when none. It travels to the commit (TrackRuns) and
+	// through the spool; it is not stored with the event.
+	RID string
 	// Token, when set, is the token the event arrived with: the store keeps
 	// the event for the beet that has this token when the event is
 	// committed, so a rotation kills the old token at once on every

@@ -60,6 +60,7 @@ type Store interface {
 	UserStore
 	TagStore
 	StatusPageStore
+	ImportStore
 	// Ping checks the database answers.
 	Ping(ctx context.Context) error
 	// SchemaCurrent reports whether every migration has been applied.

@@ -9,12 +9,13 @@ import (
 type ProblemKind string
 
 const (
-	ProblemBadBody     ProblemKind = "bad_body"  // not a JSON object
+	ProblemBadBody     ProblemKind = "bad_body"  // sent as JSON, but not a JSON object (text is a message, no problem)
 	ProblemBadValue    ProblemKind = "bad_value" // value not a finite number
 	ProblemBodyTooBig  ProblemKind = "body_too_large"
 	ProblemRateLimited ProblemKind = "rate_limited" // one per burst, not one per request
 	ProblemIgnoredBot  ProblemKind = "ignored_bot"  // a link-preview bot's request
 	ProblemBadPath     ProblemKind = "bad_path"     // an unknown signal after the token (/stat); nothing recorded
+	ProblemBadRID      ProblemKind = "bad_rid"      // ?rid= not a UUID; recorded without it
 )
 
 // MaxProblemsPerBeet bounds the problems kept per beet; older ones go.

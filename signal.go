@@ -34,9 +34,10 @@ func (k EventKind) Counts() bool { return k == "" || k == KindPing || k == KindF
 // MaxExitCode is the largest exit code /{exit code} takes.
 const MaxExitCode = 255
 
-// MaxMessageLen bounds the message a signal's body carries, in bytes: the
-// ingestion body limit.
-const MaxMessageLen = 4096
+// MaxMessageLen bounds the message a body carries, in bytes: the
+// ingestion body limit, announced in every answer's Ping-Body-Limit (as
+// Healthchecks, whose default it is). A longer body is kept cut to it.
+const MaxMessageLen = 10000
 
 // Signal is one start or end of a run among a group of a beet's events,
 // for detection (EventSpan.Signals).
@@ -55,24 +56,59 @@ const MaxRecentRuns = 20
 // Runs is what a beet remembers of its job's runs: the open run, and how
 // long recent runs took. The store keeps it up to date with TrackRuns.
 type Runs struct {
-	// StartedAt is when the open run started; nil when none is open.
+	// StartedAt is when the watched run started (the latest start); nil
+	// when none is open. Detection judges it against the run-time limit.
 	StartedAt *time.Time `json:"started_at,omitempty"`
+	// StartedRID is the run ID (?rid=) the watched run started with, if any.
+	StartedRID string `json:"started_rid,omitempty"`
+	// ByRID are the starts that came with a run ID and have not ended,
+	// oldest first (at most MaxOpenRuns, none older than MaxRunAge): an end
+	// with the same run ID gets its duration from its own start, so
+	// overlapping runs of one job are told apart.
+	ByRID []RIDStart `json:"by_rid,omitempty"`
 	// RecentMS are the last MaxRecentRuns runs' durations in milliseconds,
 	// oldest first.
 	RecentMS []int64 `json:"recent_ms,omitempty"`
 }
 
-// Zero reports whether r holds nothing (a beet that never sent a start).
-func (r Runs) Zero() bool { return r.StartedAt == nil && len(r.RecentMS) == 0 }
+// RIDStart is an open run that started with a run ID.
+type RIDStart struct {
+	RID string    `json:"rid"`
+	At  time.Time `json:"at"`
+}
 
-// TrackRuns applies a group of b's events, in time order, to b.Runs: a
-// start opens a run (a second start replaces the first: the job was
-// restarted), and a ping or failure after a start ends it, which sets that
-// event's Duration. It returns the group's signals for detection: nil when
-// the group held no start, failure or exit code and ended no run, which is
-// every group of a beet that only pings.
+// Bounds on the runs kept by run ID: a job killed before its end leaves
+// its start behind, and nothing else would ever take it away.
+const (
+	MaxOpenRuns = 10
+	MaxRunAge   = 72 * time.Hour // as Healthchecks: an end pairs with a start at most this old
+)
+
+// Zero reports whether r holds nothing (a beet that never sent a start).
+func (r Runs) Zero() bool {
+	return r.StartedAt == nil && len(r.RecentMS) == 0 && len(r.ByRID) == 0
+}
+
+// Open reports whether the beet has a run that an end may pair with, so
+// that the store tracks its events in order.
+func (r Runs) Open() bool { return r.StartedAt != nil || len(r.ByRID) > 0 }
+
+// TrackRuns applies a group of b's events, in time order, to b.Runs, as
+// Healthchecks does:
+//
+//   - a start opens the watched run (a second start replaces the first:
+//     the job was restarted); with a run ID it is also kept by that ID;
+//   - an end (a ping or a failure) with a run ID gets the duration from
+//     the start with the same ID; it ends the watched run if that run has
+//     the same ID, or if it is a failure;
+//   - an end without a run ID ends the watched run, and gets its duration
+//     when that run had no run ID either.
+//
+// Ending sets the event's Duration. It returns the group's signals for
+// detection: nil when the group held no start, failure or exit code and
+// ended no run, which is every group of a beet that only pings.
 func TrackRuns(b *Beet, events []*Event) []Signal {
-	need := b.Runs.StartedAt != nil
+	need := b.Runs.Open()
 	for _, e := range events {
 		if e.Kind.Normal() != KindPing || e.ExitCode != nil {
 			need = true
@@ -90,21 +126,60 @@ func TrackRuns(b *Beet, events []*Event) []Signal {
 			continue
 		case KindStart:
 			t := e.ReceivedAt
-			b.Runs.StartedAt = &t
-		default:
-			if s := b.Runs.StartedAt; s != nil && !e.ReceivedAt.Before(*s) {
-				d := e.ReceivedAt.Sub(*s).Truncate(time.Millisecond)
-				e.Duration = &d
-				b.Runs.StartedAt = nil
-				b.Runs.RecentMS = append(b.Runs.RecentMS, d.Milliseconds())
-				if n := len(b.Runs.RecentMS); n > MaxRecentRuns {
-					b.Runs.RecentMS = slices.Clone(b.Runs.RecentMS[n-MaxRecentRuns:])
-				}
+			b.Runs.StartedAt, b.Runs.StartedRID = &t, e.RID
+			if e.RID != "" {
+				b.Runs.startByRID(e.RID, t)
 			}
+		default:
+			b.Runs.end(e, k)
 		}
 		out = append(out, Signal{At: e.ReceivedAt, Kind: k, ExitCode: e.ExitCode, Duration: e.Duration})
 	}
 	return out
+}
+
+// startByRID keeps a start by its run ID, within the bounds.
+func (r *Runs) startByRID(rid string, at time.Time) {
+	r.ByRID = slices.DeleteFunc(slices.Clone(r.ByRID), func(s RIDStart) bool {
+		return s.RID == rid || at.Sub(s.At) > MaxRunAge
+	})
+	r.ByRID = append(r.ByRID, RIDStart{RID: rid, At: at})
+	if n := len(r.ByRID); n > MaxOpenRuns {
+		r.ByRID = r.ByRID[n-MaxOpenRuns:]
+	}
+	if len(r.ByRID) == 0 {
+		r.ByRID = nil
+	}
+}
+
+// end applies a success or failure to the open runs.
+func (r *Runs) end(e *Event, k EventKind) {
+	var start *time.Time
+	if e.RID != "" {
+		if i := slices.IndexFunc(r.ByRID, func(s RIDStart) bool { return s.RID == e.RID }); i >= 0 {
+			if at := r.ByRID[i].At; !e.ReceivedAt.Before(at) && e.ReceivedAt.Sub(at) <= MaxRunAge {
+				start = &at
+			}
+			r.ByRID = slices.Delete(slices.Clone(r.ByRID), i, i+1)
+			if len(r.ByRID) == 0 {
+				r.ByRID = nil
+			}
+		}
+	} else if r.StartedAt != nil && r.StartedRID == "" && !e.ReceivedAt.Before(*r.StartedAt) {
+		start = r.StartedAt
+	}
+	if r.StartedAt != nil && (r.StartedRID == e.RID || k == KindFail || e.RID == "") {
+		r.StartedAt, r.StartedRID = nil, ""
+	}
+	if start == nil {
+		return
+	}
+	d := e.ReceivedAt.Sub(*start).Truncate(time.Millisecond)
+	e.Duration = &d
+	r.RecentMS = append(r.RecentMS, d.Milliseconds())
+	if n := len(r.RecentMS); n > MaxRecentRuns {
+		r.RecentMS = slices.Clone(r.RecentMS[n-MaxRecentRuns:])
+	}
 }
 
 // RotatedTokenGrace is how long hits with a beet's old token are still

@@ -76,8 +76,45 @@ func checksum(s string) string {
 }
 
 // ValidTokenShape reports whether s could be an ingestion token: the right
-// prefix, length, alphabet and checksum. It allocates nothing.
-func ValidTokenShape(s string) bool { return validSecretShape(TokenPrefix, s) }
+// prefix, length, alphabet and checksum, or a check's UUID that became the
+// token of a beet imported from Healthchecks (IsUUIDToken). It allocates
+// nothing.
+func ValidTokenShape(s string) bool {
+	if len(s) == uuidLen {
+		return IsUUIDToken(s)
+	}
+	return validSecretShape(TokenPrefix, s)
+}
+
+const uuidLen = 36
+
+// IsUUIDToken reports whether s is a UUID in its canonical lowercase form
+// (8-4-4-4-12 hex digits), the shape of a Healthchecks check's ping URL
+// ({base}/ping/{uuid}). An imported check keeps its UUID as its beet's
+// token, so its clients keep working; a rotation gives the beet a bt_
+// token. A UUID has no checksum, but the checksum of a bt_ token is no
+// defence against a forger either (CRC-32 is public): it refuses typos,
+// and a well-formed unknown token of either shape costs one commit's
+// lookup, after which the token cache answers it.
+func IsUUIDToken(s string) bool {
+	if len(s) != uuidLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // ValidAPIKeyShape reports whether s could be an API key.
 func ValidAPIKeyShape(s string) bool { return validSecretShape(APIKeyPrefix, s) }
@@ -113,23 +150,32 @@ func Redact(s string) string {
 	return s[:keep] + "…"
 }
 
-// ingestPathPrefix is the ingestion endpoint's path; the token follows it.
-const ingestPathPrefix = "/api/v1/beet/"
+// The ingestion endpoint's paths; the token follows them. /ping/ is
+// Healthchecks' form of the same endpoint.
+const (
+	ingestPathPrefix = "/api/v1/beet/"
+	pingPathPrefix   = "/ping/"
+)
 
 // RedactPath cuts secrets out of a URL path for logging: the segment after
-// /api/v1/beet/ (whatever its shape, since a mistyped token is still nearly
-// a token) and anything from a "bt_" or "bk_" prefix on in any segment go
-// through beet.Redact.
+// /api/v1/beet/ or /ping/ (whatever its shape, since a mistyped token is
+// still nearly a token; under a base path too) and anything from a "bt_"
+// or "bk_" prefix on in any segment go through beet.Redact.
 func RedactPath(p string) string {
-	if !strings.Contains(p, "bt_") && !strings.Contains(p, "bk_") && !strings.HasPrefix(p, ingestPathPrefix) {
+	at := tokenAt(p)
+	if at < 0 && !strings.Contains(p, "bt_") && !strings.Contains(p, "bk_") {
 		return p // the common case allocates nothing
+	}
+	tokenSeg := -1
+	if at >= 0 {
+		tokenSeg = strings.Count(p[:at], "/")
 	}
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		if s == "" {
 			continue
 		}
-		if i == 4 && strings.HasPrefix(p, ingestPathPrefix) {
+		if i == tokenSeg {
 			segs[i] = Redact(s)
 			continue
 		}
@@ -138,6 +184,16 @@ func RedactPath(p string) string {
 		}
 	}
 	return strings.Join(segs, "/")
+}
+
+// tokenAt is where the ingestion token starts in p, or -1.
+func tokenAt(p string) int {
+	for _, prefix := range [...]string{ingestPathPrefix, pingPathPrefix} {
+		if i := strings.Index(p, prefix); i >= 0 {
+			return i + len(prefix)
+		}
+	}
+	return -1
 }
 
 func secretStart(s string) int {

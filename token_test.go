@@ -66,6 +66,25 @@ func TestRedactNeverShowsWholeSecret(t *testing.T) {
 	}
 }
 
+// TestUUIDTokenShape: an imported Healthchecks check's UUID passes the
+// token-shape check in its canonical lowercase form only.
+func TestUUIDTokenShape(t *testing.T) {
+	for s, want := range map[string]bool{
+		"31365bce-8da9-4729-8ff3-aaa71d56b712":  true,
+		"00000000-0000-0000-0000-000000000000":  true,
+		"31365BCE-8DA9-4729-8FF3-AAA71D56B712":  false, // Healthchecks' URLs take lowercase only
+		"31365bce8da947298ff3aaa71d56b712":      false,
+		"31365bce-8da9-4729-8ff3-aaa71d56b71":   false,
+		"31365bce-8da9-4729-8ff3-aaa71d56b712a": false,
+		"31365bce-8da94-729-8ff3-aaa71d56b712":  false,
+		"31365bce-8da9-4729-8ff3-aaa71d56b71g":  false,
+	} {
+		if got := beet.ValidTokenShape(s); got != want {
+			t.Errorf("ValidTokenShape(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
 func TestRedactPath(t *testing.T) {
 	tok := beet.NewToken()
 	for _, tc := range []struct{ in, want string }{
@@ -75,6 +94,12 @@ func TestRedactPath(t *testing.T) {
 		{"/api/v1/beet/abcdefgh", "/api/v1/beet/abcd…"},
 		{"/api/v1/beet/", "/api/v1/beet/"},
 		{"/x/y" + tok + "/z", "/x/y" + beet.Redact(tok) + "/z"},
+		// Healthchecks' path, with an imported check's UUID as the token,
+		// also under a base path (the log sees the whole path).
+		{"/ping/31365bce-8da9-4729-8ff3-aaa71d56b712", "/ping/31365bc…"},
+		{"/ping/31365bce-8da9-4729-8ff3-aaa71d56b712/start", "/ping/31365bc…/start"},
+		{"/beet/ping/31365bce-8da9-4729-8ff3-aaa71d56b712/0", "/beet/ping/31365bc…/0"},
+		{"/beet/api/v1/beet/31365bce-8da9-4729-8ff3-aaa71d56b712", "/beet/api/v1/beet/31365bc…"},
 	} {
 		if got := beet.RedactPath(tc.in); got != tc.want {
 			t.Errorf("RedactPath(%q) = %q, want %q", tc.in, got, tc.want)
@@ -86,13 +111,17 @@ func TestRedactPath(t *testing.T) {
 // never panics, accepts only strings of the exact shape, and agrees with
 // the API key check on nothing.
 func FuzzValidTokenShape(f *testing.F) {
-	for _, s := range []string{"", "bt_", beet.NewToken(), beet.NewAPIKey(), "bt_" + strings.Repeat("A", 28), "bt_\x00\xff", "bt_é"} {
+	for _, s := range []string{"", "bt_", beet.NewToken(), beet.NewAPIKey(), "bt_" + strings.Repeat("A", 28), "bt_\x00\xff", "bt_é",
+		"31365bce-8da9-4729-8ff3-aaa71d56b712", "31365BCE-8DA9-4729-8FF3-AAA71D56B712", "31365bce8da947298ff3aaa71d56b712xxxx"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		ok := beet.ValidTokenShape(s)
-		if ok && (len(s) != beet.TokenLen || !strings.HasPrefix(s, beet.TokenPrefix)) {
+		if ok && (len(s) != beet.TokenLen || !strings.HasPrefix(s, beet.TokenPrefix)) && !beet.IsUUIDToken(s) {
 			t.Fatalf("accepted %q", s)
+		}
+		if beet.IsUUIDToken(s) && (len(s) != 36 || strings.ToLower(s) != s || strings.Count(s, "-") != 4 || !ok) {
+			t.Fatalf("IsUUIDToken(%q) but not of the shape, or not a valid token", s)
 		}
 		if ok && beet.ValidAPIKeyShape(s) {
 			t.Fatalf("%q passes as both a token and an API key", s)

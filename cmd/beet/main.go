@@ -1,5 +1,5 @@
 // Command beet is Beet's one binary: the service (serve) and the operator
-// commands around it (migrate, accounts, apikeys, cleanup, version). Every
+// commands around it (migrate, accounts, apikeys, import, cleanup, version). Every
 // command reads the same BEET_* environment, and flags override it; see
 // internal/config for the table.
 //
@@ -48,6 +48,7 @@ var commands = []command{
 	{"apikeys create", "--account N [--name S] [--read-only]", "create an API key for an account (read-write unless --read-only)", apikeysCreateCmd},
 	{"apikeys revoke", "--id N", "revoke an API key", apikeysRevokeCmd},
 	{"secrets rotate", "[config flags]", "re-encrypt every channel secret with BEET_SECRET_KEY (old keys in BEET_SECRET_KEY_OLD)", secretsRotateCmd},
+	{"import healthchecks", "--account N [--dry-run] FILE|DIR", "create a beet per check of a Healthchecks export (GET /api/v3/checks/); runs again without duplicates", importHealthchecksCmd},
 	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
 	{"backtest", "[--mode auto|period|cron] [--period D --grace D] [--cron EXPR --timezone TZ] [--until RFC3339] < events.csv", "replay past events through the detector; print its flips", backtestCmd},
 	{"config check", "[config flags] [--config FILE]", "print the effective settings (secrets masked); exit 1 if one is invalid", configCheckCmd},

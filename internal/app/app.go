@@ -148,7 +148,8 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	return a, nil
 }
 
-// ingestFirst hands a request for the ingestion endpoint straight to its
+// ingestFirst hands a request for the ingestion endpoint (either of its
+// paths: /api/v1/beet/ and Healthchecks' /ping/) straight to its
 // handler, as the mux would route it, and every other request to the mux:
 // ingestion is the bulk of the traffic, and the mux tries the API's
 // wildcard routes on the way (five allocations a request). A path the mux
@@ -156,8 +157,8 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 // goes to the mux.
 func ingestFirst(ingestion, mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; strings.HasPrefix(p, ingest.Prefix) && r.URL.RawPath == "" && r.Method != http.MethodConnect && cleanPath(p) {
-			r.Pattern = ingest.Prefix // the route, for the metrics
+		if route, ok := ingest.Route(r.URL.Path); ok && r.URL.RawPath == "" && r.Method != http.MethodConnect && cleanPath(r.URL.Path) {
+			r.Pattern = route // for the metrics
 			ingestion.ServeHTTP(w, r)
 			return
 		}

@@ -42,6 +42,7 @@ func (a *App) instrumentHTTP(reg prometheus.Registerer, next http.Handler) http.
 	reg.MustRegister(dur)
 	// The classes ingestion answers with: 200 and 204, 405 and 429.
 	ingest2xx, ingest4xx := dur.WithLabelValues(ingest.Prefix, "2xx"), dur.WithLabelValues(ingest.Prefix, "4xx")
+	ping2xx, ping4xx := dur.WithLabelValues(ingest.PingPrefix, "2xx"), dur.WithLabelValues(ingest.PingPrefix, "4xx")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		// Behind server.Logging the writer already notes the status.
@@ -59,6 +60,10 @@ func (a *App) instrumentHTTP(reg prometheus.Registerer, next http.Handler) http.
 			obs = ingest2xx
 		case route == ingest.Prefix && status/100 == 4:
 			obs = ingest4xx
+		case route == ingest.PingPrefix && status/100 == 2:
+			obs = ping2xx
+		case route == ingest.PingPrefix && status/100 == 4:
+			obs = ping4xx
 		case route == "":
 			obs = dur.WithLabelValues("unmatched", codeClass(status))
 		default:

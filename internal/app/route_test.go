@@ -20,6 +20,7 @@ func TestIngestFirstRoutesAsTheMux(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(ingest.Prefix, handler("ingest"))
+	mux.Handle(ingest.PingPrefix, handler("ingest"))
 	mux.Handle("GET /api/v1/beets/{id}", handler("api"))
 	mux.Handle("/", handler("web"))
 	routed := ingestFirst(handler("ingest"), mux)
@@ -27,6 +28,8 @@ func TestIngestFirstRoutesAsTheMux(t *testing.T) {
 		"/api/v1/beet/bt_abc", "/api/v1/beet/bt_abc/start", "/api/v1/beet/bt_abc/", "/api/v1/beet/",
 		"/api/v1/beet/../beets/1", "/api/v1/beet//bt_abc", "/api/v1/beet/./bt_abc", "/api/v1/beet/bt_abc/..",
 		"/api/v1/beet/bt%2Fabc", "/api/v1/beet%2Fbt_abc", "/api/v1/beetx", "/api/v1/beets/1", "/",
+		"/ping/31365bce-8da9-4729-8ff3-aaa71d56b712", "/ping/31365bce-8da9-4729-8ff3-aaa71d56b712/0", "/ping/", "/ping",
+		"/ping//x", "/ping/../api/v1/beets/1", "/pingx",
 	} {
 		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodHead, http.MethodOptions} {
 			want, got := httptest.NewRecorder(), httptest.NewRecorder()

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/beethq/beet"
 )
@@ -28,35 +29,51 @@ func TestTransparentGIF(t *testing.T) {
 
 func TestParseBody(t *testing.T) {
 	v := func(f float64) *float64 { return &f }
+	long := strings.Repeat("x", MaxBody)
 	for _, c := range []struct {
-		body    string
-		value   *float64
-		problem beet.ProblemKind
+		body     string
+		cut      bool // the reader cut it at MaxBody
+		declared bool // Content-Type: application/json
+		value    *float64
+		message  string
+		problem  beet.ProblemKind
 	}{
-		{"", nil, ""},
-		{"  \n", nil, ""},
-		{"{}", nil, ""},
-		{`{"value": 12.5}`, v(12.5), ""},
-		{`{"value": -3e2, "note": "x"}`, v(-300), ""},
-		{`{"value": 0}`, v(0), ""},
-		{`{"other": 1}`, nil, ""},
-		{`{"value": "12"}`, nil, beet.ProblemBadValue},
-		{`{"value": true}`, nil, beet.ProblemBadValue},
-		{`{"value": null}`, nil, beet.ProblemBadValue},
-		{`{"value": [1]}`, nil, beet.ProblemBadValue},
-		{`{"value": {"a":1}}`, nil, beet.ProblemBadValue},
-		{`{"value": 1e400}`, nil, beet.ProblemBadValue},
-		{`{"value": -1e400}`, nil, beet.ProblemBadValue},
-		{`[1,2]`, nil, beet.ProblemBadBody},
-		{`"value"`, nil, beet.ProblemBadBody},
-		{`{"value": 1`, nil, beet.ProblemBadBody},
-		{`value=1`, nil, beet.ProblemBadBody},
-		{`{"value": 1}{}`, nil, beet.ProblemBadBody},
-		{`{"value": 1, "pad": "` + strings.Repeat("x", MaxBody) + `"}`, nil, beet.ProblemBodyTooBig},
+		{"", false, true, nil, "", ""},
+		{"  \n", false, true, nil, "", ""},
+		{"{}", false, true, nil, "", ""},
+		{"{ }", false, false, nil, "", ""},
+		{`{"value": 12.5}`, false, true, v(12.5), "", ""},
+		{`{"value": 12.5}`, false, false, v(12.5), "", ""}, // sendBeacon's text/plain
+		{`{"value": -3e2, "note": "x"}`, false, true, v(-300), "", ""},
+		{`{"value": 0}`, false, true, v(0), "", ""},
+		{`{"value": 3, "message": "3 rows"}`, false, true, v(3), "3 rows", ""},
+		{`{"other": 1}`, false, true, nil, `{"other": 1}`, ""}, // a job that prints JSON
+		{`{"message": 7}`, false, true, nil, "", ""},
+		{`{"value": "12"}`, false, true, nil, "", beet.ProblemBadValue},
+		{`{"value": true}`, false, true, nil, "", beet.ProblemBadValue},
+		{`{"value": null}`, false, true, nil, "", beet.ProblemBadValue},
+		{`{"value": [1]}`, false, true, nil, "", beet.ProblemBadValue},
+		{`{"value": {"a":1}}`, false, true, nil, "", beet.ProblemBadValue},
+		{`{"value": 1e400}`, false, true, nil, "", beet.ProblemBadValue},
+		{`{"value": -1e400}`, false, true, nil, "", beet.ProblemBadValue},
+		// Text is the message; a problem only when JSON was declared.
+		{"backup done: 3 files\n", false, false, nil, "backup done: 3 files", ""},
+		{`[1,2]`, false, false, nil, "[1,2]", ""},
+		{`[1,2]`, false, true, nil, "[1,2]", beet.ProblemBadBody},
+		{`"value"`, false, true, nil, `"value"`, beet.ProblemBadBody},
+		{`{"value": 1`, false, true, nil, `{"value": 1`, beet.ProblemBadBody},
+		{`value=1`, false, true, nil, "value=1", beet.ProblemBadBody},
+		{`{"value": 1}{}`, false, true, nil, `{"value": 1}{}`, beet.ProblemBadBody},
+		{"{\"level\":\"info\"}\n{\"level\":\"warn\"}", false, false, nil, "{\"level\":\"info\"}\n{\"level\":\"warn\"}", ""},
+		{"a\x00b\xff", false, false, nil, "ab\uFFFD", ""},
+		// Over the limit: kept cut, never dropped.
+		{long, true, false, nil, long, ""},
+		{`{"value": 1, "pad": "` + long[:MaxBody-21], true, true, nil, `{"value": 1, "pad": "` + long[:MaxBody-21], beet.ProblemBodyTooBig},
 	} {
-		got := parseBody([]byte(c.body))
-		if got.problem != c.problem || (got.value == nil) != (c.value == nil) || (got.value != nil && *got.value != *c.value) {
-			t.Errorf("parseBody(%.60q) = value %v problem %q, want %v %q", c.body, got.value, got.problem, c.value, c.problem)
+		got := parseBody([]byte(c.body), c.cut, c.declared)
+		if got.problem != c.problem || (got.value == nil) != (c.value == nil) || (got.value != nil && *got.value != *c.value) || got.message != c.message {
+			t.Errorf("parseBody(%.60q, cut %v, json %v) = value %v message %.40q problem %q, want %v %.40q %q",
+				c.body, c.cut, c.declared, got.value, got.message, got.problem, c.value, c.message, c.problem)
 		}
 		if got.problem != "" && (got.detail == "" || len(got.detail) > beet.MaxProblemDetailLen) {
 			t.Errorf("parseBody(%.60q): detail %q", c.body, got.detail)
@@ -64,14 +81,16 @@ func TestParseBody(t *testing.T) {
 	}
 }
 
-// FuzzParseBody checks that no body panics, a value is always finite, and
-// every problem comes with a short detail.
+// FuzzParseBody checks that no body panics, a value is always finite, a
+// message is valid UTF-8 without NUL within the limit, and every problem
+// comes with a short detail.
 func FuzzParseBody(f *testing.F) {
-	for _, s := range []string{"", "{}", `{"value": 12.5}`, `{"value": "x"}`, `{"value": 1e400}`, "[", `{"value":-0}`, "\xff\xfe", `{"value": 1.7976931348623157e308}`} {
-		f.Add([]byte(s))
+	for _, s := range []string{"", "{}", `{"value": 12.5}`, `{"value": "x"}`, `{"value": 1e400}`, "[", `{"value":-0}`, "\xff\xfe", `{"value": 1.7976931348623157e308}`,
+		"backup done\n", `{"message": "ok", "value": 1}`, `{"a": 1}`} {
+		f.Add([]byte(s), false, false)
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		got := parseBody(body)
+	f.Fuzz(func(t *testing.T, body []byte, cut, declared bool) {
+		got := parseBody(body, cut, declared)
 		if got.value != nil && (math.IsInf(*got.value, 0) || math.IsNaN(*got.value)) {
 			t.Fatalf("non-finite value %v from %q", *got.value, body)
 		}
@@ -80,6 +99,12 @@ func FuzzParseBody(f *testing.F) {
 		}
 		if got.problem != "" && (got.detail == "" || len(got.detail) > beet.MaxProblemDetailLen) {
 			t.Fatalf("problem %q with detail %q", got.problem, got.detail)
+		}
+		if !utf8.ValidString(got.message) || strings.Contains(got.message, "\x00") || len(got.message) > beet.MaxMessageLen {
+			t.Fatalf("message %q from %q", got.message, body)
+		}
+		if !declared && got.problem == beet.ProblemBadBody {
+			t.Fatalf("text %q without a JSON Content-Type is a problem", body)
 		}
 	})
 }

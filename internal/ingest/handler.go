@@ -22,6 +22,11 @@ import (
 // Prefix is the path of the ingestion endpoint; the token follows it.
 const Prefix = "/api/v1/beet/"
 
+// PingPrefix is Healthchecks' path for the same endpoint: {base}/ping/{token}
+// and its signals answer exactly as {base}/api/v1/beet/{token} does, so a
+// Healthchecks client needs only its host changed.
+const PingPrefix = "/ping/"
+
 // Store is what the handler reads and writes besides events.
 type Store interface {
 	FindBeetByToken(ctx context.Context, token string) (*beet.Beet, error)
@@ -126,9 +131,25 @@ func (h *Handler) UnknownTokensNear(near func(sent string) int64) []beet.Unknown
 // UnknownStats counts requests with tokens that matched no beet.
 func (h *Handler) UnknownStats() *UnknownStats { return &h.unknown.stats }
 
-// Register mounts the endpoint. The whole prefix is taken, so that a
-// malformed path (an empty token, extra segments) also gets the GIF.
-func (h *Handler) Register(mux *http.ServeMux) { mux.Handle(Prefix, h) }
+// Register mounts the endpoint under both its paths. The whole prefix is
+// taken, so that a malformed path (an empty token, extra segments) also
+// gets the GIF.
+func (h *Handler) Register(mux *http.ServeMux) {
+	mux.Handle(Prefix, h)
+	mux.Handle(PingPrefix, h)
+}
+
+// Route reports whether path is the ingestion endpoint's, under either
+// prefix, and which prefix (the route, for the metrics).
+func Route(path string) (prefix string, ok bool) {
+	switch {
+	case strings.HasPrefix(path, Prefix):
+		return Prefix, true
+	case strings.HasPrefix(path, PingPrefix):
+		return PingPrefix, true
+	}
+	return "", false
+}
 
 // Close writes the problems and old-token hits still queued. Call it after
 // the server drained.
@@ -145,6 +166,7 @@ var (
 	hNoSniff      = []string{"nosniff"}
 	hGIFLen       = []string{strconv.Itoa(len(transparentGIF))}
 	hMaxAge       = []string{"86400"}
+	hBodyLimit    = []string{strconv.Itoa(MaxBody)}
 	// hRetryAfter[s] is Retry-After for s seconds: the window is 10 s, so
 	// a 429 never waits longer (a longer one, from a Redis limiter with
 	// another window, is formatted).
@@ -163,6 +185,7 @@ func setCommonHeaders(hd http.Header) {
 	hd["Access-Control-Allow-Headers"] = hAllowHeaders
 	hd["Cross-Origin-Resource-Policy"] = hCORP
 	hd["X-Content-Type-Options"] = hNoSniff
+	hd["Ping-Body-Limit"] = hBodyLimit
 }
 
 // writeGIF answers with the GIF. Its length is not set in the header map
@@ -195,7 +218,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.otherMethod(w, r)
 		return
 	}
-	token, suffix, slash := strings.Cut(strings.TrimPrefix(r.URL.Path, Prefix), "/")
+	path, ok := strings.CutPrefix(r.URL.Path, Prefix)
+	if !ok {
+		path = strings.TrimPrefix(r.URL.Path, PingPrefix)
+	}
+	token, suffix, slash := strings.Cut(path, "/")
 	now := h.now().UTC().Truncate(time.Microsecond)
 	if !beet.ValidTokenShape(token) {
 		h.malformed(w, r, token, now)
@@ -225,19 +252,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && isPreviewBot(ua) && h.ignoreBot(r.Context(), w, token, addr, ua, now) {
 		return
 	}
-	var (
-		pb      parsedBody
-		message string
-	)
+	var pb parsedBody
 	if r.Method == http.MethodPost && r.Body != nil {
-		pb, message = readBody(r.Body, suffix)
+		pb = readBody(r.Body, declaresJSON(r.Header.Get("Content-Type")))
+	}
+	var rid string
+	ridOK := true
+	if r.URL.RawQuery != "" {
+		rid, ridOK = runID(r.URL.RawQuery)
 	}
 
 	// The event carries its token: the store records it only if a beet
 	// has that token at commit. One that none has is noted by the
 	// writer's unmatched hook (see New), live or replayed from the spool.
 	beetID, err := h.writer.Record(beet.Event{ID: newEventID(now), Token: token, Addr: addr, ReceivedAt: now, Value: pb.value,
-		Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: message})
+		Method: r.Method, UserAgent: cut(ua, beet.MaxUserAgentLen), Kind: sig.kind, ExitCode: sig.code, Message: pb.message, RID: rid})
 	switch {
 	case errors.Is(err, ErrNoBeet), errors.Is(err, ErrStaleToken):
 		h.count(OutcomeUnknownToken)
@@ -246,12 +275,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		h.notRecorded(token, err)
 	}
+	if !ridOK {
+		h.badRID(token, beetID, now)
+	}
 	if pb.problem != "" {
 		h.badBody(token, beetID, &pb, now)
 	} else {
 		h.count(OutcomeRecorded)
 	}
 	writeGIF(w, http.StatusOK, true)
+}
+
+// badRID notes a ?rid= that is no UUID: the event was recorded without it.
+//
+//go:noinline
+func (h *Handler) badRID(token string, beetID int64, now time.Time) {
+	key := problemKey{beetID: beetID, kind: beet.ProblemBadRID}
+	if beetID == 0 {
+		key.token = token
+	}
+	h.problems.note(key, now, "rid is not a UUID; event recorded without it, so it ended no run by its ID")
 }
 
 // badBody notes a body that gave no value on the beet: the event was
@@ -352,19 +395,17 @@ func (h *Handler) ignoreBot(ctx context.Context, w http.ResponseWriter, token, a
 	return true
 }
 
-// readBody reads a POST's body: a ping's value, or a signal's message.
+// readBody reads a POST's body, up to MaxBody bytes: a longer one is kept
+// cut (what follows is left unread; net/http drains or closes).
 //
 //go:noinline
-func readBody(body io.Reader, suffix string) (pb parsedBody, message string) {
+func readBody(body io.Reader, declaredJSON bool) parsedBody {
 	bufp := bodyPool.Get().(*[]byte)
 	n, _ := io.ReadFull(body, *bufp)
-	if suffix == "" {
-		pb = parseBody((*bufp)[:n])
-	} else {
-		pb, message = parseSignalBody((*bufp)[:n])
-	}
+	cut := n > MaxBody
+	pb := parseBody((*bufp)[:min(n, MaxBody)], cut, declaredJSON)
 	bodyPool.Put(bufp)
-	return pb, message
+	return pb
 }
 
 // resolve finds the beet of a token, through the cache. A database error

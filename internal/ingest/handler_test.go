@@ -146,6 +146,7 @@ func checkHeaders(t *testing.T, what string, res result, gif bool) {
 		"Access-Control-Allow-Headers": "Content-Type",
 		"Cross-Origin-Resource-Policy": "cross-origin",
 		"X-Content-Type-Options":       "nosniff",
+		"Ping-Body-Limit":              "10000",
 	}
 	if gif {
 		want["Content-Type"] = "image/gif"
@@ -193,7 +194,11 @@ func TestContractRows(t *testing.T) {
 			{"null value", "POST", path, "application/json", `{"value": null}`, nil, beet.ProblemBadValue},
 			{"array value", "POST", path, "application/json", `{"value": [1]}`, nil, beet.ProblemBadValue},
 			{"1e400", "POST", path, "application/json", `{"value": 1e400}`, nil, beet.ProblemBadValue},
-			{"body over 4 KiB", "POST", path, "application/json", `{"value": 1, "pad": "` + strings.Repeat("x", 5000) + `"}`, nil, beet.ProblemBodyTooBig},
+			{"body over the limit", "POST", path, "application/json", `{"value": 1, "pad": "` + strings.Repeat("x", ingest.MaxBody) + `"}`, nil, beet.ProblemBodyTooBig},
+			// A job's output (runitor, curl --data-raw) is the message, not a problem.
+			{"text output", "POST", path, "text/plain", "backup done\n3 files", nil, ""},
+			{"curl --data-raw", "POST", path, "application/x-www-form-urlencoded", "rsync: 12 MB sent", nil, ""},
+			{"text over the limit", "POST", path, "text/plain", strings.Repeat("y", ingest.MaxBody+500), nil, ""},
 			{"POST from a bot UA", "POST", path, "", "", nil, ""},
 		}
 		nProblems := 0
@@ -215,6 +220,14 @@ func TestContractRows(t *testing.T) {
 			}
 			if ev.Method != c.method || ev.UserAgent != ua || !ev.ReceivedAt.Equal(r.clock.Now().UTC().Truncate(time.Microsecond)) {
 				t.Errorf("%s: event %+v", c.name, ev)
+			}
+			if want := strings.TrimSpace(c.body); c.ctype == "text/plain" || strings.HasPrefix(c.name, "curl") {
+				if len(want) > ingest.MaxBody {
+					want = want[:ingest.MaxBody] // kept cut, not dropped
+				}
+				if ev.Message != want {
+					t.Errorf("%s: message of %d bytes %.40q, want the body's %d bytes", c.name, len(ev.Message), ev.Message, len(want))
+				}
 			}
 			if c.problem != "" {
 				nProblems++

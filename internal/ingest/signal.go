@@ -1,11 +1,8 @@
 package ingest
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
+	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/beethq/beet"
 )
@@ -52,47 +49,62 @@ func signalOf(suffix string) (s signal, ok bool) {
 	return s, true
 }
 
-// parseSignalBody reads a signal's POST body. Text is the event's message
-// (a job's last lines of output, an error). A JSON object is read as the
-// ping's body is ({"value": 12.5}), and its "message" string, if any, is
-// the message. A body over MaxBody is a problem, and the event is recorded
-// without a message or value, as a ping's would be.
-func parseSignalBody(body []byte) (pb parsedBody, message string) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 {
-		return parsedBody{}, ""
-	}
-	if len(trimmed) > MaxBody {
-		return parsedBody{problem: beet.ProblemBodyTooBig,
-			detail: fmt.Sprintf("body over %d bytes; event recorded without a message or value", MaxBody)}, ""
-	}
-	if trimmed[0] == '{' && json.Valid(trimmed) {
-		var obj struct {
-			Message json.RawMessage `json:"message"`
+// runID finds rid= in a raw query string (?rid=<uuid>, as Healthchecks
+// takes it) and returns it in canonical lowercase form. ok is false when
+// rid is there but no UUID; a query without rid gives "", true. Other
+// parameters (cache-busters) are ignored. The forms Python's uuid.UUID
+// takes are accepted: hyphens or not, any case, braces, a urn:uuid: prefix.
+func runID(rawQuery string) (rid string, ok bool) {
+	for q := rawQuery; q != ""; {
+		var kv string
+		kv, q, _ = strings.Cut(q, "&")
+		v, found := strings.CutPrefix(kv, "rid=")
+		if !found {
+			continue
 		}
-		json.Unmarshal(trimmed, &obj)
-		var m string
-		if json.Unmarshal(obj.Message, &m) == nil {
-			message = m
+		if strings.Contains(v, "%") {
+			u, err := url.QueryUnescape(v)
+			if err != nil {
+				return "", false
+			}
+			v = u
 		}
-		return parseBody(trimmed), cleanMessage(message)
+		return canonicalUUID(v)
 	}
-	return parsedBody{}, cleanMessage(string(trimmed))
+	return "", true
 }
 
-// cleanMessage makes text safe to store and show: valid UTF-8, no NUL
-// bytes (PostgreSQL refuses them), at most beet.MaxMessageLen bytes.
-func cleanMessage(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
+// canonicalUUID returns s as a lowercase 8-4-4-4-12 UUID, or ok false.
+func canonicalUUID(s string) (string, bool) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "urn:"), "uuid:")
+	if len(s) > 2 && s[0] == '{' && s[len(s)-1] == '}' {
+		s = s[1 : len(s)-1]
 	}
-	s = strings.ReplaceAll(s, "\x00", "")
-	if len(s) <= beet.MaxMessageLen {
-		return s
+	if beet.IsUUIDToken(s) {
+		return s, true // the usual form: no allocation
 	}
-	n := beet.MaxMessageLen
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	var hex [32]byte
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '-' && (len(s) == 36 && (i == 8 || i == 13 || i == 18 || i == 23)):
+			continue
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f':
+		case 'A' <= c && c <= 'F':
+			c += 'a' - 'A'
+		default:
+			return "", false
+		}
+		if n == len(hex) {
+			return "", false
+		}
+		hex[n] = c
+		n++
 	}
-	return s[:n]
+	if n != len(hex) || len(s) != 32 && len(s) != 36 {
+		return "", false
+	}
+	h := string(hex[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], true
 }

@@ -60,8 +60,8 @@ func TestSignalPaths(t *testing.T) {
 }
 
 // TestSignalBodies: a signal's POST body text is its message; a JSON
-// object gives a value (and its "message"); a body over 4 KiB records the
-// event without either and notes the problem; text is never a problem.
+// object gives a value (and its "message"); a body over the limit is kept
+// cut to it as the message; text is never a problem.
 func TestSignalBodies(t *testing.T) {
 	r := newRig(t, "sqlite", nil)
 	b := r.newBeet(false)
@@ -80,15 +80,17 @@ func TestSignalBodies(t *testing.T) {
 	if e := post("/log", "", "bad \x00 bytes \xff"); e.Message != "bad  bytes \uFFFD" {
 		t.Errorf("NUL and invalid UTF-8: message %q", e.Message)
 	}
-	if e := post("/log", "", strings.Repeat("x", ingest.MaxBody+1)); e.Message != "" || e.Kind != beet.KindLog {
-		t.Errorf("oversized body: %+v", e)
+	if e := post("/log", "", strings.Repeat("x", ingest.MaxBody)+"tail"); e.Message != strings.Repeat("x", ingest.MaxBody) || e.Kind != beet.KindLog {
+		t.Errorf("oversized body: %d bytes of message, want it cut to %d", len(e.Message), ingest.MaxBody)
 	}
-	ps := r.problems(b, 1)
-	if len(ps) != 1 || ps[0].Kind != beet.ProblemBodyTooBig {
-		t.Errorf("problems %+v; want one body_too_large (text bodies are messages, not problems)", ps)
+	if e := post("", "text/plain", "plain ping's output"); e.Message != "plain ping's output" || e.Kind.Normal() != beet.KindPing {
+		t.Errorf("plain ping text: %+v", e)
+	}
+	if ps := r.problems(b, 1); len(ps) != 0 {
+		t.Errorf("problems %+v; want none (text bodies are messages, a long one is cut)", ps)
 	}
 	if e := post("/log", "", strings.Repeat("é", ingest.MaxBody/2)); len(e.Message) != ingest.MaxBody {
-		t.Errorf("a 4 KiB body keeps %d bytes of message, want all %d", len(e.Message), ingest.MaxBody)
+		t.Errorf("a body at the limit keeps %d bytes of message, want all %d", len(e.Message), ingest.MaxBody)
 	}
 }
 

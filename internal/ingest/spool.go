@@ -47,7 +47,7 @@ var crc32c = crc32.MakeTable(crc32.Castagnoli)
 const (
 	recordHeader   = 8
 	maxRecordBytes = 1 << 20
-	spoolVersion   = 3 // 2 added kind, exit code and message, 3 the client address; 1 and 2 are still read
+	spoolVersion   = 4 // 2 added kind, exit code and message, 3 the client address, 4 the run ID; older ones are still read
 )
 
 // ErrSpoolFull is returned when the spool has reached its size limit.
@@ -162,14 +162,25 @@ func (s *Spool) Size() int64 {
 	return s.size
 }
 
-// Append writes the events as one record and fsyncs. Only when it returns
+// Append writes the events as one record (or a few, for a group too large
+// for one: recordParts) and fsyncs once. Only when it returns
 // nil are the events safe to acknowledge.
 func (s *Spool) Append(items []beet.Event) error {
-	payload := encodeRecord(items)
-	rec := make([]byte, recordHeader, recordHeader+len(payload))
-	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(rec[4:8], crc32.Checksum(payload, crc32c))
-	rec = append(rec, payload...)
+	// A group too large for one record (the reader takes a length over
+	// maxRecordBytes for a torn header; 10,000 events with 10,000-byte
+	// messages are about 100 MiB) is written as several, fsync'd together.
+	rec := make([]byte, 0, recordHeader+96*len(items))
+	start, size := 0, 0
+	for i := range items {
+		e := &items[i]
+		n := 128 + len(e.Token) + len(e.UserAgent) + len(e.Message) + len(e.Addr) + len(e.RID) // generously
+		if i > start && size+n > maxRecordBytes {
+			rec = appendRecord(rec, items[start:i])
+			start, size = i, 0
+		}
+		size += n
+	}
+	rec = appendRecord(rec, items[start:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.size+int64(len(rec)) > s.maxSize {
@@ -349,9 +360,24 @@ func scanFile(f *os.File, fn func(items []beet.Event, end int64) error, offset, 
 // encodeRecord lays out: version, count, then per event: id, beet id (0
 // when the database was down at receipt), token, received_at (µs), value
 // flag + bits, method, user agent, and since version 2 kind, exit code
-// flag + code, message, and since version 3 the client address.
+// flag + code, message, since version 3 the client address, and since
+// version 4 the run ID.
 func encodeRecord(items []beet.Event) []byte {
-	b := make([]byte, 0, 96*len(items))
+	return appendEncoded(make([]byte, 0, 96*len(items)), items)
+}
+
+// appendRecord appends items as one record: header, then payload.
+func appendRecord(rec []byte, items []beet.Event) []byte {
+	at := len(rec)
+	rec = append(rec, make([]byte, recordHeader)...)
+	rec = appendEncoded(rec, items)
+	payload := rec[at+recordHeader:]
+	binary.LittleEndian.PutUint32(rec[at:at+4], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(rec[at+4:at+8], crc32.Checksum(payload, crc32c))
+	return rec
+}
+
+func appendEncoded(b []byte, items []beet.Event) []byte {
 	b = append(b, spoolVersion)
 	b = binary.AppendUvarint(b, uint64(len(items)))
 	for _, e := range items {
@@ -376,6 +402,7 @@ func encodeRecord(items []beet.Event) []byte {
 		}
 		b = appendString(b, e.Message)
 		b = appendString(b, e.Addr)
+		b = appendString(b, e.RID)
 	}
 	return b
 }
@@ -420,6 +447,9 @@ func decodeRecord(p []byte) ([]beet.Event, error) {
 		}
 		if version >= 3 {
 			e.Addr = d.string()
+		}
+		if version >= 4 {
+			e.RID = d.string()
 		}
 		if d.err != nil {
 			return nil, d.err

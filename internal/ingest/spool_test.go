@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,16 +60,52 @@ func sameItem(a, b beet.Event) bool {
 // client address replays without it.
 func TestSpoolReadsVersion1(t *testing.T) {
 	ev := spoolItems(1, 0)[0]
-	// Version 1's layout: encodeRecord's without the fields versions 2 and 3 append.
-	v3 := encodeRecord([]beet.Event{ev})
-	v1 := append([]byte{1}, v3[1:len(v3)-4]...) // no kind (""), code flag 0, message (""), address ("")
+	// Version 1's layout: encodeRecord's without the fields versions 2 to 4 append.
+	v4 := encodeRecord([]beet.Event{ev})
+	v1 := append([]byte{1}, v4[1:len(v4)-5]...) // no kind (""), code flag 0, message (""), address (""), run ID ("")
 	got, err := decodeRecord(v1)
 	if err != nil || len(got) != 1 || !sameItem(got[0], ev) || got[0].Kind != "" {
 		t.Fatalf("version 1 record: %+v, %v", got, err)
 	}
-	v2 := append([]byte{2}, v3[1:len(v3)-1]...) // no address ("")
+	v2 := append([]byte{2}, v4[1:len(v4)-2]...) // no address (""), no run ID ("")
 	if got, err := decodeRecord(v2); err != nil || len(got) != 1 || !sameItem(got[0], ev) {
 		t.Fatalf("version 2 record: %+v, %v", got, err)
+	}
+	v3 := append([]byte{3}, v4[1:len(v4)-1]...) // no run ID ("")
+	if got, err := decodeRecord(v3); err != nil || len(got) != 1 || !sameItem(got[0], ev) {
+		t.Fatalf("version 3 record: %+v, %v", got, err)
+	}
+}
+
+// TestSpoolLargeGroup: a group of events too large for one record (long
+// messages, run IDs) is appended as several records and read back whole,
+// in order, with its run IDs.
+func TestSpoolLargeGroup(t *testing.T) {
+	s, err := OpenSpool(filepath.Join(t.TempDir(), "beet.spool"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	items := spoolItems(300, 0)
+	for i := range items {
+		items[i].Message = strings.Repeat(string(rune('a'+i%26)), beet.MaxMessageLen)
+		items[i].RID = "0f8fad5b-d9cb-469f-a165-70867728950e"
+	}
+	if err := s.Append(items); err != nil {
+		t.Fatal(err)
+	}
+	var got []beet.Event
+	records := 0
+	if _, err := s.ReadRecords(0, func(evs []beet.Event, _ int64) error { records++; got = append(got, evs...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if records < 3 || len(got) != len(items) {
+		t.Fatalf("%d records holding %d events, want several holding %d", records, len(got), len(items))
+	}
+	for i := range got {
+		if got[i].ID != items[i].ID || got[i].Message != items[i].Message || got[i].RID != items[i].RID {
+			t.Fatalf("event %d read back as %+v", i, got[i])
+		}
 	}
 }
 

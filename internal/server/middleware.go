@@ -13,9 +13,10 @@ import (
 	"github.com/beethq/beet/internal/httpx"
 )
 
-// ingestPrefix is the ingestion endpoint's path (CONTRACT §1); the segment
+// ingestPrefix and pingPrefix are the ingestion endpoint's paths (CONTRACT
+// §1, and Healthchecks' form of it); the segment
 // after it is a token, a credential.
-const ingestPrefix = "/api/v1/beet/"
+const ingestPrefix, pingPrefix = "/api/v1/beet/", "/ping/"
 
 // quiet says whether a request is logged at debug level when it succeeds:
 // health probes (orchestrators send one every few seconds) and static
@@ -51,7 +52,7 @@ func Logging(log *slog.Logger, next http.Handler) http.Handler {
 		switch {
 		case status >= 500:
 			level = slog.LevelError
-		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || quiet(r.URL.Path)),
+		case status < 400 && (strings.HasPrefix(r.URL.Path, ingestPrefix) || strings.HasPrefix(r.URL.Path, pingPrefix) || quiet(r.URL.Path)),
 			status == http.StatusNotFound && strings.HasSuffix(r.URL.Path, "/favicon.ico"): // browsers ask on their own
 			level = slog.LevelDebug
 		}

@@ -23,6 +23,26 @@ const deleteBatch = 5000
 // unknown account is ENOTFOUND. A zero CreatedAt becomes now, and a zero
 // UpdatedAt becomes CreatedAt.
 func (db *DB) CreateBeet(ctx context.Context, b *beet.Beet) error {
+	nb, detection, err := newBeetRow(b)
+	if err != nil {
+		return fmt.Errorf("create beet: %w", err)
+	}
+	err = db.inTx(ctx, func(tx *sql.Tx) error { return insertBeet(ctx, tx, &nb, detection) })
+	switch {
+	case db.d.isUnique(err):
+		return fmt.Errorf("create beet: %w", tokenTaken())
+	case db.d.isForeignKey(err):
+		return fmt.Errorf("create beet: %w", beet.Errorf(beet.ENOTFOUND, "account %d not found", nb.AccountID))
+	case err != nil:
+		return fmt.Errorf("create beet: %w", err)
+	}
+	*b = nb
+	return nil
+}
+
+// newBeetRow is b as it is inserted: stamped times, and its detection as
+// JSON.
+func newBeetRow(b *beet.Beet) (beet.Beet, []byte, error) {
 	nb := *b
 	nb.CreatedAt = stamp(nb.CreatedAt)
 	if nb.UpdatedAt.IsZero() {
@@ -35,32 +55,22 @@ func (db *DB) CreateBeet(ctx context.Context, b *beet.Beet) error {
 	}
 	nb.StatusSince = nb.CreatedAt
 	detection, err := json.Marshal(nb.Detection)
-	if err != nil {
-		return fmt.Errorf("create beet: %w", err)
-	}
-	// A new beet notifies every channel of its account, from the start.
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO beets (account_id, name, description, token, status,
+	return nb, detection, err
+}
+
+// insertBeet inserts nb, stamped, and sets its ID. A new beet notifies
+// every channel of its account, from the start.
+func insertBeet(ctx context.Context, tx *sql.Tx, nb *beet.Beet, detection []byte) error {
+	err := tx.QueryRowContext(ctx, `INSERT INTO beets (account_id, name, description, token, status,
 		status_reason, status_since, timezone, detection, allow_bots, last_event_at, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $11, $12) RETURNING id`,
-			nb.AccountID, nb.Name, nb.Description, nb.Token, string(nb.Status), nb.StatusReason, nb.Timezone,
-			string(detection), nb.AllowBots, nullMicros(nb.LastEventAt), toMicros(nb.CreatedAt), toMicros(nb.UpdatedAt),
-		).Scan(&nb.ID)
-		if err != nil {
-			return err
-		}
-		return attachAccountChannels(ctx, tx, nb.ID, nb.AccountID)
-	})
-	switch {
-	case db.d.isUnique(err):
-		return fmt.Errorf("create beet: %w", tokenTaken())
-	case db.d.isForeignKey(err):
-		return fmt.Errorf("create beet: %w", beet.Errorf(beet.ENOTFOUND, "account %d not found", nb.AccountID))
-	case err != nil:
-		return fmt.Errorf("create beet: %w", err)
+		nb.AccountID, nb.Name, nb.Description, nb.Token, string(nb.Status), nb.StatusReason, nb.Timezone,
+		string(detection), nb.AllowBots, nullMicros(nb.LastEventAt), toMicros(nb.CreatedAt), toMicros(nb.UpdatedAt),
+	).Scan(&nb.ID)
+	if err != nil {
+		return err
 	}
-	*b = nb
-	return nil
+	return attachAccountChannels(ctx, tx, nb.ID, nb.AccountID)
 }
 
 func tokenTaken() error {

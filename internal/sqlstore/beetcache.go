@@ -96,6 +96,7 @@ func cloneBeet(b *beet.Beet) *beet.Beet {
 	c.DueAt = clonePtr(b.DueAt)
 	c.Model = slices.Clone(b.Model)
 	c.Runs.StartedAt = clonePtr(b.Runs.StartedAt)
+	c.Runs.ByRID = slices.Clone(b.Runs.ByRID)
 	c.Runs.RecentMS = slices.Clone(b.Runs.RecentMS)
 	c.Channels = slices.Clone(b.Channels)
 	return &c

@@ -210,7 +210,7 @@ func applyEvents(events []beet.Event, beets map[int64]*beet.Beet, byToken map[st
 	var runs map[int64][]*beet.Event
 	for i := range events {
 		e := &events[i]
-		if e.BeetID != 0 && (e.Kind.Normal() != beet.KindPing || e.ExitCode != nil || beets[e.BeetID].Runs.StartedAt != nil) {
+		if e.BeetID != 0 && (e.Kind.Normal() != beet.KindPing || e.ExitCode != nil || beets[e.BeetID].Runs.Open()) {
 			if runs == nil {
 				runs = map[int64][]*beet.Event{}
 			}

@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 	tests = append(tests, retentionTests...)
 	tests = append(tests, sweepTests...)
 	tests = append(tests, statusPageTests...)
+	tests = append(tests, importTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -1,0 +1,17 @@
+package beet
+
+import "context"
+
+// ImportStore remembers the beets imported from another service (beet
+// import healthchecks), by a key of their origin, so that an import run
+// again creates no duplicates.
+type ImportStore interface {
+	// CreateImportedBeet creates b with its tags and notes that the
+	// account imported it as sourceKey, in one transaction. A source key
+	// the account already imported, or a taken token, is ECONFLICT (field
+	// source_key or token).
+	CreateImportedBeet(ctx context.Context, b *Beet, tags []string, sourceKey string) error
+	// FindImportedBeet returns the ID of the account's beet imported as
+	// sourceKey, or an ENOTFOUND error.
+	FindImportedBeet(ctx context.Context, accountID int64, sourceKey string) (int64, error)
+}

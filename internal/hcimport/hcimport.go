@@ -1,0 +1,275 @@
+// Package hcimport maps Healthchecks checks to beets: it reads the JSON of
+// Healthchecks' GET /api/v3/checks/ (v1 and v2 have the same shape, with a
+// read-write or a read-only key) and plans one beet per check. A check it
+// cannot map (an OnCalendar schedule, a field out of Beet's bounds) is
+// skipped with its reason, never guessed. It does no I/O besides reading.
+package hcimport
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
+)
+
+// Limits on what one import reads.
+const (
+	MaxFileBytes = 64 << 20
+	MaxChecks    = 10000
+)
+
+// SourcePrefix starts every source key: "healthchecks:" and the check's
+// unique_key.
+const SourcePrefix = "healthchecks:"
+
+// Check is one check as the API lists it; other fields are ignored.
+type Check struct {
+	Name      string   `json:"name"`
+	Slug      string   `json:"slug"`
+	Tags      string   `json:"tags"`
+	Desc      string   `json:"desc"`
+	Grace     *float64 `json:"grace"`
+	Timeout   *float64 `json:"timeout"`
+	Schedule  *string  `json:"schedule"`
+	TZ        string   `json:"tz"`
+	Status    string   `json:"status"`
+	UUID      string   `json:"uuid"`       // read-write keys (API v3)
+	PingURL   string   `json:"ping_url"`   // read-write keys: {ping endpoint}{uuid}
+	UniqueKey string   `json:"unique_key"` // read-only keys, instead of the UUID
+}
+
+// Parse reads one export: {"checks": [...]} as GET /api/v3/checks/ gives
+// it, or a bare list of checks.
+func Parse(r io.Reader) ([]Check, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("over %d MiB; split the export", MaxFileBytes>>20)
+	}
+	var env struct {
+		Checks *[]Check `json:"checks"`
+	}
+	var checks []Check
+	switch trimmed := strings.TrimSpace(string(data)); {
+	case strings.HasPrefix(trimmed, "["):
+		err = json.Unmarshal(data, &checks)
+	case strings.HasPrefix(trimmed, "{"):
+		err = json.Unmarshal(data, &env)
+		if err == nil && env.Checks == nil {
+			err = errors.New(`no "checks" list: expected the JSON of GET /api/v3/checks/`)
+		}
+		if env.Checks != nil {
+			checks = *env.Checks
+		}
+	default:
+		err = errors.New("not JSON: expected the JSON of GET /api/v3/checks/")
+	}
+	if err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return nil, fmt.Errorf("not valid JSON at byte %d: %v", syn.Offset, syn)
+		case errors.As(err, &typ):
+			return nil, fmt.Errorf("field %q holds %s, not %s", typ.Field, typ.Value, typ.Type)
+		}
+		return nil, err
+	}
+	if len(checks) > MaxChecks {
+		return nil, fmt.Errorf("%d checks; at most %d are imported at once", len(checks), MaxChecks)
+	}
+	return checks, nil
+}
+
+// Plan is what becomes of one check.
+type Plan struct {
+	Name string
+	// SourceKey identifies the check across exports and runs; "" only when
+	// skipped for having neither a UUID nor a unique_key.
+	SourceKey string
+	// Skip is why the check is not imported; "" when it is.
+	Skip string
+	// What a beet is made of, when not skipped.
+	Description string
+	Timezone    string // "" for the account's
+	Detection   beet.Detection
+	Tags        []string
+	Token       string // the check's UUID; "" when the export has none (read-only key)
+	Paused      bool
+	// Notes are what was left out of an imported check (tags Beet cannot
+	// take).
+	Notes []string
+}
+
+// Map plans the beet for c.
+func Map(c Check) Plan {
+	p := Plan{Name: strings.TrimSpace(c.Name)}
+	if p.Name == "" {
+		p.Name = c.Slug
+	}
+	uuid := strings.ToLower(c.UUID)
+	if uuid == "" && c.PingURL != "" {
+		uuid = strings.ToLower(c.PingURL[strings.LastIndexByte(c.PingURL, '/')+1:])
+	}
+	switch {
+	case beet.IsUUIDToken(uuid):
+		p.Token = uuid
+		p.SourceKey = SourcePrefix + UniqueKey(uuid)
+	case uuid != "":
+		p.Skip = fmt.Sprintf("its uuid %.40q is not a UUID", uuid)
+		return p
+	case isUniqueKey(c.UniqueKey):
+		p.SourceKey = SourcePrefix + c.UniqueKey
+	case c.UniqueKey != "":
+		p.Skip = fmt.Sprintf("its unique_key %.60q is not 40 hex digits", c.UniqueKey)
+		return p
+	default:
+		p.Skip = "it has neither uuid nor unique_key (not an export of GET /api/v3/checks/)"
+		return p
+	}
+	if p.Name == "" {
+		p.Name = "unnamed " + strings.TrimPrefix(p.SourceKey, SourcePrefix)[:8]
+	}
+	p.Description = c.Desc
+	p.Paused = c.Status == "paused"
+	grace, ok := seconds(c.Grace)
+	if !ok {
+		p.Skip = "its grace is missing or not whole seconds"
+		return p
+	}
+	switch {
+	case c.Schedule != nil:
+		sched := strings.TrimSpace(*c.Schedule)
+		if !looksLikeCron(sched) {
+			p.Skip = fmt.Sprintf("its schedule %.80q is an OnCalendar expression; Beet takes cron schedules (5 fields) only", sched)
+			return p
+		}
+		if _, err := schedule.ParseCron(sched); err != nil {
+			p.Skip = fmt.Sprintf("its cron schedule %.80q: %v", sched, err)
+			return p
+		}
+		tz := c.TZ
+		if tz == "" {
+			tz = "UTC" // Healthchecks' default zone for a schedule
+		}
+		p.Timezone = tz
+		p.Detection = beet.Detection{Mode: beet.ModeCron, Cron: sched, Timezone: tz, GraceSeconds: grace}
+	case c.Timeout != nil:
+		period, ok := seconds(c.Timeout)
+		if !ok {
+			p.Skip = "its timeout is not whole seconds"
+			return p
+		}
+		p.Detection = beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: period, GraceSeconds: grace}
+	default:
+		p.Skip = "it has neither timeout nor schedule"
+		return p
+	}
+	b := beet.Beet{Name: p.Name, Description: p.Description, Timezone: p.Timezone, Detection: p.Detection}
+	if b.Timezone == "" {
+		b.Timezone = "UTC" // stands in for the account's zone, which is valid
+	}
+	if err := b.Validate(); err != nil {
+		p.Skip = beet.ErrorMessageWithField(err)
+		return p
+	}
+	p.Tags, p.Notes = mapTags(c.Tags)
+	return p
+}
+
+// UniqueKey is Healthchecks' unique_key of a check with that UUID: the
+// SHA-1 (hex) of the first 16 hex digits of the UUID, the identifier a
+// read-only key's export gives instead of the UUID.
+func UniqueKey(uuid string) string {
+	hexUUID := strings.ReplaceAll(uuid, "-", "")
+	sum := sha1.Sum([]byte(hexUUID[:16]))
+	return hex.EncodeToString(sum[:])
+}
+
+func isUniqueKey(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
+}
+
+// looksLikeCron tells a cron expression (five fields, or a macro such as
+// @daily) from a systemd OnCalendar one (*-*-* 02:00:00, Mon..Fri, daily).
+func looksLikeCron(s string) bool {
+	if strings.HasPrefix(s, "@") {
+		return true
+	}
+	return len(strings.Fields(s)) == 5 && !strings.ContainsAny(s, ":~") && !strings.Contains(s, "..")
+}
+
+// seconds reads a whole, non-negative number of seconds.
+func seconds(v *float64) (int64, bool) {
+	if v == nil || *v < 0 || *v > 1e12 || *v != float64(int64(*v)) {
+		return 0, false
+	}
+	return int64(*v), true
+}
+
+// mapTags splits Healthchecks' space-separated tags into Beet's; a tag
+// Beet cannot take is left out and named in a note.
+func mapTags(s string) (tags, notes []string) {
+	seen := map[string]bool{}
+	for _, t := range strings.Fields(s) {
+		lt := strings.ToLower(t)
+		if err := beet.ValidateTag("tags", lt); err != nil {
+			notes = append(notes, fmt.Sprintf("tag %.40q left out: %s", t, beet.ErrorMessage(err)))
+			continue
+		}
+		if seen[lt] {
+			continue
+		}
+		if len(tags) == beet.MaxTagsPerBeet {
+			notes = append(notes, fmt.Sprintf("tag %q left out: at most %d tags a beet", lt, beet.MaxTagsPerBeet))
+			continue
+		}
+		seen[lt] = true
+		tags = append(tags, lt)
+	}
+	return tags, notes
+}
+
+// Describe says in a few words how a planned beet is watched.
+func (p Plan) Describe() string {
+	var b strings.Builder
+	switch p.Detection.Mode {
+	case beet.ModeCron:
+		fmt.Fprintf(&b, "cron %q in %s, grace %s", p.Detection.Cron, p.Detection.Timezone, span(p.Detection.GraceSeconds))
+	default:
+		fmt.Fprintf(&b, "every %s, grace %s", span(p.Detection.PeriodSeconds), span(p.Detection.GraceSeconds))
+	}
+	if len(p.Tags) > 0 {
+		fmt.Fprintf(&b, "; tags %s", strings.Join(p.Tags, " "))
+	}
+	if p.Paused {
+		b.WriteString("; paused")
+	}
+	return b.String()
+}
+
+// span formats whole seconds in the largest unit that divides them.
+func span(s int64) string {
+	for _, u := range []struct {
+		n    int64
+		unit string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}} {
+		if s >= u.n && s%u.n == 0 {
+			return strconv.FormatInt(s/u.n, 10) + u.unit
+		}
+	}
+	return strconv.FormatInt(s, 10) + "s"
+}

@@ -1,0 +1,62 @@
+package storetest
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/beethq/beet"
+)
+
+var importTests = []struct {
+	name string
+	fn   func(t *testing.T, s beet.Store)
+}{
+	{"ImportedBeets", testImportedBeets},
+}
+
+// testImportedBeets: an imported beet is created with its tags and its
+// source key, which the account imports once (another account may import
+// the same key); a UUID token works like any other; a taken token is a
+// conflict that writes nothing; deleting the beet forgets its key.
+func testImportedBeets(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a, other := newAccount(t, s, beet.PlanFree), newAccount(t, s, beet.PlanFree)
+	const uuid = "31365bce-8da9-4729-8ff3-aaa71d56b712"
+	mk := func(accountID int64, token string) *beet.Beet {
+		return &beet.Beet{AccountID: accountID, Name: uniq("imported "), Token: token, Status: beet.StatusNew, Timezone: "UTC",
+			Detection: beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 600}, CreatedAt: t0, UpdatedAt: t0}
+	}
+	b := mk(a.ID, uuid)
+	if err := s.CreateImportedBeet(ctx, b, []string{"backup", "fs"}, "healthchecks:k1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.FindBeetByToken(ctx, uuid); err != nil || got.ID != b.ID || got.Detection != b.Detection {
+		t.Fatalf("FindBeetByToken(uuid) = %+v, %v; want beet %d", got, err, b.ID)
+	}
+	if tags, err := s.FindBeetTags(ctx, []int64{b.ID}); err != nil || !slices.Equal(tags[b.ID], []string{"backup", "fs"}) {
+		t.Errorf("tags %v, %v", tags, err)
+	}
+	if id, err := s.FindImportedBeet(ctx, a.ID, "healthchecks:k1"); err != nil || id != b.ID {
+		t.Errorf("FindImportedBeet = %d, %v; want %d", id, err, b.ID)
+	}
+	_, err := s.FindImportedBeet(ctx, other.ID, "healthchecks:k1")
+	wantCode(t, "FindImportedBeet from another account", err, beet.ENOTFOUND)
+
+	wantCode(t, "the same key again", s.CreateImportedBeet(ctx, mk(a.ID, beet.NewToken()), nil, "healthchecks:k1"), beet.ECONFLICT)
+	taken := mk(other.ID, uuid)
+	wantCode(t, "a taken token", s.CreateImportedBeet(ctx, taken, []string{"x"}, "healthchecks:k1"), beet.ECONFLICT)
+	_, err = s.FindImportedBeet(ctx, other.ID, "healthchecks:k1")
+	wantCode(t, "FindImportedBeet after the refused import", err, beet.ENOTFOUND)
+	if bs, n, err := s.FindBeets(ctx, beet.BeetFilter{AccountID: &other.ID, Limit: 10}); err != nil || n != 0 || len(bs) != 0 {
+		t.Errorf("the refused import left %d beets, %v", n, err)
+	}
+	if err := s.CreateImportedBeet(ctx, mk(other.ID, beet.NewToken()), nil, "healthchecks:k1"); err != nil {
+		t.Errorf("another account imports the same key: %v", err)
+	}
+
+	if err := s.DeleteBeet(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.FindImportedBeet(ctx, a.ID, "healthchecks:k1")
+	wantCode(t, "FindImportedBeet after DeleteBeet", err, beet.ENOTFOUND)
+}

@@ -124,23 +124,18 @@ func parsePlan(s string) (beet.Plan, error) {
 // it is read from a prompt without echo, or from the first line of stdin
 // when stdin is not a terminal (`beet accounts set-password --email E < file`).
 func accountsSetPasswordCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
-	email := fs.String("email", "", "the user's email (required)")
-	if err := c.parse(fs, args); err != nil {
+	cf, email, err := c.parseUserEmail(args)
+	if err != nil {
 		return err
-	}
-	if *email == "" {
-		return usagef("--email is required")
 	}
 	pw, err := c.readPassword()
 	if err != nil {
 		return err
 	}
 	return c.withBackendFrom(cf, func(b *app.Backend) error {
-		u, err := b.Service.SetPassword(c.ctx, *email, pw)
+		u, err := b.Service.SetPassword(c.ctx, email, pw)
 		if beet.IsNotFound(err) {
-			return fmt.Errorf("no user has the email %s", *email)
+			return fmt.Errorf("no user has the email %s", email)
 		}
 		if err != nil {
 			return err
@@ -157,23 +152,18 @@ func accountsSetPasswordCmd(c *cli, args []string) error {
 // signed out at once). An account keeps at least one user; to close an
 // account, there is nothing yet.
 func accountsRemoveUserCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
-	email := fs.String("email", "", "the user's email (required)")
-	if err := c.parse(fs, args); err != nil {
+	cf, email, err := c.parseUserEmail(args)
+	if err != nil {
 		return err
 	}
-	if *email == "" {
-		return usagef("--email is required")
-	}
 	return c.withBackendFrom(cf, func(b *app.Backend) error {
-		u, err := b.Service.RemoveUserByEmail(c.ctx, *email)
+		u, err := b.Service.RemoveUserByEmail(c.ctx, email)
 		switch beet.ErrorCode(err) {
 		case "":
 		case beet.ENOTFOUND:
-			return fmt.Errorf("no user has the email %s; nothing was removed", *email)
+			return fmt.Errorf("no user has the email %s; nothing was removed", email)
 		case beet.ECONFLICT:
-			return fmt.Errorf("%s is the only user of their account, which needs at least one; add another user first (dashboard: Account, Users), then remove this one", *email)
+			return fmt.Errorf("%s is the only user of their account, which needs at least one; add another user first (dashboard: Account, Users), then remove this one", email)
 		default:
 			return err
 		}
@@ -183,6 +173,22 @@ func accountsRemoveUserCmd(c *cli, args []string) error {
 			Removed   bool  `json:"removed"`
 		}{u.ID, u.AccountID, true})
 	})
+}
+
+// parseUserEmail is the opening of a command that acts on one user: it
+// parses args with the required --email and returns the settings and
+// the email.
+func (c *cli) parseUserEmail(args []string) (*config.Flags, string, error) {
+	fs := c.flags()
+	cf := config.Bind(fs, c.getenv)
+	email := fs.String("email", "", "the user's email (required)")
+	if err := c.parse(fs, args); err != nil {
+		return nil, "", err
+	}
+	if *email == "" {
+		return nil, "", usagef("--email is required")
+	}
+	return cf, *email, nil
 }
 
 // readPassword prompts twice without echo on a terminal, or reads one line

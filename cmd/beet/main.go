@@ -224,6 +224,18 @@ func (c *cli) config(f *config.Flags) (config.Config, error) {
 	return cfg, nil
 }
 
+// parseConfig is the opening of a command that takes only the shared
+// settings: it parses args as flags over the environment and returns the
+// config they give.
+func (c *cli) parseConfig(args []string) (config.Config, error) {
+	fs := c.flags()
+	cf := config.Bind(fs, c.getenv)
+	if err := c.parse(fs, args); err != nil {
+		return config.Config{}, err
+	}
+	return c.config(cf)
+}
+
 // logger logs to stderr as cfg says. One-off commands keep stderr for their
 // one-line errors, so below debug they log warnings and errors only.
 func (c *cli) logger(cfg config.Config, oneOff bool) *slog.Logger {

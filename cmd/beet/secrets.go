@@ -2,19 +2,13 @@ package main
 
 import (
 	"github.com/beethq/beet/internal/app"
-	"github.com/beethq/beet/internal/config"
 )
 
 // secretsRotateCmd re-encrypts every channel secret under BEET_SECRET_KEY:
 // values sealed with a key in BEET_SECRET_KEY_OLD, and plain ones. After
 // it, the old keys can be dropped (docs/SECURITY.md, "Secrets at rest").
 func secretsRotateCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := c.config(cf)
+	cfg, err := c.parseConfig(args)
 	if err != nil {
 		return err
 	}

@@ -6,19 +6,13 @@ import (
 	"syscall"
 
 	"github.com/beethq/beet/internal/app"
-	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/version"
 )
 
 // serveCmd runs the service until SIGINT or SIGTERM, then shuts down
 // gracefully within the shutdown timeout.
 func serveCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := c.config(cf)
+	cfg, err := c.parseConfig(args)
 	if err != nil {
 		return err
 	}
@@ -40,12 +34,7 @@ func serveCmd(c *cli, args []string) error {
 
 // migrateCmd applies pending migrations; OpenBackend does the work.
 func migrateCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := c.config(cf)
+	cfg, err := c.parseConfig(args)
 	if err != nil {
 		return err
 	}

@@ -230,19 +230,7 @@ func (h *Handler) listBeets(w http.ResponseWriter, r *http.Request, accountID in
 }
 
 func (h *Handler) getBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	b, err := h.svc.Beet(r.Context(), accountID, id)
-	if err != nil {
-		return err
-	}
-	if err := h.withTags(r, b); err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, beetFor(r, b))
-	return nil
+	return h.onBeet(w, r, accountID, h.svc.Beet)
 }
 
 func (h *Handler) updateBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {
@@ -270,11 +258,7 @@ func (h *Handler) updateBeet(w http.ResponseWriter, r *http.Request, accountID i
 			return err
 		}
 	}
-	if err := h.withTags(r, b); err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, beetFor(r, b))
-	return nil
+	return h.writeBeet(w, r, b)
 }
 
 func (h *Handler) deleteBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {
@@ -303,14 +287,16 @@ func (h *Handler) rotateToken(w http.ResponseWriter, r *http.Request, accountID 
 }
 
 func (h *Handler) pause(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	return h.manualFlip(w, r, accountID, h.svc.Pause)
+	return h.onBeet(w, r, accountID, h.svc.Pause)
 }
 
 func (h *Handler) resume(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	return h.manualFlip(w, r, accountID, h.svc.Resume)
+	return h.onBeet(w, r, accountID, h.svc.Resume)
 }
 
-func (h *Handler) manualFlip(w http.ResponseWriter, r *http.Request, accountID int64, do func(ctx context.Context, accountID, id int64) (*beet.Beet, error)) error {
+// onBeet runs do on the beet the path names and answers with the beet it
+// returns.
+func (h *Handler) onBeet(w http.ResponseWriter, r *http.Request, accountID int64, do func(ctx context.Context, accountID, id int64) (*beet.Beet, error)) error {
 	id, err := pathID(r)
 	if err != nil {
 		return err
@@ -319,6 +305,11 @@ func (h *Handler) manualFlip(w http.ResponseWriter, r *http.Request, accountID i
 	if err != nil {
 		return err
 	}
+	return h.writeBeet(w, r, b)
+}
+
+// writeBeet answers 200 with the beet as the API shows it, tags included.
+func (h *Handler) writeBeet(w http.ResponseWriter, r *http.Request, b *beet.Beet) error {
 	if err := h.withTags(r, b); err != nil {
 		return err
 	}

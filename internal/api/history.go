@@ -49,16 +49,6 @@ func toEventJSON(e *beet.Event) eventJSON {
 	return out
 }
 
-type flipJSON struct {
-	At       time.Time     `json:"at"`
-	From     beet.Status   `json:"from"`
-	To       beet.Status   `json:"to"`
-	Kind     beet.FlipKind `json:"kind"`
-	Reason   string        `json:"reason"`
-	Observed *float64      `json:"observed,omitempty"`
-	Expected *float64      `json:"expected,omitempty"`
-}
-
 type problemJSON struct {
 	At     time.Time        `json:"at"`
 	Kind   beet.ProblemKind `json:"kind"`
@@ -117,10 +107,6 @@ func beetList[T, J any](key string, find func(ctx context.Context, accountID, id
 		httpx.WriteJSON(w, http.StatusOK, map[string][]J{key: out})
 		return nil
 	}
-}
-
-func toFlipJSON(f *beet.Flip) flipJSON {
-	return flipJSON{At: f.At, From: f.From, To: f.To, Kind: f.Kind, Reason: f.Reason, Observed: f.Observed, Expected: f.Expected}
 }
 
 func toProblemJSON(p *beet.Problem) problemJSON {

@@ -228,41 +228,31 @@ type webhookBeet struct {
 	URL          string      `json:"url"`
 }
 
-type webhookFlip struct {
-	At       time.Time     `json:"at"`
-	From     beet.Status   `json:"from"`
-	To       beet.Status   `json:"to"`
-	Kind     beet.FlipKind `json:"kind"`
-	Reason   string        `json:"reason"`
-	Observed *float64      `json:"observed,omitempty"`
-	Expected *float64      `json:"expected,omitempty"`
-}
-
 // WebhookPayload is the JSON body of a webhook (CONTRACT §2), with these
 // additions: the incident key shared by an alert and its recovery, the
 // reminder number, whether this is the flapping notice or the message
 // that a flapping beet settled, an earlier incident the message also
 // closes, and the event beet.paused.
 type WebhookPayload struct {
-	Event               string      `json:"event"`
-	Beet                webhookBeet `json:"beet"`
-	Flip                webhookFlip `json:"flip"`
-	IdempotencyKey      string      `json:"idempotency_key"`
-	IncidentKey         string      `json:"incident_key"`
-	ResolvesIncidentKey string      `json:"resolves_incident_key,omitempty"`
-	Reminder            int         `json:"reminder,omitempty"`
-	Flapping            bool        `json:"flapping,omitempty"`
-	Settled             bool        `json:"settled,omitempty"`
-	Message             string      `json:"message"`
+	Event               string        `json:"event"`
+	Beet                webhookBeet   `json:"beet"`
+	Flip                beet.FlipJSON `json:"flip"`
+	IdempotencyKey      string        `json:"idempotency_key"`
+	IncidentKey         string        `json:"incident_key"`
+	ResolvesIncidentKey string        `json:"resolves_incident_key,omitempty"`
+	Reminder            int           `json:"reminder,omitempty"`
+	Flapping            bool          `json:"flapping,omitempty"`
+	Settled             bool          `json:"settled,omitempty"`
+	Message             string        `json:"message"`
 }
 
 func webhookPayload(m *Message) WebhookPayload {
-	b, f := m.Beet, m.Flip
+	b, flip := m.Beet, m.Flip.JSON()
+	flip.At = flip.At.UTC()
 	return WebhookPayload{
-		Event: m.Event,
-		Beet:  webhookBeet{ID: b.ID, Name: b.Name, Status: b.Status, StatusReason: b.StatusReason, URL: m.Link},
-		Flip: webhookFlip{At: f.At.UTC(), From: f.From, To: f.To, Kind: f.Kind, Reason: f.Reason,
-			Observed: f.Observed, Expected: f.Expected},
+		Event:          m.Event,
+		Beet:           webhookBeet{ID: b.ID, Name: b.Name, Status: b.Status, StatusReason: b.StatusReason, URL: m.Link},
+		Flip:           flip,
 		IdempotencyKey: m.IdempotencyKey, IncidentKey: m.IncidentKey, ResolvesIncidentKey: m.ResolvesIncidentKey,
 		Reminder: m.Reminder, Flapping: m.Flapping, Settled: m.Settled,
 		Message: m.Title + ". " + m.Summary + " " + m.When,

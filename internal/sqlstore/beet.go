@@ -406,13 +406,19 @@ func (db *DB) ApplyDue(ctx context.Context, changes []beet.DueChange) error {
 	if err != nil {
 		return fmt.Errorf("apply deadlines: %w", err)
 	}
+	reportDue(changes, applied, flips)
+	return nil
+}
+
+// reportDue tells each change whether it was applied and, for an applied
+// flip, gives it the flip as recorded (with its ID).
+func reportDue(changes []beet.DueChange, applied []bool, flips []beet.Flip) {
 	for i := range changes {
 		changes[i].Applied = applied[i]
 		if applied[i] && changes[i].Flip != nil {
 			*changes[i].Flip = flips[i]
 		}
 	}
-	return nil
 }
 
 // insertFlip records f and, in the same transaction, its outbox rows (one

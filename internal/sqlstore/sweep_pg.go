@@ -154,12 +154,7 @@ func (db *DB) applyDuePG(ctx context.Context, changes []beet.DueChange) error {
 	if err != nil {
 		return fmt.Errorf("apply deadlines: %w", err)
 	}
-	for i := range changes {
-		changes[i].Applied = applied[i]
-		if applied[i] && changes[i].Flip != nil {
-			*changes[i].Flip = flips[i]
-		}
-	}
+	reportDue(changes, applied, flips)
 	return nil
 }
 

@@ -47,15 +47,9 @@ func (h *Handler) setupForm(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 const SetupPlan = beet.PlanEnterprise
 
 func (h *Handler) setup(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	if err := parseForm(w, r); err != nil {
+	v, pw, err := h.newUserForm(w, r, p, "setup", "Set up Beet")
+	if v == nil {
 		return err
-	}
-	v := authView{layoutView: h.layout(r, p, "Set up Beet"), Email: r.PostFormValue("email")}
-	pw := r.PostFormValue("password")
-	if pw != r.PostFormValue("password2") {
-		v.Err = &formError{Field: "password2", Message: "The two passwords differ."}
-		h.render(w, r, http.StatusUnprocessableEntity, "setup", v)
-		return nil
 	}
 	in, err := h.svc.Setup(r.Context(), v.Email, pw, SetupPlan, strings.TrimSpace(r.PostFormValue("timezone")))
 	if beet.ErrorCode(err) == beet.ECONFLICT {
@@ -64,7 +58,7 @@ func (h *Handler) setup(w http.ResponseWriter, r *http.Request, p *reqCtx) error
 	}
 	if beet.ErrorCode(err) == beet.EVALIDATION {
 		v.Err = formErr(err)
-		h.render(w, r, http.StatusUnprocessableEntity, "setup", v)
+		h.render(w, r, http.StatusUnprocessableEntity, "setup", *v)
 		return nil
 	} else if err != nil {
 		return err
@@ -146,22 +140,16 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 		h.renderError(w, r, http.StatusNotFound, "Sign-up is closed on this Beet. Ask someone with an account to add you.")
 		return nil
 	}
-	if err := parseForm(w, r); err != nil {
+	v, pw, err := h.newUserForm(w, r, p, "signup", "Create an account")
+	if v == nil {
 		return err
-	}
-	v := authView{layoutView: h.layout(r, p, "Create an account"), Email: r.PostFormValue("email")}
-	pw := r.PostFormValue("password")
-	if pw != r.PostFormValue("password2") {
-		v.Err = &formError{Field: "password2", Message: "The two passwords differ."}
-		h.render(w, r, http.StatusUnprocessableEntity, "signup", v)
-		return nil
 	}
 	in, err := h.svc.SignUp(r.Context(), v.Email, pw, h.clientIP(r))
 	switch beet.ErrorCode(err) {
 	case "":
 	case beet.EVALIDATION, beet.ECONFLICT, beet.ERATELIMITED:
 		v.Err = formErr(err)
-		h.render(w, r, http.StatusUnprocessableEntity, "signup", v)
+		h.render(w, r, http.StatusUnprocessableEntity, "signup", *v)
 		return nil
 	default:
 		return err
@@ -169,6 +157,23 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 	h.setCookie(w, r, in.Cookie)
 	h.redirect(w, r, "/beets/new?welcome=1")
 	return nil
+}
+
+// newUserForm reads the first-run setup and the sign-up forms: the email,
+// and the password typed twice. When the two differ it shows the page
+// again with that error and returns no view.
+func (h *Handler) newUserForm(w http.ResponseWriter, r *http.Request, p *reqCtx, page, title string) (*authView, string, error) {
+	if err := parseForm(w, r); err != nil {
+		return nil, "", err
+	}
+	v := authView{layoutView: h.layout(r, p, title), Email: r.PostFormValue("email")}
+	pw := r.PostFormValue("password")
+	if pw != r.PostFormValue("password2") {
+		v.Err = &formError{Field: "password2", Message: "The two passwords differ."}
+		h.render(w, r, http.StatusUnprocessableEntity, page, v)
+		return nil, "", nil
+	}
+	return &v, pw, nil
 }
 
 // safeNext keeps a post-sign-in redirect on this site: a path, never

@@ -564,20 +564,23 @@ func (h *Handler) saveTags(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 	if err != nil {
 		return err
 	}
-	_, terr := h.svc.SetBeetTags(r.Context(), p.session.AccountID, id, r.PostFormValue("tags"))
-	if beet.ErrorCode(terr) == beet.EVALIDATION {
+	_, err = h.svc.SetBeetTags(r.Context(), p.session.AccountID, id, r.PostFormValue("tags"))
+	return h.afterPost(w, r, err, beetURL(id)+"#settings", h.beetPageAgain(r, p, func(v *detailView) {
+		v.Tags, v.TagsErr = r.PostFormValue("tags"), formErr(err)
+	}))
+}
+
+// beetPageAgain builds the beet page to show again after a form on it
+// failed validation: fill puts back what was typed and the error.
+func (h *Handler) beetPageAgain(r *http.Request, p *reqCtx, fill func(v *detailView)) func() (string, any, error) {
+	return func() (string, any, error) {
 		v, err := h.detail(r, p)
 		if err != nil {
-			return err
+			return "", nil, err
 		}
-		v.Tags, v.TagsErr = r.PostFormValue("tags"), formErr(terr)
-		h.render(w, r, http.StatusUnprocessableEntity, "beet", v)
-		return nil
-	} else if terr != nil {
-		return terr
+		fill(v)
+		return "beet", v, nil
 	}
-	h.redirect(w, r, beetURL(id)+"#settings")
-	return nil
 }
 
 func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
@@ -654,20 +657,10 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx
 		return err
 	}
 	_, err = h.svc.UpdateBeet(r.Context(), p.session.AccountID, id, upd)
-	if beet.ErrorCode(err) == beet.EVALIDATION {
-		v, derr := h.detail(r, p)
-		if derr != nil {
-			return derr
-		}
+	return h.afterPost(w, r, err, beetURL(id)+"#settings", h.beetPageAgain(r, p, func(v *detailView) {
 		v.B.Name, v.B.Description, v.B.Timezone, v.B.AllowBots = name, desc, tz, bots
 		v.SettingsErr = formErr(err)
-		h.render(w, r, http.StatusUnprocessableEntity, "beet", v)
-		return nil
-	} else if err != nil {
-		return err
-	}
-	h.redirect(w, r, beetURL(id)+"#settings")
-	return nil
+	}))
 }
 
 func (h *Handler) saveDetection(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
@@ -683,19 +676,9 @@ func (h *Handler) saveDetection(w http.ResponseWriter, r *http.Request, p *reqCt
 	if err == nil {
 		_, err = h.svc.UpdateBeet(r.Context(), p.session.AccountID, id, beet.BeetUpdate{Detection: &d})
 	}
-	if beet.ErrorCode(err) == beet.EVALIDATION {
-		v, derr := h.detail(r, p)
-		if derr != nil {
-			return derr
-		}
+	return h.afterPost(w, r, err, beetURL(id)+"#detection", h.beetPageAgain(r, p, func(v *detailView) {
 		v.Det, v.DetErr = form, formErr(err)
-		h.render(w, r, http.StatusUnprocessableEntity, "beet", v)
-		return nil
-	} else if err != nil {
-		return err
-	}
-	h.redirect(w, r, beetURL(id)+"#detection")
-	return nil
+	}))
 }
 
 // backtest shows the beet page with the alerts the form's settings would

@@ -427,10 +427,10 @@ func (h *Handler) saveChannel(w http.ResponseWriter, r *http.Request, p *reqCtx)
 		_, err = h.svc.UpdateChannel(r.Context(), p.session.AccountID, id, beet.ChannelUpdate{Name: &f.Name, ReminderEvery: &every,
 			Config: &beet.ChannelConfig{URL: f.URL, Secret: f.Secret, To: f.To, RoutingKey: f.RoutingKey}})
 	}
-	if beet.ErrorCode(err) == beet.EVALIDATION {
+	return h.afterPost(w, r, err, channelURL(id)+"?saved=1#settings", func() (string, any, error) {
 		v, verr := h.channelView(r, p)
 		if verr != nil {
-			return verr
+			return "", nil, verr
 		}
 		f.Secret, f.RoutingKey = "", ""
 		if v.C.Kind.ServiceURL() {
@@ -438,13 +438,8 @@ func (h *Handler) saveChannel(w http.ResponseWriter, r *http.Request, p *reqCtx)
 		}
 		v.F, v.Err = f, formErr(err)
 		v.ErrAtTop = !channelFields[v.Err.Field]
-		h.render(w, r, http.StatusUnprocessableEntity, "channel", v)
-		return nil
-	} else if err != nil {
-		return err
-	}
-	h.redirect(w, r, channelURL(id)+"?saved=1#settings")
-	return nil
+		return "channel", v, nil
+	})
 }
 
 // testChannel sends a test message now and shows the channel's page with

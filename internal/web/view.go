@@ -45,6 +45,25 @@ func formErr(err error) *formError {
 	return &formError{Message: beet.ErrorMessage(err), Field: beet.ErrorField(err)}
 }
 
+// afterPost ends a form's POST as every form here does: a validation
+// error shows the form again (422) as again builds it, with the fields as
+// typed and the error in place; any other error goes to the error page;
+// success redirects to next.
+func (h *Handler) afterPost(w http.ResponseWriter, r *http.Request, err error, next string, again func() (page string, v any, err error)) error {
+	if beet.ErrorCode(err) == beet.EVALIDATION {
+		page, v, verr := again()
+		if verr != nil {
+			return verr
+		}
+		h.render(w, r, http.StatusUnprocessableEntity, page, v)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	h.redirect(w, r, next)
+	return nil
+}
+
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
 		"asset": func(name string) string { return h.prefix + "/static/" + name + "?v=" + h.assetHash[name] },

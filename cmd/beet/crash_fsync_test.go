@@ -51,7 +51,12 @@ func killNineAndCount(t *testing.T, engine, setting, logged string, after time.D
 	p := startServe(t, env)
 	stop := make(chan struct{})
 	res, wg := load(p.url, tokens, 32, stop)
+	// At least `after`, and until the load has had 100 answers: on a busy
+	// machine the server may take longer than `after` to answer that many.
 	time.Sleep(after)
+	for deadline := time.Now().Add(20 * time.Second); res.acked.Load() < 100 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

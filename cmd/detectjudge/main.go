@@ -225,9 +225,10 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 // when a tuning misses a goal.
 func syntheticScreen(opt options, rep detectjudge.Report, tunings []detectjudge.Tuning, stderr io.Writer) func(int) (bool, string) {
 	cfg := rep.Config
-	cfg.Seed, cfg.Families = detectjudge.SeedTune, detectjudge.Families()
+	// The untuned families stay out of any tuning, this screen included.
+	cfg.Seed, cfg.Families = detectjudge.SeedTune, detectjudge.Tuned(detectjudge.Families())
 	var base *detectjudge.Results
-	if rep.Synth != nil && rep.Config.Seed == detectjudge.SeedTune && len(rep.Config.Families) == len(cfg.Families) {
+	if rep.Synth != nil && rep.Config.Seed == detectjudge.SeedTune && len(rep.Config.Families) == len(detectjudge.Families()) {
 		base = rep.Synth
 	}
 	return func(t int) (bool, string) {

@@ -112,7 +112,8 @@ func TestEvaluateIsDeterministicAndScores(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Error("results depend on the number of workers")
 	}
-	if len(a.Incidents) != 2*(3+5) || len(a.Streams) != (1+2*3+2*3)+(1+2*5) {
+	// cron-hourly: 3 incidents, 2 first-week stops and 3 episodes; poisson-2: 5 incidents.
+	if len(a.Incidents) != 2*(3+2+5) || len(a.Streams) != (1+2*5+2*3)+(1+2*5) {
 		t.Fatalf("%d incident and %d stream outcomes", len(a.Incidents), len(a.Streams))
 	}
 	// A 90-minute gap check catches every stop of an hourly job and every
@@ -123,7 +124,7 @@ func TestEvaluateIsDeterministicAndScores(t *testing.T) {
 			t.Errorf("%s %s: detectable %v, detected %v", o.Family, o.Incident, o.Detectable, o.Detected)
 		}
 	}
-	if s := SummariseStreams(a.Streams, func(o StreamOutcome) bool { return o.Family == "cron-hourly" }); s.FalseAlarms != 0 || s.Days < 4*55 {
+	if s := SummariseStreams(a.Streams, func(o StreamOutcome) bool { return o.Family == "cron-hourly" }); s.FalseAlarms != 0 || s.Days < 6*55 {
 		t.Errorf("cron-hourly: %+v", s)
 	}
 	// Every run comes in an episode, so the gap check is quiet there too.
@@ -150,7 +151,7 @@ func TestJudgeCannotBeGamed(t *testing.T) {
 	}
 	all := func(StreamOutcome) bool { return true }
 	inc := func(IncidentOutcome) bool { return true }
-	if s := SummariseIncidents(never.Incidents, inc); s.Detected != 0 || s.N != 5+3 || s.Detectable == 0 {
+	if s := SummariseIncidents(never.Incidents, inc); s.Detected != 0 || s.N != 5+3+2 || s.Detectable == 0 {
 		t.Errorf("never: %+v", s)
 	}
 	if s := SummariseStreams(never.Streams, all); s.FalseAlarms != 0 || s.Never != 0 {

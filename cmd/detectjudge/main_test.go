@@ -95,3 +95,22 @@ func TestDumpIsBacktestInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectFamiliesGroups: "synthetic" is every family without NAB,
+// "untuned" the untuned ones.
+func TestSelectFamiliesGroups(t *testing.T) {
+	all := detectjudge.Families()
+	fams, nab, err := selectFamilies("synthetic")
+	if err != nil || nab || len(fams) != len(all) {
+		t.Errorf("synthetic: %d of %d families, NAB %v, %v", len(fams), len(all), nab, err)
+	}
+	fams, nab, err = selectFamilies("untuned,nab")
+	if err != nil || !nab || len(fams) == 0 || len(fams) != len(all)-len(detectjudge.Tuned(all)) {
+		t.Errorf("untuned,nab: %d families, NAB %v, %v", len(fams), nab, err)
+	}
+	for _, f := range fams {
+		if !f.Untuned {
+			t.Errorf("untuned: %s is tuned", f.Name)
+		}
+	}
+}

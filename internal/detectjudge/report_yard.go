@@ -38,8 +38,8 @@ func (r Report) writeYardsticks(w io.Writer) {
 		"(a scheduled job: the moment a normal run would certainly have reported), given at least %d arrivals before. "+
 		"**Drops and surges** against a CUSUM that knows the rates before and after the change. Found: in [start, end + %s]. "+
 		"The ratio is the detector's time to detect over the yardstick's, on the incidents both found "+
-		"(times from the incident's start; the yardstick's taken as at least a second).\n\n",
-		1000*YardstickBudget, YardstickBudget, minRunsBefore, fmtTTD(DetectTolerance))
+		"(times from the incident's start; the yardstick's taken as at least %s, the judge's resolution for missed runs).\n\n",
+		1000*YardstickBudget, YardstickBudget, minRunsBefore, fmtTTD(DetectTolerance), fmtTTD(GraceSlack))
 	for _, y := range []struct{ yard, title string }{{YardOracle, "Silences against the oracle"}, {YardCUSUM, "Drops and surges against the CUSUM"}} {
 		fmt.Fprintf(w, "**%s**\n\n| family | incidents | found by the yardstick | of those, found | share | median TTD | yardstick's median TTD | median ratio | p90 ratio |\n"+
 			"|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", y.title)

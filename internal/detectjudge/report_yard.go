@@ -3,6 +3,7 @@ package detectjudge
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -204,7 +205,12 @@ func (r Report) writeTooOftenGoals(w io.Writer, mark func(bool) string) {
 		}
 	}
 	if n > 0 {
-		fmt.Fprintf(w, "- A job running more often than its schedule flagged: %s (%d of %d; alarm kinds: %v).\n", mark(found == n), found, n, kinds)
+		var ks []string
+		for k, c := range kinds {
+			ks = append(ks, fmt.Sprintf("%s %d", k, c))
+		}
+		sort.Strings(ks)
+		fmt.Fprintf(w, "- A job running more often than its schedule flagged: %s (%d of %d; alarms: %s).\n", mark(found == n), found, n, strings.Join(ks, ", "))
 	}
 	eps, flagged := 0, 0
 	for _, f := range r.Config.Families {

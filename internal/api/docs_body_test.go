@@ -85,9 +85,12 @@ func TestDocsSayWhatToSend(t *testing.T) {
 		}
 	}
 	example := regexp.MustCompile(`(?s)<p class="ex">Example:</p><pre><code>(.*?)</code></pre>`)
-	// Sent in this order, so each finds what it names: beet 1, channel 1.
+	// Sent in this order, so each finds what it names: beet 1, channel 1,
+	// status page 1 and its notice 1.
 	order := []string{"PATCH /api/v1/account", "POST /api/v1/beets", "PATCH /api/v1/beets/{id}", "POST /api/v1/channels",
-		"PATCH /api/v1/channels/{id}", "PUT /api/v1/beets/{id}/channels", "POST /api/v1/maintenance"}
+		"PATCH /api/v1/channels/{id}", "PUT /api/v1/beets/{id}/channels", "POST /api/v1/maintenance",
+		"POST /api/v1/status-pages", "PATCH /api/v1/status-pages/{id}", "POST /api/v1/status-pages/{id}/notices",
+		"PATCH /api/v1/status-pages/{id}/notices/{notice}"}
 	var bodies []string
 	for path, ops := range doc.Paths {
 		for method, raw := range ops {
@@ -137,7 +140,7 @@ func TestDocsSayWhatToSend(t *testing.T) {
 			continue
 		}
 		method, path, _ := strings.Cut(route, " ")
-		rec := call(method, strings.ReplaceAll(path, "{id}", "1"), html.UnescapeString(m[1]))
+		rec := call(method, strings.NewReplacer("{id}", "1", "{notice}", "1").Replace(path), html.UnescapeString(m[1]))
 		if rec.Code >= 300 {
 			t.Errorf("%s with the reference's example: %d %s", route, rec.Code, rec.Body.Bytes())
 		}

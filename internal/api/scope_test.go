@@ -262,6 +262,13 @@ func testReadOnlyKeySeesNoToken(t *testing.T, engine string) {
 	if err := svc.CreateMaintenance(ctx, a.ID, mw); err != nil {
 		t.Fatal(err)
 	}
+	sp := &beet.StatusPage{Slug: "acme-status", Title: "Acme", BeetIDs: []int64{beets[0].ID, beets[1].ID}}
+	if err := svc.CreateStatusPage(ctx, a.ID, sp); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.CreateStatusNotice(ctx, a.ID, sp.ID, &beet.StatusNotice{Title: "Slow checkouts", Body: "Looking into it", Severity: beet.SeverityMinor}); err != nil {
+		t.Fatal(err)
+	}
 	mux := http.NewServeMux()
 	api.New(svc, nil).Register(mux)
 	get := func(key, path string) *httptest.ResponseRecorder {
@@ -293,6 +300,8 @@ func testReadOnlyKeySeesNoToken(t *testing.T, engine string) {
 			ids = []int64{ch.ID}
 		case strings.HasPrefix(pattern, "/api/v1/maintenance/"):
 			ids = []int64{mw.ID}
+		case strings.HasPrefix(pattern, "/api/v1/status-pages/"):
+			ids = []int64{sp.ID}
 		default:
 			t.Fatalf("%s: no object of the account for its {id}", pattern)
 		}

@@ -123,7 +123,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	if d.Flip != nil {
 		status = d.Flip.To
 	}
-	if model.Armed() && (status == beet.StatusUp || status == beet.StatusAnomalous) {
+	if status == beet.StatusUp || status == beet.StatusAnomalous || status == beet.StatusLearning {
 		if due, _, ok := model.Deadline(status == beet.StatusUp); ok {
 			if due.Before(last) {
 				due = last // already significant (the model keeps microseconds)
@@ -150,7 +150,8 @@ func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
 			return d, nil // an open run with a run-time limit (signal.go)
 		}
 	}
-	if b.DueAt == nil || b.Status != beet.StatusUp && b.Status != beet.StatusAnomalous {
+	learning := b.Status == beet.StatusLearning && b.Detection.Mode == beet.ModeAuto // the learning guard (firstruns.go)
+	if b.DueAt == nil || b.Status != beet.StatusUp && b.Status != beet.StatusAnomalous && !learning {
 		return Decision{}, nil // nothing pending; clears a stale deadline
 	}
 	due := *b.DueAt
@@ -187,7 +188,7 @@ func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
 // its deadline is. The model is not changed here: the next event learns.
 func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 	model, err := loadRateModel(b.Model, location(b), p)
-	if err != nil || !model.Armed() {
+	if err != nil {
 		return Decision{}, nil // an old model: learning starts over at the next event
 	}
 	at, kind, ok := model.Deadline(b.Status == beet.StatusUp)

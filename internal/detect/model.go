@@ -108,6 +108,7 @@ const (
 	kindSilence      = "silence"
 	kindDrop         = "drop"
 	kindFallback     = "fallback"
+	kindGuard        = "guard" // the learning guard (firstruns.go)
 )
 
 // finer is the watch that leads while it is sure: a learned schedule,
@@ -131,6 +132,8 @@ func (m *RateModel) watchOf(kind string) watch {
 		return calendar{m}
 	case kindFallback:
 		return fallback{m}
+	case kindGuard:
+		return guard{m}
 	}
 	if m.bursty() {
 		return bursts{m}
@@ -154,6 +157,7 @@ const (
 	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
 	flagPaired                // the latest three runs each had a second ping endOff after them: a missing one is flagged (schedule.go)
 	flagCalm                  // an open surge's CUSUM was 0 through a whole closed hour (surgeend.go)
+	flagYoung                 // the schedule was recognised from its first runs (schedule.go, youngConfirmed)
 )
 
 const (
@@ -267,8 +271,16 @@ func (m *RateModel) Scheduled() bool {
 	return m.flags&flagSuspended == 0 && m.period > 0 && (m.flags&flagResumed != 0 || m.confirmed())
 }
 
-// confirmed reports whether the streak of runs on the schedule confirms it.
+// confirmed reports whether the streak of runs on the schedule confirms
+// it: a schedule recognised from its first runs (young), or one whose
+// days and hours are known (calendarKnown).
 func (m *RateModel) confirmed() bool {
+	return m.calendarKnown() || m.youngConfirmed()
+}
+
+// calendarKnown reports whether the schedule has run long enough for its
+// days of the week and window of the day to be known.
+func (m *RateModel) calendarKnown() bool {
 	if m.monthly() {
 		return m.streak >= monthStreak // schedule.go
 	}
@@ -296,8 +308,11 @@ func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
 	fb := fallback{m}
 	w := m.finer()
 	if w == nil {
-		if fb.ready() {
+		switch {
+		case fb.ready():
 			return fb.due(drop)
+		case guard{m}.ready():
+			return guard{m}.due(drop)
 		}
 		return due, kind, false
 	}

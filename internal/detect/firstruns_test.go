@@ -171,9 +171,11 @@ func TestMonthlyJobsMissedRun(t *testing.T) {
 		a.until(t, c.slot(7))
 		w, _ := Watch(&a.b)
 		al := alarms(a.flips)
-		if missed := c.slot(5); len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(4*24*time.Hour)) {
+		missed := c.slot(5)
+		if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(4*24*time.Hour)) ||
+			!strings.Contains(al[0].Reason, "Missed the run due at "+missed.Format("Jan 2 15:")) {
 			logFlips(t, a.flips, berlin)
-			t.Errorf("%s: want the run of %s flagged within 4 days, and nothing else", c.name, missed)
+			t.Errorf("%s: want the run of %s flagged, at that time, within 4 days, and nothing else", c.name, missed)
 		}
 		if w.Model != "schedule" || !strings.HasSuffix(w.Cron, c.cron) || (c.cron == "") != (w.Cron == "") {
 			t.Errorf("%s: watching %+v", c.name, w)

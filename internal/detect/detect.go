@@ -231,7 +231,10 @@ func Expectation(b *beet.Beet) string {
 	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.Armed() {
 		return "Learned: " + m.Describe(time.UnixMicro(m.last)) + "."
 	}
-	return "Learning this beet's rhythm; alerts start after a week of events."
+	if m, err := LoadRateModel(b.Model, location(b)); err == nil && (guard{m}).ready() {
+		return "Learning this beet's rhythm; " + (guard{m}).describe(time.UnixMicro(m.last)) + "."
+	}
+	return "Learning this beet's rhythm; alerts start after a week of events, a schedule's as soon as 3-4 runs show it."
 }
 
 func period(b *beet.Beet) time.Duration {

@@ -158,6 +158,6 @@ func (w guard) alarm(_ string, due time.Time) *alarm {
 }
 
 func (w guard) describe(time.Time) string {
-	return fmt.Sprintf("still learning; meanwhile a silence over %s (%d× the longest gap so far, not before a day of events) is flagged",
+	return fmt.Sprintf("meanwhile a silence over %s (%d× the longest gap so far, not before a day of events) is flagged",
 		Duration(w.limit()), guardFactor)
 }

@@ -427,13 +427,15 @@ func reliable(b *beet.Beet, flips []*beet.Flip) string {
 	case b.Status == beet.StatusNew:
 		return "A week after the first event if 30 events came by then, and 14 days after it at the latest: auto mode learns the rhythm first."
 	case b.Status == beet.StatusLearning:
+		// Meanwhile: a schedule from its first runs, a long silence from the 3rd event (detect's learning guard).
+		const meanwhile = " Until then, runs on a schedule are watched once 3-4 of them came, and a silence far longer than any gap seen is flagged."
 		for _, f := range flips {
 			if f.Kind == beet.FlipFirst {
-				return "From " + f.At.Add(7*24*time.Hour).Format("Jan 2 15:04 MST") + " if 30 events came by then, and from " +
-					f.At.Add(14*24*time.Hour).Format("Jan 2 15:04 MST") + " at the latest (given 5 events)."
+				return "Fully from " + f.At.Add(7*24*time.Hour).Format("Jan 2 15:04 MST") + " if 30 events came by then, and from " +
+					f.At.Add(14*24*time.Hour).Format("Jan 2 15:04 MST") + " at the latest (given 5 events)." + meanwhile
 			}
 		}
-		return "A week after the first event if 30 events came by then, and 14 days after it at the latest."
+		return "Fully a week after the first event if 30 events came by then, and 14 days after it at the latest." + meanwhile
 	}
 	return "Now: the rhythm is learned."
 }

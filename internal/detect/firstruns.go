@@ -30,20 +30,39 @@ func (m *RateModel) youngConfirmed() bool {
 
 // youngLate is the most a run of a young streak may be late on the
 // interval its first runs set: a twentieth of the period (a job's run
-// times vary by a few percent of it).
-func (m *RateModel) youngLate() int64 { return max(30, int64(m.period)/20) }
+// times vary by a few percent of it), at least 10 s.
+func (m *RateModel) youngLate() int64 { return max(10, int64(m.period)/20) }
+
+// cronPeriod reports whether the schedule's period is one cron jobs run
+// at: 5 minutes to an hour, dividing an hour; 2 to 12 hours, dividing a
+// day; whole days; a month. Only those are recognised from their first
+// runs: random traffic at a few events a minute makes three equal gaps of
+// 70 s as its first events often enough.
+func (m *RateModel) cronPeriod() bool {
+	p := int64(m.period)
+	switch {
+	case m.monthly() || p%86400 == 0:
+		return p > 0
+	case p <= 3600:
+		return p >= 300 && 3600%p == 0
+	}
+	return 86400%p == 0 && p%3600 == 0
+}
 
 // noteYoung, after a run on the schedule, recognises the schedule from its
-// first runs: the streak is long enough, its runs were punctual, and every
-// event the beet ever had was a run of it (at most two pings a run and a
-// stray one or two before): random traffic only rarely starts with equal
-// gaps, while later on it makes them every day.
+// first runs: the streak is long enough, its period a cron period, its
+// runs were punctual, and every event the beet ever had was a ping of a
+// run (one stray ping allowed): random traffic only rarely starts with
+// equal gaps, while later on it makes them every day.
 func (m *RateModel) noteYoung() {
-	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() {
+	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() || !m.cronPeriod() {
 		return
 	}
-	runs := int64(m.streak) + 2
-	if int64(m.lateMax) <= m.youngLate() && int64(m.events) < 2*runs {
+	runs, events := int64(m.streak)+2, int64(m.events)
+	// One ping a run, or a start and an end ping a run once the ends came
+	// as such (countEnd): not one extra event in every period at random.
+	pings := events <= runs || int64(m.endRuns()) >= int64(m.youngStreak()) && events <= 2*runs
+	if int64(m.lateMax) <= m.youngLate() && pings {
 		m.flags |= flagYoung
 	}
 }

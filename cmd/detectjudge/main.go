@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.detector, "detector", "auto", "detector to judge: "+strings.Join(names, "|"))
 	fs.StringVar(&o.split, "split", detectjudge.SplitTune, "seeds: tune (choose parameters on these) or holdout (report these, never tune on them)")
 	fs.Uint64Var(&o.seed, "seed", 0, "a custom seed instead of -split (for exploring; reports say it is neither split)")
-	fs.StringVar(&o.families, "families", "", "comma-separated families to run (default all; \"nab\" is the NAB corpus)")
+	fs.StringVar(&o.families, "families", "", "comma-separated families to run (default all; \"nab\" is the NAB corpus, \"synthetic\" every synthetic family, \"untuned\" the untuned ones)")
 	fs.StringVar(&o.nabDir, "nab", "", "NAB data directory (default: ../shared/data/nab from the repository root found above the working directory)")
 	fs.IntVar(&o.streams, "streams", 12, "streams per family and incident kind")
 	fs.IntVar(&o.clean, "clean", 12, "streams per family with no incident")
@@ -225,9 +225,10 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 // when a tuning misses a goal.
 func syntheticScreen(opt options, rep detectjudge.Report, tunings []detectjudge.Tuning, stderr io.Writer) func(int) (bool, string) {
 	cfg := rep.Config
-	cfg.Seed, cfg.Families = detectjudge.SeedTune, detectjudge.Families()
+	// The untuned families stay out of any tuning, this screen included.
+	cfg.Seed, cfg.Families = detectjudge.SeedTune, detectjudge.Tuned(detectjudge.Families())
 	var base *detectjudge.Results
-	if rep.Synth != nil && rep.Config.Seed == detectjudge.SeedTune && len(rep.Config.Families) == len(cfg.Families) {
+	if rep.Synth != nil && rep.Config.Seed == detectjudge.SeedTune && len(rep.Config.Families) == len(detectjudge.Families()) {
 		base = rep.Synth
 	}
 	return func(t int) (bool, string) {
@@ -252,7 +253,8 @@ func syntheticScreen(opt options, rep detectjudge.Report, tunings []detectjudge.
 	}
 }
 
-// selectFamilies applies -families; "nab" names the NAB corpus.
+// selectFamilies applies -families; "nab" names the NAB corpus,
+// "synthetic" every synthetic family and "untuned" the untuned ones.
 func selectFamilies(list string) ([]*detectjudge.Family, bool, error) {
 	all := detectjudge.Families()
 	if strings.TrimSpace(list) == "" {
@@ -261,9 +263,17 @@ func selectFamilies(list string) ([]*detectjudge.Family, bool, error) {
 	runNAB := false
 	var rest []string
 	for _, n := range strings.Split(list, ",") {
-		if n = strings.TrimSpace(n); n == "nab" {
+		switch n = strings.TrimSpace(n); n {
+		case "nab":
 			runNAB = true
-		} else if n != "" {
+		case "synthetic", "untuned":
+			for _, f := range all {
+				if n == "synthetic" || f.Untuned {
+					rest = append(rest, f.Name)
+				}
+			}
+		case "":
+		default:
 			rest = append(rest, n)
 		}
 	}
@@ -276,7 +286,7 @@ func selectFamilies(list string) ([]*detectjudge.Family, bool, error) {
 		for _, f := range all {
 			have = append(have, f.Name)
 		}
-		return nil, false, fmt.Errorf("unknown families %q (have %s, nab)", unknown, strings.Join(have, ", "))
+		return nil, false, fmt.Errorf("unknown families %q (have %s, nab, synthetic, untuned)", unknown, strings.Join(have, ", "))
 	}
 	return fams, runNAB, nil
 }

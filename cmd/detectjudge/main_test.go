@@ -40,7 +40,11 @@ func TestRunSyntheticSmall(t *testing.T) {
 	}
 	s := out.String()
 	for _, want := range []string{"Split: **HELD-OUT** seeds (seed 2)", "| cron-5min | missed 1 run | 2 | 2 | 100% | 100% |",
-		"- At most 0.5 false alarms per 1000 beet-days overall: met (0.00)."} {
+		"- At most 0.5 false alarms per 1000 beet-days overall: met (0.00).",
+		// The yardstick tables and goals: periodgrace watches from day 14, so
+		// it finds none of the first-week stops the oracle finds.
+		"**Silences against the oracle**", "| cron-5min | stopped 6h on day 2 | 2 | 2 | 0% | 0% |",
+		"- median time to detect a silence at most 1.3× the oracle's:", "| **tuned families** |"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}
@@ -88,6 +92,25 @@ func TestDumpIsBacktestInput(t *testing.T) {
 	for _, bad := range []string{"nope", "cron-daily/clean/x", "cron-daily/melted/1", "no-family/clean/1"} {
 		if code := run([]string{"-dump", bad}, &out, &errb); code == 0 {
 			t.Errorf("-dump %q: exit 0", bad)
+		}
+	}
+}
+
+// TestSelectFamiliesGroups: "synthetic" is every family without NAB,
+// "untuned" the untuned ones.
+func TestSelectFamiliesGroups(t *testing.T) {
+	all := detectjudge.Families()
+	fams, nab, err := selectFamilies("synthetic")
+	if err != nil || nab || len(fams) != len(all) {
+		t.Errorf("synthetic: %d of %d families, NAB %v, %v", len(fams), len(all), nab, err)
+	}
+	fams, nab, err = selectFamilies("untuned,nab")
+	if err != nil || !nab || len(fams) == 0 || len(fams) != len(all)-len(detectjudge.Tuned(all)) {
+		t.Errorf("untuned,nab: %d families, NAB %v, %v", len(fams), nab, err)
+	}
+	for _, f := range fams {
+		if !f.Untuned {
+			t.Errorf("untuned: %s is tuned", f.Name)
 		}
 	}
 }

@@ -51,22 +51,28 @@ type autoDetector struct {
 	b      beet.Beet
 	engine Engine
 	armed  time.Time
+	zone   *time.Location // the beet's, loaded once
 }
 
 // NewAuto returns the Factory of auto mode on engine: a new beet in the
 // stream's zone, detection left at auto.
 func NewAuto(engine Engine) Factory {
 	return func(info StreamInfo) Detector {
-		return &autoDetector{engine: engine, b: beet.Beet{Status: beet.StatusNew, Timezone: info.Location.String(),
+		return &autoDetector{engine: engine, zone: info.Location, b: beet.Beet{Status: beet.StatusNew, Timezone: info.Location.String(),
 			Detection: beet.Detection{Mode: beet.ModeAuto}}}
 	}
 }
 
-// alarms turns flips into alarms and notes when the beet armed.
-func (d *autoDetector) alarms(flips []beet.Flip) []Alarm {
+// alarms turns the flips of a call at t into alarms and notes when the beet
+// armed: at its first flip out of learning once its model says it is armed
+// (a learning beet may flag a silence, and that is no arming), else at t,
+// the call at which the model first says so.
+func (d *autoDetector) alarms(t time.Time, flips []beet.Flip, event bool) []Alarm {
 	var out []Alarm
+	// A model arms on an event; a deadline call is looked at only when it flips.
+	armedNow := d.armed.IsZero() && (event || len(flips) > 0) && d.modelArmed()
 	for _, f := range flips {
-		if d.armed.IsZero() && (f.From == beet.StatusLearning || f.From == beet.StatusNew) &&
+		if armedNow && d.armed.IsZero() && (f.From == beet.StatusLearning || f.From == beet.StatusNew) &&
 			f.To != beet.StatusLearning && f.To != beet.StatusNew {
 			d.armed = f.At
 		}
@@ -85,7 +91,19 @@ func (d *autoDetector) alarms(flips []beet.Flip) []Alarm {
 			out = append(out, Alarm{At: f.At, Kind: string(f.Kind), Recovery: true})
 		}
 	}
+	if armedNow && d.armed.IsZero() {
+		d.armed = t
+	}
 	return out
+}
+
+// modelArmed says whether the beet's model has armed (is past learning).
+func (d *autoDetector) modelArmed() bool {
+	if len(d.b.Model) == 0 {
+		return false
+	}
+	m, err := detect.LoadRateModel(d.b.Model, d.loc())
+	return err == nil && m.Armed()
 }
 
 // Advance implements Detector: every deadline before t.
@@ -94,7 +112,7 @@ func (d *autoDetector) Advance(t time.Time) []Alarm {
 	if err != nil {
 		panic(fmt.Sprintf("detectjudge: ApplyDeadlines: %v", err)) // a bug in the detector: the judge must not hide it
 	}
-	return d.alarms(flips)
+	return d.alarms(t, flips, false)
 }
 
 // Event implements Detector.
@@ -103,12 +121,12 @@ func (d *autoDetector) Event(t time.Time, count int) []Alarm {
 	if err != nil {
 		panic(fmt.Sprintf("detectjudge: ApplyEvents: %v", err))
 	}
-	return d.alarms(flips)
+	return d.alarms(t, flips, true)
 }
 
 func (d *autoDetector) loc() *time.Location {
-	if loc, err := time.LoadLocation(d.b.Timezone); err == nil {
-		return loc
+	if d.zone != nil {
+		return d.zone
 	}
 	return time.UTC
 }

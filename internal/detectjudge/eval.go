@@ -68,6 +68,15 @@ type IncidentOutcome struct {
 	// reports, instead: a detector whose stated time sits inside the
 	// runs' spread needs that much more.
 	MissedRun, InGrace, InGraceStrict bool
+	// Yardstick is the reference detector this incident is measured
+	// against ("" none; see yardstick.go); YardFound says it found the
+	// incident, YardTTD how long it took from the incident's start.
+	Yardstick string
+	YardFound bool
+	YardTTD   time.Duration
+	// Learning says the incident started while the detector was still
+	// learning (before it armed).
+	Learning bool
 }
 
 // GraceSlack is what the judge allows beyond a detector's stated grace
@@ -88,6 +97,11 @@ type StreamOutcome struct {
 	// ArmedLate says the stream was not armed within the stated bound.
 	ArmedAfter time.Duration
 	ArmedLate  bool
+	// LearningDays are the judged beet-days before the detector armed
+	// (all of them if it never did), and LearningFalse the false alarms
+	// raised in them: counted in FalseAlarms too, and reported apart.
+	LearningDays  float64
+	LearningFalse int
 }
 
 // An EpisodeOutcome is how a detector took one excused window: the alarms
@@ -198,6 +212,8 @@ func (j *job) run(cfg Config, f Factory) {
 			continue
 		}
 		o := ScoreIncident(s.Info.Family, in, alarms)
+		armed := armedAt(d, s)
+		o.Learning = armed.IsZero() || in.Start.Before(armed)
 		j.inc = &o
 	}
 	for _, w := range s.Excused {
@@ -240,6 +256,9 @@ func ScoreIncident(family string, inc Incident, alarms []Alarm) IncidentOutcome 
 	o := IncidentOutcome{Family: family, Incident: inc.Spec.Name, Detectable: inc.Detectable,
 		MissedRun: inc.Spec.Kind == IncidentMissedRun && !inc.Due.IsZero()}
 	last := inc.End.Add(DetectTolerance)
+	if o.Yardstick = inc.Yardstick; !inc.YardAt.IsZero() && !inc.YardAt.Before(inc.Start) && !inc.YardAt.After(last) {
+		o.YardFound, o.YardTTD = true, inc.YardAt.Sub(inc.Start)
+	}
 	for _, a := range alarms {
 		if a.Recovery || a.At.Before(inc.Start) || a.At.After(last) {
 			continue
@@ -279,6 +298,16 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 		judged -= max(0, minTime(w.To, s.End).Sub(maxTime(w.From, first)))
 	}
 	o.Days = max(0, judged.Hours()/24)
+	// The learning part: from the first event to arming (or the end).
+	learnEnd := s.End
+	if !armed.IsZero() {
+		learnEnd = maxTime(first, minTime(armed, s.End))
+	}
+	learning := learnEnd.Sub(first)
+	for _, w := range skip {
+		learning -= max(0, minTime(w.To, learnEnd).Sub(maxTime(w.From, first)))
+	}
+	o.LearningDays = max(0, learning.Hours()/24)
 	for _, a := range alarms {
 		if a.Recovery {
 			continue
@@ -295,6 +324,9 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 		}
 		o.FalseAlarms++
 		o.FalseKinds[a.Kind]++
+		if a.At.Before(learnEnd) {
+			o.LearningFalse++
+		}
 	}
 	// The bound: the first event at or after armDays, once armEvents came.
 	after := first.Add(time.Duration(armDays * 24 * float64(time.Hour)))

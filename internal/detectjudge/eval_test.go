@@ -21,6 +21,14 @@ func TestScoreIncident(t *testing.T) {
 		{"within tolerance", []Alarm{{At: at("12:00")}}, 2 * time.Hour},
 		{"past tolerance", []Alarm{{At: at("12:01")}}, -1},
 	}
+	// The yardstick's alarm counts in the same window as the detector's.
+	for yardAt, want := range map[string]bool{"09:59": false, "10:00": true, "12:00": true, "12:01": false} {
+		in := inc
+		in.Yardstick, in.YardAt = YardOracle, at(yardAt)
+		if o := ScoreIncident("f", in, nil); o.YardFound != want || o.Yardstick != YardOracle || want && o.YardTTD != at(yardAt).Sub(inc.Start) {
+			t.Errorf("yardstick at %s: %+v", yardAt, o)
+		}
+	}
 	for _, c := range cases {
 		o := ScoreIncident("f", inc, c.alarms)
 		if got := map[bool]time.Duration{true: o.TTD, false: -1}[o.Detected]; got != c.want {
@@ -49,6 +57,23 @@ func TestScoreStream(t *testing.T) {
 	}
 	if o.ArmedAfter != time.Hour || o.ArmedLate {
 		t.Errorf("armed after %v (late %v), want 1h, in the bound (the 2nd event)", o.ArmedAfter, o.ArmedLate)
+	}
+	// Learning: 01:00-02:00, with the false alarm at 01:30.
+	if o.LearningFalse != 1 || o.LearningDays != 1.0/24 {
+		t.Errorf("learning: %d false alarms over %v days, want 1 over 1 h", o.LearningFalse, o.LearningDays)
+	}
+	// Never armed: every judged day is a learning day, every false alarm a learning one.
+	if o := ScoreStream(s, alarms, time.Time{}, 0, 2); o.LearningFalse != 2 || o.LearningDays != o.Days {
+		t.Errorf("never armed: %d learning false alarms over %v of %v days", o.LearningFalse, o.LearningDays, o.Days)
+	}
+	// Armed at 09:30, inside the incident's window: learning 01:00-07:00
+	// and 09:00-09:30, with the alarm at 01:30 in it.
+	if o := ScoreStream(s, alarms, at("09:30"), 0, 2); o.LearningFalse != 1 || o.LearningDays != 6.5/24 {
+		t.Errorf("armed at 09:30: %d learning false alarms over %v days", o.LearningFalse, o.LearningDays)
+	}
+	ls := SummariseStreams([]StreamOutcome{o, {LearningDays: 1 - 1.0/24, LearningFalse: 0}}, func(StreamOutcome) bool { return true })
+	if ls.LearningPer1000() != 1000 {
+		t.Errorf("learning: %v per 1000 learning beet-days, want 1000", ls.LearningPer1000())
 	}
 	if o := ScoreStream(s, nil, at("02:01"), 0, 2); !o.ArmedLate {
 		t.Errorf("armed after the 2nd event, but not late")
@@ -112,7 +137,8 @@ func TestEvaluateIsDeterministicAndScores(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Error("results depend on the number of workers")
 	}
-	if len(a.Incidents) != 2*(3+5) || len(a.Streams) != (1+2*3+2*3)+(1+2*5) {
+	// cron-hourly: 3 incidents, 2 first-week stops and 3 episodes; poisson-2: 5 incidents.
+	if len(a.Incidents) != 2*(3+2+5) || len(a.Streams) != (1+2*5+2*3)+(1+2*5) {
 		t.Fatalf("%d incident and %d stream outcomes", len(a.Incidents), len(a.Streams))
 	}
 	// A 90-minute gap check catches every stop of an hourly job and every
@@ -123,7 +149,7 @@ func TestEvaluateIsDeterministicAndScores(t *testing.T) {
 			t.Errorf("%s %s: detectable %v, detected %v", o.Family, o.Incident, o.Detectable, o.Detected)
 		}
 	}
-	if s := SummariseStreams(a.Streams, func(o StreamOutcome) bool { return o.Family == "cron-hourly" }); s.FalseAlarms != 0 || s.Days < 4*55 {
+	if s := SummariseStreams(a.Streams, func(o StreamOutcome) bool { return o.Family == "cron-hourly" }); s.FalseAlarms != 0 || s.Days < 6*55 {
 		t.Errorf("cron-hourly: %+v", s)
 	}
 	// Every run comes in an episode, so the gap check is quiet there too.
@@ -150,7 +176,7 @@ func TestJudgeCannotBeGamed(t *testing.T) {
 	}
 	all := func(StreamOutcome) bool { return true }
 	inc := func(IncidentOutcome) bool { return true }
-	if s := SummariseIncidents(never.Incidents, inc); s.Detected != 0 || s.N != 5+3 || s.Detectable == 0 {
+	if s := SummariseIncidents(never.Incidents, inc); s.Detected != 0 || s.N != 5+3+2 || s.Detectable == 0 {
 		t.Errorf("never: %+v", s)
 	}
 	if s := SummariseStreams(never.Streams, all); s.FalseAlarms != 0 || s.Never != 0 {

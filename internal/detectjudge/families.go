@@ -27,6 +27,18 @@ var (
 	}
 	startEndIncidents = append(append([]IncidentSpec(nil), scheduleIncidents...),
 		IncidentSpec{Name: "stuck 3 runs", Kind: IncidentStuck, Runs: 3})
+	// A job that stops in its first week, while a learning detector is
+	// still learning it: on its 2nd day, or its 4th or 5th, for 6 hours
+	// (jobs that run at least hourly) or 3 days (daily jobs), and a daily
+	// job stopped on its 9th day.
+	firstWeekShort = []IncidentSpec{
+		{Name: "stopped 6h on day 2", Kind: IncidentMissedRun, Duration: 6 * time.Hour, Day: 1, DayMax: 2},
+		{Name: "stopped 6h on day 4-5", Kind: IncidentMissedRun, Duration: 6 * time.Hour, Day: 3, DayMax: 5},
+	}
+	firstWeekDaily = []IncidentSpec{
+		{Name: "stopped 3d on day 4-5", Kind: IncidentMissedRun, Duration: 72 * time.Hour, Day: 3, DayMax: 5},
+		{Name: "stopped 3d on day 9", Kind: IncidentMissedRun, Duration: 72 * time.Hour, Day: 8, DayMax: 9},
+	}
 	// A job also started by hand, or a retry loop: every run comes, with
 	// more events than usual.
 	scheduleEpisodes = []IncidentSpec{
@@ -103,13 +115,13 @@ func Families() []*Family {
 			Zones: berlin, BeetZone: "UTC", Incidents: rateIncidents, newModel: seasonal(20)},
 
 		{Name: "cron-5min", Description: "every 5 min, one ping at the end of each run", Schedule: true,
-			Zones: zones, Incidents: scheduleIncidents, Episodes: scheduleEpisodes, newModel: job(false, every(5*time.Minute))},
+			Zones: zones, Incidents: with(scheduleIncidents, firstWeekShort...), Episodes: scheduleEpisodes, newModel: job(false, every(5*time.Minute))},
 		{Name: "cron-hourly", Description: "hourly at a fixed minute, runs take a variable 0-2 min or so", Schedule: true,
-			Zones: zones, Incidents: scheduleIncidents, Episodes: scheduleEpisodes, newModel: job(false, every(time.Hour))},
+			Zones: zones, Incidents: with(scheduleIncidents, firstWeekShort...), Episodes: scheduleEpisodes, newModel: job(false, every(time.Hour))},
 		{Name: "cron-daily", Description: "daily at a fixed local time", Schedule: true,
-			Zones: zones, Incidents: scheduleIncidents, Episodes: scheduleEpisodes, newModel: job(false, daily)},
+			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), Episodes: scheduleEpisodes, newModel: job(false, daily)},
 		{Name: "cron-weekdays", Description: "weekdays only (Mon-Fri) at a fixed local time between 05:00 and 09:00", Schedule: true,
-			Zones: zones, Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
 				return weekdays(minuteOfDay(r, 5, 9)), 24 * time.Hour
 			})},
 		{Name: "cron-twice-daily", Description: "twice a day at two fixed local times 8-14 h apart", Schedule: true,
@@ -156,7 +168,78 @@ func Families() []*Family {
 				m.changeAfter = time.Duration(21*24+r.IntN(14*24)) * time.Hour
 				return m
 			}},
+
+		// Untuned: shapes added after the detector's parameters were chosen.
+		{Name: "u-cron-15min-office", Untuned: true, Schedule: true,
+			Description: "every 15 min on weekdays only, from a start between 07:00 and 09:45 to an end between 16:00 and 19:00 local (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				from := 7*60 + 15*r.IntN(12)
+				to := 16*60 + 15*r.IntN(13)
+				var mins []int
+				for m := from; m < to; m += 15 {
+					mins = append(mins, m)
+				}
+				return weekdays(mins...), 15 * time.Minute
+			})},
+		{Name: "u-cron-monthly-1st", Untuned: true, Schedule: true,
+			Description: "`0 3 1 * *`: 03:00 local on the 1st of every month, runs as long as a daily job's; 160-day streams (untuned)",
+			Zones:       zones, Days: 160, Incidents: scheduleIncidents[:1], newModel: job(false, func(*rand.Rand) (calendar, time.Duration) {
+				return monthlyCal{day: 1, min: 3 * 60}, 24 * time.Hour // runs take as long as a daily job's
+			})},
+		{Name: "u-cron-month-end", Untuned: true, Schedule: true,
+			Description: "the last day of every month at a fixed local time, runs as long as a daily job's; 160-day streams (untuned)",
+			Zones:       zones, Days: 160, Incidents: scheduleIncidents[:1], newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				return lastDayCal{min: minuteOfDay(r, 0, 24)}, 24 * time.Hour
+			})},
+		{Name: "u-cron-twice-uneven", Untuned: true, Schedule: true,
+			Description: "twice a day at two fixed local times 2-5 h apart, at odd minutes (e.g. 06:35 and 09:50) (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekDaily...), newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				a := minuteOfDay(r, 0, 18)
+				return everyDay(a, a+2*60+r.IntN(3*60)), 12 * time.Hour
+			})},
+		{Name: "u-cron-hourly-extra", Untuned: true, Schedule: true,
+			Description: "hourly at a fixed minute; incidents: it starts running 4 times an hour for a day (expect a \"runs too often\" flag), and first-week stops; " +
+				"episode: one run by hand between two runs (expect nothing) (untuned)",
+			Zones: zones, Incidents: with(firstWeekShort,
+				IncidentSpec{Name: "4 runs an hour for 1d", Kind: IncidentTooOften, PerPeriod: 4, Duration: 24 * time.Hour}),
+			Episodes: []IncidentSpec{{Name: "one run by hand", Kind: IncidentExtra, Runs: 1, Extra: 1}},
+			newModel: job(false, every(time.Hour))},
+		{Name: "u-checkout-holiday-50", Untuned: true,
+			Description: "a checkout: seasonal negative binomial, 50 events/h, with one public holiday on a weekday between days 20 and 45 whose traffic follows the Sunday profile (untuned)",
+			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {
+				m := negbin(50)(r).(*rateModel)
+				m.holiday = 20 + r.IntN(25)
+				return m
+			}},
+		{Name: "u-webhook-nightly-quiet-10", Untuned: true,
+			Description: "a webhook, seasonal Poisson at 10 events/h on average, silent every night for 6-9 h from between 21:00 and 01:00 local (untuned)",
+			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {
+				m := newSeasonal(r, 10)
+				from := 21 + r.IntN(5)
+				for h := from; h < from+6+r.IntN(4); h++ {
+					m.hour[h%24] = 0
+				}
+				m.normalise()
+				return m
+			}},
 	}
+}
+
+// Tuned returns the families a detector may be tuned on: all but the
+// untuned ones.
+func Tuned(fs []*Family) []*Family {
+	var out []*Family
+	for _, f := range fs {
+		if !f.Untuned {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// with returns a new list: list, then more.
+func with(list []IncidentSpec, more ...IncidentSpec) []IncidentSpec {
+	return append(append([]IncidentSpec(nil), list...), more...)
 }
 
 // FilterFamilies keeps the families named in the comma-separated list

@@ -23,6 +23,13 @@ type rateModel struct {
 	// gaps between its events exponential with mean burstGap seconds.
 	minSize, maxSize int
 	burstGap         float64
+	// holiday is how many days after the stream's start a public holiday
+	// comes (the first weekday from then; 0: none): its traffic follows the
+	// Sunday profile.
+	holiday int
+	// arr holds the arrival times generate drew (Unix ns; a burst is one
+	// arrival), for the yardsticks.
+	arr []int64
 }
 
 // newSeasonal draws a beet's weekly profile: a daytime bump whose peak hour,
@@ -97,11 +104,30 @@ func isWeekend(d time.Weekday) bool { return d == time.Saturday || d == time.Sun
 // profile, trend), before noise and incidents.
 func (m *rateModel) mean(loc *time.Location, start, h time.Time) float64 {
 	lt := h.In(loc)
-	v := m.perHour * m.hour[lt.Hour()] * m.dow[lt.Weekday()]
+	dow := lt.Weekday()
+	if m.holiday != 0 && sameDay(lt, m.holidayDate(loc, start)) {
+		dow = time.Sunday
+	}
+	v := m.perHour * m.hour[lt.Hour()] * m.dow[dow]
 	if m.trend != 0 {
 		v *= math.Exp(m.trend * h.Sub(start).Hours() / 24)
 	}
 	return v
+}
+
+// holidayDate is the local noon of the holiday: the first weekday at least
+// m.holiday days after start.
+func (m *rateModel) holidayDate(loc *time.Location, start time.Time) time.Time {
+	s := start.In(loc)
+	d := time.Date(s.Year(), s.Month(), s.Day()+m.holiday, 12, 0, 0, 0, loc)
+	for isWeekend(d.Weekday()) {
+		d = d.AddDate(0, 0, 1)
+	}
+	return d
+}
+
+func sameDay(a, b time.Time) bool {
+	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
 }
 
 func (m *rateModel) settled(*time.Location, time.Time) time.Time { return time.Time{} }
@@ -135,6 +161,7 @@ func (m *rateModel) generate(r *rand.Rand, loc *time.Location, start, end time.T
 	}
 	sort.Slice(cuts, func(i, j int) bool { return cuts[i].Before(cuts[j]) })
 	var evs []Event
+	m.arr = m.arr[:0]
 	hourMult, dayMult := 1.0, 1.0
 	lastDay := -1
 	for h := start.Truncate(time.Hour); h.Before(end); h = h.Add(time.Hour) {
@@ -184,6 +211,7 @@ func (m *rateModel) arrivals(r *rand.Rand, evs []Event, a, b time.Time, rate flo
 				inc[k].Arrivals++
 			}
 		}
+		m.arr = append(m.arr, t.UnixNano())
 		if m.maxSize <= 1 {
 			evs = append(evs, Event{T: t, Count: 1})
 			continue

@@ -68,6 +68,20 @@ func (c monthlyCal) next(loc *time.Location, t time.Time) time.Time {
 	}
 }
 
+// lastDayCal runs on the last day of each month at a local time.
+type lastDayCal struct{ min int }
+
+func (c lastDayCal) next(loc *time.Location, t time.Time) time.Time {
+	lt := t.In(loc)
+	for k := 1; ; k++ {
+		// Day 0 of the next month is the last day of this one.
+		s := time.Date(lt.Year(), lt.Month()+time.Month(k), 0, c.min/60, c.min%60, 0, 0, loc)
+		if !s.Before(t) {
+			return s
+		}
+	}
+}
+
 // scheduleModel is a scheduled job. Each run pings once when it ends (dur0
 // plus a uniform 0..spread after its slot) or, with startEnd, also when it
 // starts (within a few seconds of the slot). One run in a hundred is very
@@ -152,6 +166,11 @@ func (m *scheduleModel) place(r *rand.Rand, loc *time.Location, u time.Time, inc
 	}
 	inc.Start = slot
 	switch spec.Kind {
+	case IncidentTooOften:
+		if spec.PerPeriod < 2 {
+			return false
+		}
+		inc.End = after(slot.Add(spec.Duration-time.Second), 1)
 	case IncidentMissedRun, IncidentStuck:
 		if spec.Kind == IncidentStuck && !m.startEnd {
 			return false
@@ -243,6 +262,17 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 		}
 		t := s.Add(d)
 		add(t)
+		for _, in := range inc {
+			if in.Spec.Kind != IncidentTooOften || !in.covers(s) {
+				continue
+			}
+			// PerPeriod−1 more runs, evenly spaced up to the next slot,
+			// each as late as this one.
+			gap := m.next(loc, start, s.Add(time.Second)).Sub(s)
+			for x := 1; x < in.Spec.PerPeriod; x++ {
+				add(t.Add(gap * time.Duration(x) / time.Duration(in.Spec.PerPeriod)))
+			}
+		}
 		for k, in := range inc {
 			if in.Spec.Kind != IncidentExtra || s.Before(in.Start) || extraRuns[k] == in.Spec.Runs {
 				continue

@@ -77,6 +77,17 @@ type StreamSummary struct {
 	// streams that armed; Never did not arm at all, Late not within the bound.
 	ArmMedian, ArmMax time.Duration
 	Never, Late       int
+	// The part before arming: beet-days and the false alarms raised there.
+	LearningDays  float64
+	LearningFalse int
+}
+
+// LearningPer1000 is false alarms while learning per 1000 learning beet-days.
+func (s StreamSummary) LearningPer1000() float64 {
+	if s.LearningDays == 0 {
+		return 0
+	}
+	return 1000 * float64(s.LearningFalse) / s.LearningDays
 }
 
 // Per1000 is false alarms per 1000 beet-days.
@@ -98,6 +109,8 @@ func SummariseStreams(outs []StreamOutcome, keep func(StreamOutcome) bool) Strea
 		s.Streams++
 		s.Days += o.Days
 		s.FalseAlarms += o.FalseAlarms
+		s.LearningDays += o.LearningDays
+		s.LearningFalse += o.LearningFalse
 		for k, n := range o.FalseKinds {
 			if s.FalseKinds == nil {
 				s.FalseKinds = map[string]int{}
@@ -119,4 +132,63 @@ func SummariseStreams(outs []StreamOutcome, keep func(StreamOutcome) bool) Strea
 	s.ArmMedian = Percentile(arm, 50)
 	s.ArmMax = Percentile(arm, 100)
 	return s
+}
+
+// A YardSummary compares a detector with a yardstick (yardstick.go) over
+// the incidents measured against it.
+type YardSummary struct {
+	N         int // incidents measured against the yardstick
+	YardFound int // found by the yardstick
+	BothFound int // of those, found by the detector too
+	// Ratios of the detector's time to detect over the yardstick's, over
+	// the incidents both found (the yardstick's at least a second).
+	MedianRatio, P90Ratio float64
+	// Median times to detect over the incidents both found.
+	Median, YardMedian time.Duration
+}
+
+// Share is the fraction of what the yardstick found that the detector found.
+func (s YardSummary) Share() float64 { return ratio(s.BothFound, s.YardFound) }
+
+// Ratio is the detector's time to detect over the yardstick's, with the
+// yardstick's taken as at least a second.
+func (o IncidentOutcome) Ratio() float64 {
+	return o.TTD.Seconds() / max(o.YardTTD.Seconds(), 1)
+}
+
+// SummariseYard aggregates the outcomes measured against yardstick that
+// keep returns true for.
+func SummariseYard(outs []IncidentOutcome, yardstick string, keep func(IncidentOutcome) bool) YardSummary {
+	var s YardSummary
+	var ratios []float64
+	var ttd, yard []time.Duration
+	for _, o := range outs {
+		if o.Yardstick != yardstick || !keep(o) {
+			continue
+		}
+		s.N++
+		if !o.YardFound {
+			continue
+		}
+		s.YardFound++
+		if o.Detected {
+			s.BothFound++
+			ratios = append(ratios, o.Ratio())
+			ttd, yard = append(ttd, o.TTD), append(yard, o.YardTTD)
+		}
+	}
+	s.MedianRatio, s.P90Ratio = percentileF(ratios, 50), percentileF(ratios, 90)
+	s.Median, s.YardMedian = Percentile(ttd, 50), Percentile(yard, 50)
+	return s
+}
+
+// percentileF is Percentile for float64 values (nearest rank), 0 for none.
+func percentileF(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	k := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(k, len(s)-1))]
 }

@@ -22,6 +22,7 @@ const (
 	IncidentLateRun   = "late_run"    // one run reports far later than any normal run
 	IncidentStuck     = "stuck"       // a run pings its start, never its end, and blocks the next runs for Duration
 	IncidentExtra     = "extra_pings" // an episode, not an incident: Runs runs each bring Extra more events
+	IncidentTooOften  = "too_often"   // a job runs PerPeriod times a period instead of once, for Duration
 )
 
 // An IncidentSpec describes one kind of incident injected into a family.
@@ -36,7 +37,17 @@ type IncidentSpec struct {
 	// ExtraGap is the time from a run to its first extra event and between
 	// extras (extra_pings); 0: one extra halfway to the next slot.
 	ExtraGap time.Duration
+	// PerPeriod is, for too_often, how many runs come per period of the
+	// schedule (evenly spaced) instead of one.
+	PerPeriod int
+	// Day and DayMax place the incident's start uniformly in [Day, DayMax)
+	// days after the stream starts, in the learning weeks (0: after the
+	// family's clean days, as usual). Day 1 is "day 2" of the beet's life.
+	Day, DayMax float64
 }
+
+// firstWeek says whether the spec is placed by Day (a first-week incident).
+func (s IncidentSpec) firstWeek() bool { return s.DayMax > 0 }
 
 // An Incident is the ground truth of one injected incident (or episode). A
 // detection is a raised alarm in [Start, End+DetectTolerance].
@@ -60,6 +71,12 @@ type Incident struct {
 	// normal operation (0 for a schedule incident outside normal support).
 	Detectable bool
 	PValue     float64
+	// Yardstick names the reference detector this incident's time to
+	// detect is compared with ("oracle" for silences, "cusum" for drops
+	// and surges, "" none; see yardstick.go), and YardAt is when it alarms
+	// (zero: it does not find the incident within [Start, End+DetectTolerance]).
+	Yardstick string
+	YardAt    time.Time
 }
 
 // DetectTolerance is how long after an incident's end a raised alarm still
@@ -112,6 +129,9 @@ type Family struct {
 	// Episodes are traffic that is not an incident to detect but must not
 	// make a detector flap: a schedule getting extra events.
 	Episodes []IncidentSpec
+	// Untuned families were added after the detector's parameters were
+	// chosen and must stay out of any tuning: the report shows them apart.
+	Untuned  bool
 	newModel func(r *rand.Rand) model
 }
 
@@ -139,6 +159,10 @@ type model interface {
 	place(r *rand.Rand, loc *time.Location, u time.Time, inc *Incident) bool
 	// judge sets inc.Detectable and inc.PValue from the true process.
 	judge(loc *time.Location, streamStart time.Time, inc *Incident)
+	// yardstick sets inc.Yardstick and inc.YardAt: when a reference
+	// detector that knows the process alarms (yardstick.go). It runs after
+	// generate and judge, and may use what generate recorded.
+	yardstick(loc *time.Location, streamStart time.Time, inc *Incident)
 	// settled is the earliest time incidents may start on this beet, beyond
 	// the family's clean days (a schedule change, a monthly job's runs).
 	settled(loc *time.Location, start time.Time) time.Time
@@ -212,6 +236,10 @@ func (f *Family) IncidentStream(seed uint64, spec IncidentSpec, i int) (Stream, 
 	}
 	from := maxTime(s.Info.LearnEnd, m.settled(s.Traffic, s.Info.Start))
 	latest := s.End.AddDate(0, 0, -afterDays).Add(-spec.Duration)
+	if spec.firstWeek() {
+		from = s.Info.Start.Add(days(spec.Day))
+		latest = minTime(latest, s.Info.Start.Add(days(spec.DayMax)))
+	}
 	if !latest.After(from) {
 		return s, fmt.Errorf("synth: %s: no room for %s in %d days", name, spec.Name, f.days())
 	}
@@ -230,6 +258,7 @@ func (f *Family) IncidentStream(seed uint64, spec IncidentSpec, i int) (Stream, 
 		s.Excused = append(s.Excused, Window{Name: spec.Name, From: inc.Start, To: inc.End.Add(DetectTolerance)})
 	} else {
 		m.judge(s.Traffic, s.Info.Start, &s.Incidents[0])
+		m.yardstick(s.Traffic, s.Info.Start, &s.Incidents[0])
 	}
 	s.Excused = append(s.Excused, m.excused(s.Traffic, s.Info.Start, s.End)...)
 	s.fillHistory()
@@ -276,6 +305,9 @@ func removeOutages(evs []Event, inc []Incident) []Event {
 	}
 	return out
 }
+
+// days is d days as a duration.
+func days(d float64) time.Duration { return time.Duration(d * 24 * float64(time.Hour)) }
 
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {

@@ -62,7 +62,7 @@ func TestStreamsAreDeterministic(t *testing.T) {
 		if reflect.DeepEqual(a.Events, c.Events) {
 			t.Errorf("%s: different seeds, same events", f.Name)
 		}
-		if len(a.Events) == 0 || len(a.Info.History) == 0 && f.Name != "cron-monthly" {
+		if len(a.Events) == 0 || len(a.Info.History) == 0 && f.Days == 0 {
 			t.Errorf("%s: empty stream", f.Name)
 		}
 		for i := 1; i < len(a.Events); i++ {
@@ -151,6 +151,14 @@ func TestScheduleIncidents(t *testing.T) {
 				}
 				if sp.Kind == IncidentLateRun && count(s.Events, in.End, in.End.Add(time.Millisecond)) != 1 {
 					t.Errorf("%s: the late run does not report at %s", name, in.End)
+				}
+				if sp.firstWeek() {
+					from, to := s.Info.Start.Add(days(sp.Day)), s.Info.Start.Add(days(sp.DayMax))
+					// The first slot at or after a uniform instant in [from, to): a weekend later at most.
+					if in.Start.Before(from) || in.Start.After(to.Add(72*time.Hour)) {
+						t.Errorf("%s, %s: starts %s, want in [%s, %s] or its next slot", name, sp.Name, in.Start, from, to)
+					}
+					continue
 				}
 				if !in.Detectable || in.Start.Before(s.Info.LearnEnd) {
 					t.Errorf("%s, %s: detectable %v, start %s, learning ends %s", name, sp.Name, in.Detectable, in.Start, s.Info.LearnEnd)

@@ -180,3 +180,14 @@ func (w guard) describe(time.Time) string {
 	return fmt.Sprintf("meanwhile a silence over %s (%d× the longest gap so far, not before a day of events) is flagged",
 		Duration(w.limit()), guardFactor)
 }
+
+// tooOftenExtras is the leaky count of extra pings (+4 each beyond one a
+// period, −1 a run) at which a schedule's extra runs are said to persist:
+// four extra runs with fewer than a dozen runs between. A single run by
+// hand adds 4 (or nothing, as a period's one free ping) and leaks away.
+const tooOftenExtras = 16
+
+// tooOftenReason says why a schedule's extra runs are an alarm.
+func (m *RateModel) tooOftenReason() string {
+	return "Runs too often: more than one extra run between its scheduled runs, again and again (" + m.describeSchedule() + ")."
+}

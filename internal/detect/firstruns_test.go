@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,5 +182,41 @@ func TestMonthlyJobsMissedRun(t *testing.T) {
 			t.Errorf("%s: watching %+v", c.name, w)
 		}
 		t.Logf("%s: %s", c.name, w.Description)
+	}
+}
+
+// TestHourlyJobRunsTooOften: an hourly job that starts running 4 times an
+// hour for a day is flagged once, as running too often, and recovers
+// after; a single run by hand between two runs raises nothing.
+func TestHourlyJobRunsTooOften(t *testing.T) {
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC) // a Monday
+	r := rand.New(rand.NewPCG(19, 19))
+	runs := hourlyRuns(r, start, 20*24, 10, nil)
+	byHand := start.Add(5*24*time.Hour + 14*time.Hour + 41*time.Minute)
+	often, oftenEnd := start.Add(10*24*time.Hour), start.Add(11*24*time.Hour)
+	var events []time.Time
+	for _, at := range runs {
+		events = append(events, at)
+		if !at.Before(often) && at.Before(oftenEnd) {
+			events = append(events, at.Add(15*time.Minute), at.Add(30*time.Minute), at.Add(45*time.Minute))
+		}
+	}
+	events = append(events, byHand)
+	slices.SortFunc(events, func(a, b time.Time) int { return a.Compare(b) })
+	a := newAutoBeet("UTC")
+	for _, at := range events {
+		a.event(t, at, 1)
+	}
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].At.Before(often) || al[0].At.After(often.Add(6*time.Hour)) || !strings.HasPrefix(al[0].Reason, "Runs too often") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want one alarm, runs too often, within 6 hours of %s", often)
+	}
+	if a.b.Status != beet.StatusUp {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("status %s after 9 days of runs alone", a.b.Status)
+	}
+	if w, _ := Watch(&a.b); w.Model != "schedule" {
+		t.Fatalf("watching %+v", w)
 	}
 }

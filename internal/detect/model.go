@@ -78,6 +78,8 @@ type RateModel struct {
 	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
 	blurDirs         uint8
 	shiftEv          [2]int8 // evidence for following a clock change, by direction (zone.go)
+
+	tooOften bool // the latest Observe found a schedule's extra runs persisting (schedule.go); not stored
 }
 
 // A watch is one of the models auto mode runs over a beet's events. Each
@@ -357,8 +359,8 @@ func abs(x int64) int64 {
 // schedule learned again, or resumed after the burst that opened the
 // incident; a CUSUM that stopped with the schedule would hold for ever).
 func (m *RateModel) incidentOver() bool {
-	if m.onSchedule() {
-		return true
+	if m.onSchedule() && m.extraCount() == 0 {
+		return true // and the extra runs' count leaked away (schedule.go: tooOftenExtras)
 	}
 	if m.flags&flagSurge != 0 {
 		return m.surgeOver()

@@ -406,18 +406,26 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		return
 	}
 	if m.Scheduled() || m.streak >= 2 {
-		// More than one extra in a period wears the schedule down: a
-		// learned one loses trust, a candidate is dropped.
+		// More than one extra in a period, again and again: a learned
+		// schedule runs too often, a candidate is dropped.
 		m.setEndRuns(0) // a third ping: no start+end pair
-		m.setExtraCount(m.extraCount() + 4)
-		if m.extraCount() < 16 {
+		n := m.extraCount() + 4
+		m.setExtraCount(n)
+		switch {
+		case n < tooOftenExtras:
+			return
+		case m.Scheduled():
+			if n-4 < tooOftenExtras {
+				// The extra runs persist: the job runs too often (flagged
+				// in detect.go), and the schedule keeps. The count goes to
+				// its top, so the incident ends only after about 30 runs
+				// came alone (incidentOver), not at every lull.
+				m.tooOften = true
+				m.setExtraCount(31)
+			}
 			return
 		}
 		m.setExtraCount(0)
-		if m.Scheduled() {
-			m.streak = max(1, m.streak/2) // 0 is a new candidate's
-			return
-		}
 	}
 	m.startPeriod(prev, sec)
 }

@@ -95,6 +95,12 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	case freeze:
 		model.Freeze() // a maintenance window's hours are not normal either
 	case b.Status == beet.StatusDown:
+		if downSince != nil && model.events > 0 {
+			// The silence up to the alarm was within what the model
+			// allowed: the fallback keeps it as a gap (a weekend that
+			// ended in an outage must still be known as a weekend).
+			model.noteGap(downSince.Unix(), downSince.Unix()-model.last/1e6)
+		}
 		model.Freeze() // the outage's silent hours must not teach "silence is normal"
 	case b.Status == beet.StatusAnomalous:
 		model.HoldDispersion()

@@ -27,9 +27,11 @@ type rateModel struct {
 	// comes (the first weekday from then; 0: none): its traffic follows the
 	// Sunday profile.
 	holiday int
-	// arr holds the arrival times generate drew (Unix ns; a burst is one
-	// arrival), for the yardsticks.
-	arr []int64
+	// For the yardsticks, what generate drew: the arrival times (Unix ns;
+	// a burst is one arrival), and the daily level in force in each real
+	// hour from the stream's start (1 without daily levels).
+	arr      []int64
+	dayLevel []float64
 }
 
 // newSeasonal draws a beet's weekly profile: a daytime bump whose peak hour,
@@ -161,7 +163,7 @@ func (m *rateModel) generate(r *rand.Rand, loc *time.Location, start, end time.T
 	}
 	sort.Slice(cuts, func(i, j int) bool { return cuts[i].Before(cuts[j]) })
 	var evs []Event
-	m.arr = m.arr[:0]
+	m.arr, m.dayLevel = m.arr[:0], m.dayLevel[:0]
 	hourMult, dayMult := 1.0, 1.0
 	lastDay := -1
 	for h := start.Truncate(time.Hour); h.Before(end); h = h.Add(time.Hour) {
@@ -172,6 +174,7 @@ func (m *rateModel) generate(r *rand.Rand, loc *time.Location, start, end time.T
 			dayMult, lastDay = gamma(r, m.dayShape)/m.dayShape, day
 		}
 		base := m.mean(loc, start, h) * hourMult * dayMult
+		m.dayLevel = append(m.dayLevel, dayMult)
 		segStart, hEnd := maxTime(h, start), minTime(h.Add(time.Hour), end)
 		for segStart.Before(hEnd) {
 			segEnd := hEnd

@@ -3,6 +3,7 @@ package detectjudge
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -38,8 +39,8 @@ func (r Report) writeYardsticks(w io.Writer) {
 		"(a scheduled job: the moment a normal run would certainly have reported), given at least %d arrivals before. "+
 		"**Drops and surges** against a CUSUM that knows the rates before and after the change. Found: in [start, end + %s]. "+
 		"The ratio is the detector's time to detect over the yardstick's, on the incidents both found "+
-		"(times from the incident's start; the yardstick's taken as at least a second).\n\n",
-		1000*YardstickBudget, YardstickBudget, minRunsBefore, fmtTTD(DetectTolerance))
+		"(times from the incident's start; the yardstick's taken as at least %s, the judge's resolution for missed runs).\n\n",
+		1000*YardstickBudget, YardstickBudget, minRunsBefore, fmtTTD(DetectTolerance), fmtTTD(GraceSlack))
 	for _, y := range []struct{ yard, title string }{{YardOracle, "Silences against the oracle"}, {YardCUSUM, "Drops and surges against the CUSUM"}} {
 		fmt.Fprintf(w, "**%s**\n\n| family | incidents | found by the yardstick | of those, found | share | median TTD | yardstick's median TTD | median ratio | p90 ratio |\n"+
 			"|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", y.title)
@@ -204,7 +205,12 @@ func (r Report) writeTooOftenGoals(w io.Writer, mark func(bool) string) {
 		}
 	}
 	if n > 0 {
-		fmt.Fprintf(w, "- A job running more often than its schedule flagged: %s (%d of %d; alarm kinds: %v).\n", mark(found == n), found, n, kinds)
+		var ks []string
+		for k, c := range kinds {
+			ks = append(ks, fmt.Sprintf("%s %d", k, c))
+		}
+		sort.Strings(ks)
+		fmt.Fprintf(w, "- A job running more often than its schedule flagged: %s (%d of %d; alarms: %s).\n", mark(found == n), found, n, strings.Join(ks, ", "))
 	}
 	eps, flagged := 0, 0
 	for _, f := range r.Config.Families {

@@ -141,7 +141,7 @@ type YardSummary struct {
 	YardFound int // found by the yardstick
 	BothFound int // of those, found by the detector too
 	// Ratios of the detector's time to detect over the yardstick's, over
-	// the incidents both found (the yardstick's at least a second).
+	// the incidents both found (the yardstick's at least a minute: Ratio).
 	MedianRatio, P90Ratio float64
 	// Median times to detect over the incidents both found.
 	Median, YardMedian time.Duration
@@ -151,9 +151,12 @@ type YardSummary struct {
 func (s YardSummary) Share() float64 { return ratio(s.BothFound, s.YardFound) }
 
 // Ratio is the detector's time to detect over the yardstick's, with the
-// yardstick's taken as at least a second.
+// yardstick's taken as at least GraceSlack: the judge's resolution for a
+// missed run (flagged within its grace plus a minute is on time), so that
+// a start ping due within seconds does not turn a prompt alarm into a
+// ratio of hundreds.
 func (o IncidentOutcome) Ratio() float64 {
-	return o.TTD.Seconds() / max(o.YardTTD.Seconds(), 1)
+	return o.TTD.Seconds() / max(o.YardTTD, GraceSlack).Seconds()
 }
 
 // SummariseYard aggregates the outcomes measured against yardstick that

@@ -185,17 +185,17 @@ func TestSummariseYard(t *testing.T) {
 		{Yardstick: YardOracle, YardFound: true, YardTTD: 10 * time.Minute, Detected: true, TTD: 20 * time.Minute},
 		{Yardstick: YardOracle, YardFound: true, YardTTD: 10 * time.Minute, Detected: true, TTD: 10 * time.Minute},
 		{Yardstick: YardOracle, YardFound: true, YardTTD: 10 * time.Minute, Detected: true, TTD: 40 * time.Minute},
-		{Yardstick: YardOracle, YardFound: true, YardTTD: 10 * time.Minute},                                   // missed
-		{Yardstick: YardOracle, Detected: true, TTD: time.Hour},                                               // not the yardstick's
-		{Yardstick: YardCUSUM, YardFound: true, YardTTD: time.Minute, Detected: true, TTD: time.Hour},         // another yardstick
-		{Yardstick: YardOracle, YardFound: true, YardTTD: 0, Detected: true, TTD: 30 * time.Second},           // at least a second
-		{Yardstick: YardOracle, YardFound: true, YardTTD: time.Minute, Detected: true, TTD: time.Minute},      // ratio 1
-		{Yardstick: YardOracle, YardFound: true, YardTTD: time.Minute, Detected: true, TTD: time.Minute},      // ratio 1
-		{Yardstick: YardOracle, YardFound: true, YardTTD: time.Minute, Detected: true, TTD: 90 * time.Second}, // 1.5
+		{Yardstick: YardOracle, YardFound: true, YardTTD: 10 * time.Minute},                                       // missed
+		{Yardstick: YardOracle, Detected: true, TTD: time.Hour},                                                   // not the yardstick's
+		{Yardstick: YardCUSUM, YardFound: true, YardTTD: time.Minute, Detected: true, TTD: time.Hour},             // another yardstick
+		{Yardstick: YardOracle, YardFound: true, YardTTD: 5 * time.Second, Detected: true, TTD: 30 * time.Second}, // at least a minute
+		{Yardstick: YardOracle, YardFound: true, YardTTD: time.Minute, Detected: true, TTD: time.Minute},          // ratio 1
+		{Yardstick: YardOracle, YardFound: true, YardTTD: time.Minute, Detected: true, TTD: time.Minute},          // ratio 1
+		{Yardstick: YardOracle, YardFound: true, YardTTD: time.Minute, Detected: true, TTD: 90 * time.Second},     // 1.5
 	}
 	s := SummariseYard(outs, YardOracle, func(IncidentOutcome) bool { return true })
-	// Ratios: 2, 1, 4, 30, 1, 1, 1.5: sorted 1 1 1 1.5 2 4 30, median 1.5.
-	if s.N != 9 || s.YardFound != 8 || s.BothFound != 7 || s.MedianRatio != 1.5 || s.P90Ratio != 30 {
+	// Ratios: 2, 1, 4, 0.5, 1, 1, 1.5: sorted 0.5 1 1 1 1.5 2 4, median 1, p90 4.
+	if s.N != 9 || s.YardFound != 8 || s.BothFound != 7 || s.MedianRatio != 1 || s.P90Ratio != 4 {
 		t.Errorf("%+v", s)
 	}
 }

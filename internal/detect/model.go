@@ -21,7 +21,9 @@ import (
 //     bursts rather than events; it leads instead of the rate watch;
 //   - the fallback (fallback.go): a silence over twice the longest gap of
 //     the last three weeks, for every beet, once it has had events for two
-//     weeks at the latest.
+//     weeks at the latest;
+//   - the learning guard (firstruns.go): until one of the above is sure,
+//     from the 3rd event, a silence of 10× the longest gap so far.
 //
 // Between events every "downward" statistic (silence, the drop CUSUM, a
 // missed run) grows deterministically, so the model can say at each event

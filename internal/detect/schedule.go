@@ -297,7 +297,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 // followed) or the job was moved. The slot moves to the earliest of them
 // at once: followed at 1/32 a run, it stated a time before the runs'
 // window for weeks, and following every late run faster cost false
-// alarms (DETECTION.md, branch miss12). Lateness and grace learn these
+// alarms (branch miss12, in the git history of docs/DETECTION.md). Lateness and grace learn these
 // runs as any late runs (the grace only errs late).
 const stepRuns = 3
 
@@ -655,7 +655,7 @@ const weekdayStreak = 3
 // the week kept the slot. Its days are then as known as after the
 // scheduleStreak runs and the week calendarWeek wants, which come only
 // in the job's second or third week (a run missed before was never
-// flagged, DETECTION.md, branch wkconfirm). A daily job that missed a
+// flagged: branch wkconfirm, in the git history of docs/DETECTION.md). A daily job that missed a
 // Saturday still had its Sunday run; one that missed a whole weekend
 // (an outage) is taken for a weekday job until its next weekend run,
 // which is on the grid and adds its day: nothing is flagged wrongly,

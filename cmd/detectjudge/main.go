@@ -7,7 +7,7 @@
 //	go run ./cmd/detectjudge -split holdout        # the numbers to report
 //	go run ./cmd/detectjudge -detector periodgrace -families cron-daily,poisson-20
 //
-// The definitions are in docs/DETECTION.md, "How detection is judged".
+// How it measures (families, splits, yardsticks) is in docs/EVALUATION.md.
 package main
 
 import (

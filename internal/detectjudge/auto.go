@@ -87,7 +87,8 @@ func (d *autoDetector) alarms(t time.Time, flips []beet.Flip, event bool) []Alar
 				}
 			}
 			out = append(out, a)
-		case f.To == beet.StatusUp && (f.From == beet.StatusDown || f.From == beet.StatusAnomalous):
+		case (f.To == beet.StatusUp || f.To == beet.StatusLearning) && (f.From == beet.StatusDown || f.From == beet.StatusAnomalous):
+			// A learning beet whose silence alarm ends goes back to learning.
 			out = append(out, Alarm{At: f.At, Kind: string(f.Kind), Recovery: true})
 		}
 	}

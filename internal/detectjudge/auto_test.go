@@ -8,21 +8,26 @@ import (
 )
 
 // TestLearningAlarmIsNotArming: a beet still learning that flags a silence
-// (a flip from learning to down) raises an alarm, and is not taken for
-// armed by it; the live engine, fed an hourly job, arms at an event once
+// (a flip from learning to down) raises an alarm, recovered when it goes
+// back to learning, and is not taken for armed by it; the live engine, fed an hourly job, arms at an event once
 // its model says so, and raises nothing while learning.
 func TestLearningAlarmIsNotArming(t *testing.T) {
+	fired := false // the fake flags one silence, 5 h in
 	guard := Engine{
 		ApplyEvents: func(b *beet.Beet, s beet.EventSpan) ([]beet.Flip, error) {
-			if b.Status == beet.StatusNew {
+			switch b.Status {
+			case beet.StatusNew:
 				b.Status = beet.StatusLearning
 				return []beet.Flip{{At: s.Last, From: beet.StatusNew, To: beet.StatusLearning, Kind: beet.FlipFirst}}, nil
+			case beet.StatusDown: // events again: back to learning
+				b.Status = beet.StatusLearning
+				return []beet.Flip{{At: s.Last, From: beet.StatusDown, To: beet.StatusLearning, Kind: beet.FlipRecovery}}, nil
 			}
 			return nil, nil
 		},
 		ApplyDeadlines: func(b *beet.Beet, now time.Time) ([]beet.Flip, error) {
-			if b.Status == beet.StatusLearning && now.Sub(at("00:00")) > 5*time.Hour {
-				b.Status = beet.StatusDown
+			if b.Status == beet.StatusLearning && now.Sub(at("00:00")) > 5*time.Hour && !fired {
+				b.Status, fired = beet.StatusDown, true
 				return []beet.Flip{{At: now, From: beet.StatusLearning, To: beet.StatusDown, Kind: beet.FlipSilence}}, nil
 			}
 			return nil, nil
@@ -30,12 +35,12 @@ func TestLearningAlarmIsNotArming(t *testing.T) {
 	}
 	info := StreamInfo{Name: "x", Location: time.UTC, Start: at("00:00")}
 	d := NewAuto(guard)(info)
-	alarms, err := Replay(d, []Event{{T: at("00:00"), Count: 1}, {T: at("01:00"), Count: 1}}, at("08:00"))
+	alarms, err := Replay(d, []Event{{T: at("00:00"), Count: 1}, {T: at("01:00"), Count: 1}, {T: at("09:00"), Count: 1}}, at("10:00"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(alarms) != 1 || alarms[0].Kind != KindSilence || !d.(Armer).ArmedAt().IsZero() {
-		t.Errorf("alarms %+v, armed at %s; want one silence alarm and not armed", alarms, d.(Armer).ArmedAt())
+	if len(alarms) != 2 || alarms[0].Kind != KindSilence || alarms[0].Recovery || !alarms[1].Recovery || !d.(Armer).ArmedAt().IsZero() {
+		t.Errorf("alarms %+v, armed at %s; want a silence alarm and its recovery, and not armed", alarms, d.(Armer).ArmedAt())
 	}
 
 	f := family(t, "cron-hourly")

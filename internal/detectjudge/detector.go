@@ -4,7 +4,9 @@
 // series through a Detector, and scores the alarms it raises: false alarms
 // per 1000 beet-days from the first event on, the share of incidents found
 // (of all, and of those detectable in principle, see OracleAlpha), time to
-// detect, days until armed, and NAB scores with leave-one-file-out tuning.
+// detect, and against yardsticks that know the generating process
+// (yardstick.go), false alarms while learning, days until armed, and NAB
+// scores with leave-one-file-out tuning.
 //
 // The judge knows nothing about how a detector works. It only drives the
 // Detector interface the way Beet's live ingestion path and sweeper would:
@@ -12,7 +14,8 @@
 // Beet's own detector (internal/detect.ApplyEvents and ApplyDeadlines on a
 // beet.Beet, as live and `beet backtest` do).
 //
-// The command is cmd/detectjudge: go run ./cmd/detectjudge -split holdout.
+// The command is cmd/detectjudge: go run ./cmd/detectjudge -split holdout;
+// docs/EVALUATION.md says how it measures.
 package detectjudge
 
 import (

@@ -129,12 +129,12 @@ func (r Report) writeSynthetic(w io.Writer) {
 	c := r.Config
 	fmt.Fprintf(w, "## Synthetic beets\n\n")
 	fmt.Fprintf(w, "Per family: %d streams with no incident, and %d streams per incident kind with one incident each; "+
-		"every stream is %d days long (cron-monthly: 160) and crosses a DST change of its traffic's zone. "+
+		"every stream is %d days long (monthly jobs: 160) and crosses a DST change of its traffic's zone. "+
 		"False alarms count from each stream's first event, learning included, outside incident windows "+
 		"([start, end + %s]) and excused windows. An incident is found by the first raised alarm in its window; "+
 		"time to detect (TTD) runs from its start (schedules: the first affected run's slot). "+
 		"*Detectable* incidents are those an oracle that knows the generating process tells from normal traffic "+
-		"at p ≤ %g (see \"How detection is judged\" in docs/DETECTION.md). Armed: the detector's first flip out of learning; "+
+		"at p ≤ %g (see docs/EVALUATION.md). Armed: the detector's first flip out of learning once its model is armed; "+
 		"the bound is the first event at least %g days after the first event, given %d events by then.\n\n",
 		c.CleanStreams, c.IncidentStreams, DefaultDays, fmtTTD(DetectTolerance), OracleAlpha, c.ArmDays, c.ArmEvents)
 

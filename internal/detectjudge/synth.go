@@ -359,8 +359,15 @@ func (s Stream) WriteCSV(w io.Writer) error {
 	fmt.Fprintf(bw, "# %s: beet zone %s, traffic in %s, %s to %s\n", s.Info.Name, s.Info.Location, s.Traffic,
 		s.Info.Start.UTC().Format(time.RFC3339), s.End.UTC().Format(time.RFC3339))
 	for _, in := range s.Incidents {
-		fmt.Fprintf(bw, "# incident %q: %s to %s (detectable: %v, p = %.3g)\n", in.Spec.Name,
-			in.Start.UTC().Format(time.RFC3339), in.End.UTC().Format(time.RFC3339), in.Detectable, in.PValue)
+		yard := ""
+		switch {
+		case in.Yardstick != "" && in.YardAt.IsZero():
+			yard = fmt.Sprintf("; the %s does not find it", in.Yardstick)
+		case in.Yardstick != "":
+			yard = fmt.Sprintf("; the %s alarms at %s", in.Yardstick, in.YardAt.UTC().Format(time.RFC3339))
+		}
+		fmt.Fprintf(bw, "# incident %q: %s to %s (detectable: %v, p = %.3g%s)\n", in.Spec.Name,
+			in.Start.UTC().Format(time.RFC3339), in.End.UTC().Format(time.RFC3339), in.Detectable, in.PValue, yard)
 	}
 	for _, x := range s.Excused {
 		fmt.Fprintf(bw, "# excused %q: %s to %s\n", x.Name, x.From.UTC().Format(time.RFC3339), x.To.UTC().Format(time.RFC3339))

@@ -14,10 +14,15 @@ type Arming struct {
 	Events       int           // …once this many events came,
 	Latest       time.Duration // and this long after it at the latest…
 	LatestEvents int           // …given this many events.
+	// Meanwhile: a schedule is watched once its first runs show it
+	// (firstruns.go), and the learning guard flags, from the GuardEvents-th
+	// event, a silence GuardFactor times the longest gap seen.
+	GuardEvents, GuardFactor int
 }
 
 // ArmingRule is auto mode's rule.
-var ArmingRule = Arming{After: armAfter, Events: armEvents, Latest: armBy, LatestEvents: armByEvents}
+var ArmingRule = Arming{After: armAfter, Events: armEvents, Latest: armBy, LatestEvents: armByEvents,
+	GuardEvents: guardEvents, GuardFactor: guardFactor}
 
 // Words states the rule, counted from the first event: "a week after the
 // first event once 30 events came, or sooner once its runs make a
@@ -34,6 +39,30 @@ func (a Arming) From(first time.Time, loc *time.Location) string {
 	const layout = "Jan 2 15:04 MST"
 	return fmt.Sprintf("from %s once %d events came, or sooner once its runs make a schedule, and from %s at the latest (given %d events)",
 		first.Add(a.After).In(loc).Format(layout), a.Events, first.Add(a.Latest).In(loc).Format(layout), a.LatestEvents)
+}
+
+// Meanwhile states what is watched before the rhythm is learned: "Until
+// then, a schedule is watched once 3 runs of a daily job (4 of a shorter
+// one) show it, and from the 3rd event a silence far longer than any gap
+// seen is flagged (10 times the longest)."
+func (a Arming) Meanwhile() string {
+	return fmt.Sprintf("Until then, a schedule is watched once 3 runs of a daily job (4 of a shorter one) show it, and from the %s event a silence far longer than any gap seen is flagged (%d times the longest).",
+		ordinal(a.GuardEvents), a.GuardFactor)
+}
+
+// ordinal says 3 as "3rd".
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return fmt.Sprintf("%dth", n)
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
 }
 
 // span says a whole number of days as people do: "a week", "14 days".

@@ -95,6 +95,12 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	case freeze:
 		model.Freeze() // a maintenance window's hours are not normal either
 	case b.Status == beet.StatusDown:
+		if downSince != nil && model.events > 0 {
+			// The silence up to the alarm was within what the model
+			// allowed: the fallback keeps it as a gap (a weekend that
+			// ended in an outage must still be known as a weekend).
+			model.noteGap(downSince.Unix(), downSince.Unix()-model.last/1e6)
+		}
 		model.Freeze() // the outage's silent hours must not teach "silence is normal"
 	case b.Status == beet.StatusAnomalous:
 		model.HoldDispersion()
@@ -113,6 +119,9 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 		hour := time.Unix(model.hourStart, 0)
 		d.Flip.Observed, d.Flip.Expected = ptr(float64(model.hourCount)), ptr(model.Expected(hour, last))
 		model.endIncident()
+	case b.Status == beet.StatusUp && model.tooOften && model.Scheduled():
+		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.tooOftenReason())
+		model.flags |= flagSurge
 	case b.Status == beet.StatusUp && !model.Scheduled() && model.finer() != nil && model.Surging():
 		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.surgeReason(last))
 		_, obs, exp := model.surgeRun()
@@ -123,7 +132,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	if d.Flip != nil {
 		status = d.Flip.To
 	}
-	if model.Armed() && (status == beet.StatusUp || status == beet.StatusAnomalous) {
+	if status == beet.StatusUp || status == beet.StatusAnomalous || status == beet.StatusLearning {
 		if due, _, ok := model.Deadline(status == beet.StatusUp); ok {
 			if due.Before(last) {
 				due = last // already significant (the model keeps microseconds)
@@ -150,7 +159,8 @@ func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
 			return d, nil // an open run with a run-time limit (signal.go)
 		}
 	}
-	if b.DueAt == nil || b.Status != beet.StatusUp && b.Status != beet.StatusAnomalous {
+	learning := b.Status == beet.StatusLearning && b.Detection.Mode == beet.ModeAuto // the learning guard (firstruns.go)
+	if b.DueAt == nil || b.Status != beet.StatusUp && b.Status != beet.StatusAnomalous && !learning {
 		return Decision{}, nil // nothing pending; clears a stale deadline
 	}
 	due := *b.DueAt
@@ -187,7 +197,7 @@ func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
 // its deadline is. The model is not changed here: the next event learns.
 func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 	model, err := loadRateModel(b.Model, location(b), p)
-	if err != nil || !model.Armed() {
+	if err != nil {
 		return Decision{}, nil // an old model: learning starts over at the next event
 	}
 	at, kind, ok := model.Deadline(b.Status == beet.StatusUp)
@@ -236,6 +246,9 @@ func Expectation(b *beet.Beet) string {
 	}
 	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.Armed() {
 		return "Learned: " + m.Describe(time.UnixMicro(m.last)) + "."
+	}
+	if m, err := LoadRateModel(b.Model, location(b)); err == nil && (guard{m}).ready() {
+		return "Learning this beet's rhythm; " + (guard{m}).describe(time.UnixMicro(m.last)) + "."
 	}
 	return "Learning this beet's rhythm; alerts start " + ArmingRule.Words() + "."
 }

@@ -21,7 +21,9 @@ import (
 //     bursts rather than events; it leads instead of the rate watch;
 //   - the fallback (fallback.go): a silence over twice the longest gap of
 //     the last three weeks, for every beet, once it has had events for two
-//     weeks at the latest.
+//     weeks at the latest;
+//   - the learning guard (firstruns.go): until one of the above is sure,
+//     from the 3rd event, a silence of 10× the longest gap so far.
 //
 // Between events every "downward" statistic (silence, the drop CUSUM, a
 // missed run) grows deterministically, so the model can say at each event
@@ -78,6 +80,8 @@ type RateModel struct {
 	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
 	blurDirs         uint8
 	shiftEv          [2]int8 // evidence for following a clock change, by direction (zone.go)
+
+	tooOften bool // the latest Observe found a schedule's extra runs persisting (schedule.go); not stored
 }
 
 // A watch is one of the models auto mode runs over a beet's events. Each
@@ -108,6 +112,7 @@ const (
 	kindSilence      = "silence"
 	kindDrop         = "drop"
 	kindFallback     = "fallback"
+	kindGuard        = "guard" // the learning guard (firstruns.go)
 )
 
 // finer is the watch that leads while it is sure: a learned schedule,
@@ -131,6 +136,8 @@ func (m *RateModel) watchOf(kind string) watch {
 		return calendar{m}
 	case kindFallback:
 		return fallback{m}
+	case kindGuard:
+		return guard{m}
 	}
 	if m.bursty() {
 		return bursts{m}
@@ -154,6 +161,7 @@ const (
 	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
 	flagPaired                // the latest three runs each had a second ping endOff after them: a missing one is flagged (schedule.go)
 	flagCalm                  // an open surge's CUSUM was 0 through a whole closed hour (surgeend.go)
+	flagYoung                 // the schedule was recognised from its first runs (schedule.go, youngConfirmed)
 )
 
 const (
@@ -267,8 +275,16 @@ func (m *RateModel) Scheduled() bool {
 	return m.flags&flagSuspended == 0 && m.period > 0 && (m.flags&flagResumed != 0 || m.confirmed())
 }
 
-// confirmed reports whether the streak of runs on the schedule confirms it.
+// confirmed reports whether the streak of runs on the schedule confirms
+// it: a schedule recognised from its first runs (young), or one whose
+// days and hours are known (calendarKnown).
 func (m *RateModel) confirmed() bool {
+	return m.calendarKnown() || m.youngConfirmed()
+}
+
+// calendarKnown reports whether the schedule has run long enough for its
+// days of the week and window of the day to be known.
+func (m *RateModel) calendarKnown() bool {
 	if m.monthly() {
 		return m.streak >= monthStreak // schedule.go
 	}
@@ -296,8 +312,11 @@ func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
 	fb := fallback{m}
 	w := m.finer()
 	if w == nil {
-		if fb.ready() {
+		switch {
+		case fb.ready():
 			return fb.due(drop)
+		case guard{m}.ready():
+			return guard{m}.due(drop)
 		}
 		return due, kind, false
 	}
@@ -342,8 +361,8 @@ func abs(x int64) int64 {
 // schedule learned again, or resumed after the burst that opened the
 // incident; a CUSUM that stopped with the schedule would hold for ever).
 func (m *RateModel) incidentOver() bool {
-	if m.onSchedule() {
-		return true
+	if m.onSchedule() && m.extraCount() == 0 {
+		return true // and the extra runs' count leaked away (schedule.go: tooOftenExtras)
 	}
 	if m.flags&flagSurge != 0 {
 		return m.surgeOver()

@@ -149,6 +149,7 @@ func (m *RateModel) monthlyCandidate(prev, sec, late int64) (int64, bool) {
 		return 0, false
 	}
 	m.period = monthPeriod
+	m.daysOn = monthDay(prev, sec, m.loc)
 	m.lateMean, m.lateMax = m.lateMean/60, m.lateMax/60 // minutes (lateUnit)
 	return l, true
 }
@@ -232,7 +233,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			// off the wall-clock grid a weekend is skipped on.
 			gap = d * 86400
 		}
-		if gap = dayFraction(gap); gap == 86400/2 {
+		if gap = dayFraction(hourFraction(gap)); gap == 86400/2 {
 			// Twice a day: a daily pair, the second run at its own time
 			// (runs at 11:50 and 23:26 on a 12 h grid are each a quarter
 			// of an hour off their slot, and a missed run is stated at a
@@ -286,6 +287,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.setExtraCount(n - 1)
 	}
 	m.learnRun(prev, m.cluster)
+	m.noteYoung() // firstruns.go
 }
 
 // stepRuns runs in a row of a whole-day schedule, each later than twice
@@ -295,7 +297,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 // followed) or the job was moved. The slot moves to the earliest of them
 // at once: followed at 1/32 a run, it stated a time before the runs'
 // window for weeks, and following every late run faster cost false
-// alarms (DETECTION.md, branch miss12). Lateness and grace learn these
+// alarms (branch miss12, in the git history of docs/DETECTION.md). Lateness and grace learn these
 // runs as any late runs (the grace only errs late).
 const stepRuns = 3
 
@@ -404,18 +406,26 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		return
 	}
 	if m.Scheduled() || m.streak >= 2 {
-		// More than one extra in a period wears the schedule down: a
-		// learned one loses trust, a candidate is dropped.
+		// More than one extra in a period, again and again: a learned
+		// schedule runs too often, a candidate is dropped.
 		m.setEndRuns(0) // a third ping: no start+end pair
-		m.setExtraCount(m.extraCount() + 4)
-		if m.extraCount() < 16 {
+		n := m.extraCount() + 4
+		m.setExtraCount(n)
+		switch {
+		case n < tooOftenExtras:
+			return
+		case m.Scheduled():
+			if n-4 < tooOftenExtras {
+				// The extra runs persist: the job runs too often (flagged
+				// in detect.go), and the schedule keeps. The count goes to
+				// its top, so the incident ends only after about 30 runs
+				// came alone (incidentOver), not at every lull.
+				m.tooOften = true
+				m.setExtraCount(31)
+			}
 			return
 		}
 		m.setExtraCount(0)
-		if m.Scheduled() {
-			m.streak = max(1, m.streak/2) // 0 is a new candidate's
-			return
-		}
 	}
 	m.startPeriod(prev, sec)
 }
@@ -447,7 +457,10 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	m.period, m.streak, m.lateMean, m.lateMax = uint32(min(max(p, 1), math.MaxUint32)), 0, 0, 0
 	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extras = 0, 0, noWindow, noWindow, 0, 0
 	m.setRunPings(0)
-	m.flags &^= flagResumed
+	m.flags &^= flagResumed | flagYoung
+	if m.period == monthPeriod {
+		m.daysOn = monthDay(prev, now, m.loc)
+	}
 	if pd, _ := m.localDay(prev); p == 3*86400 && weekday(pd) == 5 {
 		// A run on a Friday and the next on Monday: a daily job that
 		// skipped the weekend, not one every three days, whose next
@@ -497,6 +510,20 @@ func (m *RateModel) pairDay(p0 int64, streak uint8, prev, now int64) {
 func dayFraction(gap int64) int64 {
 	for _, k := range []int64{2, 3, 4, 6, 8, 12} {
 		if f := 86400 / k; abs(gap-f) <= f/20 {
+			return f
+		}
+	}
+	return gap
+}
+
+// hourFraction takes an interval within 5% of an hour or a whole fraction
+// of one (30, 20, 15, 12, 10, 6, 5, 4, 3, 2 or 1 minutes) as that: the
+// first runs of a job that runs for a varying minute or two set its
+// interval ("every 1 h 1 min"), which would drift off its runs within a
+// day, and a schedule is now recognised from its first runs.
+func hourFraction(gap int64) int64 {
+	for _, k := range []int64{1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60} {
+		if f := 3600 / k; abs(gap-f) <= f/20 {
 			return f
 		}
 	}
@@ -628,7 +655,7 @@ const weekdayStreak = 3
 // the week kept the slot. Its days are then as known as after the
 // scheduleStreak runs and the week calendarWeek wants, which come only
 // in the job's second or third week (a run missed before was never
-// flagged, DETECTION.md, branch wkconfirm). A daily job that missed a
+// flagged: branch wkconfirm, in the git history of docs/DETECTION.md). A daily job that missed a
 // Saturday still had its Sunday run; one that missed a whole weekend
 // (an outage) is taken for a weekday job until its next weekend run,
 // which is on the grid and adds its day: nothing is flagged wrongly,
@@ -657,6 +684,9 @@ func (m *RateModel) skippedDays(prev int64, k int64) uint8 {
 // noteMisses learns from runs missing on days: a day missed twice in a
 // row with no run on it between is not a day the schedule runs on.
 func (m *RateModel) noteMisses(days uint8) {
+	if m.monthly() {
+		return // daysOn holds the day of the month (monthDay)
+	}
 	again := days & m.daysMissed
 	m.daysOn &^= again
 	m.daysMissed = m.daysMissed&^again | days&^again
@@ -722,7 +752,7 @@ func (m *RateModel) NextRun() time.Time {
 	after := m.last/1e6 + min(m.tolerance(), p/2)
 	k0 := max(1, (after-m.cluster)/p)
 	for k := k0; ; k++ {
-		if next := m.slot(k); next > after && (m.expectedSlot(next) || k-k0 > maxSlotScan) {
+		if next := m.slot(k); next > after && (m.watchedSlot(next) || k-k0 > maxSlotScan) {
 			return time.Unix(next, 0)
 		}
 	}
@@ -855,11 +885,26 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	at := time.Unix(m.cluster+10, 0).In(m.loc) // the slot's minute (runs come late, not early)
 	hh, mm := at.Hour(), at.Minute()
 	days, dow := daysWords(m.daysOn)
+	young := !m.calendarKnown()
+	if young && p <= 86400 {
+		// Days not known yet: what is watched (watchedSlot), weekdays
+		// and any weekend day a run came on.
+		days, dow = daysWords(m.daysOn | weekdayMask)
+		if m.daysOn&^weekdayMask == 0 {
+			days += " (weekends not seen yet)"
+		}
+	}
 	zone := m.loc.String()
 	switch {
+	case m.monthly() && m.daysOn == 31:
+		words = fmt.Sprintf("monthly on the last day at %02d:%02d %s", hh, mm, zone)
 	case m.monthly():
-		words = fmt.Sprintf("monthly on the %s at %02d:%02d %s", schedule.Ordinal(at.Day()), hh, mm, zone)
-		if at.Day() <= 28 { // cron runs a later day only in the months that have it
+		day := at.Day()
+		if m.daysOn > 28 {
+			day = int(m.daysOn)
+		}
+		words = fmt.Sprintf("monthly on the %s at %02d:%02d %s", schedule.Ordinal(day), hh, mm, zone)
+		if day <= 28 { // cron runs a later day only in the months that have it
 			cron = fmt.Sprintf("%d %d %d * *", mm, hh, at.Day())
 		}
 	case p == 86400:
@@ -881,12 +926,12 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		default:
 			words = "every " + Duration(time.Duration(step)*time.Minute)
 		}
-		hours, window := "*", m.winLo != noWindow && int64(m.winHi-m.winLo)+step < 1440
+		hours, window := "*", m.winLo != noWindow && int64(m.winHi-m.winLo)+step < 1440 && !young
 		if window {
 			words += fmt.Sprintf(" from %02d:%02d to %02d:%02d", m.winLo/60, m.winLo%60, m.winHi/60, m.winHi%60)
 			hours = fmt.Sprintf("%d-%d", m.winLo/60, m.winHi/60)
 		}
-		if m.daysOn != 0 && m.daysOn&0x7F != 0x7F {
+		if young || m.daysOn != 0 && m.daysOn&0x7F != 0x7F {
 			words += " " + days
 		}
 		words += " " + zone
@@ -902,7 +947,7 @@ func (m *RateModel) calendarWords() (words, cron string) {
 				}
 			case step%60 == 0 && 24%(step/60) == 0:
 				n := int(step / 60)
-				if !window {
+				if !window && n > 1 {
 					hours = fmt.Sprintf("%d-23/%d", hh%n, n)
 				} else if n > 1 {
 					hours += fmt.Sprintf("/%d", n)
@@ -984,6 +1029,9 @@ func (m *RateModel) lateUnit() int64 {
 func (m *RateModel) monthNext(t, months int64) int64 {
 	c := time.Unix(t, 0).In(m.loc)
 	y, mo, d := c.Date()
+	if m.monthly() && m.daysOn > 28 {
+		d = int(m.daysOn) // the 29th, 30th or 31st (the last day): not the day a shorter month clamped the anchor to
+	}
 	last := time.Date(y, mo+time.Month(months)+1, 0, 12, 0, 0, 0, m.loc).Day()
 	return time.Date(y, mo+time.Month(months), min(d, last), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
 }

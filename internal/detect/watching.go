@@ -29,7 +29,8 @@ type Watching struct {
 	// nil once 14 days passed with fewer than 5 (it arms at the 5th).
 	ArmsBy *time.Time
 	// AlertAfter is how long after the last event a stop would be
-	// flagged, as the model stands: the earliest reliable alert.
+	// flagged, as the model stands: the earliest reliable alert. While
+	// learning, from the 3rd event, the learning guard's silence.
 	AlertAfter time.Duration
 	// SuggestedZone is a zone the beet's runs follow better than its own
 	// (its schedule followed that zone's clock change); empty if none.
@@ -49,15 +50,23 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 	last := time.UnixMicro(m.last)
 	w.Model, w.SuggestedZone = "learning", m.SuggestedZone()
 	if !m.Armed() {
+		// Meanwhile, from its 3rd event, the learning guard (firstruns.go).
+		guarded := ""
+		if g := (guard{m}); g.ready() {
+			due, _, _ := g.due(false)
+			w.AlertAfter = due.Sub(last)
+			guarded = fmt.Sprintf(" Meanwhile a silence is flagged after %s (%d× the longest gap so far, %s, and not before a day of events).",
+				Duration(w.AlertAfter), guardFactor, Duration(m.longestGap()))
+		}
 		by := time.Unix(m.first, 0).Add(armBy)
 		if !by.After(last) {
 			// A sparse beet: past 14 days, short of armByEvents events.
-			w.Description = fmt.Sprintf("Learning this beet's rhythm; alerts start by its %s event at the latest (%d so far), or as soon as its runs make a schedule.",
-				schedule.Ordinal(armByEvents), m.events)
+			w.Description = fmt.Sprintf("Learning this beet's rhythm; full alerts start by its %s event at the latest (%d so far), or as soon as its runs make a schedule.",
+				schedule.Ordinal(armByEvents), m.events) + guarded
 			return w, true
 		}
 		w.ArmsBy = &by
-		w.Description = "Learning this beet's rhythm; " + Duration(by.Sub(last)) + " of events to go at the most."
+		w.Description = "Learning this beet's rhythm; " + Duration(by.Sub(last)) + " of events to go at the most, less if its runs make a schedule." + guarded
 		return w, true
 	}
 	if at, ok := m.ArmedAt(); ok {

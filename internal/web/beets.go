@@ -524,9 +524,9 @@ func reliable(b *beet.Beet, flips []*beet.Flip, loc *time.Location) string {
 		return "Now: the settings say what to expect."
 	case b.Status == beet.StatusNew || b.Status == beet.StatusLearning:
 		if first, ok := firstEvent(flips); ok {
-			return "Alerts start " + detect.ArmingRule.From(first, loc) + "."
+			return "Alerts start " + detect.ArmingRule.From(first, loc) + ". " + detect.ArmingRule.Meanwhile()
 		}
-		return "Alerts start " + detect.ArmingRule.Words() + "."
+		return "Alerts start " + detect.ArmingRule.Words() + ". " + detect.ArmingRule.Meanwhile()
 	}
 	return "Now: the rhythm is learned."
 }

@@ -78,3 +78,40 @@ func TestLearnedScheduleBecomesCron(t *testing.T) {
 		t.Error("the cron beet's page still shows the learned model, or not its schedule")
 	}
 }
+
+// TestLearningBeetShowsWhatIsWatched: an auto beet still learning, with a
+// few irregular events, shows on its page that a silence is already
+// watched, and after how long it is flagged.
+func TestLearningBeetShowsWhatIsWatched(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	ctx := context.Background()
+	svc, st := a.Backend().Service, a.Backend().Store
+	feed, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: "Sign-ups", Timezone: "Europe/Berlin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		fl, err := detect.ApplyEvents(b, sp)
+		if err != nil {
+			t.Error(err)
+		}
+		return fl
+	}
+	at := time.Now().Add(-5 * time.Hour).UTC()
+	for i, gap := range []time.Duration{17, 41, 9, 63, 25, 33} {
+		at = at.Add(gap * time.Minute)
+		var id beet.EventID
+		id[0], id[1] = byte(feed.ID), byte(i)
+		if err := st.AddEvents(ctx, []beet.Event{{ID: id, BeetID: feed.ID, ReceivedAt: at, Method: "GET"}}, observe); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := b.get("/beets/1").body
+	for _, s := range []string{"What auto mode watches for", "Watched while learning: a silence of ", "a silence far longer than any gap seen is flagged"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("beet page lacks %q", s)
+		}
+	}
+}

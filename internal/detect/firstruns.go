@@ -1,0 +1,193 @@
+package detect
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// Watched from the first runs: a schedule is recognised from its first
+// consistent runs (three runs of a daily job, four of an hourly or
+// 5-minute one), before its days and hours are known; and while nothing is
+// sure yet, the learning guard flags a silence far longer than any gap seen.
+
+// youngStreak is the streak of runs that recognises a schedule from its
+// first runs: 1 (three runs, two equal gaps) for whole days, 2 (four runs)
+// for shorter periods, whose equal gaps random traffic makes more often.
+func (m *RateModel) youngStreak() uint8 {
+	if int64(m.period)%86400 == 0 {
+		return 1
+	}
+	return 2
+}
+
+// youngConfirmed reports whether the schedule was recognised from its
+// first runs and keeps its streak.
+func (m *RateModel) youngConfirmed() bool {
+	return m.flags&flagYoung != 0 && m.streak >= m.youngStreak() && !m.monthly()
+}
+
+// youngLate is the most a run of a young streak may be late on the
+// interval its first runs set: a twentieth of the period (a job's run
+// times vary by a few percent of it), at least 10 s.
+func (m *RateModel) youngLate() int64 { return max(10, int64(m.period)/20) }
+
+// cronPeriod reports whether the schedule's period is one cron jobs run
+// at: 5 minutes to an hour, dividing an hour; 2 to 12 hours, dividing a
+// day; whole days; a month. Only those are recognised from their first
+// runs: random traffic at a few events a minute makes three equal gaps of
+// 70 s as its first events often enough.
+func (m *RateModel) cronPeriod() bool {
+	p := int64(m.period)
+	switch {
+	case m.monthly() || p%86400 == 0:
+		return p > 0
+	case p <= 3600:
+		return p >= 300 && 3600%p == 0
+	}
+	return 86400%p == 0 && p%3600 == 0
+}
+
+// noteYoung, after a run on the schedule, recognises the schedule from its
+// first runs: the streak is long enough, its period a cron period, its
+// runs were punctual, and every event the beet ever had was a ping of a
+// run (one stray ping allowed): random traffic only rarely starts with
+// equal gaps, while later on it makes them every day.
+func (m *RateModel) noteYoung() {
+	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() || !m.cronPeriod() {
+		return
+	}
+	runs, events := int64(m.streak)+2, int64(m.events)
+	// One ping a run, or a start and an end ping a run once the ends came
+	// as such (countEnd): not one extra event in every period at random.
+	pings := events <= runs || int64(m.endRuns()) >= int64(m.youngStreak()) && events <= 2*runs
+	if int64(m.lateMax) <= m.youngLate() && pings {
+		m.flags |= flagYoung
+	}
+}
+
+// youngDayEnd: a young schedule under a day, whose window of the day is
+// not known yet, expects its runs past the latest time of day seen so far
+// until 15:00 local; later, the end of the runs may be the end of a
+// working day.
+const youngDayEnd = 15 * 3600
+
+// watchedSlot reports whether a missing run at slot t is flagged: a slot
+// the schedule expects and, while the schedule is young (its days and
+// hours not known yet), a slot on a weekday or a weekend day a run came on,
+// at a time of day runs came at (or before youngDayEnd after them).
+func (m *RateModel) watchedSlot(t int64) bool {
+	if !m.expectedSlot(t) {
+		return false
+	}
+	if m.calendarKnown() || !m.youngConfirmed() || int64(m.period) > 86400 {
+		return true
+	}
+	day, sod := m.localDay(t)
+	if wd := weekday(day); (wd == 0 || wd == 6) && m.daysOn&(1<<wd) == 0 {
+		return false
+	}
+	if int64(m.period) >= 86400 || m.winLo == noWindow {
+		return true
+	}
+	minute, margin := sod/60, max(1, int64(m.period)/120)
+	return minute+margin >= int64(m.winLo) && (minute <= int64(m.winHi)+margin || sod <= youngDayEnd)
+}
+
+// monthDay is what a monthly schedule first seen at runs a and b keeps as
+// its day of the month (in daysOn, which only schedules under a month
+// use): the 29th, 30th or 31st (31: the last day) when a run came on such
+// a day, so that a month shorter than that day does not move the runs
+// after it; else 0 (the day of the latest run).
+func monthDay(a, b int64, loc *time.Location) uint8 {
+	d := max(time.Unix(a, 0).In(loc).Day(), time.Unix(b, 0).In(loc).Day())
+	if d <= 28 {
+		return 0
+	}
+	return uint8(d)
+}
+
+// The learning guard: from a beet's guardEvents-th event, while no other
+// watch is sure, a silence guardFactor times the longest gap seen so far is
+// flagged, and the reason says the beet is still learning.
+const (
+	guardEvents = 3
+	guardFactor = 10
+	guardFloor  = time.Hour
+	// guardFirstDay: a beet seen for less than this may not have met its
+	// night yet; a silence before it has is not flagged.
+	guardFirstDay = 26 * time.Hour
+)
+
+// guard is the learning guard's watch.
+type guard struct{ m *RateModel }
+
+func (w guard) ready() bool { return w.m.events >= guardEvents }
+
+func (w guard) limit() time.Duration {
+	return max(guardFloor, guardFactor*w.m.longestGap())
+}
+
+func (w guard) due(bool) (time.Time, string, bool) {
+	m := w.m
+	last := time.UnixMicro(m.last)
+	at := last.Add(w.limit())
+	if first := time.Unix(m.first, 0).Add(guardFirstDay); at.Before(first) {
+		at = first
+	}
+	if !m.weekendSeen() {
+		// A beet not seen over a weekend yet may be quiet at weekends:
+		// the weekend does not count towards the silence.
+		if sat := m.nextSaturday(last); sat.Before(at) {
+			at = at.Add(48 * time.Hour)
+		}
+	}
+	return at, kindGuard, true
+}
+
+// weekendSeen reports whether an hour of a Saturday or Sunday was learned.
+func (m *RateModel) weekendSeen() bool {
+	for _, r := range m.rate[24:] {
+		if r >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nextSaturday is the start of the first local Saturday after t (t itself
+// if it is on a weekend).
+func (m *RateModel) nextSaturday(t time.Time) time.Time {
+	day, _ := m.localDay(t.Unix())
+	wd := weekday(day)
+	if wd == 0 || wd == 6 {
+		return t
+	}
+	c := t.In(m.loc)
+	return time.Date(c.Year(), c.Month(), c.Day()+int(6-wd), 0, 0, 0, 0, m.loc)
+}
+
+func (w guard) alarm(_ string, due time.Time) *alarm {
+	m := w.m
+	last, first := time.UnixMicro(m.last), time.Unix(m.first, 0)
+	return &alarm{kind: beet.FlipSilence, expected: 1, reason: fmt.Sprintf(
+		"No event for %s (since %s); in its first %s the longest gap was %s. Beet is still learning this beet's rhythm.",
+		Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"), Duration(last.Sub(first)), Duration(m.longestGap()))}
+}
+
+func (w guard) describe(time.Time) string {
+	return fmt.Sprintf("meanwhile a silence over %s (%d× the longest gap so far, not before a day of events) is flagged",
+		Duration(w.limit()), guardFactor)
+}
+
+// tooOftenExtras is the leaky count of extra pings (+4 each beyond one a
+// period, −1 a run) at which a schedule's extra runs are said to persist:
+// four extra runs with fewer than a dozen runs between. A single run by
+// hand adds 4 (or nothing, as a period's one free ping) and leaks away.
+const tooOftenExtras = 16
+
+// tooOftenReason says why a schedule's extra runs are an alarm.
+func (m *RateModel) tooOftenReason() string {
+	return "Runs too often: more than one extra run between its scheduled runs, again and again (" + m.describeSchedule() + ")."
+}

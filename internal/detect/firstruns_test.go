@@ -1,0 +1,222 @@
+package detect
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// hourlyRuns returns a run at minute mm of every hour from start (on the
+// hour) for hours hours, 0-2 minutes late, leaving out the hours in skip.
+func hourlyRuns(r *rand.Rand, start time.Time, hours, mm int, skip func(h int) bool) []time.Time {
+	var out []time.Time
+	for h := range hours {
+		if skip != nil && skip(h) {
+			continue
+		}
+		slot := start.Add(time.Duration(h)*time.Hour + time.Duration(mm)*time.Minute)
+		out = append(out, slot.Add(time.Duration(r.Int64N(int64(2*time.Minute)))))
+	}
+	return out
+}
+
+func logFlips(t *testing.T, flips []beet.Flip, loc *time.Location) {
+	t.Helper()
+	for _, f := range flips {
+		t.Logf("  %s %s→%s %s: %s", f.At.In(loc).Format("Mon Jan 2 15:04"), f.From, f.To, f.Kind, f.Reason)
+	}
+}
+
+// TestHourlyJobStoppedOnDayTwo: an hourly job first seen on a Monday at
+// 09:17 is recognised from its first runs and watched from then; stopped
+// on day 2 after its 10:17 run, it is flagged within 3 missed runs, and
+// nothing before.
+func TestHourlyJobStoppedOnDayTwo(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, berlin) // a Monday
+	runs := hourlyRuns(rand.New(rand.NewPCG(7, 7)), start, 26, 17, nil)
+	a := newAutoBeet("Europe/Berlin")
+	for _, at := range runs {
+		a.event(t, at, 1)
+	}
+	if len(a.flips) < 2 || a.flips[1].Kind != beet.FlipLearned || a.flips[1].At.After(start.Add(4*time.Hour)) {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("not recognised as hourly within 4 hours")
+	}
+	stop := runs[len(runs)-1]
+	a.until(t, stop.Add(24*time.Hour))
+	third := time.Date(2026, 3, 3, 13, 17, 0, 0, berlin) // the third missed run
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(stop) || al[0].At.After(third) {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("want one missed run flagged after %s, by %s", stop.In(berlin), third)
+	}
+	if w, ok := Watch(&a.b); !ok || w.Model != "schedule" || w.Cron != "17 * * * 1-5" || w.ArmedAt == nil || w.ArmedAt.After(start.Add(4*time.Hour)) {
+		t.Fatalf("watching %+v", w)
+	}
+}
+
+// TestDailyJobStoppedAfterThirdRun: a daily job at 02:00 New York time,
+// stopped after its third run, is flagged within a day plus its grace
+// (and a minute: the slot is the early edge of the runs seen) of that run.
+func TestDailyJobStoppedAfterThirdRun(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	r := rand.New(rand.NewPCG(9, 9))
+	a := newAutoBeet("America/New_York")
+	var third time.Time
+	for d := range 3 {
+		third = time.Date(2026, 3, 2+d, 2, 0, 0, 0, ny).Add(time.Duration(r.Int64N(int64(3 * time.Minute))))
+		a.event(t, third, 1)
+	}
+	w, ok := Watch(&a.b)
+	// Its weekends are not known yet: weekdays are watched. (The slot is
+	// the early edge of the runs: 02:00 to 02:02.)
+	if !ok || w.Model != "schedule" || !strings.HasSuffix(w.Cron, " 2 * * 1-5") {
+		logFlips(t, a.flips, ny)
+		t.Fatalf("after three runs: %+v", w)
+	}
+	grace := time.Duration(w.GraceSeconds) * time.Second
+	a.until(t, third.Add(10*24*time.Hour))
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.After(third.Add(24*time.Hour+grace+time.Minute)) {
+		logFlips(t, a.flips, ny)
+		t.Fatalf("want the missed run flagged by %s (a day plus %s)", third.Add(24*time.Hour+grace+time.Minute).In(ny), grace)
+	}
+}
+
+// TestHourlyJobGapOnDayFour: an hourly job whose runs stop for 6 hours on
+// day 4 (an outage in its first week) is flagged then, and is still
+// watched as an hourly job after it, not as a rate beet.
+func TestHourlyJobGapOnDayFour(t *testing.T) {
+	utc := time.UTC
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, utc) // a Monday
+	gap := func(h int) bool { return h >= 3*24+10 && h < 3*24+16 }
+	runs := hourlyRuns(rand.New(rand.NewPCG(11, 11)), start, 10*24, 40, gap)
+	a := newAutoBeet("UTC")
+	for _, at := range runs {
+		a.event(t, at, 1)
+	}
+	a.until(t, runs[len(runs)-1].Add(30*time.Minute))
+	from := time.Date(2026, 3, 5, 10, 40, 0, 0, utc)
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(from) || al[0].At.After(from.Add(time.Hour)) {
+		logFlips(t, a.flips, utc)
+		t.Fatalf("want the gap flagged as a missed run by %s, and nothing else", from.Add(time.Hour))
+	}
+	if w, ok := Watch(&a.b); !ok || w.Model != "schedule" || w.Cron != "40 * * * *" {
+		t.Fatalf("after the gap, watching %+v", w)
+	}
+}
+
+// TestLearningBeetSilence: a beet of irregular events (about 2 an hour)
+// for two days, then silent, is flagged while still learning once the
+// silence is 10 times its longest gap, and the reason says so.
+func TestLearningBeetSilence(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 13))
+	start := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC) // a Tuesday
+	a := newAutoBeet("UTC")
+	var last time.Time
+	longest := time.Duration(0)
+	for at := start; at.Before(start.Add(48 * time.Hour)); at = at.Add(time.Duration(r.ExpFloat64() / 2 * float64(time.Hour))) {
+		if !last.IsZero() {
+			longest = max(longest, at.Sub(last))
+		}
+		a.event(t, at, 1)
+		last = at
+	}
+	if a.b.Status != beet.StatusLearning {
+		t.Fatalf("status %s after two days", a.b.Status)
+	}
+	w, ok := Watch(&a.b)
+	if !ok || w.Model != "learning" || w.AlertAfter <= 0 {
+		t.Fatalf("learning, watching %+v", w)
+	}
+	a.until(t, last.Add(30*24*time.Hour))
+	al := alarms(a.flips)
+	longest = longest.Truncate(time.Minute) + time.Minute // gaps are kept in whole minutes, rounded up
+	limit := last.Add(10*longest + time.Minute)
+	if len(al) != 1 || al[0].To != beet.StatusDown || al[0].From != beet.StatusLearning || al[0].At.After(limit) ||
+		!strings.Contains(al[0].Reason, "still learning") || !strings.Contains(al[0].Reason, "longest gap was "+Duration(longest)) {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want one silence flagged by %s (10 × %s), saying the beet is still learning", limit, longest)
+	}
+	t.Log(al[0].Reason)
+}
+
+// TestMonthlyJobsMissedRun: monthly jobs on the 1st at 03:00 and on the
+// last day of the month are learned from their first three runs, raise
+// nothing while they keep running, and a missed run is flagged within
+// its grace (a tenth of a month: 3 days).
+func TestMonthlyJobsMissedRun(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	for _, c := range []struct {
+		name string
+		slot func(month int) time.Time
+		cron string
+	}{
+		{"0 3 1 * *", func(m int) time.Time { return time.Date(2026, time.Month(1+m), 1, 3, 0, 0, 0, berlin) }, " 3 1 * *"},
+		{"the last day at 23:30", func(m int) time.Time { return time.Date(2026, time.Month(2+m), 0, 23, 30, 0, 0, berlin) }, ""},
+	} {
+		r := rand.New(rand.NewPCG(17, 17))
+		a := newAutoBeet("Europe/Berlin")
+		for m := range 7 {
+			if m == 5 {
+				continue // the missed run
+			}
+			a.event(t, c.slot(m).Add(time.Duration(r.Int64N(int64(5*time.Minute)))), 1)
+		}
+		a.until(t, c.slot(7))
+		w, _ := Watch(&a.b)
+		al := alarms(a.flips)
+		missed := c.slot(5)
+		if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(4*24*time.Hour)) ||
+			!strings.Contains(al[0].Reason, "Missed the run due at "+missed.Format("Jan 2 15:")) {
+			logFlips(t, a.flips, berlin)
+			t.Errorf("%s: want the run of %s flagged, at that time, within 4 days, and nothing else", c.name, missed)
+		}
+		if w.Model != "schedule" || !strings.HasSuffix(w.Cron, c.cron) || (c.cron == "") != (w.Cron == "") {
+			t.Errorf("%s: watching %+v", c.name, w)
+		}
+		t.Logf("%s: %s", c.name, w.Description)
+	}
+}
+
+// TestHourlyJobRunsTooOften: an hourly job that starts running 4 times an
+// hour for a day is flagged once, as running too often, and recovers
+// after; a single run by hand between two runs raises nothing.
+func TestHourlyJobRunsTooOften(t *testing.T) {
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC) // a Monday
+	r := rand.New(rand.NewPCG(19, 19))
+	runs := hourlyRuns(r, start, 20*24, 10, nil)
+	byHand := start.Add(5*24*time.Hour + 14*time.Hour + 41*time.Minute)
+	often, oftenEnd := start.Add(10*24*time.Hour), start.Add(11*24*time.Hour)
+	var events []time.Time
+	for _, at := range runs {
+		events = append(events, at)
+		if !at.Before(often) && at.Before(oftenEnd) {
+			events = append(events, at.Add(15*time.Minute), at.Add(30*time.Minute), at.Add(45*time.Minute))
+		}
+	}
+	events = append(events, byHand)
+	slices.SortFunc(events, func(a, b time.Time) int { return a.Compare(b) })
+	a := newAutoBeet("UTC")
+	for _, at := range events {
+		a.event(t, at, 1)
+	}
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].At.Before(often) || al[0].At.After(often.Add(6*time.Hour)) || !strings.HasPrefix(al[0].Reason, "Runs too often") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want one alarm, runs too often, within 6 hours of %s", often)
+	}
+	if a.b.Status != beet.StatusUp {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("status %s after 9 days of runs alone", a.b.Status)
+	}
+	if w, _ := Watch(&a.b); w.Model != "schedule" {
+		t.Fatalf("watching %+v", w)
+	}
+}

@@ -1,8 +1,6 @@
 package beet
 
 import (
-	"context"
-	"crypto/sha256"
 	"slices"
 	"time"
 )
@@ -180,72 +178,4 @@ func (r *Runs) end(e *Event, k EventKind) {
 	if n := len(r.RecentMS); n > MaxRecentRuns {
 		r.RecentMS = slices.Clone(r.RecentMS[n-MaxRecentRuns:])
 	}
-}
-
-// RotatedTokenGrace is how long hits with a beet's old token are still
-// attributed to it after a rotation. They never record an event.
-const RotatedTokenGrace = 7 * 24 * time.Hour
-
-// MaxRotatedTokens bounds the old tokens kept per beet; older ones go.
-const MaxRotatedTokens = 10
-
-// RotatedToken is one of a beet's old tokens within the grace window after
-// its rotation, with the requests it still received. It keeps only a hash
-// and a redacted prefix of the token.
-type RotatedToken struct {
-	BeetID        int64
-	Prefix        string // beet.Redact of the old token
-	RotatedAt     time.Time
-	Hits          int64
-	LastHitAt     *time.Time
-	LastAddr      string // the last hit's client address
-	LastUserAgent string
-}
-
-// RotatedTokenHit is one or more requests with an old token, counted
-// together (RotatedTokenStore.AddRotatedTokenHits).
-type RotatedTokenHit struct {
-	Hash      []byte // TokenHash of the old token
-	Count     int64
-	At        time.Time // the last one's
-	Addr      string
-	UserAgent string
-}
-
-// TokenHash is how an old token is kept: its SHA-256.
-func TokenHash(token string) []byte {
-	h := sha256.Sum256([]byte(token))
-	return h[:]
-}
-
-// RotatedTokenStore keeps old tokens through their grace window.
-type RotatedTokenStore interface {
-	// FindRotatedToken returns the old token with that hash if it was
-	// rotated after since, or an ENOTFOUND error.
-	FindRotatedToken(ctx context.Context, hash []byte, since time.Time) (*RotatedToken, error)
-	// AddRotatedTokenHits adds hits to their tokens; hits for tokens no
-	// longer kept are ignored.
-	AddRotatedTokenHits(ctx context.Context, hits []RotatedTokenHit) error
-	// FindRotatedTokens returns the beet's old tokens rotated after since,
-	// newest first.
-	FindRotatedTokens(ctx context.Context, beetID int64, since time.Time) ([]*RotatedToken, error)
-}
-
-// UnknownToken is a recent ingestion request whose token matched no beet,
-// as an instance remembers it (in memory, bounded): never the token, only
-// its shape and a redacted prefix.
-type UnknownToken struct {
-	Prefix    string // beet.Redact of what was sent
-	Shape     string // what is wrong with it: "wrong length (12 characters, want 31)", "no beet has it", …
-	Addr      string // the last request's client address
-	UserAgent string // the last request's
-	Count     int64
-	First     time.Time
-	Last      time.Time
-	// BeetID is the beet the token was probably meant for, or 0: the beet
-	// whose old token it is (Rotated), or whose live token it misses by a
-	// typo (a character or two). Which beet it is belongs to that beet's
-	// account alone; the live token is never shown for it.
-	BeetID  int64
-	Rotated bool
 }

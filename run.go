@@ -5,38 +5,6 @@ import (
 	"time"
 )
 
-// EventKind says what an ingestion request reported: the plain endpoint
-// pings, and a job can also say that it started, that it failed, or log a
-// line ({token}/start, /fail, /log, /{exit code}).
-type EventKind string
-
-const (
-	KindPing  EventKind = "ping"  // the plain endpoint or exit code 0: it happened, the job succeeded
-	KindStart EventKind = "start" // a run began; its end (ping or fail) gets the run's duration
-	KindFail  EventKind = "fail"  // /fail or a non-zero exit code: the beet goes down
-	KindLog   EventKind = "log"   // a message; never changes state
-)
-
-// Normal returns k, with the zero kind as KindPing.
-func (k EventKind) Normal() EventKind {
-	if k == "" {
-		return KindPing
-	}
-	return k
-}
-
-// Counts reports whether events of kind k count toward a beet's rhythm:
-// pings and failures are runs that happened; starts and logs are not.
-func (k EventKind) Counts() bool { return k == "" || k == KindPing || k == KindFail }
-
-// MaxExitCode is the largest exit code /{exit code} takes.
-const MaxExitCode = 255
-
-// MaxMessageLen bounds the message a body carries, in bytes: the
-// ingestion body limit, announced in every answer's Ping-Body-Limit (as
-// Healthchecks, whose default it is). A longer body is kept cut to it.
-const MaxMessageLen = 10000
-
 // Signal is one start or end of a run among a group of a beet's events,
 // for detection (EventSpan.Signals).
 type Signal struct {

@@ -59,51 +59,6 @@ func (r Runs) Zero() bool {
 // that the store tracks its events in order.
 func (r Runs) Open() bool { return r.StartedAt != nil || len(r.ByRID) > 0 }
 
-// TrackRuns applies a group of b's events, in time order, to b.Runs, as
-// Healthchecks does:
-//
-//   - a start opens the watched run (a second start replaces the first:
-//     the job was restarted); with a run ID it is also kept by that ID;
-//   - an end (a ping or a failure) with a run ID gets the duration from
-//     the start with the same ID; it ends the watched run if that run has
-//     the same ID, or if it is a failure;
-//   - an end without a run ID ends the watched run, and gets its duration
-//     when that run had no run ID either.
-//
-// Ending sets the event's Duration. It returns the group's signals for
-// detection: nil when the group held no start, failure or exit code and
-// ended no run, which is every group of a beet that only pings.
-func TrackRuns(b *Beet, events []*Event) []Signal {
-	need := b.Runs.Open()
-	for _, e := range events {
-		if e.Kind.Normal() != KindPing || e.ExitCode != nil {
-			need = true
-			break
-		}
-	}
-	if !need {
-		return nil
-	}
-	var out []Signal
-	for _, e := range events {
-		k := e.Kind.Normal()
-		switch k {
-		case KindLog:
-			continue
-		case KindStart:
-			t := e.ReceivedAt
-			b.Runs.StartedAt, b.Runs.StartedRID = &t, e.RID
-			if e.RID != "" {
-				b.Runs.startByRID(e.RID, t)
-			}
-		default:
-			b.Runs.end(e, k)
-		}
-		out = append(out, Signal{At: e.ReceivedAt, Kind: k, ExitCode: e.ExitCode, Duration: e.Duration})
-	}
-	return out
-}
-
 // startByRID keeps a start by its run ID, within the bounds.
 func (r *Runs) startByRID(rid string, at time.Time) {
 	r.ByRID = slices.DeleteFunc(slices.Clone(r.ByRID), func(s RIDStart) bool {

@@ -77,15 +77,6 @@ type Account struct {
 	CreatedAt time.Time
 }
 
-// User is a person who signs in to an account's dashboard.
-type User struct {
-	ID           int64
-	AccountID    int64
-	Email        string
-	PasswordHash string // an encoded slow hash, never the password
-	CreatedAt    time.Time
-}
-
 // APIKey authenticates management API calls for one account. Only a hash of
 // the key is stored; Prefix is kept so people can tell their keys apart.
 type APIKey struct {

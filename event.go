@@ -95,12 +95,6 @@ const MaxExitCode = 255
 // Healthchecks, whose default it is). A longer body is kept cut to it.
 const MaxMessageLen = 10000
 
-// Limits on pages of results.
-const (
-	DefaultPageLimit = 100
-	MaxPageLimit     = 1000
-)
-
 // EventFilter selects a beet's events, newest first. Since is inclusive and
 // Until exclusive, so a client pages back by passing the oldest received_at
 // it has seen as the next Until.

@@ -226,56 +226,6 @@ func normaliseLoginEmail(email string) string {
 	return e
 }
 
-// APIKeys lists the account's API keys, revoked ones included.
-func (s *Service) APIKeys(ctx context.Context, accountID int64) ([]*beet.APIKey, error) {
-	return s.store.FindAPIKeys(ctx, accountID)
-}
-
-// RevokeAccountAPIKey revokes one of the account's keys; another
-// account's key is not found.
-func (s *Service) RevokeAccountAPIKey(ctx context.Context, accountID, keyID int64) error {
-	k, err := s.store.FindAPIKeyByID(ctx, keyID)
-	if err != nil {
-		return err
-	}
-	if k.AccountID != accountID {
-		return beet.Errorf(beet.ENOTFOUND, "API key %d not found", keyID)
-	}
-	if k.RevokedAt != nil {
-		return nil
-	}
-	if err := s.store.RevokeAPIKey(ctx, keyID, s.Now()); err != nil {
-		return err
-	}
-	s.log.Info("API key revoked", "account_id", accountID, "key_id", keyID, "prefix", k.Prefix)
-	return nil
-}
-
-// Users lists the account's users.
-func (s *Service) Users(ctx context.Context, accountID int64) ([]*beet.User, error) {
-	return s.store.FindUsers(ctx, accountID)
-}
-
-// AddUser adds a person who can sign in to the account.
-func (s *Service) AddUser(ctx context.Context, accountID int64, email, password string) (*beet.User, error) {
-	email, err := normaliseEmail(email)
-	if err != nil {
-		return nil, err
-	}
-	if err := validatePassword(password); err != nil {
-		return nil, err
-	}
-	u := &beet.User{AccountID: accountID, Email: email, PasswordHash: s.hashPassword(password), CreatedAt: s.Now()}
-	if err := s.store.AddUser(ctx, u); err != nil {
-		if beet.ErrorCode(err) == beet.ECONFLICT {
-			return nil, &beet.Error{Code: beet.ECONFLICT, Field: "email", Message: "this email address already has a user"}
-		}
-		return nil, err
-	}
-	s.log.Info("user added", "account_id", accountID, "user_id", u.ID)
-	return u, nil
-}
-
 // throttle counts failures per email and per address in fixed windows.
 // Both maps are bounded: when one is full of live entries, new keys go
 // uncounted rather than pushing out old ones, so flooding it with made-up

@@ -86,3 +86,28 @@ func (s *Service) RemoveUserByEmail(ctx context.Context, email string) (*beet.Us
 	s.log.Info("user removed by an operator", "account_id", u.AccountID, "user_id", u.ID)
 	return u, nil
 }
+
+// Users lists the account's users.
+func (s *Service) Users(ctx context.Context, accountID int64) ([]*beet.User, error) {
+	return s.store.FindUsers(ctx, accountID)
+}
+
+// AddUser adds a person who can sign in to the account.
+func (s *Service) AddUser(ctx context.Context, accountID int64, email, password string) (*beet.User, error) {
+	email, err := normaliseEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	if err := validatePassword(password); err != nil {
+		return nil, err
+	}
+	u := &beet.User{AccountID: accountID, Email: email, PasswordHash: s.hashPassword(password), CreatedAt: s.Now()}
+	if err := s.store.AddUser(ctx, u); err != nil {
+		if beet.ErrorCode(err) == beet.ECONFLICT {
+			return nil, &beet.Error{Code: beet.ECONFLICT, Field: "email", Message: "this email address already has a user"}
+		}
+		return nil, err
+	}
+	s.log.Info("user added", "account_id", accountID, "user_id", u.ID)
+	return u, nil
+}

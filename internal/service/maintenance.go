@@ -131,7 +131,7 @@ func (s *Service) DeleteMaintenance(ctx context.Context, accountID, id int64) er
 // InMaintenance reports whether the beet is in one of its or its account's
 // maintenance windows at t. Notifications use it to hold messages;
 // detection, which runs inside the ingestion commit, asks an in-memory
-// view of the same windows instead (maintenance.go).
+// view of the same windows instead (maintenanceView).
 func (s *Service) InMaintenance(ctx context.Context, beetID int64, t time.Time) (bool, error) {
 	b, err := s.store.FindBeetByID(ctx, beetID)
 	if err != nil {

@@ -5,65 +5,6 @@ import (
 	"time"
 )
 
-// Plan decides how long an account's events are kept.
-type Plan string
-
-const (
-	PlanFree       Plan = "free"
-	PlanStarter    Plan = "starter"
-	PlanPro        Plan = "pro"
-	PlanEnterprise Plan = "enterprise"
-)
-
-// Plans lists every plan, shortest retention first.
-var Plans = []Plan{PlanFree, PlanStarter, PlanPro, PlanEnterprise}
-
-// Valid reports whether p is a known plan.
-func (p Plan) Valid() bool {
-	for _, q := range Plans {
-		if p == q {
-			return true
-		}
-	}
-	return false
-}
-
-// ParsePlan returns the plan named s or a validation error naming field.
-func ParsePlan(field, s string) (Plan, error) {
-	p := Plan(s)
-	if !p.Valid() {
-		return "", FieldError(field, "unknown plan %q (want free, starter, pro or enterprise)", s)
-	}
-	return p, nil
-}
-
-// RetentionCutoff returns the instant before which an account on plan p no
-// longer keeps events, as of now. Free keeps 30 × 24 h; the others keep
-// calendar years (in UTC), so a leap day does not shorten a year (CONTRACT §3).
-func (p Plan) RetentionCutoff(now time.Time) time.Time {
-	now = now.UTC()
-	switch p {
-	case PlanStarter:
-		return now.AddDate(-1, 0, 0)
-	case PlanPro, PlanEnterprise:
-		return now.AddDate(-3, 0, 0)
-	default:
-		return now.Add(-30 * 24 * time.Hour)
-	}
-}
-
-// RetentionText describes p's retention for people.
-func (p Plan) RetentionText() string {
-	switch p {
-	case PlanStarter:
-		return "1 year"
-	case PlanPro, PlanEnterprise:
-		return "3 years"
-	default:
-		return "30 days"
-	}
-}
-
 // Account owns beets, users and API keys. Nothing crosses accounts.
 type Account struct {
 	ID   int64
@@ -77,30 +18,6 @@ type Account struct {
 	CreatedAt time.Time
 }
 
-// User is a person who signs in to an account's dashboard.
-type User struct {
-	ID           int64
-	AccountID    int64
-	Email        string
-	PasswordHash string // an encoded slow hash, never the password
-	CreatedAt    time.Time
-}
-
-// APIKey authenticates management API calls for one account. Only a hash of
-// the key is stored; Prefix is kept so people can tell their keys apart.
-type APIKey struct {
-	ID        int64
-	AccountID int64
-	Name      string
-	Prefix    string
-	Hash      []byte
-	CreatedAt time.Time
-	RevokedAt *time.Time
-	// ReadOnly keys may call the API's GET routes only; any call that
-	// changes state is EFORBIDDEN.
-	ReadOnly bool
-}
-
 // AccountStore keeps accounts and their users.
 type AccountStore interface {
 	// CreateAccount inserts a and its first user u in one transaction and
@@ -112,17 +29,4 @@ type AccountStore interface {
 	// FindUserByEmail matches the email case-insensitively.
 	FindUserByEmail(ctx context.Context, email string) (*User, error)
 	FindUsers(ctx context.Context, accountID int64) ([]*User, error)
-}
-
-// APIKeyStore keeps API keys.
-type APIKeyStore interface {
-	CreateAPIKey(ctx context.Context, k *APIKey) error
-	// FindAPIKeyByHash returns the key with that hash even if revoked;
-	// callers check RevokedAt.
-	FindAPIKeyByHash(ctx context.Context, hash []byte) (*APIKey, error)
-	FindAPIKeyByID(ctx context.Context, id int64) (*APIKey, error)
-	FindAPIKeys(ctx context.Context, accountID int64) ([]*APIKey, error)
-	// RevokeAPIKey marks the key revoked at the given time; revoking twice
-	// keeps the first time.
-	RevokeAPIKey(ctx context.Context, id int64, at time.Time) error
 }

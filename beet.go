@@ -7,31 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// Status is where a beet stands (CONTRACT §2).
-type Status string
-
-const (
-	StatusNew       Status = "new"       // no event yet
-	StatusLearning  Status = "learning"  // auto mode, baseline not yet known
-	StatusUp        Status = "up"        // events arrive as expected
-	StatusDown      Status = "down"      // events stopped: silence
-	StatusAnomalous Status = "anomalous" // events arrive, but the rate is far from normal
-	StatusPaused    Status = "paused"    // records events, raises no alerts
-)
-
-// Statuses lists every status.
-var Statuses = []Status{StatusNew, StatusLearning, StatusUp, StatusDown, StatusAnomalous, StatusPaused}
-
-// Valid reports whether s is a known status.
-func (s Status) Valid() bool {
-	for _, t := range Statuses {
-		if s == t {
-			return true
-		}
-	}
-	return false
-}
-
 // Beet is one monitored event stream. Its token is the only credential of
 // the ingestion endpoint.
 type Beet struct {
@@ -109,21 +84,6 @@ func ValidateDescription(d string) error {
 	}
 	if n := utf8.RuneCountInString(d); n > MaxDescriptionLen {
 		return FieldError("description", "is %d characters long; at most %d are allowed", n, MaxDescriptionLen)
-	}
-	return nil
-}
-
-// ValidateTimezone checks that tz names an IANA time zone ("UTC", "Europe/Riga").
-func ValidateTimezone(field, tz string) error {
-	if tz == "" {
-		return FieldError(field, "is required")
-	}
-	// time.LoadLocation also accepts "Local" and file paths; only IANA names are meant here.
-	if tz == "Local" || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") || len(tz) > 64 {
-		return FieldError(field, "%q is not an IANA time zone name", tz)
-	}
-	if _, err := time.LoadLocation(tz); err != nil {
-		return FieldError(field, "%q is not an IANA time zone name", tz)
 	}
 	return nil
 }

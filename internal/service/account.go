@@ -111,3 +111,14 @@ func validatePassword(pw string) error {
 	}
 	return nil
 }
+
+// SingleAccount reports whether the installation has exactly one account:
+// then whoever is signed in runs it, and may see everything about
+// requests that matched no beet (client addresses included).
+func (s *Service) SingleAccount(ctx context.Context) (bool, error) {
+	accts, err := s.store.FindAccounts(ctx)
+	if err != nil {
+		return false, err
+	}
+	return len(accts) == 1, nil
+}

@@ -75,3 +75,28 @@ func hashAPIKey(key string) []byte {
 	h := sha256.Sum256([]byte(key))
 	return h[:]
 }
+
+// APIKeys lists the account's API keys, revoked ones included.
+func (s *Service) APIKeys(ctx context.Context, accountID int64) ([]*beet.APIKey, error) {
+	return s.store.FindAPIKeys(ctx, accountID)
+}
+
+// RevokeAccountAPIKey revokes one of the account's keys; another
+// account's key is not found.
+func (s *Service) RevokeAccountAPIKey(ctx context.Context, accountID, keyID int64) error {
+	k, err := s.store.FindAPIKeyByID(ctx, keyID)
+	if err != nil {
+		return err
+	}
+	if k.AccountID != accountID {
+		return beet.Errorf(beet.ENOTFOUND, "API key %d not found", keyID)
+	}
+	if k.RevokedAt != nil {
+		return nil
+	}
+	if err := s.store.RevokeAPIKey(ctx, keyID, s.Now()); err != nil {
+		return err
+	}
+	s.log.Info("API key revoked", "account_id", accountID, "key_id", keyID, "prefix", k.Prefix)
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
 )
 
 // Detection runs inside the ingestion commit and may do no I/O there, so
@@ -72,4 +73,122 @@ func (s *Service) inMaintenanceNow(b *beet.Beet, t time.Time) bool {
 		}
 	}
 	return false
+}
+
+// CreateMaintenance adds a maintenance window to the account, or to one of
+// its beets (w.BeetID).
+func (s *Service) CreateMaintenance(ctx context.Context, accountID int64, w *beet.MaintenanceWindow) error {
+	w.AccountID = accountID
+	w.CreatedAt = s.Now()
+	if w.BeetID != 0 {
+		if _, err := s.Beet(ctx, accountID, w.BeetID); err != nil {
+			return &beet.Error{Code: beet.ENOTFOUND, Field: "beet_id", Message: beet.ErrorMessage(err)}
+		}
+	}
+	if err := w.Validate(); err != nil {
+		return err
+	}
+	if w.Cron != "" {
+		if _, err := schedule.ParseCron(w.Cron); err != nil {
+			return beet.FieldError("cron", "%q is not a valid cron expression: %v", w.Cron, err)
+		}
+	}
+	ws, err := s.store.FindMaintenance(ctx, accountID, 0)
+	if err != nil {
+		return err
+	}
+	if len(ws) >= maxMaintenanceWindows {
+		return beet.Errorf(beet.ECONFLICT, "an account has at most %d maintenance windows", maxMaintenanceWindows)
+	}
+	if err := s.store.CreateMaintenance(ctx, w); err != nil {
+		return err
+	}
+	return s.refreshMaintenance(ctx, s.Now(), true)
+}
+
+const maxMaintenanceWindows = 100
+
+// MaintenanceWindows lists the account's windows.
+func (s *Service) MaintenanceWindows(ctx context.Context, accountID int64) ([]*beet.MaintenanceWindow, error) {
+	return s.store.FindMaintenance(ctx, accountID, 0)
+}
+
+// DeleteMaintenance removes the account's window.
+func (s *Service) DeleteMaintenance(ctx context.Context, accountID, id int64) error {
+	w, err := s.store.FindMaintenanceByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if w.AccountID != accountID {
+		return beet.Errorf(beet.ENOTFOUND, "maintenance window %d not found", id)
+	}
+	if err := s.store.DeleteMaintenance(ctx, id); err != nil {
+		return err
+	}
+	return s.refreshMaintenance(ctx, s.Now(), true)
+}
+
+// InMaintenance reports whether the beet is in one of its or its account's
+// maintenance windows at t. Notifications use it to hold messages;
+// detection, which runs inside the ingestion commit, asks an in-memory
+// view of the same windows instead (maintenanceView).
+func (s *Service) InMaintenance(ctx context.Context, beetID int64, t time.Time) (bool, error) {
+	b, err := s.store.FindBeetByID(ctx, beetID)
+	if err != nil {
+		return false, err
+	}
+	ws, err := s.store.FindMaintenance(ctx, b.AccountID, beetID)
+	if err != nil {
+		return false, err
+	}
+	for _, w := range ws {
+		if Covers(w, t) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Covers reports whether window w holds instant t: within [start, end)
+// for a one-off window, or within duration of the latest cron slot at or
+// before t, on the wall clock of its time zone.
+func Covers(w *beet.MaintenanceWindow, t time.Time) bool {
+	return parseWindow(w).covers(t)
+}
+
+// window is a maintenance window with its cron expression and zone parsed,
+// so checking it costs no parsing.
+type window struct {
+	w    *beet.MaintenanceWindow
+	cron *schedule.Cron // nil for a one-off window, or one that does not parse
+	loc  *time.Location
+}
+
+func parseWindow(w *beet.MaintenanceWindow) window {
+	pw := window{w: w}
+	if w.Cron == "" {
+		return pw
+	}
+	c, err := schedule.ParseCron(w.Cron)
+	if err != nil {
+		return pw
+	}
+	loc, err := time.LoadLocation(w.Timezone)
+	if err != nil {
+		return pw
+	}
+	pw.cron, pw.loc = c, loc
+	return pw
+}
+
+func (pw window) covers(t time.Time) bool {
+	w := pw.w
+	if w.Cron == "" {
+		return w.Start != nil && w.End != nil && !t.Before(*w.Start) && t.Before(*w.End)
+	}
+	if pw.cron == nil {
+		return false // a window that does not parse covers nothing
+	}
+	slot := pw.cron.Prev(t, pw.loc)
+	return !slot.IsZero() && t.Before(slot.Add(w.Duration))
 }

@@ -39,7 +39,7 @@ type Service struct {
 	watchedMu sync.Mutex // the global guard's cached count of watched beets
 	watchedN  int
 	watchedAt time.Time
-	// Dashboard sign-in (session.go).
+	// Dashboard sign-in (session.go, throttle.go).
 	setupDone atomic.Bool
 	logins    *throttle
 	hashing   chan struct{}

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"sync"
 	"time"
 
 	"github.com/beethq/beet"
@@ -23,17 +22,6 @@ const (
 	sessionIDLen = 32
 	// pruneBatch bounds the expired sessions deleted at each sign-in.
 	pruneBatch = 100
-)
-
-// Login throttling: failed sign-ins are counted per email and per client
-// address over loginWindow; past the limit, sign-in is refused until the
-// window passes. Only failures count, so a person who types their password
-// right is never slowed down.
-const (
-	loginWindow      = 15 * time.Minute
-	loginFailsPerKey = 10  // per email
-	loginFailsPerIP  = 50  // per client address (offices share one)
-	loginMaxKeys     = 1e5 // per map; see throttle.fail
 )
 
 // SignedIn is what a successful sign-in hands back: the cookie value (the
@@ -214,142 +202,6 @@ func (s *Service) hashPassword(pw string) string {
 	s.hashing <- struct{}{}
 	defer func() { <-s.hashing }()
 	return HashPassword(pw, s.pw)
-}
-
-// normaliseLoginEmail is the throttling key of an email as typed: case
-// and spaces do not make a new key.
-func normaliseLoginEmail(email string) string {
-	e, err := normaliseEmail(email)
-	if err != nil {
-		return "invalid"
-	}
-	return e
-}
-
-// APIKeys lists the account's API keys, revoked ones included.
-func (s *Service) APIKeys(ctx context.Context, accountID int64) ([]*beet.APIKey, error) {
-	return s.store.FindAPIKeys(ctx, accountID)
-}
-
-// RevokeAccountAPIKey revokes one of the account's keys; another
-// account's key is not found.
-func (s *Service) RevokeAccountAPIKey(ctx context.Context, accountID, keyID int64) error {
-	k, err := s.store.FindAPIKeyByID(ctx, keyID)
-	if err != nil {
-		return err
-	}
-	if k.AccountID != accountID {
-		return beet.Errorf(beet.ENOTFOUND, "API key %d not found", keyID)
-	}
-	if k.RevokedAt != nil {
-		return nil
-	}
-	if err := s.store.RevokeAPIKey(ctx, keyID, s.Now()); err != nil {
-		return err
-	}
-	s.log.Info("API key revoked", "account_id", accountID, "key_id", keyID, "prefix", k.Prefix)
-	return nil
-}
-
-// Users lists the account's users.
-func (s *Service) Users(ctx context.Context, accountID int64) ([]*beet.User, error) {
-	return s.store.FindUsers(ctx, accountID)
-}
-
-// AddUser adds a person who can sign in to the account.
-func (s *Service) AddUser(ctx context.Context, accountID int64, email, password string) (*beet.User, error) {
-	email, err := normaliseEmail(email)
-	if err != nil {
-		return nil, err
-	}
-	if err := validatePassword(password); err != nil {
-		return nil, err
-	}
-	u := &beet.User{AccountID: accountID, Email: email, PasswordHash: s.hashPassword(password), CreatedAt: s.Now()}
-	if err := s.store.AddUser(ctx, u); err != nil {
-		if beet.ErrorCode(err) == beet.ECONFLICT {
-			return nil, &beet.Error{Code: beet.ECONFLICT, Field: "email", Message: "this email address already has a user"}
-		}
-		return nil, err
-	}
-	s.log.Info("user added", "account_id", accountID, "user_id", u.ID)
-	return u, nil
-}
-
-// throttle counts failures per email and per address in fixed windows.
-// Both maps are bounded: when one is full of live entries, new keys go
-// uncounted rather than pushing out old ones, so flooding it with made-up
-// emails cannot wipe the count of the one being guessed.
-type throttle struct {
-	mu     sync.Mutex
-	emails map[string]*fails
-	ips    map[string]*fails
-}
-
-type fails struct {
-	n     int
-	start time.Time
-}
-
-func newThrottle() *throttle {
-	return &throttle{emails: map[string]*fails{}, ips: map[string]*fails{}}
-}
-
-func (t *throttle) check(now time.Time, email, ip string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range []struct {
-		m     map[string]*fails
-		key   string
-		limit int
-	}{{t.emails, email, loginFailsPerKey}, {t.ips, ip, loginFailsPerIP}} {
-		f := c.m[c.key]
-		if c.key == "" || f == nil || now.Sub(f.start) >= loginWindow || f.n < c.limit {
-			continue
-		}
-		wait := f.start.Add(loginWindow).Sub(now)
-		return beet.Errorf(beet.ERATELIMITED, "too many failed attempts; try again in %d min", int(wait/time.Minute)+1)
-	}
-	return nil
-}
-
-func (t *throttle) fail(now time.Time, email, ip string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range []struct {
-		m   map[string]*fails
-		key string
-	}{{t.emails, email}, {t.ips, ip}} {
-		if c.key == "" {
-			continue
-		}
-		f := c.m[c.key]
-		if f == nil || now.Sub(f.start) >= loginWindow {
-			if f == nil && len(c.m) >= loginMaxKeys {
-				prune(c.m, now)
-				if len(c.m) >= loginMaxKeys {
-					continue
-				}
-			}
-			f = &fails{start: now}
-			c.m[c.key] = f
-		}
-		f.n++
-	}
-}
-
-func (t *throttle) forget(email string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.emails, email)
-}
-
-func prune(m map[string]*fails, now time.Time) {
-	for k, f := range m {
-		if now.Sub(f.start) >= loginWindow {
-			delete(m, k)
-		}
-	}
 }
 
 // hashingSlots bounds concurrent password hashes (64 MiB each).

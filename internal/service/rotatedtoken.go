@@ -19,14 +19,3 @@ func (s *Service) RotatedTokens(ctx context.Context, accountID, id int64, limit 
 	}
 	return s.store.FindRotatedTokens(ctx, id, s.Now().Add(-beet.RotatedTokenGrace))
 }
-
-// SingleAccount reports whether the installation has exactly one account:
-// then whoever is signed in runs it, and may see everything about
-// requests that matched no beet (client addresses included).
-func (s *Service) SingleAccount(ctx context.Context) (bool, error) {
-	accts, err := s.store.FindAccounts(ctx)
-	if err != nil {
-		return false, err
-	}
-	return len(accts) == 1, nil
-}

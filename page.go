@@ -1,0 +1,7 @@
+package beet
+
+// Limits on pages of results.
+const (
+	DefaultPageLimit = 100
+	MaxPageLimit     = 1000
+)

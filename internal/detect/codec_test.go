@@ -124,3 +124,15 @@ func TestStoredModelsCompatible(t *testing.T) {
 		})
 	}
 }
+
+// TestFlagBitsDistinct: the watches' flags, declared each next to its
+// watch, share the stored flags byte without overlapping.
+func TestFlagBitsDistinct(t *testing.T) {
+	var seen uint8
+	for _, f := range []uint8{flagFrozen, flagSurge, flagHoldDisp, flagSuspended, flagResumed, flagPaired, flagCalm, flagYoung} {
+		if seen&f != 0 {
+			t.Fatalf("flag %#x overlaps another", f)
+		}
+		seen |= f
+	}
+}

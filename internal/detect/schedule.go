@@ -10,6 +10,38 @@ import (
 	"github.com/beethq/beet/internal/schedule"
 )
 
+// scheduleState is the calendar schedule's: the latest cluster (events
+// closer than clusterGap) and the schedule over cluster starts.
+type scheduleState struct {
+	cluster    int64  // Unix seconds: the latest run's slot (the schedule's phase, the early edge of runs)
+	clusterN   uint8  // events in the latest cluster, saturating
+	calls      uint8  // calls (groups of events) in the latest cluster, saturating
+	period     uint32 // seconds between slots; 0: none yet
+	streak     uint8  // consecutive runs on the schedule
+	lateMean   uint16 // mean lateness of runs after their slot, seconds (EWMA)
+	lateMax    uint16 // largest lateness seen since the schedule was learned, seconds
+	daysOn     uint8  // days of the week (bit 0 Sunday) the schedule runs on; 0: not known
+	daysMissed uint8  // days whose last expected run was missing
+	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none (whole days: a pending step)
+	winHi      uint16
+	endOff     uint16 // seconds from the latest run to its second ping (a start+end job: the streak's longest run); 0: none
+	extraN     uint8  // extra pings, leaky: +4 each beyond one a period, −1 a run; up to 31 (extraCount)
+	endRunN    uint8  // start+end runs in a row, up to endRunsSure (endRuns)
+	pair       uint8  // pairRunPings: a second ping since the latest run; flagPairOnce
+	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
+	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
+
+	tooOften bool // the latest Observe found a schedule's extra runs persisting; not stored
+}
+
+// The schedule's flags (lifeState.flags).
+const (
+	flagSuspended = 1 << 3 // the schedule is suspended: the latest cluster holds more than a run's events
+	flagResumed   = 1 << 4 // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
+	flagPaired    = 1 << 5 // the latest three runs each had a second ping endOff after them: a missing one is flagged
+	flagYoung     = 1 << 7 // the schedule was recognised from its first runs (youngConfirmed)
+)
+
 // The calendar schedule: a beet that runs like a cron job. Runs are
 // clusters of at most maxRunEvents events; their starts are matched against
 // a grid of slots (a period, on the wall clock for whole days) that is
@@ -173,14 +205,16 @@ const endRunsSure = 7
 // and a missing end is flagged no sooner than the next run would be.
 const minEndPeriod = 10 * 60
 
-// The extras byte: bits 0-4 the leaky count of extra pings, bits 5-7 the
-// runs in a row (up to endRunsSure) that came as a start and one end.
-func (m *RateModel) extraCount() uint8 { return m.extras & 31 }
-func (m *RateModel) endRuns() uint8    { return m.extras >> 5 }
-func (m *RateModel) setExtraCount(n uint8) {
-	m.extras = m.extras&^31 | min(n, 31)
-}
-func (m *RateModel) setEndRuns(n uint8) { m.extras = m.extras&31 | min(n, endRunsSure)<<5 }
+// extraCount is the leaky count of extra pings (up to maxExtraCount);
+// endRuns the runs in a row (up to endRunsSure) that came as a start and
+// one end.
+func (m *RateModel) extraCount() uint8     { return m.extraN }
+func (m *RateModel) endRuns() uint8        { return m.endRunN }
+func (m *RateModel) setExtraCount(n uint8) { m.extraN = min(n, maxExtraCount) }
+func (m *RateModel) setEndRuns(n uint8)    { m.endRunN = min(n, endRunsSure) }
+
+// maxExtraCount saturates extraCount (5 bits as stored).
+const maxExtraCount = 31
 
 // countEnd takes stock, as the next run comes, of how the latest run at
 // prev ended: with exactly one end ping, either in its own cluster (calls
@@ -211,7 +245,7 @@ func (m *RateModel) noteEnd(off int64) {
 	m.endOff = max(m.endOff, uint16(off))
 	m.setEndRuns(m.endRuns() + 1)
 	m.flags &^= flagPaired
-	m.flags2 &^= flagPairOnce
+	m.pair &^= flagPairOnce
 }
 
 // onRun takes a run at sec, late seconds after its slot (shifted by shift
@@ -280,7 +314,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	if m.runPings() == 0 {
 		// The second run was missed (and flagged): pairs are learned again.
 		m.flags &^= flagPaired
-		m.flags2 &^= flagPairOnce
+		m.pair &^= flagPairOnce
 	}
 	m.setRunPings(0)
 	if n := m.extraCount(); n > 0 {
@@ -386,11 +420,11 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		switch {
 		case m.endOff == 0 || abs(off-int64(m.endOff)) > max(60, int64(m.endOff)/4):
 			m.flags &^= flagPaired
-			m.flags2 &^= flagPairOnce
-		case m.flags2&flagPairOnce != 0:
+			m.pair &^= flagPairOnce
+		case m.pair&flagPairOnce != 0:
 			m.flags |= flagPaired
 		default:
-			m.flags2 |= flagPairOnce
+			m.pair |= flagPairOnce
 		}
 		m.endOff = uint16(off)
 		return
@@ -400,7 +434,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// is off the grid: the job moved. Follow it at once (its slots are
 		// flagged no more); it is confirmed again after scheduleStreak runs
 		// at the new time, or a new period is learned.
-		m.streak, m.cluster, m.extras = 0, sec, 0 // extra pings and ends counted afresh
+		m.streak, m.cluster, m.extraN, m.endRunN = 0, sec, 0, 0 // extra pings and ends counted afresh
 		m.flags &^= flagResumed
 		m.setRunPings(0)
 		return
@@ -430,13 +464,16 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	m.startPeriod(prev, sec)
 }
 
-// flags2: bit 0 the latest run's second ping came (runPings), bit 1 a
-// second ping repeated the offset before it once (flagPairOnce), bits 2-7
-// the dispersion's hours (burst.go).
-const flagPairOnce = 2
+// The pair bits: the latest run's second ping came (pairRunPings, read
+// as runPings), a second ping repeated the offset before it once
+// (flagPairOnce).
+const (
+	pairRunPings = 1
+	flagPairOnce = 2
+)
 
-func (m *RateModel) runPings() uint8     { return m.flags2 & 1 }
-func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^1 | n }
+func (m *RateModel) runPings() uint8     { return m.pair & pairRunPings }
+func (m *RateModel) setRunPings(n uint8) { m.pair = m.pair&^pairRunPings | n }
 
 // startPeriod takes the gap from prev to now as the candidate period. A
 // gap of about whole days on the wall clock is taken as whole days, so a
@@ -455,7 +492,7 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	day, _ := m.localDay(now)
 	m.calDay = uint16(day)
 	m.period, m.streak, m.lateMean, m.lateMax = uint32(min(max(p, 1), math.MaxUint32)), 0, 0, 0
-	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extras = 0, 0, noWindow, noWindow, 0, 0
+	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extraN, m.endRunN = 0, 0, noWindow, noWindow, 0, 0, 0
 	m.setRunPings(0)
 	m.flags &^= flagResumed | flagYoung
 	if m.period == monthPeriod {

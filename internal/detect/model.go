@@ -12,8 +12,11 @@ import (
 // runs three watches over the beet's events, each in a file of its own
 // behind the watch interface below:
 //
-//   - the calendar schedule (schedule.go): a beet that runs like a cron
-//     job; a missed run is flagged a learned grace after its slot;
+//   - the calendar schedule (schedule.go; its days in scheduledays.go, a
+//     run's end in startend.go, monthly runs in monthly.go, clock shifts
+//     in scheduleshift.go, its words in schedulewords.go): a beet that
+//     runs like a cron job; a missed run is flagged a learned grace after
+//     its slot;
 //   - the rate model (rate.go): expected events per hour by local hour of
 //     day, weekdays and weekends apart, with the dispersion and burst unit
 //     the data shows; silence, and CUSUMs for drops and surges;
@@ -79,7 +82,7 @@ type alarm struct {
 // The kinds of deadline the watches set.
 const (
 	kindMissedRun = "missed_run"
-	// kindMissedSecond: the second of a pair of runs (schedule.go).
+	// kindMissedSecond: the second of a pair of runs (startend.go).
 	kindMissedSecond = "missed_second"
 	kindSilence      = "silence"
 	kindDrop         = "drop"
@@ -248,10 +251,10 @@ func (m *RateModel) confirmed() bool {
 // days of the week and window of the day to be known.
 func (m *RateModel) calendarKnown() bool {
 	if m.monthly() {
-		return m.streak >= monthStreak // schedule.go
+		return m.streak >= monthStreak // monthly.go
 	}
 	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek() ||
-		m.weekdaysLearned() // schedule.go
+		m.weekdaysLearned() // scheduledays.go
 }
 
 // onSchedule reports whether the beet keeps its schedule, and has for an
@@ -324,7 +327,7 @@ func abs(x int64) int64 {
 // incident; a CUSUM that stopped with the schedule would hold for ever).
 func (m *RateModel) incidentOver() bool {
 	if m.onSchedule() && m.extraCount() == 0 {
-		return true // and the extra runs' count leaked away (schedule.go: tooOftenExtras)
+		return true // and the extra runs' count leaked away (firstruns.go: tooOftenExtras)
 	}
 	if m.flags&flagSurge != 0 {
 		return m.surgeOver()

@@ -66,9 +66,9 @@ func (m *RateModel) learnBurst(calls uint8) {
 
 // dispHours is how many closed hours the dispersion has learned from
 // (saturating at dispHoursMax).
-func (m *RateModel) dispHours() int { return int(m.dispHourN) }
+func (s *burstState) dispHours() int { return int(s.dispHourN) }
 
-func (m *RateModel) noteDispHours(n int) { m.dispHourN = uint8(min(dispHoursMax, m.dispHours()+n)) }
+func (s *burstState) noteDispHours(n int) { s.dispHourN = uint8(min(dispHoursMax, s.dispHours()+n)) }
 
 // dispersionKnown reports whether the rate model may trust its rates and
 // dispersion: after a day of hours the dispersion learned from, with

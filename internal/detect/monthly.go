@@ -43,7 +43,7 @@ const monthPeriod = 2629746
 const monthStreak = 1
 
 // monthly reports whether the schedule runs once a month.
-func (m *RateModel) monthly() bool { return m.period == monthPeriod }
+func (s *scheduleState) monthly() bool { return s.period == monthPeriod }
 
 // lateUnit is the unit of lateMean and lateMax in seconds: minutes for a
 // monthly schedule, whose runs may come a day or more late (16 bits of

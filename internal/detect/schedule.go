@@ -168,11 +168,9 @@ func (m *RateModel) usualLate(late int64) bool {
 	return late >= -600 && late <= max(600, 3*int64(m.lateMean)*m.lateUnit())
 }
 
-// extraCount is the leaky count of extra pings (up to maxExtraCount);
-// endRuns the runs in a row (up to endRunsSure) that came as a start and
-// one end.
-func (m *RateModel) extraCount() uint8     { return m.extraN }
-func (m *RateModel) setExtraCount(n uint8) { m.extraN = min(n, maxExtraCount) }
+// extraCount is the leaky count of extra pings (up to maxExtraCount).
+func (s *scheduleState) extraCount() uint8     { return s.extraN }
+func (s *scheduleState) setExtraCount(n uint8) { s.extraN = min(n, maxExtraCount) }
 
 // maxExtraCount saturates extraCount (5 bits as stored).
 const maxExtraCount = 31

@@ -20,9 +20,10 @@ const endRunsSure = 7
 // and a missing end is flagged no sooner than the next run would be.
 const minEndPeriod = 10 * 60
 
-func (m *RateModel) endRuns() uint8 { return m.endRunN }
-
-func (m *RateModel) setEndRuns(n uint8) { m.endRunN = min(n, endRunsSure) }
+// endRuns is the runs in a row (up to endRunsSure) that came as a start
+// and one end.
+func (s *scheduleState) endRuns() uint8     { return s.endRunN }
+func (s *scheduleState) setEndRuns(n uint8) { s.endRunN = min(n, endRunsSure) }
 
 // countEnd takes stock, as the next run comes, of how the latest run at
 // prev ended: with exactly one end ping, either in its own cluster (calls
@@ -64,9 +65,8 @@ const (
 	flagPairOnce = 2
 )
 
-func (m *RateModel) runPings() uint8 { return m.pair & pairRunPings }
-
-func (m *RateModel) setRunPings(n uint8) { m.pair = m.pair&^pairRunPings | n }
+func (s *scheduleState) runPings() uint8     { return s.pair & pairRunPings }
+func (s *scheduleState) setRunPings(n uint8) { s.pair = s.pair&^pairRunPings | n }
 
 // secondDue is when a missing second ping is flagged:
 //

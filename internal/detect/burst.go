@@ -8,6 +8,14 @@ import (
 	"github.com/beethq/beet"
 )
 
+// burstState is the burst watch's: the unit of independent counts, the
+// usual gap between calls, and how long the dispersion has learned.
+type burstState struct {
+	burst     float32 // mean calls per cluster (EWMA), ≥ 1: the unit of independent counts
+	callGap   float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
+	dispHourN uint8   // closed hours the dispersion learned from, up to dispHoursMax (dispHours)
+}
+
 // Bursts: a webhook that fires in bursts (a handful to dozens of events
 // seconds apart, then nothing for minutes or hours) is a stream of
 // clusters, not of events. Its hourly counts are overdispersed because
@@ -39,7 +47,7 @@ const (
 	// dispHoursEarly is how many hours the dispersion must have learned
 	// from before the rate model may arm early.
 	dispHoursEarly = 24
-	// dispHoursMax saturates the count (6 bits of flags2).
+	// dispHoursMax saturates the count (6 bits as stored).
 	dispHoursMax = 63
 )
 
@@ -57,13 +65,10 @@ func (m *RateModel) learnBurst(calls uint8) {
 }
 
 // dispHours is how many closed hours the dispersion has learned from
-// (saturating at dispHoursMax), kept in bits 2-7 of flags2.
-func (m *RateModel) dispHours() int { return int(m.flags2 >> 2) }
+// (saturating at dispHoursMax).
+func (s *burstState) dispHours() int { return int(s.dispHourN) }
 
-func (m *RateModel) noteDispHours(n int) {
-	h := min(dispHoursMax, m.dispHours()+n)
-	m.flags2 = m.flags2&3 | uint8(h)<<2
-}
+func (s *burstState) noteDispHours(n int) { s.dispHourN = uint8(min(dispHoursMax, s.dispHours()+n)) }
 
 // dispersionKnown reports whether the rate model may trust its rates and
 // dispersion: after a day of hours the dispersion learned from, with

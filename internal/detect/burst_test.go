@@ -170,7 +170,7 @@ func TestArmedModelKeepsWatching(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.flags2 &= 3 // as stored before the count of hours
+	m.dispHourN = 0 // as stored before the count of hours
 	b, _ := m.MarshalBinary()
 	a.b.Model = b
 	a.event(t, times[len(times)-1].Add(time.Minute), 1)

@@ -16,7 +16,37 @@ import (
 const modelVersion = 4
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database.
+// keeps in the database. Version 4, little-endian, offsets in bytes:
+//
+//	  0  u8      version (modelVersion)
+//	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
+//	 97  f32×5   rateState.disp, .nbNum, .nbDen; burstState.burst; rateState.hourCount
+//	117  u32     lifeState.first (Unix seconds)
+//	121  u64     lifeState.last (Unix µs; the open hour, hourStart, is its hour)
+//	129  u32     lifeState.events
+//	133  u16     lifeState.armedAt
+//	135  u8      lifeState.flags: bit 0 flagFrozen, 1 flagSurge, 2 flagHoldDisp
+//	             (rate.go), 3 flagSuspended, 4 flagResumed, 5 flagPaired,
+//	             7 flagYoung (schedule.go), 6 flagCalm (surgeend.go)
+//	136  10×2    rateState.up, then .dn: f32 s, u16 hours before the open
+//	             hour that the run started plus 1 (0: none), u16 obs and
+//	             u16 exp (encCount)
+//	156  u32     scheduleState.cluster (Unix seconds)
+//	160  u8×2    scheduleState.clusterN, .calls
+//	162  f32     burstState.callGap
+//	166  u32     scheduleState.period
+//	170  u8      scheduleState.streak
+//	171  u16×2   scheduleState.lateMean, .lateMax
+//	175  u8×2    scheduleState.daysOn, .daysMissed
+//	177  u16×3   scheduleState.winLo, .winHi, .endOff
+//	183  u8      bits 0-4 scheduleState.extraN, bits 5-7 .endRunN
+//	184  u8      bits 0-1 scheduleState.pair, bits 2-7 burstState.dispHourN
+//	185  u16     scheduleState.calDay
+//	187  i16     scheduleState.shiftDay
+//	189  u16×3   fallbackState.gapMax
+//	195  u8      fallbackState.gapWeek
+//	196  i8×2    zoneState.shiftEv (absent in version 3)
+//	198          end
 const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 8 + 4 + 2 + 1 + 2*10 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
 	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2
 
@@ -115,7 +145,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	b = le.AppendUint16(b, m.winLo)
 	b = le.AppendUint16(b, m.winHi)
 	b = le.AppendUint16(b, m.endOff)
-	b = append(b, m.extras, m.flags2)
+	b = append(b, m.extraN|m.endRunN<<5, m.pair|m.dispHourN<<2)
 	b = le.AppendUint16(b, m.calDay)
 	b = le.AppendUint16(b, uint16(m.shiftDay))
 	for _, g := range m.gapMax {
@@ -174,7 +204,9 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	m.lateMean, m.lateMax = r.u16(), r.u16()
 	m.daysOn, m.daysMissed = r.u8(), r.u8()
 	m.winLo, m.winHi, m.endOff = r.u16(), r.u16(), r.u16()
-	m.extras, m.flags2 = r.u8(), r.u8()
+	extras, flags2 := r.u8(), r.u8()
+	m.extraN, m.endRunN = extras&31, extras>>5
+	m.pair, m.dispHourN = flags2&3, flags2>>2
 	m.calDay = r.u16()
 	m.shiftDay = int16(r.u16())
 	for i := range m.gapMax {

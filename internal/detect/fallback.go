@@ -8,6 +8,14 @@ import (
 	"github.com/beethq/beet"
 )
 
+// fallbackState is the fallback's: the longest gap between events,
+// minutes, in the current week (gapWeek, Unix weeks mod 256) and the two
+// before.
+type fallbackState struct {
+	gapMax  [fallbackWeeks]uint16
+	gapWeek uint8
+}
+
 // The fallback: whatever a beet's shape, once it has had events for long
 // enough, a silence longer than twice the longest gap between events in
 // the last three weeks is an alarm. It is what watches a beet no finer

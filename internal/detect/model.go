@@ -12,8 +12,11 @@ import (
 // runs three watches over the beet's events, each in a file of its own
 // behind the watch interface below:
 //
-//   - the calendar schedule (schedule.go): a beet that runs like a cron
-//     job; a missed run is flagged a learned grace after its slot;
+//   - the calendar schedule (schedule.go; its days in scheduledays.go, a
+//     run's end in startend.go, monthly runs in monthly.go, clock shifts
+//     in scheduleshift.go, its words in schedulewords.go): a beet that
+//     runs like a cron job; a missed run is flagged a learned grace after
+//     its slot;
 //   - the rate model (rate.go): expected events per hour by local hour of
 //     day, weekdays and weekends apart, with the dispersion and burst unit
 //     the data shows; silence, and CUSUMs for drops and surges;
@@ -29,59 +32,31 @@ import (
 // missed run) grows deterministically, so the model can say at each event
 // the one instant at which it would become an alarm (Deadline); a surge
 // can only grow at an event, so it is checked then.
+//
+// Each watch keeps its state in a type of its own, embedded here and
+// declared in the watch's file; codec.go alone knows how it is stored.
 type RateModel struct {
 	loc *time.Location
 	p   *Params // not stored
 
-	rate  [48]float32 // expected events per hour per bucket; < 0: never seen (always what q decodes to)
-	q     [48]uint16  // rate as stored (codec.go)
-	disp  float32     // dispersion index D of hourly counts, in [1, maxDisp]
-	nbNum float32     // EWMA of (count − mean)² − mean over hours …
-	nbDen float32     // … and of mean²: their ratio estimates 1/r, r the negative-binomial size
+	lifeState     // below
+	rateState     // rate.go
+	burstState    // burst.go
+	scheduleState // schedule.go
+	fallbackState // fallback.go
+	zoneState     // zone.go
+}
 
-	hourStart int64   // Unix seconds of the open hour (absolute hours, so DST is exact); not stored: the last event's hour
-	hourCount float32 // events in the open hour
-	first     int64   // Unix seconds of the first event
-	last      int64   // Unix µs of the last event
-	events    uint32  // events seen, saturating
-	armedAt   uint16  // when the model armed, in 10 minutes after first (rounded up); 0: not yet
-	flags     uint8
-
-	up, dn cusum // surge and drop
-
-	burst   float32 // mean calls per cluster (EWMA), ≥ 1: the unit of independent counts
-	callGap float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
-
-	// The latest cluster (events closer than clusterGap) and the calendar
-	// schedule over cluster starts (schedule.go).
-	cluster    int64  // Unix seconds: the latest run's slot (the schedule's phase, the early edge of runs)
-	clusterN   uint8  // events in the latest cluster, saturating
-	calls      uint8  // calls (groups of events) in the latest cluster, saturating
-	period     uint32 // seconds between slots; 0: none yet
-	streak     uint8  // consecutive runs on the schedule
-	lateMean   uint16 // mean lateness of runs after their slot, seconds (EWMA)
-	lateMax    uint16 // largest lateness seen since the schedule was learned, seconds
-	daysOn     uint8  // days of the week (bit 0 Sunday) the schedule runs on; 0: not known
-	daysMissed uint8  // days whose last expected run was missing
-	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none (whole days: a pending step, schedule.go)
-	winHi      uint16
-	endOff     uint16 // seconds from the latest run to its second ping (a start+end job: the streak's longest run); 0: none
-	extras     uint8  // bits 0-4: extra pings, leaky: +4 each beyond one a period, −1 a run; bits 5-7: start+end runs in a row (schedule.go)
-	flags2     uint8  // bit 0: a second ping since the latest run; bit 1: flagPairOnce; bits 2-7: dispHours (burst.go)
-	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
-	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
-
-	// The fallback (fallback.go): longest gap between events, minutes, in
-	// the current week (gapWeek, Unix weeks mod 256) and the two before.
-	gapMax  [fallbackWeeks]uint16
-	gapWeek uint8
-
-	zone             zoneSpan // cache for bucket, not stored
-	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
-	blurDirs         uint8
-	shiftEv          [2]int8 // evidence for following a clock change, by direction (zone.go)
-
-	tooOften bool // the latest Observe found a schedule's extra runs persisting (schedule.go); not stored
+// lifeState is what every watch reads: the beet's first and latest
+// event, how many, when the model armed, and the flags of open incidents
+// and of the schedule (one bit each, declared next to the watch that
+// sets it).
+type lifeState struct {
+	first   int64  // Unix seconds of the first event
+	last    int64  // Unix µs of the last event
+	events  uint32 // events seen, saturating
+	armedAt uint16 // when the model armed, in 10 minutes after first (rounded up); 0: not yet
+	flags   uint8  // flagFrozen … flagYoung
 }
 
 // A watch is one of the models auto mode runs over a beet's events. Each
@@ -107,7 +82,7 @@ type alarm struct {
 // The kinds of deadline the watches set.
 const (
 	kindMissedRun = "missed_run"
-	// kindMissedSecond: the second of a pair of runs (schedule.go).
+	// kindMissedSecond: the second of a pair of runs (startend.go).
 	kindMissedSecond = "missed_second"
 	kindSilence      = "silence"
 	kindDrop         = "drop"
@@ -154,17 +129,6 @@ type cusum struct {
 }
 
 const (
-	flagFrozen    = 1 << iota // an incident is open: hours teach nothing
-	flagSurge                 // a surge alarm is open
-	flagHoldDisp              // a drop or surge is open: the dispersion learns nothing
-	flagSuspended             // the schedule is suspended: the latest cluster holds more than a run's events
-	flagResumed               // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
-	flagPaired                // the latest three runs each had a second ping endOff after them: a missing one is flagged (schedule.go)
-	flagCalm                  // an open surge's CUSUM was 0 through a whole closed hour (surgeend.go)
-	flagYoung                 // the schedule was recognised from its first runs (schedule.go, youngConfirmed)
-)
-
-const (
 	clusterGap = 60 * time.Second
 	armAfter   = 7 * 24 * time.Hour
 	armEvents  = 30
@@ -185,7 +149,8 @@ const (
 func NewRateModel(loc *time.Location) *RateModel { return newRateModel(loc, &defaultParams) }
 
 func newRateModel(loc *time.Location, p *Params) *RateModel {
-	m := &RateModel{loc: loc, p: p, disp: 1}
+	m := &RateModel{loc: loc, p: p}
+	m.disp = 1
 	for i := range m.rate {
 		m.rate[i] = -1
 	}
@@ -286,10 +251,10 @@ func (m *RateModel) confirmed() bool {
 // days of the week and window of the day to be known.
 func (m *RateModel) calendarKnown() bool {
 	if m.monthly() {
-		return m.streak >= monthStreak // schedule.go
+		return m.streak >= monthStreak // monthly.go
 	}
 	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek() ||
-		m.weekdaysLearned() // schedule.go
+		m.weekdaysLearned() // scheduledays.go
 }
 
 // onSchedule reports whether the beet keeps its schedule, and has for an
@@ -362,7 +327,7 @@ func abs(x int64) int64 {
 // incident; a CUSUM that stopped with the schedule would hold for ever).
 func (m *RateModel) incidentOver() bool {
 	if m.onSchedule() && m.extraCount() == 0 {
-		return true // and the extra runs' count leaked away (schedule.go: tooOftenExtras)
+		return true // and the extra runs' count leaked away (firstruns.go: tooOftenExtras)
 	}
 	if m.flags&flagSurge != 0 {
 		return m.surgeOver()

@@ -8,6 +8,29 @@ import (
 	"github.com/beethq/beet"
 )
 
+// rateState is the rate model's: expected events per hour by local hour
+// of day, weekdays and weekends apart, the dispersion of hourly counts,
+// the open hour, and the CUSUMs for surges and drops.
+type rateState struct {
+	rate  [48]float32 // expected events per hour per bucket; < 0: never seen (always what q decodes to)
+	q     [48]uint16  // rate as stored (codec.go)
+	disp  float32     // dispersion index D of hourly counts, in [1, maxDisp]
+	nbNum float32     // EWMA of (count − mean)² − mean over hours …
+	nbDen float32     // … and of mean²: their ratio estimates 1/r, r the negative-binomial size
+
+	hourStart int64   // Unix seconds of the open hour (absolute hours, so DST is exact); not stored: the last event's hour
+	hourCount float32 // events in the open hour
+
+	up, dn cusum // surge and drop
+}
+
+// The rate model's flags (lifeState.flags).
+const (
+	flagFrozen   = 1 << 0 // an incident is open: hours teach nothing
+	flagSurge    = 1 << 1 // a surge alarm is open
+	flagHoldDisp = 1 << 2 // a drop or surge is open: the dispersion learns nothing
+)
+
 // The drop and surge CUSUMs run over hours: counts within one hour share
 // that hour's level (a busy hour is busy throughout), so an hour is one
 // observation, negative binomial with size r around its learned mean.

@@ -3,11 +3,41 @@ package detect
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/beethq/beet"
-	"github.com/beethq/beet/internal/schedule"
+)
+
+// scheduleState is the calendar schedule's: the latest cluster (events
+// closer than clusterGap) and the schedule over cluster starts.
+type scheduleState struct {
+	cluster    int64  // Unix seconds: the latest run's slot (the schedule's phase, the early edge of runs)
+	clusterN   uint8  // events in the latest cluster, saturating
+	calls      uint8  // calls (groups of events) in the latest cluster, saturating
+	period     uint32 // seconds between slots; 0: none yet
+	streak     uint8  // consecutive runs on the schedule
+	lateMean   uint16 // mean lateness of runs after their slot, seconds (EWMA)
+	lateMax    uint16 // largest lateness seen since the schedule was learned, seconds
+	daysOn     uint8  // days of the week (bit 0 Sunday) the schedule runs on; 0: not known
+	daysMissed uint8  // days whose last expected run was missing
+	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none (whole days: a pending step)
+	winHi      uint16
+	endOff     uint16 // seconds from the latest run to its second ping (a start+end job: the streak's longest run); 0: none
+	extraN     uint8  // extra pings, leaky: +4 each beyond one a period, −1 a run; up to 31 (extraCount)
+	endRunN    uint8  // start+end runs in a row, up to endRunsSure (endRuns)
+	pair       uint8  // pairRunPings: a second ping since the latest run; flagPairOnce
+	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
+	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
+
+	tooOften bool // the latest Observe found a schedule's extra runs persisting; not stored
+}
+
+// The schedule's flags (lifeState.flags).
+const (
+	flagSuspended = 1 << 3 // the schedule is suspended: the latest cluster holds more than a run's events
+	flagResumed   = 1 << 4 // the schedule resumed during an open incident: it holds whatever the streak, which counts the runs since
+	flagPaired    = 1 << 5 // the latest three runs each had a second ping endOff after them: a missing one is flagged
+	flagYoung     = 1 << 7 // the schedule was recognised from its first runs (youngConfirmed)
 )
 
 // The calendar schedule: a beet that runs like a cron job. Runs are
@@ -130,30 +160,6 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	m.onRun(sec, late, shift, skipped == 0)
 }
 
-// monthlyCandidate takes a run at sec, late seconds off a candidate of
-// 27-32 whole days (a monthly job's first run days late made "every 29
-// days"), that comes the same day of the month a calendar month after
-// the latest run (give or take a day and a half) and more than half a
-// day off the candidate's grid, as a run of a monthly schedule: the
-// candidate becomes monthly and the run confirms it, as the third run of
-// two monthly gaps would. Without it, such a job seen on the 5th of two
-// consecutive months kept its day-grid candidate and was never learned.
-// A job every 28 days keeps its grid (its runs are on it).
-func (m *RateModel) monthlyCandidate(prev, sec, late int64) (int64, bool) {
-	p := int64(m.period)
-	if p%86400 != 0 || p < 27*86400 || p > 32*86400 || m.Scheduled() || abs(late) <= 43200 {
-		return 0, false
-	}
-	l := sec - m.monthNext(prev, 1)
-	if abs(l) > monthPeriod/20 || abs(l) >= abs(late) {
-		return 0, false
-	}
-	m.period = monthPeriod
-	m.daysOn = monthDay(prev, sec, m.loc)
-	m.lateMean, m.lateMax = m.lateMean/60, m.lateMax/60 // minutes (lateUnit)
-	return l, true
-}
-
 // usualLate reports whether a run late seconds after its slot is within
 // the runs' usual band: at most 10 min early (the slot is the early edge),
 // at most 3 × the mean lateness late (the 95% point of the fit, what
@@ -162,57 +168,12 @@ func (m *RateModel) usualLate(late int64) bool {
 	return late >= -600 && late <= max(600, 3*int64(m.lateMean)*m.lateUnit())
 }
 
-// endRunsSure is how many runs in a row must each have come as exactly a
-// start and one end ping before a missing end is flagged (an overrun):
-// random extra pings near runs rarely make seven clean pairs in a row.
-const endRunsSure = 7
+// extraCount is the leaky count of extra pings (up to maxExtraCount).
+func (s *scheduleState) extraCount() uint8     { return s.extraN }
+func (s *scheduleState) setExtraCount(n uint8) { s.extraN = min(n, maxExtraCount) }
 
-// minEndPeriod: runs closer than this are not watched for their end. A
-// cluster (a minute) is then a large share of the period, so a ping of the
-// next run or an extra one joins a run's cluster as its "end" by chance,
-// and a missing end is flagged no sooner than the next run would be.
-const minEndPeriod = 10 * 60
-
-// The extras byte: bits 0-4 the leaky count of extra pings, bits 5-7 the
-// runs in a row (up to endRunsSure) that came as a start and one end.
-func (m *RateModel) extraCount() uint8 { return m.extras & 31 }
-func (m *RateModel) endRuns() uint8    { return m.extras >> 5 }
-func (m *RateModel) setExtraCount(n uint8) {
-	m.extras = m.extras&^31 | min(n, 31)
-}
-func (m *RateModel) setEndRuns(n uint8) { m.extras = m.extras&31 | min(n, endRunsSure)<<5 }
-
-// countEnd takes stock, as the next run comes, of how the latest run at
-// prev ended: with exactly one end ping, either in its own cluster (calls
-// is 2: a start and an end under a minute apart) or as a ping of its own
-// (runPings, noted by offGrid); anything else (no end, or more pings)
-// starts the count of clean start+end runs over.
-func (m *RateModel) countEnd(prev int64, calls uint8) {
-	switch {
-	case m.period < minEndPeriod:
-		m.setEndRuns(0)
-	case m.runPings() == 0 && calls == 2:
-		m.noteEnd(m.last/1e6 - prev)
-	case m.runPings() != 0 && calls == 1 && m.endRuns() > 0:
-		// its end came on its own (counted by offGrid)
-	default:
-		m.setEndRuns(0)
-	}
-}
-
-// noteEnd learns a run's end ping off seconds after its slot: endOff
-// keeps the longest of a streak of start+end runs (an end that came late
-// widens the overrun deadline; it never shrinks below what history showed).
-func (m *RateModel) noteEnd(off int64) {
-	off = min(max(off, 1), math.MaxUint16)
-	if m.endRuns() == 0 {
-		m.endOff = uint16(off)
-	}
-	m.endOff = max(m.endOff, uint16(off))
-	m.setEndRuns(m.endRuns() + 1)
-	m.flags &^= flagPaired
-	m.flags2 &^= flagPairOnce
-}
+// maxExtraCount saturates extraCount (5 bits as stored).
+const maxExtraCount = 31
 
 // onRun takes a run at sec, late seconds after its slot (shifted by shift
 // seconds): it moves the anchor, learns lateness, days and window.
@@ -280,7 +241,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	if m.runPings() == 0 {
 		// The second run was missed (and flagged): pairs are learned again.
 		m.flags &^= flagPaired
-		m.flags2 &^= flagPairOnce
+		m.pair &^= flagPairOnce
 	}
 	m.setRunPings(0)
 	if n := m.extraCount(); n > 0 {
@@ -288,58 +249,6 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	}
 	m.learnRun(prev, m.cluster)
 	m.noteYoung() // firstruns.go
-}
-
-// stepRuns runs in a row of a whole-day schedule, each later than twice
-// the mean lateness (and a minute) before the first of them, are a
-// lasting move later: clocks changed in the zone the job follows (autumn,
-// on a beet left at UTC, when the runs are too spread for the hour to be
-// followed) or the job was moved. The slot moves to the earliest of them
-// at once: followed at 1/32 a run, it stated a time before the runs'
-// window for weeks, and following every late run faster cost false
-// alarms (branch miss12, in the git history of docs/DETECTION.md). Lateness and grace learn these
-// runs as any late runs (the grace only errs late).
-const stepRuns = 3
-
-// A whole-day schedule has no window of the day: winHi holds a pending
-// step (the runs of it so far, 1 to stepRuns-1, in bits 0-1, and the
-// lateness a run must pass to add to it, lateUnit/8, in bits 2-15; 0 or
-// noWindow: none), winLo the least lateness of its runs from the slot
-// (lateUnit).
-func (m *RateModel) step() (n, lo, over int64) {
-	n = int64(m.winHi & 3)
-	if m.winHi == noWindow || n == 0 || n >= stepRuns {
-		return 0, 0, 0
-	}
-	return n, int64(m.winLo), int64(m.winHi>>2) * 8
-}
-
-// followStep takes a run at sec, late seconds after its slot (late > 0,
-// not a followed clock change), as a run of a step if it is one, and
-// moves the slot to the step's earliest run at its stepRuns-th. The
-// anchor has moved as for any late run (runAnchor).
-func (m *RateModel) followStep(sec, late int64) {
-	if m.period%86400 != 0 && !m.monthly() {
-		return
-	}
-	u := m.lateUnit()
-	l := late / u
-	n, lo, over := m.step()
-	if n == 0 {
-		over = max(2*int64(m.lateMean), graceFloor/u) // before this run is learned
-		lo = l
-	}
-	m.winLo, m.winHi = noWindow, noWindow
-	if l <= over || over/8 >= 1<<14 {
-		return
-	}
-	lo, n = min(lo, l), n+1
-	if slot := sec - late; n >= stepRuns {
-		m.cluster = max(m.cluster, slot+lo*u)
-		return
-	}
-	creep := (m.cluster - (sec - late)) / u
-	m.winLo, m.winHi = uint16(min(lo-creep, math.MaxUint16)), uint16(over/8<<2|n)
 }
 
 // runAnchor is the slot a run at sec, late seconds after its slot,
@@ -386,11 +295,11 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		switch {
 		case m.endOff == 0 || abs(off-int64(m.endOff)) > max(60, int64(m.endOff)/4):
 			m.flags &^= flagPaired
-			m.flags2 &^= flagPairOnce
-		case m.flags2&flagPairOnce != 0:
+			m.pair &^= flagPairOnce
+		case m.pair&flagPairOnce != 0:
 			m.flags |= flagPaired
 		default:
-			m.flags2 |= flagPairOnce
+			m.pair |= flagPairOnce
 		}
 		m.endOff = uint16(off)
 		return
@@ -400,7 +309,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// is off the grid: the job moved. Follow it at once (its slots are
 		// flagged no more); it is confirmed again after scheduleStreak runs
 		// at the new time, or a new period is learned.
-		m.streak, m.cluster, m.extras = 0, sec, 0 // extra pings and ends counted afresh
+		m.streak, m.cluster, m.extraN, m.endRunN = 0, sec, 0, 0 // extra pings and ends counted afresh
 		m.flags &^= flagResumed
 		m.setRunPings(0)
 		return
@@ -430,14 +339,6 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	m.startPeriod(prev, sec)
 }
 
-// flags2: bit 0 the latest run's second ping came (runPings), bit 1 a
-// second ping repeated the offset before it once (flagPairOnce), bits 2-7
-// the dispersion's hours (burst.go).
-const flagPairOnce = 2
-
-func (m *RateModel) runPings() uint8     { return m.flags2 & 1 }
-func (m *RateModel) setRunPings(n uint8) { m.flags2 = m.flags2&^1 | n }
-
 // startPeriod takes the gap from prev to now as the candidate period. A
 // gap of about whole days on the wall clock is taken as whole days, so a
 // daily job is matched on the wall clock across DST.
@@ -455,7 +356,7 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	day, _ := m.localDay(now)
 	m.calDay = uint16(day)
 	m.period, m.streak, m.lateMean, m.lateMax = uint32(min(max(p, 1), math.MaxUint32)), 0, 0, 0
-	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extras = 0, 0, noWindow, noWindow, 0, 0
+	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extraN, m.endRunN = 0, 0, noWindow, noWindow, 0, 0, 0
 	m.setRunPings(0)
 	m.flags &^= flagResumed | flagYoung
 	if m.period == monthPeriod {
@@ -557,171 +458,6 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 	return late, abs(late) <= tol
 }
 
-// noWindow marks a window of the day not learned yet.
-const noWindow = math.MaxUint16
-
-// learnCalendar marks the day of a run at slot as one the schedule runs on
-// and, for periods under a day, widens the window of the day to it.
-func (m *RateModel) learnCalendar(slot int64) {
-	p := int64(m.period)
-	if p > 86400 || p == 0 {
-		return
-	}
-	day, sod := m.localDay(slot)
-	bit := uint8(1) << weekday(day)
-	m.daysOn |= bit
-	m.daysMissed &^= bit
-	if p < 86400 {
-		minute := uint16(sod / 60)
-		if m.winLo == noWindow {
-			m.winLo, m.winHi = minute, minute
-		}
-		m.winLo, m.winHi = min(m.winLo, minute), max(m.winHi, minute)
-	}
-}
-
-// expectedSlot reports whether the schedule expects a run at slot t: on a
-// day it runs on and, for periods under a day, within its window.
-//
-// Days and hours are known only once seen: a day of the week is off when
-// no run came on it since the schedule was learned, once such a day has
-// passed whole; the window applies once a whole day has passed.
-func (m *RateModel) expectedSlot(t int64) bool {
-	p := int64(m.period)
-	if p > 86400 {
-		return true
-	}
-	day, sod := m.localDay(t)
-	seen := day - int64(m.calDay) - 1 // whole days since the schedule started
-	if wd := weekday(day); m.daysOn&(1<<wd) == 0 && seen >= (wd-weekday(int64(m.calDay)+1)+7)%7+1 {
-		return false
-	}
-	return seen < 1 || m.inWindow(sod)
-}
-
-// inWindow reports whether a slot sod seconds into its local day is within
-// the learned window of the day (give or take a 120th of the period), or
-// no window is learned.
-func (m *RateModel) inWindow(sod int64) bool {
-	p := int64(m.period)
-	if p >= 86400 || m.winLo == noWindow {
-		return true
-	}
-	minute, margin := sod/60, max(1, p/120)
-	return minute+margin >= int64(m.winLo) && minute <= int64(m.winHi)+margin
-}
-
-// learnRun learns the calendar from a run at slot, the run before it at
-// prev. Once the window of the day applies, a run outside it widens it
-// only next to another run (one slot before or after it): one stray run
-// in the evening, a late run that ends an outage or an extra ping on the
-// grid, must not move the end of the working day (each day's slots up to
-// it would be flagged as missed), while a job whose hours grew, or a
-// day's first run the window missed, is learned once the next run follows.
-func (m *RateModel) learnRun(prev, slot int64) {
-	p := int64(m.period)
-	if p < 86400 && abs(slot-prev-p) <= p/2 {
-		m.learnCalendar(prev)
-	} else if day, sod := m.localDay(slot); day-int64(m.calDay) > 1 && !m.inWindow(sod) {
-		return
-	}
-	m.learnCalendar(slot)
-}
-
-// calendarWeek reports whether the schedule has been learned for a whole
-// week, so that its days and window are known.
-func (m *RateModel) calendarWeek() bool {
-	day, _ := m.localDay(m.last / 1e6)
-	return day-int64(m.calDay) >= 8
-}
-
-// fridayToMonday reports whether the k-th daily slot after prev, a run on
-// a Friday, is the Monday after it.
-func (m *RateModel) fridayToMonday(prev, k int64) bool {
-	day, _ := m.localDay(prev)
-	return k == 3 && weekday(day) == 5
-}
-
-// weekdayMask is Monday to Friday (bit 0 Sunday).
-const weekdayMask = 0b0111110
-
-// weekdayStreak is how many clean runs in a row, besides its days, a
-// weekday job needs to be confirmed by weekdaysLearned.
-const weekdayStreak = 3
-
-// weekdaysLearned reports whether a daily schedule is known to be a
-// weekday job: a run came on every day Monday to Friday, none on the
-// weekend, whose Saturday and Sunday were each missed, and the runs of
-// the week kept the slot. Its days are then as known as after the
-// scheduleStreak runs and the week calendarWeek wants, which come only
-// in the job's second or third week (a run missed before was never
-// flagged: branch wkconfirm, in the git history of docs/DETECTION.md). A daily job that missed a
-// Saturday still had its Sunday run; one that missed a whole weekend
-// (an outage) is taken for a weekday job until its next weekend run,
-// which is on the grid and adds its day: nothing is flagged wrongly,
-// only its weekend runs are not watched until then.
-func (m *RateModel) weekdaysLearned() bool {
-	return m.period == 86400 && m.daysOn == weekdayMask && m.daysMissed&^weekdayMask == 0b1000001 && m.streak >= weekdayStreak
-}
-
-// maxSlotScan bounds the slots looked at to skip those the schedule does
-// not expect (a weekend of a 5-minute job is 576).
-const maxSlotScan = 4096
-
-// skippedDays returns the days of the week (a bit each) on which a slot
-// the schedule expected lies between the anchor prev and its k-th slot.
-func (m *RateModel) skippedDays(prev int64, k int64) uint8 {
-	var days uint8
-	for j := int64(1); j < min(k, maxSlotScan); j++ {
-		if s := m.slotFrom(prev, j); m.expectedSlot(s) {
-			day, _ := m.localDay(s)
-			days |= 1 << weekday(day)
-		}
-	}
-	return days
-}
-
-// noteMisses learns from runs missing on days: a day missed twice in a
-// row with no run on it between is not a day the schedule runs on.
-func (m *RateModel) noteMisses(days uint8) {
-	if m.monthly() {
-		return // daysOn holds the day of the month (monthDay)
-	}
-	again := days & m.daysMissed
-	m.daysOn &^= again
-	m.daysMissed = m.daysMissed&^again | days&^again
-}
-
-// localDay returns the local day number (days since 1970-01-01 on the
-// wall clock) and second of that day of an instant.
-func (m *RateModel) localDay(unix int64) (day, sod int64) {
-	if unix < m.zone.start || unix >= m.zone.end {
-		m.zone = zoneAt(unix, m.loc)
-	}
-	local := unix + m.zone.off
-	day = local / 86400
-	if local < 0 && local%86400 != 0 {
-		day--
-	}
-	return day, local - day*86400
-}
-
-// weekday of a local day number: 0 Sunday … 6 Saturday (1970-01-01 was a Thursday).
-func weekday(day int64) int64 { return ((day+4)%7 + 7) % 7 }
-
-// wallNext is the same wall-clock time as t, days later.
-func (m *RateModel) wallNext(t, days int64) int64 {
-	c := time.Unix(t, 0).In(m.loc)
-	return time.Date(c.Year(), c.Month(), c.Day()+int(days), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
-}
-
-// wallGap is the difference of two instants' local wall-clock readings.
-func wallGap(a, b int64, loc *time.Location) int64 {
-	_, oa := time.Unix(a, 0).In(loc).Zone()
-	_, ob := time.Unix(b, 0).In(loc).Zone()
-	return (b + int64(ob)) - (a + int64(oa))
-}
-
 // tolerance is the grace: how late a run may be before it counts as
 // missed. It only ever errs late: at least graceFloor and a tenth of the
 // period, at least a quarter more than the latest run seen (a late run
@@ -791,68 +527,6 @@ func (w calendar) due(bool) (time.Time, string, bool) {
 	return due, kindMissedRun, true
 }
 
-// secondDue is when a missing second ping is flagged:
-//
-//   - runs in pairs far apart (twice a day), once the latest two runs had
-//     their second at the same offset (flagPaired): the second run is due
-//     endOff after the first, with the runs' grace;
-//   - a start and an end ping, once endRunsSure runs in a row came as a
-//     start and exactly one end: a run still without its end a quarter
-//     period after it started, and twice as long after as the longest run
-//     of the streak took, is overdue (an overrun).
-func (m *RateModel) secondDue() (time.Time, bool) {
-	p, off := int64(m.period), int64(m.endOff)
-	if m.runPings() != 0 || off == 0 {
-		return time.Time{}, false
-	}
-	var at time.Time
-	switch {
-	case m.flags&flagPaired != 0 && off >= p/4 && p%86400 == 0:
-		at = time.Unix(m.secondSlot()+m.tolerance(), 0)
-	case m.endRuns() >= endRunsSure && m.calls < 2: // a second call within the run's cluster was its end
-		at = time.Unix(m.cluster+m.overrunAfter(), 0)
-	default:
-		return time.Time{}, false
-	}
-	return at, at.UnixMicro() > m.last
-}
-
-// overrunAfter is how long after its slot a run of a start+end job is
-// overdue without its end: twice the longest run of the streak, at least
-// a quarter period and graceFloor more than that longest run.
-func (m *RateModel) overrunAfter() int64 {
-	off := int64(m.endOff)
-	return max(int64(m.period)/4, 2*off, off+graceFloor)
-}
-
-// secondOfMissed takes a cluster at sec that is the second run of a day
-// whose first run is missing (flagged as its grace passed) for what it
-// is, rather than a very late first run: the anchor moves to the missed
-// run's slot, and lateness learns nothing.
-func (m *RateModel) secondOfMissed(prev, sec, late int64) bool {
-	p := int64(m.period)
-	if p != 86400 || m.flags&flagPaired == 0 || !m.Scheduled() {
-		return false
-	}
-	off := int64(m.endOff)
-	k := max(1, (sec-off-prev+p/2)/p)
-	slot := m.slotFrom(prev, k)
-	d := sec - (slot + off)
-	if abs(d) >= abs(late) || d < -m.tolerance() || d > m.tolerance() {
-		return false
-	}
-	m.cluster = slot
-	m.setRunPings(1)
-	return true
-}
-
-// secondSlot is when the latest run's second run is due: endOff after it
-// on the wall clock (a clock change between the two moves it).
-func (m *RateModel) secondSlot() int64 {
-	at := m.cluster + int64(m.endOff)
-	return at - (wallGap(m.cluster, at, m.loc) - (at - m.cluster))
-}
-
 func (w calendar) alarm(kind string, due time.Time) *alarm {
 	m := w.m
 	if kind == kindMissedSecond && m.endRuns() >= endRunsSure {
@@ -871,167 +545,3 @@ func (w calendar) alarm(kind string, due time.Time) *alarm {
 }
 
 func (w calendar) describe(time.Time) string { return w.m.describeSchedule() }
-
-func (m *RateModel) describeSchedule() string {
-	words, _ := m.calendarWords()
-	return words + "; a missed run is flagged " + Duration(m.Grace()) + " after its time"
-}
-
-// calendarWords says the schedule in words ("weekdays at 06:30
-// Europe/Berlin, usually 0-3 min late") and as the equivalent cron line in
-// the beet's zone ("30 6 * * 1-5"; empty when cron cannot say it).
-func (m *RateModel) calendarWords() (words, cron string) {
-	p := int64(m.period)
-	at := time.Unix(m.cluster+10, 0).In(m.loc) // the slot's minute (runs come late, not early)
-	hh, mm := at.Hour(), at.Minute()
-	days, dow := daysWords(m.daysOn)
-	young := !m.calendarKnown()
-	if young && p <= 86400 {
-		// Days not known yet: what is watched (watchedSlot), weekdays
-		// and any weekend day a run came on.
-		days, dow = daysWords(m.daysOn | weekdayMask)
-		if m.daysOn&^weekdayMask == 0 {
-			days += " (weekends not seen yet)"
-		}
-	}
-	zone := m.loc.String()
-	switch {
-	case m.monthly() && m.daysOn == 31:
-		words = fmt.Sprintf("monthly on the last day at %02d:%02d %s", hh, mm, zone)
-	case m.monthly():
-		day := at.Day()
-		if m.daysOn > 28 {
-			day = int(m.daysOn)
-		}
-		words = fmt.Sprintf("monthly on the %s at %02d:%02d %s", schedule.Ordinal(day), hh, mm, zone)
-		if day <= 28 { // cron runs a later day only in the months that have it
-			cron = fmt.Sprintf("%d %d %d * *", mm, hh, at.Day())
-		}
-	case p == 86400:
-		words = fmt.Sprintf("%s at %02d:%02d %s", days, hh, mm, zone)
-		cron = fmt.Sprintf("%d %d * * %s", mm, hh, dow)
-	case p%86400 == 0:
-		words = fmt.Sprintf("every %d days at %02d:%02d %s", p/86400, hh, mm, zone)
-	default:
-		step := (p + 30) / 60 // minutes
-		switch {
-		case p < 600 && p%60 != 0:
-			words = fmt.Sprintf("every %ds", p)
-		case p < 600:
-			words = "every " + Duration(time.Duration(p)*time.Second)
-		case step == 60:
-			words = fmt.Sprintf("every hour at :%02d", mm)
-		case step%60 == 0:
-			words = fmt.Sprintf("every %d h at :%02d", step/60, mm)
-		default:
-			words = "every " + Duration(time.Duration(step)*time.Minute)
-		}
-		hours, window := "*", m.winLo != noWindow && int64(m.winHi-m.winLo)+step < 1440 && !young
-		if window {
-			words += fmt.Sprintf(" from %02d:%02d to %02d:%02d", m.winLo/60, m.winLo%60, m.winHi/60, m.winHi%60)
-			hours = fmt.Sprintf("%d-%d", m.winLo/60, m.winHi/60)
-		}
-		if young || m.daysOn != 0 && m.daysOn&0x7F != 0x7F {
-			words += " " + days
-		}
-		words += " " + zone
-		if abs(p-step*60) <= 2 {
-			switch {
-			case step < 60 && 60%step == 0:
-				cron = fmt.Sprintf("%d-59/%d %s * * %s", mm%int(step), step, hours, dow)
-				if mm%int(step) == 0 {
-					cron = fmt.Sprintf("*/%d %s * * %s", step, hours, dow)
-				}
-				if step == 1 {
-					cron = fmt.Sprintf("* %s * * %s", hours, dow)
-				}
-			case step%60 == 0 && 24%(step/60) == 0:
-				n := int(step / 60)
-				if !window && n > 1 {
-					hours = fmt.Sprintf("%d-23/%d", hh%n, n)
-				} else if n > 1 {
-					hours += fmt.Sprintf("/%d", n)
-				}
-				cron = fmt.Sprintf("%d %s * * %s", mm, hours, dow)
-			}
-		}
-	}
-	words = "runs " + words
-	if late := 3 * int64(m.lateMean) * m.lateUnit(); late > 0 {
-		words += ", usually " + lateWords(late) + " late"
-	} else {
-		words += ", on time"
-	}
-	switch {
-	case m.endRuns() >= endRunsSure:
-		words += ", with an end ping at most " + Duration(time.Duration(m.endOff)*time.Second) + " after each start"
-	case m.endOff > 0:
-		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
-	}
-	return words, cron
-}
-
-// lateWords writes seconds for "usually 0-… late".
-func lateWords(s int64) string {
-	if s < 60 {
-		return fmt.Sprintf("0-%ds", s)
-	}
-	return "0-" + Duration(time.Duration(s)*time.Second)
-}
-
-// daysWords says a set of days of the week in words and as cron's
-// day-of-week field.
-func daysWords(mask uint8) (words, field string) {
-	switch mask & 0x7F {
-	case 0, 0x7F:
-		return "every day", "*"
-	case 0x3E:
-		return "weekdays", "1-5"
-	case 0x41:
-		return "weekends", "0,6"
-	}
-	names := []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
-	var ws, fs []string
-	for d := range 7 {
-		if mask&(1<<d) != 0 {
-			ws, fs = append(ws, names[d]), append(fs, fmt.Sprint(d))
-		}
-	}
-	return "on " + strings.Join(ws, ", "), strings.Join(fs, ",")
-}
-
-// monthPeriod is the period of a monthly schedule (an average Gregorian
-// month): its slots are on the same day of the month at the same
-// wall-clock time (monthNext). No other period takes this value: a gap of
-// about a month is whole days on the wall clock.
-const monthPeriod = 2629746
-
-// monthStreak: a monthly schedule is confirmed by three runs (two gaps of
-// a calendar month, give or take a day and a half), the least the judge's
-// oracle calls a pattern; waiting for seven would take half a year.
-const monthStreak = 1
-
-// monthly reports whether the schedule runs once a month.
-func (m *RateModel) monthly() bool { return m.period == monthPeriod }
-
-// lateUnit is the unit of lateMean and lateMax in seconds: minutes for a
-// monthly schedule, whose runs may come a day or more late (16 bits of
-// seconds end at 18 h), else seconds.
-func (m *RateModel) lateUnit() int64 {
-	if m.monthly() {
-		return 60
-	}
-	return 1
-}
-
-// monthNext is the same day of the month and wall-clock time as t, months
-// later; a day the month does not have is its last day.
-func (m *RateModel) monthNext(t, months int64) int64 {
-	c := time.Unix(t, 0).In(m.loc)
-	y, mo, d := c.Date()
-	if m.monthly() && m.daysOn > 28 {
-		d = int(m.daysOn) // the 29th, 30th or 31st (the last day): not the day a shorter month clamped the anchor to
-	}
-	last := time.Date(y, mo+time.Month(months)+1, 0, 12, 0, 0, 0, m.loc).Day()
-	return time.Date(y, mo+time.Month(months), min(d, last), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
-}

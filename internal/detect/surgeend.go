@@ -2,6 +2,10 @@ package detect
 
 import "math"
 
+// flagCalm (lifeState.flags): an open surge's CUSUM was 0 through a whole
+// closed hour.
+const flagCalm = 1 << 6
+
 // surgeOver reports whether an open surge has ended: the closed hours
 // have brought its CUSUM back to 0 and the open hour adds no surge
 // evidence. The open hour alone cannot end it: on a busy beet the first

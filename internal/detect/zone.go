@@ -8,6 +8,15 @@ import (
 	"time"
 )
 
+// zoneState is how the beet's traffic sits in its zone: the bucket and
+// blur caches (not stored) and the evidence for following a clock change.
+type zoneState struct {
+	zone             zoneSpan // cache for bucket, not stored
+	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
+	blurDirs         uint8
+	shiftEv          [2]int8 // evidence for following a clock change, by direction
+}
+
 // Zones whose clock changes a job may follow while its beet is set to
 // another zone (often UTC): one per distinct rule, most used first. A
 // whole-hour shift of a daily schedule is followed only when one of them

@@ -1,0 +1,139 @@
+package detect
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/beethq/beet/internal/schedule"
+)
+
+// The schedule in words: what the beet's page and alarms say it runs on.
+
+func (m *RateModel) describeSchedule() string {
+	words, _ := m.calendarWords()
+	return words + "; a missed run is flagged " + Duration(m.Grace()) + " after its time"
+}
+
+// calendarWords says the schedule in words ("weekdays at 06:30
+// Europe/Berlin, usually 0-3 min late") and as the equivalent cron line in
+// the beet's zone ("30 6 * * 1-5"; empty when cron cannot say it).
+func (m *RateModel) calendarWords() (words, cron string) {
+	p := int64(m.period)
+	at := time.Unix(m.cluster+10, 0).In(m.loc) // the slot's minute (runs come late, not early)
+	hh, mm := at.Hour(), at.Minute()
+	days, dow := daysWords(m.daysOn)
+	young := !m.calendarKnown()
+	if young && p <= 86400 {
+		// Days not known yet: what is watched (watchedSlot), weekdays
+		// and any weekend day a run came on.
+		days, dow = daysWords(m.daysOn | weekdayMask)
+		if m.daysOn&^weekdayMask == 0 {
+			days += " (weekends not seen yet)"
+		}
+	}
+	zone := m.loc.String()
+	switch {
+	case m.monthly() && m.daysOn == 31:
+		words = fmt.Sprintf("monthly on the last day at %02d:%02d %s", hh, mm, zone)
+	case m.monthly():
+		day := at.Day()
+		if m.daysOn > 28 {
+			day = int(m.daysOn)
+		}
+		words = fmt.Sprintf("monthly on the %s at %02d:%02d %s", schedule.Ordinal(day), hh, mm, zone)
+		if day <= 28 { // cron runs a later day only in the months that have it
+			cron = fmt.Sprintf("%d %d %d * *", mm, hh, at.Day())
+		}
+	case p == 86400:
+		words = fmt.Sprintf("%s at %02d:%02d %s", days, hh, mm, zone)
+		cron = fmt.Sprintf("%d %d * * %s", mm, hh, dow)
+	case p%86400 == 0:
+		words = fmt.Sprintf("every %d days at %02d:%02d %s", p/86400, hh, mm, zone)
+	default:
+		step := (p + 30) / 60 // minutes
+		switch {
+		case p < 600 && p%60 != 0:
+			words = fmt.Sprintf("every %ds", p)
+		case p < 600:
+			words = "every " + Duration(time.Duration(p)*time.Second)
+		case step == 60:
+			words = fmt.Sprintf("every hour at :%02d", mm)
+		case step%60 == 0:
+			words = fmt.Sprintf("every %d h at :%02d", step/60, mm)
+		default:
+			words = "every " + Duration(time.Duration(step)*time.Minute)
+		}
+		hours, window := "*", m.winLo != noWindow && int64(m.winHi-m.winLo)+step < 1440 && !young
+		if window {
+			words += fmt.Sprintf(" from %02d:%02d to %02d:%02d", m.winLo/60, m.winLo%60, m.winHi/60, m.winHi%60)
+			hours = fmt.Sprintf("%d-%d", m.winLo/60, m.winHi/60)
+		}
+		if young || m.daysOn != 0 && m.daysOn&0x7F != 0x7F {
+			words += " " + days
+		}
+		words += " " + zone
+		if abs(p-step*60) <= 2 {
+			switch {
+			case step < 60 && 60%step == 0:
+				cron = fmt.Sprintf("%d-59/%d %s * * %s", mm%int(step), step, hours, dow)
+				if mm%int(step) == 0 {
+					cron = fmt.Sprintf("*/%d %s * * %s", step, hours, dow)
+				}
+				if step == 1 {
+					cron = fmt.Sprintf("* %s * * %s", hours, dow)
+				}
+			case step%60 == 0 && 24%(step/60) == 0:
+				n := int(step / 60)
+				if !window && n > 1 {
+					hours = fmt.Sprintf("%d-23/%d", hh%n, n)
+				} else if n > 1 {
+					hours += fmt.Sprintf("/%d", n)
+				}
+				cron = fmt.Sprintf("%d %s * * %s", mm, hours, dow)
+			}
+		}
+	}
+	words = "runs " + words
+	if late := 3 * int64(m.lateMean) * m.lateUnit(); late > 0 {
+		words += ", usually " + lateWords(late) + " late"
+	} else {
+		words += ", on time"
+	}
+	switch {
+	case m.endRuns() >= endRunsSure:
+		words += ", with an end ping at most " + Duration(time.Duration(m.endOff)*time.Second) + " after each start"
+	case m.endOff > 0:
+		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
+	}
+	return words, cron
+}
+
+// lateWords writes seconds for "usually 0-… late".
+func lateWords(s int64) string {
+	if s < 60 {
+		return fmt.Sprintf("0-%ds", s)
+	}
+	return "0-" + Duration(time.Duration(s)*time.Second)
+}
+
+// daysWords says a set of days of the week in words and as cron's
+// day-of-week field.
+func daysWords(mask uint8) (words, field string) {
+	switch mask & 0x7F {
+	case 0, 0x7F:
+		return "every day", "*"
+	case 0x3E:
+		return "weekdays", "1-5"
+	case 0x41:
+		return "weekends", "0,6"
+	}
+	names := []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+	var ws, fs []string
+	for d := range 7 {
+		if mask&(1<<d) != 0 {
+			ws, fs = append(ws, names[d]), append(fs, fmt.Sprint(d))
+		}
+	}
+	return "on " + strings.Join(ws, ", "), strings.Join(fs, ",")
+}

@@ -1,0 +1,131 @@
+package detect
+
+import (
+	"math"
+	"time"
+)
+
+// The end of a start+end job's run: a schedule whose runs each ping at
+// their start and once more at their end is watched for the end too (a
+// missing one is an overrun, kindMissedSecond).
+
+// endRunsSure is how many runs in a row must each have come as exactly a
+// start and one end ping before a missing end is flagged (an overrun):
+// random extra pings near runs rarely make seven clean pairs in a row.
+const endRunsSure = 7
+
+// minEndPeriod: runs closer than this are not watched for their end. A
+// cluster (a minute) is then a large share of the period, so a ping of the
+// next run or an extra one joins a run's cluster as its "end" by chance,
+// and a missing end is flagged no sooner than the next run would be.
+const minEndPeriod = 10 * 60
+
+// endRuns is the runs in a row (up to endRunsSure) that came as a start
+// and one end.
+func (s *scheduleState) endRuns() uint8     { return s.endRunN }
+func (s *scheduleState) setEndRuns(n uint8) { s.endRunN = min(n, endRunsSure) }
+
+// countEnd takes stock, as the next run comes, of how the latest run at
+// prev ended: with exactly one end ping, either in its own cluster (calls
+// is 2: a start and an end under a minute apart) or as a ping of its own
+// (runPings, noted by offGrid); anything else (no end, or more pings)
+// starts the count of clean start+end runs over.
+func (m *RateModel) countEnd(prev int64, calls uint8) {
+	switch {
+	case m.period < minEndPeriod:
+		m.setEndRuns(0)
+	case m.runPings() == 0 && calls == 2:
+		m.noteEnd(m.last/1e6 - prev)
+	case m.runPings() != 0 && calls == 1 && m.endRuns() > 0:
+		// its end came on its own (counted by offGrid)
+	default:
+		m.setEndRuns(0)
+	}
+}
+
+// noteEnd learns a run's end ping off seconds after its slot: endOff
+// keeps the longest of a streak of start+end runs (an end that came late
+// widens the overrun deadline; it never shrinks below what history showed).
+func (m *RateModel) noteEnd(off int64) {
+	off = min(max(off, 1), math.MaxUint16)
+	if m.endRuns() == 0 {
+		m.endOff = uint16(off)
+	}
+	m.endOff = max(m.endOff, uint16(off))
+	m.setEndRuns(m.endRuns() + 1)
+	m.flags &^= flagPaired
+	m.pair &^= flagPairOnce
+}
+
+// The pair bits: the latest run's second ping came (pairRunPings, read
+// as runPings), a second ping repeated the offset before it once
+// (flagPairOnce).
+const (
+	pairRunPings = 1
+	flagPairOnce = 2
+)
+
+func (s *scheduleState) runPings() uint8     { return s.pair & pairRunPings }
+func (s *scheduleState) setRunPings(n uint8) { s.pair = s.pair&^pairRunPings | n }
+
+// secondDue is when a missing second ping is flagged:
+//
+//   - runs in pairs far apart (twice a day), once the latest two runs had
+//     their second at the same offset (flagPaired): the second run is due
+//     endOff after the first, with the runs' grace;
+//   - a start and an end ping, once endRunsSure runs in a row came as a
+//     start and exactly one end: a run still without its end a quarter
+//     period after it started, and twice as long after as the longest run
+//     of the streak took, is overdue (an overrun).
+func (m *RateModel) secondDue() (time.Time, bool) {
+	p, off := int64(m.period), int64(m.endOff)
+	if m.runPings() != 0 || off == 0 {
+		return time.Time{}, false
+	}
+	var at time.Time
+	switch {
+	case m.flags&flagPaired != 0 && off >= p/4 && p%86400 == 0:
+		at = time.Unix(m.secondSlot()+m.tolerance(), 0)
+	case m.endRuns() >= endRunsSure && m.calls < 2: // a second call within the run's cluster was its end
+		at = time.Unix(m.cluster+m.overrunAfter(), 0)
+	default:
+		return time.Time{}, false
+	}
+	return at, at.UnixMicro() > m.last
+}
+
+// overrunAfter is how long after its slot a run of a start+end job is
+// overdue without its end: twice the longest run of the streak, at least
+// a quarter period and graceFloor more than that longest run.
+func (m *RateModel) overrunAfter() int64 {
+	off := int64(m.endOff)
+	return max(int64(m.period)/4, 2*off, off+graceFloor)
+}
+
+// secondOfMissed takes a cluster at sec that is the second run of a day
+// whose first run is missing (flagged as its grace passed) for what it
+// is, rather than a very late first run: the anchor moves to the missed
+// run's slot, and lateness learns nothing.
+func (m *RateModel) secondOfMissed(prev, sec, late int64) bool {
+	p := int64(m.period)
+	if p != 86400 || m.flags&flagPaired == 0 || !m.Scheduled() {
+		return false
+	}
+	off := int64(m.endOff)
+	k := max(1, (sec-off-prev+p/2)/p)
+	slot := m.slotFrom(prev, k)
+	d := sec - (slot + off)
+	if abs(d) >= abs(late) || d < -m.tolerance() || d > m.tolerance() {
+		return false
+	}
+	m.cluster = slot
+	m.setRunPings(1)
+	return true
+}
+
+// secondSlot is when the latest run's second run is due: endOff after it
+// on the wall clock (a clock change between the two moves it).
+func (m *RateModel) secondSlot() int64 {
+	at := m.cluster + int64(m.endOff)
+	return at - (wallGap(m.cluster, at, m.loc) - (at - m.cluster))
+}

@@ -100,91 +100,32 @@ func channelID(r *http.Request, what string) (int64, error) {
 }
 
 func (h *Handler) createChannel(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	var req channelCreateRequest
-	if err := httpx.DecodeJSON(w, r, &req); err != nil {
-		return err
-	}
-	every, err := seconds("reminder_every_seconds", req.ReminderEverySeconds)
-	if err != nil {
-		return err
-	}
-	c, err := h.svc.CreateChannel(r.Context(), accountID, service.ChannelInput{
-		Kind: req.Kind, Name: req.Name, Config: beet.ChannelConfig(req.Config), ReminderEvery: every})
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Location", "/api/v1/channels/"+itoa(c.ID))
-	httpx.WriteJSON(w, http.StatusCreated, toChannelJSON(c))
-	return nil
-}
-
-func (h *Handler) listChannels(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	cs, err := h.svc.Channels(r.Context(), accountID)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Channels []channelJSON `json:"channels"`
-	}{make([]channelJSON, 0, len(cs))}
-	for _, c := range cs {
-		out.Channels = append(out.Channels, toChannelJSON(c))
-	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
-}
-
-func (h *Handler) getChannel(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := channelID(r, "channel")
-	if err != nil {
-		return err
-	}
-	c, err := h.svc.Channel(r.Context(), accountID, id)
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, toChannelJSON(c))
-	return nil
+	return createResource(w, r, func(req channelCreateRequest) (*beet.Channel, error) {
+		every, err := seconds("reminder_every_seconds", req.ReminderEverySeconds)
+		if err != nil {
+			return nil, err
+		}
+		return h.svc.CreateChannel(r.Context(), accountID, service.ChannelInput{
+			Kind: req.Kind, Name: req.Name, Config: beet.ChannelConfig(req.Config), ReminderEvery: every})
+	}, func(c *beet.Channel) string { return "/api/v1/channels/" + itoa(c.ID) }, toChannelJSON)
 }
 
 func (h *Handler) updateChannel(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := channelID(r, "channel")
-	if err != nil {
-		return err
-	}
-	var req channelUpdateRequest
-	if err := httpx.DecodeJSON(w, r, &req); err != nil {
-		return err
-	}
-	upd := beet.ChannelUpdate{Name: req.Name}
-	if req.Config != nil {
-		cfg := beet.ChannelConfig(*req.Config)
-		upd.Config = &cfg
-	}
-	if req.ReminderEverySeconds != nil {
-		every, err := seconds("reminder_every_seconds", *req.ReminderEverySeconds)
-		if err != nil {
-			return err
+	return updateResource(w, r, idOf("channel"), func(id int64, req channelUpdateRequest) (*beet.Channel, error) {
+		upd := beet.ChannelUpdate{Name: req.Name}
+		if req.Config != nil {
+			cfg := beet.ChannelConfig(*req.Config)
+			upd.Config = &cfg
 		}
-		upd.ReminderEvery = &every
-	}
-	c, err := h.svc.UpdateChannel(r.Context(), accountID, id, upd)
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, toChannelJSON(c))
-	return nil
-}
-
-func (h *Handler) deleteChannel(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := channelID(r, "channel")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteChannel(r.Context(), accountID, id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+		if req.ReminderEverySeconds != nil {
+			every, err := seconds("reminder_every_seconds", *req.ReminderEverySeconds)
+			if err != nil {
+				return nil, err
+			}
+			upd.ReminderEvery = &every
+		}
+		return h.svc.UpdateChannel(r.Context(), accountID, id, upd)
+	}, toChannelJSON)
 }
 
 func (h *Handler) testChannel(w http.ResponseWriter, r *http.Request, accountID int64) error {
@@ -210,17 +151,7 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, account
 		return err
 	}
 	ds, err := h.svc.Deliveries(r.Context(), accountID, id, limit)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Deliveries []deliveryJSON `json:"deliveries"`
-	}{make([]deliveryJSON, 0, len(ds))}
-	for _, d := range ds {
-		out.Deliveries = append(out.Deliveries, toDeliveryJSON(d))
-	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return writeList(w, "deliveries", ds, err, toDeliveryJSON)
 }
 
 type beetChannelsJSON struct {
@@ -311,32 +242,5 @@ func (h *Handler) createMaintenance(w http.ResponseWriter, r *http.Request, acco
 	}
 	w.Header().Set("Location", "/api/v1/maintenance/"+itoa(m.ID))
 	httpx.WriteJSON(w, http.StatusCreated, h.toMaintenanceJSON(m))
-	return nil
-}
-
-func (h *Handler) listMaintenance(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	ms, err := h.svc.MaintenanceWindows(r.Context(), accountID)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Maintenance []maintenanceJSON `json:"maintenance"`
-	}{make([]maintenanceJSON, 0, len(ms))}
-	for _, m := range ms {
-		out.Maintenance = append(out.Maintenance, h.toMaintenanceJSON(m))
-	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
-}
-
-func (h *Handler) deleteMaintenance(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := channelID(r, "maintenance window")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteMaintenance(r.Context(), accountID, id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -97,15 +97,7 @@ func beetList[T, J any](key string, find func(ctx context.Context, accountID, id
 			return err
 		}
 		items, err := find(r.Context(), accountID, id, limit)
-		if err != nil {
-			return err
-		}
-		out := make([]J, 0, len(items))
-		for _, it := range items {
-			out = append(out, toJSON(it))
-		}
-		httpx.WriteJSON(w, http.StatusOK, map[string][]J{key: out})
-		return nil
+		return writeList(w, key, items, err, toJSON)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
-	"github.com/beethq/beet/internal/httpx"
 	"github.com/beethq/beet/internal/service"
 )
 
@@ -42,89 +41,17 @@ func (q statusPageRequest) update() service.StatusPageUpdate {
 }
 
 func (h *Handler) createStatusPage(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	var req statusPageRequest
-	if err := httpx.DecodeJSON(w, r, &req); err != nil {
-		return err
-	}
-	p := &beet.StatusPage{}
-	if req.Slug != nil {
-		p.Slug = *req.Slug
-	}
-	if req.Title != nil {
-		p.Title = *req.Title
-	}
-	if req.Description != nil {
-		p.Description = *req.Description
-	}
-	if req.Tags != nil {
-		p.Tags = *req.Tags
-	}
-	if req.BeetIDs != nil {
-		p.BeetIDs = *req.BeetIDs
-	}
-	if err := h.svc.CreateStatusPage(r.Context(), accountID, p); err != nil {
-		return err
-	}
-	w.Header().Set("Location", "/api/v1/status-pages/"+itoa(p.ID))
-	httpx.WriteJSON(w, http.StatusCreated, toStatusPageJSON(p))
-	return nil
-}
-
-func (h *Handler) listStatusPages(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	ps, err := h.svc.StatusPages(r.Context(), accountID)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		StatusPages []statusPageJSON `json:"status_pages"`
-	}{make([]statusPageJSON, 0, len(ps))}
-	for _, p := range ps {
-		out.StatusPages = append(out.StatusPages, toStatusPageJSON(p))
-	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
-}
-
-func (h *Handler) getStatusPage(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := channelID(r, "status page")
-	if err != nil {
-		return err
-	}
-	p, err := h.svc.StatusPage(r.Context(), accountID, id)
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, toStatusPageJSON(p))
-	return nil
+	return createResource(w, r, func(req statusPageRequest) (*beet.StatusPage, error) {
+		p := &beet.StatusPage{Slug: deref(req.Slug), Title: deref(req.Title), Description: deref(req.Description),
+			Tags: deref(req.Tags), BeetIDs: deref(req.BeetIDs)}
+		return p, h.svc.CreateStatusPage(r.Context(), accountID, p)
+	}, func(p *beet.StatusPage) string { return "/api/v1/status-pages/" + itoa(p.ID) }, toStatusPageJSON)
 }
 
 func (h *Handler) updateStatusPage(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := channelID(r, "status page")
-	if err != nil {
-		return err
-	}
-	var req statusPageRequest
-	if err := httpx.DecodeJSON(w, r, &req); err != nil {
-		return err
-	}
-	p, err := h.svc.UpdateStatusPage(r.Context(), accountID, id, req.update())
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, toStatusPageJSON(p))
-	return nil
-}
-
-func (h *Handler) deleteStatusPage(w http.ResponseWriter, r *http.Request, accountID int64) error {
-	id, err := channelID(r, "status page")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteStatusPage(r.Context(), accountID, id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return updateResource(w, r, idOf("status page"), func(id int64, req statusPageRequest) (*beet.StatusPage, error) {
+		return h.svc.UpdateStatusPage(r.Context(), accountID, id, req.update())
+	}, toStatusPageJSON)
 }
 
 type noticeJSON struct {
@@ -165,29 +92,15 @@ func (h *Handler) createNotice(w http.ResponseWriter, r *http.Request, accountID
 	if err != nil {
 		return err
 	}
-	var req noticeRequest
-	if err := httpx.DecodeJSON(w, r, &req); err != nil {
-		return err
-	}
-	n := &beet.StatusNotice{}
-	if req.Title != nil {
-		n.Title = *req.Title
-	}
-	if req.Body != nil {
-		n.Body = *req.Body
-	}
-	if req.Severity != nil {
-		n.Severity = *req.Severity
-	}
-	if req.Resolved != nil && *req.Resolved {
-		return beet.FieldError("resolved", "a new notice is open; resolve it with PATCH")
-	}
-	if err := h.svc.CreateStatusNotice(r.Context(), accountID, pageID, n); err != nil {
-		return err
-	}
-	w.Header().Set("Location", "/api/v1/status-pages/"+itoa(pageID)+"/notices/"+itoa(n.ID))
-	httpx.WriteJSON(w, http.StatusCreated, toNoticeJSON(n))
-	return nil
+	return createResource(w, r, func(req noticeRequest) (*beet.StatusNotice, error) {
+		if req.Resolved != nil && *req.Resolved {
+			return nil, beet.FieldError("resolved", "a new notice is open; resolve it with PATCH")
+		}
+		n := &beet.StatusNotice{Title: deref(req.Title), Body: deref(req.Body), Severity: deref(req.Severity)}
+		return n, h.svc.CreateStatusNotice(r.Context(), accountID, pageID, n)
+	}, func(n *beet.StatusNotice) string {
+		return "/api/v1/status-pages/" + itoa(pageID) + "/notices/" + itoa(n.ID)
+	}, toNoticeJSON)
 }
 
 func (h *Handler) listNotices(w http.ResponseWriter, r *http.Request, accountID int64) error {
@@ -196,17 +109,7 @@ func (h *Handler) listNotices(w http.ResponseWriter, r *http.Request, accountID 
 		return err
 	}
 	ns, err := h.svc.StatusNotices(r.Context(), accountID, pageID)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Notices []noticeJSON `json:"notices"`
-	}{make([]noticeJSON, 0, len(ns))}
-	for _, n := range ns {
-		out.Notices = append(out.Notices, toNoticeJSON(n))
-	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return writeList(w, "notices", ns, err, toNoticeJSON)
 }
 
 func (h *Handler) updateNotice(w http.ResponseWriter, r *http.Request, accountID int64) error {
@@ -214,21 +117,10 @@ func (h *Handler) updateNotice(w http.ResponseWriter, r *http.Request, accountID
 	if err != nil {
 		return err
 	}
-	id, err := noticeID(r)
-	if err != nil {
-		return err
-	}
-	var req noticeRequest
-	if err := httpx.DecodeJSON(w, r, &req); err != nil {
-		return err
-	}
-	n, err := h.svc.UpdateStatusNotice(r.Context(), accountID, pageID, id,
-		service.NoticeUpdate{Title: req.Title, Body: req.Body, Severity: req.Severity, Resolved: req.Resolved})
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, toNoticeJSON(n))
-	return nil
+	return updateResource(w, r, noticeID, func(id int64, req noticeRequest) (*beet.StatusNotice, error) {
+		return h.svc.UpdateStatusNotice(r.Context(), accountID, pageID, id,
+			service.NoticeUpdate{Title: req.Title, Body: req.Body, Severity: req.Severity, Resolved: req.Resolved})
+	}, toNoticeJSON)
 }
 
 func (h *Handler) deleteNotice(w http.ResponseWriter, r *http.Request, accountID int64) error {
@@ -236,13 +128,7 @@ func (h *Handler) deleteNotice(w http.ResponseWriter, r *http.Request, accountID
 	if err != nil {
 		return err
 	}
-	id, err := noticeID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteStatusNotice(r.Context(), accountID, pageID, id); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return deleteResource(w, r, noticeID, func(id int64) error {
+		return h.svc.DeleteStatusNotice(r.Context(), accountID, pageID, id)
+	})
 }

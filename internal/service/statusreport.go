@@ -365,14 +365,14 @@ func history(b *beet.StatusPageBeet, flips []*beet.StatusFlip, starts []time.Tim
 			d++
 		}
 		for e := d; e < n && starts[e].Before(sp.to); e++ {
-			lo, hi := maxTime(sp.from, starts[e]), minTime(sp.to, starts[e+1])
+			in := overlap(sp.from, sp.to, starts[e], starts[e+1])
 			switch sp.st {
 			case beet.StatusDown:
-				down[e] += hi.Sub(lo)
+				down[e] += in
 			case beet.StatusAnomalous:
-				degraded[e] += hi.Sub(lo)
+				degraded[e] += in
 			case beet.StatusUp, beet.StatusLearning:
-				up[e] += hi.Sub(lo)
+				up[e] += in
 			}
 		}
 	}
@@ -399,18 +399,15 @@ func history(b *beet.StatusPageBeet, flips []*beet.StatusFlip, starts []time.Tim
 	return days, &pct
 }
 
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
+// overlap is how long [from, to) and [dayFrom, dayTo) share.
+func overlap(from, to, dayFrom, dayTo time.Time) time.Duration {
+	if dayFrom.After(from) {
+		from = dayFrom
 	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
+	if dayTo.Before(to) {
+		to = dayTo
 	}
-	return b
+	return to.Sub(from)
 }
 
 // reportMaintenance lists the account's windows that cover the page's

@@ -573,14 +573,7 @@ func (h *Handler) saveTags(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 // beetPageAgain builds the beet page to show again after a form on it
 // failed validation: fill puts back what was typed and the error.
 func (h *Handler) beetPageAgain(r *http.Request, p *reqCtx, fill func(v *detailView)) func() (string, any, error) {
-	return func() (string, any, error) {
-		v, err := h.detail(r, p)
-		if err != nil {
-			return "", nil, err
-		}
-		fill(v)
-		return "beet", v, nil
-	}
+	return showAgain("beet", func() (*detailView, error) { return h.detail(r, p) }, fill)
 }
 
 func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {

@@ -122,20 +122,10 @@ func (h *Handler) createStatusPage(w http.ResponseWriter, r *http.Request, p *re
 	f := readStatusPageForm(r)
 	pg := f.page()
 	err := h.svc.CreateStatusPage(r.Context(), p.session.AccountID, pg)
-	if err == nil {
-		h.redirect(w, r, "/account/status-pages/"+strconv.FormatInt(pg.ID, 10)+"?done=created")
-		return nil
-	}
-	status := formStatus(err)
-	if status == 0 {
-		return err
-	}
-	v, verr := h.statusPagesView(r, p, f, err)
-	if verr != nil {
-		return verr
-	}
-	h.render(w, r, status, "status_pages", v)
-	return nil
+	return h.afterPostAs(w, r, err, statusPageURL(pg.ID, "created"), formStatus, func() (string, any, error) {
+		v, verr := h.statusPagesView(r, p, f, err)
+		return "status_pages", v, verr
+	})
 }
 
 type statusPageView struct {
@@ -153,8 +143,8 @@ type statusPageView struct {
 
 func (v statusPageView) Chosen(id int64) bool { return slices.Contains(v.F.BeetIDs, id) }
 
-func (h *Handler) statusPageView(r *http.Request, p *reqCtx, pg *beet.StatusPage) (statusPageView, error) {
-	v := statusPageView{layoutView: h.layout(r, p, pg.Title+" · Status page"), Page: pg, F: statusPageFormOf(pg),
+func (h *Handler) statusPageView(r *http.Request, p *reqCtx, pg *beet.StatusPage) (*statusPageView, error) {
+	v := &statusPageView{layoutView: h.layout(r, p, pg.Title+" · Status page"), Page: pg, F: statusPageFormOf(pg),
 		PublicURL: h.baseURL + "/status/" + pg.Slug, Done: r.URL.Query().Get("done"),
 		Notice: beet.StatusNotice{Severity: beet.SeverityInfo}}
 	var err error
@@ -174,6 +164,16 @@ func (h *Handler) accountStatusPage(r *http.Request, p *reqCtx) (*beet.StatusPag
 	return h.svc.StatusPage(r.Context(), p.session.AccountID, id)
 }
 
+// postedStatusPage finds the account's page a form was posted to and reads
+// the form.
+func (h *Handler) postedStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) (*beet.StatusPage, error) {
+	pg, err := h.accountStatusPage(r, p)
+	if err != nil {
+		return nil, err
+	}
+	return pg, parseForm(w, r)
+}
+
 func (h *Handler) statusPagePage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	pg, err := h.accountStatusPage(r, p)
 	if err != nil {
@@ -188,11 +188,8 @@ func (h *Handler) statusPagePage(w http.ResponseWriter, r *http.Request, p *reqC
 }
 
 func (h *Handler) saveStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := h.postedStatusPage(w, r, p)
 	if err != nil {
-		return err
-	}
-	if err := parseForm(w, r); err != nil {
 		return err
 	}
 	f := readStatusPageForm(r)
@@ -203,49 +200,33 @@ func (h *Handler) saveStatusPage(w http.ResponseWriter, r *http.Request, p *reqC
 	}
 	_, err = h.svc.UpdateStatusPage(r.Context(), p.session.AccountID, pg.ID, service.StatusPageUpdate{Slug: &want.Slug,
 		Title: &want.Title, Description: &want.Description, Tags: &want.Tags, BeetIDs: &ids})
-	if err == nil {
-		h.redirect(w, r, "/account/status-pages/"+strconv.FormatInt(pg.ID, 10)+"?done=saved")
-		return nil
-	}
-	status := formStatus(err)
-	if status == 0 {
-		return err
-	}
-	v, verr := h.statusPageView(r, p, pg)
-	if verr != nil {
-		return verr
-	}
-	v.F, v.Err = f, formErr(err)
-	h.render(w, r, status, "status_pages", v)
-	return nil
+	return h.afterPostAs(w, r, err, statusPageURL(pg.ID, "saved"), formStatus, h.statusPageAgain(r, p, pg, func(v *statusPageView) {
+		v.F, v.Err = f, formErr(err)
+	}))
 }
 
 func (h *Handler) createStatusNotice(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := h.postedStatusPage(w, r, p)
 	if err != nil {
-		return err
-	}
-	if err := parseForm(w, r); err != nil {
 		return err
 	}
 	n := &beet.StatusNotice{Title: r.PostFormValue("title"), Body: r.PostFormValue("body"),
 		Severity: service.ParseSeverity(r.PostFormValue("severity"))}
 	err = h.svc.CreateStatusNotice(r.Context(), p.session.AccountID, pg.ID, n)
-	if err == nil {
-		h.redirect(w, r, "/account/status-pages/"+strconv.FormatInt(pg.ID, 10)+"?done=notice#notices")
-		return nil
-	}
-	status := formStatus(err)
-	if status == 0 {
-		return err
-	}
-	v, verr := h.statusPageView(r, p, pg)
-	if verr != nil {
-		return verr
-	}
-	v.Notice, v.NoticeErr = *n, formErr(err)
-	h.render(w, r, status, "status_pages", v)
-	return nil
+	return h.afterPostAs(w, r, err, statusPageURL(pg.ID, "notice")+"#notices", formStatus, h.statusPageAgain(r, p, pg, func(v *statusPageView) {
+		v.Notice, v.NoticeErr = *n, formErr(err)
+	}))
+}
+
+// statusPageURL is the page's settings after done happened.
+func statusPageURL(id int64, done string) string {
+	return "/account/status-pages/" + strconv.FormatInt(id, 10) + "?done=" + done
+}
+
+// statusPageAgain builds the status page's settings again for afterPostAs,
+// with fill putting back what was typed and the error.
+func (h *Handler) statusPageAgain(r *http.Request, p *reqCtx, pg *beet.StatusPage, fill func(v *statusPageView)) func() (string, any, error) {
+	return showAgain("status_pages", func() (*statusPageView, error) { return h.statusPageView(r, p, pg) }, fill)
 }
 
 // noticeAction resolves, reopens or deletes a notice of the account's page.

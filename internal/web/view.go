@@ -50,18 +50,47 @@ func formErr(err error) *formError {
 // typed and the error in place; any other error goes to the error page;
 // success redirects to next.
 func (h *Handler) afterPost(w http.ResponseWriter, r *http.Request, err error, next string, again func() (page string, v any, err error)) error {
-	if beet.ErrorCode(err) == beet.EVALIDATION {
-		page, v, verr := again()
-		if verr != nil {
-			return verr
-		}
-		h.render(w, r, http.StatusUnprocessableEntity, page, v)
+	return h.afterPostAs(w, r, err, next, validationStatus, again)
+}
+
+// afterPostAs is afterPost where statusOf picks the errors that show the
+// form again, with the status it answers (0: the error page).
+func (h *Handler) afterPostAs(w http.ResponseWriter, r *http.Request, err error, next string, statusOf func(error) int, again func() (page string, v any, err error)) error {
+	if err == nil {
+		h.redirect(w, r, next)
 		return nil
-	} else if err != nil {
+	}
+	status := statusOf(err)
+	if status == 0 {
 		return err
 	}
-	h.redirect(w, r, next)
+	page, v, verr := again()
+	if verr != nil {
+		return verr
+	}
+	h.render(w, r, status, page, v)
 	return nil
+}
+
+// showAgain is afterPost's again for a page whose view build makes and
+// fill completes with what was typed and the error.
+func showAgain[V any](page string, build func() (V, error), fill func(V)) func() (string, any, error) {
+	return func() (string, any, error) {
+		v, err := build()
+		if err != nil {
+			return "", nil, err
+		}
+		fill(v)
+		return page, v, nil
+	}
+}
+
+// validationStatus shows only invalid input again.
+func validationStatus(err error) int {
+	if beet.ErrorCode(err) == beet.EVALIDATION {
+		return http.StatusUnprocessableEntity
+	}
+	return 0
 }
 
 func (h *Handler) funcs() template.FuncMap {

@@ -22,7 +22,10 @@ import (
 func Apply(events []beet.Event, beets map[int64]*beet.Beet, byToken map[string]*beet.Beet, observe beet.Observer) (
 	touched []*beet.Beet, flips []beet.Flip) {
 	Match(events, beets, byToken)
-	spans := Spans(events, beets)
+	// Made here and filled by addSpans, so the map does not escape (a
+	// small group's stays off the heap).
+	spans := make(map[int64]beet.EventSpan, len(beets))
+	addSpans(spans, events, beets)
 	// In ID order, so two concurrent batches on PostgreSQL take the row
 	// locks in the same order and cannot deadlock.
 	touched = make([]*beet.Beet, 0, len(spans))
@@ -70,14 +73,13 @@ func Match(events []beet.Event, beets map[int64]*beet.Beet, byToken map[string]*
 	}
 }
 
-// Spans returns, for each beet that got matched events (BeetID not 0), the
+// addSpans adds to spans, for each beet that got matched events (BeetID not 0), the
 // group's span of them, and tracks the runs they move: the beets whose runs
 // the group moves (a job signal, or an open run a ping may end) have their
 // events applied in time order to b.Runs, which sets ends' durations and the
 // span's Signals and OpenRun. A group of plain pings costs one check per
 // event.
-func Spans(events []beet.Event, beets map[int64]*beet.Beet) map[int64]beet.EventSpan {
-	spans := make(map[int64]beet.EventSpan, len(beets))
+func addSpans(spans map[int64]beet.EventSpan, events []beet.Event, beets map[int64]*beet.Beet) {
 	var runs map[int64][]*beet.Event
 	for i := range events {
 		e := &events[i]
@@ -120,5 +122,4 @@ func Spans(events []beet.Event, beets map[int64]*beet.Beet) map[int64]beet.Event
 		sp.Signals = beet.TrackRuns(beets[id], evs)
 		spans[id] = sp
 	}
-	return spans
 }

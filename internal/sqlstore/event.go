@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/ping"
 )
 
 // AddEvents stores events in one transaction and moves each beet's
@@ -80,11 +81,7 @@ func (db *DB) addEvents(ctx context.Context, events []beet.Event, observe beet.O
 		versions map[int64]int64
 		err      error
 	)
-	if db.d.name() == "postgres" {
-		touched, versions, err = db.addEventsPG(ctx, events, observe, ids, toks)
-	} else {
-		touched, versions, err = db.addEventsSQLite(ctx, events, observe, ids, toks, synced)
-	}
+	touched, versions, err = db.commit.commit(ctx, events, observe, ids, toks, synced)
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
@@ -95,6 +92,24 @@ func (db *DB) addEvents(ctx context.Context, events []beet.Event, observe beet.O
 		db.beets.keep(b, versions[b.ID]+1)
 	}
 	return nil
+}
+
+// eventCommit is one engine's ingestion commit: sqliteCommit here,
+// pgCommit in event_pg.go. It reads the group's beets (ids and toks sorted
+// and unique), lets applyEvents decide what the events do to them, and
+// writes back in one transaction the beets that got events (touched, in ID
+// order), their flips and the events, returning the versions it read.
+// Unless synced, SQLite's commit leaves its fsync to SyncEvents.
+type eventCommit interface {
+	commit(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string, synced bool) (
+		touched []*beet.Beet, versions map[int64]int64, err error)
+}
+
+type sqliteCommit struct{ db *DB }
+
+func (c sqliteCommit) commit(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string, synced bool) (
+	[]*beet.Beet, map[int64]int64, error) {
+	return c.db.addEventsSQLite(ctx, events, observe, ids, toks, synced)
 }
 
 // addEventsSQLite is AddEvents on SQLite: prepared statements, the group's
@@ -179,96 +194,14 @@ func (db *DB) addEventsSQLite(ctx context.Context, events []beet.Event, observe 
 	return touched, versions, nil
 }
 
-// applyEvents matches each event to its beet (setting BeetID, or 0 when it
-// is dropped), applies each beet's events to it in memory with observe,
-// and returns the beets that got events, in ID order, and their flips.
-// It does no I/O.
+// applyEvents is ping.Apply with the flips' times at the stored
+// precision: what a group of events does to its beets is decided there,
+// with no I/O; the commit around it only reads and writes.
 func applyEvents(events []beet.Event, beets map[int64]*beet.Beet, byToken map[string]*beet.Beet, observe beet.Observer) (
 	touched []*beet.Beet, flips []beet.Flip) {
-	// Each event is matched to its beet first (BeetID 0: dropped).
-	for i := range events {
-		e := &events[i]
-		var b *beet.Beet
-		if e.Token != "" {
-			b = byToken[e.Token]
-			// The caller gave the token a beet, which no longer has it:
-			// rotated meanwhile, counted on the old token.
-			e.Stale = b == nil && e.BeetID != 0
-		} else {
-			b = beets[e.BeetID]
-		}
-		if b == nil || e.BeetID != 0 && e.BeetID != b.ID {
-			e.BeetID = 0
-			continue
-		}
-		e.BeetID = b.ID
-	}
-	spans := make(map[int64]beet.EventSpan, len(beets))
-	// Beets whose runs this group moves (a job signal, or an open run a
-	// ping may end) have their events tracked in order; a group of plain
-	// pings costs one check per event.
-	var runs map[int64][]*beet.Event
-	for i := range events {
-		e := &events[i]
-		if e.BeetID != 0 && (e.Kind.Normal() != beet.KindPing || e.ExitCode != nil || beets[e.BeetID].Runs.Open()) {
-			if runs == nil {
-				runs = map[int64][]*beet.Event{}
-			}
-			runs[e.BeetID] = nil
-		}
-	}
-	for i := range events {
-		e := &events[i]
-		if e.BeetID == 0 {
-			continue
-		}
-		if evs, ok := runs[e.BeetID]; ok {
-			runs[e.BeetID] = append(evs, e)
-		}
-		sp, ok := spans[e.BeetID]
-		if !e.Kind.Counts() {
-			spans[e.BeetID] = sp // a start or a log: the beet's runs may move, its rhythm does not
-			continue
-		}
-		if !ok || sp.Count == 0 {
-			sp.First, sp.Last = e.ReceivedAt, e.ReceivedAt
-		}
-		sp.Count++
-		if e.ReceivedAt.Before(sp.First) {
-			sp.First = e.ReceivedAt
-		}
-		if e.ReceivedAt.After(sp.Last) {
-			sp.Last = e.ReceivedAt
-		}
-		spans[e.BeetID] = sp
-	}
-	for id, evs := range runs {
-		slices.SortStableFunc(evs, func(a, b *beet.Event) int { return a.ReceivedAt.Compare(b.ReceivedAt) })
-		sp := spans[id]
-		sp.OpenRun = beets[id].Runs.StartedAt
-		sp.Signals = beet.TrackRuns(beets[id], evs)
-		spans[id] = sp
-	}
-	// In ID order, so two concurrent batches on PostgreSQL take the row
-	// locks in the same order and cannot deadlock.
-	touched = make([]*beet.Beet, 0, len(spans))
-	for id := range spans {
-		touched = append(touched, beets[id])
-	}
-	slices.SortFunc(touched, func(a, b *beet.Beet) int { return cmp.Compare(a.ID, b.ID) })
-	for _, b := range touched {
-		sp := spans[b.ID]
-		var fs []beet.Flip
-		if observe != nil {
-			fs = observe(b, sp)
-		}
-		if sp.Count > 0 && (b.LastEventAt == nil || sp.Last.After(*b.LastEventAt)) {
-			b.LastEventAt = &sp.Last
-		}
-		for _, f := range fs {
-			f.BeetID, f.At = b.ID, stamp(f.At)
-			flips = append(flips, f)
-		}
+	touched, flips = ping.Apply(events, beets, byToken, observe)
+	for i := range flips {
+		flips[i].At = stamp(flips[i].At)
 	}
 	return touched, flips
 }

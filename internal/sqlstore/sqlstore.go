@@ -40,8 +40,10 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	d     dialect
-	log   *slog.Logger
-	stmts stmtCache
+	// commit is the engine's ingestion commit (AddEvents).
+	commit eventCommit
+	log    *slog.Logger
+	stmts  stmtCache
 
 	// ingest is AddEvents' own pool on PostgreSQL (nil on SQLite), whose
 	// sessions plan with generic plans (openPostgres).
@@ -196,8 +198,10 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
 	}
 	log.Info("database opened", "engine", "sqlite", "path", abs)
-	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt,
-		wal: newWALSync(abs), owner: rand.Text()}, nil
+	db := &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt,
+		wal: newWALSync(abs), owner: rand.Text()}
+	db.commit = sqliteCommit{db}
+	return db, nil
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
@@ -218,7 +222,9 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
 	log.Info("database opened", "engine", "postgres")
-	return &DB{write: db, read: db, ingest: ingest, d: postgresDialect{}, log: log, beets: newBeetCache(beetCacheSize)}, nil
+	store := &DB{write: db, read: db, ingest: ingest, d: postgresDialect{}, log: log, beets: newBeetCache(beetCacheSize)}
+	store.commit = pgCommit{store}
+	return store, nil
 }
 
 // openPGIngest opens AddEvents' pool. Its statements take arrays, whose

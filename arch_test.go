@@ -42,6 +42,11 @@ func TestLayout(t *testing.T) {
 			if adapters[p.ImportPath] && adapters[imp] {
 				t.Errorf("%s imports %s: adapters must not import each other", p.ImportPath, imp)
 			}
+			// What a ping does to its beets is decided in pure code: the
+			// domain and the standard library, no storage, no HTTP.
+			if p.ImportPath == mod+"/internal/ping" && strings.Contains(imp, ".") && imp != mod {
+				t.Errorf("internal/ping imports %s; it may import only the domain and the standard library", imp)
+			}
 			if p.ImportPath == mod+"/internal/service" && adapters[imp] {
 				t.Errorf("the service imports the adapter %s; it may see only the domain interfaces", imp)
 			}

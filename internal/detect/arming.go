@@ -18,11 +18,14 @@ type Arming struct {
 	// (firstruns.go), and the learning guard flags, from the GuardEvents-th
 	// event, a silence GuardFactor times the longest gap seen.
 	GuardEvents, GuardFactor int
+	// RunsDaily and RunsShorter runs recognise a daily schedule and a
+	// shorter one from their first runs.
+	RunsDaily, RunsShorter int
 }
 
 // ArmingRule is auto mode's rule.
 var ArmingRule = Arming{After: armAfter, Events: armEvents, Latest: armBy, LatestEvents: armByEvents,
-	GuardEvents: guardEvents, GuardFactor: guardFactor}
+	GuardEvents: guardEvents, GuardFactor: guardFactor, RunsDaily: youngRunsDaily, RunsShorter: youngRunsShorter}
 
 // Words states the rule, counted from the first event: "a week after the
 // first event once 30 events came, or sooner once its runs make a
@@ -46,8 +49,8 @@ func (a Arming) From(first time.Time, loc *time.Location) string {
 // one) show it, and from the 3rd event a silence far longer than any gap
 // seen is flagged (10 times the longest)."
 func (a Arming) Meanwhile() string {
-	return fmt.Sprintf("Until then, a schedule is watched once 3 runs of a daily job (4 of a shorter one) show it, and from the %s event a silence far longer than any gap seen is flagged (%d times the longest).",
-		ordinal(a.GuardEvents), a.GuardFactor)
+	return fmt.Sprintf("Until then, a schedule is watched once %d runs of a daily job (%d of a shorter one) show it, and from the %s event a silence far longer than any gap seen is flagged (%d times the longest).",
+		a.RunsDaily, a.RunsShorter, ordinal(a.GuardEvents), a.GuardFactor)
 }
 
 // ordinal says 3 as "3rd".

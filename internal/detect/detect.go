@@ -244,11 +244,13 @@ func Expectation(b *beet.Beet) string {
 	if b.Status == beet.StatusNew {
 		return "Waiting for the first event; then it learns this beet's rhythm before alerting."
 	}
-	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.Armed() {
-		return "Learned: " + m.Describe(time.UnixMicro(m.last)) + "."
-	}
-	if m, err := LoadRateModel(b.Model, location(b)); err == nil && (guard{m}).ready() {
-		return "Learning this beet's rhythm; " + (guard{m}).describe(time.UnixMicro(m.last)) + "."
+	if m, err := LoadRateModel(b.Model, location(b)); err == nil {
+		switch {
+		case m.Armed():
+			return "Learned: " + m.Describe(time.UnixMicro(m.last)) + "."
+		case guard{m}.ready():
+			return "Learning this beet's rhythm; " + guard{m}.describe(time.UnixMicro(m.last)) + "."
+		}
 	}
 	return "Learning this beet's rhythm; alerts start " + ArmingRule.Words() + "."
 }

@@ -17,10 +17,17 @@ import (
 // for shorter periods, whose equal gaps random traffic makes more often.
 func (m *RateModel) youngStreak() uint8 {
 	if int64(m.period)%86400 == 0 {
-		return 1
+		return youngRunsDaily - 2
 	}
-	return 2
+	return youngRunsShorter - 2
 }
+
+// The runs that recognise a schedule from its first runs: a streak counts
+// the equal gaps after the first, and the first two runs make one gap.
+const (
+	youngRunsDaily   = 3
+	youngRunsShorter = 4
+)
 
 // youngConfirmed reports whether the schedule was recognised from its
 // first runs and keeps its streak.

@@ -3,8 +3,9 @@ package jobs
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
+
+	"github.com/beethq/beet/internal/outage"
 )
 
 // DeadlineSweeper is what the sweeper drives; *service.Service satisfies it.
@@ -34,27 +35,11 @@ type Sweeper struct {
 
 	// An outage is two lines, its first failed pass and the first pass
 	// that works after it (with the count), not an error every pass.
-	mu       sync.Mutex
-	failures int
-	since    time.Time
+	passes outage.Log
 }
 
-// noteOutcome logs the start and the end of a run of failed passes.
-func (s *Sweeper) noteOutcome(ctx context.Context, log *slog.Logger, now time.Time, err error, flipped int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case err != nil && ctx.Err() != nil: // stopping is not an outage
-	case err != nil:
-		if s.failures++; s.failures == 1 {
-			s.since = now
-			log.ErrorContext(ctx, "sweep failed; retrying quietly until a sweep works", "err", err, "flipped", flipped)
-		}
-	case s.failures > 0:
-		log.InfoContext(ctx, "sweeps work again", "failures", s.failures, "for", now.Sub(s.since).Round(time.Millisecond))
-		s.failures = 0
-	}
-}
+// sweepStep names the sweeper's outage lines.
+var sweepStep = outage.Step{Failed: "sweep failed; retrying quietly until a sweep works", Recovered: "sweeps work again"}
 
 // Run calls Once every s.Every until ctx ends.
 func (s *Sweeper) Run(ctx context.Context) {
@@ -97,13 +82,13 @@ func (s *Sweeper) once(ctx context.Context) (int, bool, error) {
 		n, examined, err := s.Sweeper.Sweep(ctx, now, s.watermark(now), batch)
 		total += n
 		if err != nil {
-			s.noteOutcome(ctx, log, now, err, total)
+			s.passes.Note(ctx, log, now, sweepStep, err, "flipped", total)
 			return total, true, err
 		}
 		// Every examined beet was flipped or had its deadline moved, so a
 		// full batch may have more due behind it; a short one was the last.
 		if examined < batch {
-			s.noteOutcome(ctx, log, now, nil, total)
+			s.passes.Note(ctx, log, now, sweepStep, nil)
 			if total > 0 {
 				log.InfoContext(ctx, "sweep", "flipped", total)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/outage"
 )
 
 // Store is what the worker reads and writes.
@@ -102,45 +103,14 @@ func or[T comparable](v, def T) T {
 	return v
 }
 
-// failing tells an outage from its steps: the first failure of a step is
-// logged, the ones after it are counted, and its first success after them
-// is logged with the count and how long it lasted, as the rate limiter
-// does for Redis. A 30 s database outage is then two lines, not one a
-// second. Only Run's goroutine uses it.
-type failing struct {
-	what  string // "claiming deliveries"
-	since time.Time
-	count int
-}
-
-func (f *failing) failed(log *slog.Logger, now time.Time, err error) {
-	if f.count++; f.count == 1 {
-		f.since = now
-		log.Error("notify: "+f.what+" failed; retrying quietly until it works again", "err", err)
-	}
-}
-
-func (f *failing) ok(log *slog.Logger, now time.Time) {
-	if f.count > 0 {
-		log.Info("notify: "+f.what+" works again", "failures", f.count, "for", now.Sub(f.since).Round(time.Millisecond))
-		f.count = 0
-	}
-}
-
 // Run sends due deliveries every w.Every, creates reminders every
 // w.ReminderEvery and prunes the log hourly, until ctx ends.
 func (w *Worker) Run(ctx context.Context) {
-	claims, reminders := &failing{what: "claiming deliveries"}, &failing{what: "creating reminders"}
-	settled, pruning := &failing{what: "queueing settled messages"}, &failing{what: "pruning the delivery log"}
-	note := func(f *failing, err error) bool {
-		if err != nil {
-			if ctx.Err() == nil { // stopping is not an outage
-				f.failed(w.log(), w.now(), err)
-			}
-			return false
-		}
-		f.ok(w.log(), w.now())
-		return true
+	// An outage is two lines a step, not one a second.
+	var claims, reminders, settled, pruning outage.Log
+	note := func(o *outage.Log, what string, err error) bool {
+		return o.Note(ctx, w.log(), w.now(), outage.Step{Failed: "notify: " + what + " failed; retrying quietly until it works again",
+			Recovered: "notify: " + what + " works again"}, err)
 	}
 	poll := time.NewTicker(or(w.Every, time.Second))
 	defer poll.Stop()
@@ -156,19 +126,19 @@ func (w *Worker) Run(ctx context.Context) {
 			// Drain: a full batch may have more due behind it.
 			for range 100 {
 				n, err := w.Once(ctx)
-				if !note(claims, err) || n < or(w.Batch, 16) || ctx.Err() != nil {
+				if !note(&claims, "claiming deliveries", err) || n < or(w.Batch, 16) || ctx.Err() != nil {
 					break
 				}
 			}
 		case <-remind.C:
-			if n, err := w.Store.CreateReminders(ctx, w.now()); note(reminders, err) && n > 0 {
+			if n, err := w.Store.CreateReminders(ctx, w.now()); note(&reminders, "creating reminders", err) && n > 0 {
 				w.log().Info("notify: reminders queued", "count", n)
 			}
-			if n, err := w.CreateSettled(ctx); note(settled, err) && n > 0 {
+			if n, err := w.CreateSettled(ctx); note(&settled, "queueing settled messages", err) && n > 0 {
 				w.log().Info("notify: settled messages queued", "count", n)
 			}
 		case <-prune.C:
-			if n, err := w.Store.DeleteDeliveriesBefore(ctx, w.now().Add(-or(w.Keep, 30*24*time.Hour)), 10000); note(pruning, err) && n > 0 {
+			if n, err := w.Store.DeleteDeliveriesBefore(ctx, w.now().Add(-or(w.Keep, 30*24*time.Hour)), 10000); note(&pruning, "pruning the delivery log", err) && n > 0 {
 				w.log().Info("notify: delivery log pruned", "deleted", n)
 			}
 		}

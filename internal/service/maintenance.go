@@ -3,10 +3,10 @@ package service
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/outage"
 	"github.com/beethq/beet/internal/schedule"
 )
 
@@ -22,12 +22,18 @@ const (
 	maxLiveMaintenance = 100_000
 )
 
+// maintenanceReads names the outage lines of the reloads: detection keeps
+// the last copy meanwhile.
+var maintenanceReads = outage.Step{Warn: true,
+	Failed:    "maintenance windows could not be read; detection keeps the last copy until they can",
+	Recovered: "maintenance windows can be read again"}
+
 type maintenanceView struct {
 	mu       sync.RWMutex
 	byBeet   map[int64][]window // windows of one beet, parsed
 	byAcct   map[int64][]window // account-wide windows, parsed
 	loadedAt time.Time
-	failing  atomic.Bool // the last reload failed: logged once, and once when one works
+	reads    outage.Log // the reloads' outages: two lines each
 }
 
 // refreshMaintenance reloads the view if it is older than maintenanceRefresh

@@ -51,13 +51,7 @@ const (
 // is open, beets that fall silent are held instead of flipped.
 func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int) (flipped, examined int, err error) {
 	// Once per outage, not once a sweep: the sweeper says the rest.
-	if err := s.refreshMaintenance(ctx, now, false); err != nil {
-		if ctx.Err() == nil && s.maint.failing.CompareAndSwap(false, true) {
-			s.log.Warn("maintenance windows could not be read; detection keeps the last copy until they can", "err", err)
-		}
-	} else if s.maint.failing.CompareAndSwap(true, false) {
-		s.log.Info("maintenance windows can be read again")
-	}
+	s.maint.reads.Note(ctx, s.log, now, maintenanceReads, s.refreshMaintenance(ctx, now, false))
 	due, err := s.store.FindDueBeets(ctx, watermark, limit)
 	if err != nil {
 		return 0, 0, err

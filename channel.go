@@ -2,6 +2,7 @@ package beet
 
 import (
 	"context"
+	"net"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -280,7 +281,7 @@ func MaskURL(s string) string {
 	rest := strings.TrimPrefix(u.RequestURI(), "/")
 	if u.Scheme != "http" && u.Scheme != "https" {
 		host := u.Host
-		if !strings.ContainsAny(host, ".:") && host != "localhost" && host != u.Scheme {
+		if !isHostName(host) && host != "localhost" && host != u.Scheme {
 			host = "…"
 		}
 		if rest != "" || u.User != nil {
@@ -292,6 +293,30 @@ func MaskURL(s string) string {
 		return u.Scheme + "://" + u.Host + "/"
 	}
 	return u.Scheme + "://" + u.Host + "/" + Redact(rest)
+}
+
+// isHostName reports whether host reads as a server's name: dot-separated
+// labels of letters, digits and hyphens with at least one dot, or any such
+// name with a port. A secret in the host place (Pushover's user key) has
+// neither, and neither has a stray ".room".
+func isHostName(host string) bool {
+	name, port, err := net.SplitHostPort(host)
+	if err != nil {
+		name, port = host, ""
+	}
+	if port != "" && strings.Trim(port, "0123456789") != "" {
+		return false
+	}
+	labels := strings.Split(name, ".")
+	if len(labels) < 2 && port == "" {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || strings.Trim(strings.ToLower(l), "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // ChannelUpdate changes a channel. A nil field means "unchanged"; a config

@@ -155,19 +155,10 @@ func (h *Handler) statusPageView(r *http.Request, p *reqCtx, pg *beet.StatusPage
 	return v, err
 }
 
-// accountStatusPage finds the session account's page by the path's {id}.
-func (h *Handler) accountStatusPage(r *http.Request, p *reqCtx) (*beet.StatusPage, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return nil, err
-	}
-	return h.svc.StatusPage(r.Context(), p.session.AccountID, id)
-}
-
 // postedStatusPage finds the account's page a form was posted to and reads
 // the form.
 func (h *Handler) postedStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) (*beet.StatusPage, error) {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +166,7 @@ func (h *Handler) postedStatusPage(w http.ResponseWriter, r *http.Request, p *re
 }
 
 func (h *Handler) statusPagePage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
 		return err
 	}
@@ -231,7 +222,7 @@ func (h *Handler) statusPageAgain(r *http.Request, p *reqCtx, pg *beet.StatusPag
 
 // noticeAction resolves, reopens or deletes a notice of the account's page.
 func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
 		return err
 	}
@@ -257,7 +248,7 @@ func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx
 }
 
 func (h *Handler) confirmStatusPageDelete(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
 		return err
 	}

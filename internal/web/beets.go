@@ -571,13 +571,11 @@ func (h *Handler) beetPageAgain(r *http.Request, p *reqCtx, fill func(v *detailV
 
 func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.detail(r, p)
-	if err != nil {
-		return err
+	if err == nil {
+		q := r.URL.Query()
+		v.Created, v.Rotated = q.Get("created") == "1", q.Get("rotated") == "1"
 	}
-	v.Created = r.URL.Query().Get("created") == "1"
-	v.Rotated = r.URL.Query().Get("rotated") == "1"
-	h.render(w, r, http.StatusOK, "beet", v)
-	return nil
+	return h.renderPage(w, r, "beet", v, err)
 }
 
 // confirmView asks before a destructive action: Action is the form's

@@ -395,13 +395,11 @@ func (h *Handler) channelView(r *http.Request, p *reqCtx) (*channelView, error) 
 
 func (h *Handler) channelPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.channelView(r, p)
-	if err != nil {
-		return err
+	if err == nil {
+		q := r.URL.Query()
+		v.Created, v.Saved = q.Get("created") == "1", q.Get("saved") == "1"
 	}
-	v.Created = r.URL.Query().Get("created") == "1"
-	v.Saved = r.URL.Query().Get("saved") == "1"
-	h.render(w, r, http.StatusOK, "channel", v)
-	return nil
+	return h.renderPage(w, r, "channel", v, err)
 }
 
 // saveChannel changes a channel's name, reminders and settings. A setting

@@ -94,11 +94,7 @@ func shows(p *beet.StatusPage) string {
 
 func (h *Handler) statusPagesPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.statusPagesView(r, p, statusPageForm{}, nil)
-	if err != nil {
-		return err
-	}
-	h.render(w, r, http.StatusOK, "status_pages", v)
-	return nil
+	return h.renderPage(w, r, "status_pages", v, err)
 }
 
 // formStatus is the status of a form refused for err, or 0 when err is
@@ -171,11 +167,7 @@ func (h *Handler) statusPagePage(w http.ResponseWriter, r *http.Request, p *reqC
 		return err
 	}
 	v, err := h.statusPageView(r, p, pg)
-	if err != nil {
-		return err
-	}
-	h.render(w, r, http.StatusOK, "status_pages", v)
-	return nil
+	return h.renderPage(w, r, "status_pages", v, err)
 }
 
 func (h *Handler) saveStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {

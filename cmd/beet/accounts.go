@@ -28,8 +28,7 @@ type accountJSON struct {
 }
 
 func accountsCreateCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	email := fs.String("email", "", "the first user's email (required)")
 	password := fs.String("password", "", "the first user's password (required)")
 	planName := fs.String("plan", string(beet.PlanFree), "free, starter, pro or enterprise")
@@ -56,8 +55,7 @@ func accountsCreateCmd(c *cli, args []string) error {
 }
 
 func accountsListCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
@@ -83,8 +81,7 @@ func accountsListCmd(c *cli, args []string) error {
 }
 
 func accountsSetPlanCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	id := fs.Int64("account", 0, "account ID (required)")
 	planName := fs.String("plan", "", "free, starter, pro or enterprise (required)")
 	if err := c.parse(fs, args); err != nil {
@@ -179,8 +176,7 @@ func accountsRemoveUserCmd(c *cli, args []string) error {
 // parses args with the required --email and returns the settings and
 // the email.
 func (c *cli) parseUserEmail(args []string) (*config.Flags, string, error) {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	email := fs.String("email", "", "the user's email (required)")
 	if err := c.parse(fs, args); err != nil {
 		return nil, "", err

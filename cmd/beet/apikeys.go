@@ -2,12 +2,10 @@ package main
 
 import (
 	"github.com/beethq/beet/internal/app"
-	"github.com/beethq/beet/internal/config"
 )
 
 func apikeysCreateCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	account := fs.Int64("account", 0, "account ID (required)")
 	name := fs.String("name", "", "a name to tell the key apart")
 	readOnly := fs.Bool("read-only", false, "the key may only read (GET); every call that changes state is refused with 403")
@@ -32,8 +30,7 @@ func apikeysCreateCmd(c *cli, args []string) error {
 }
 
 func apikeysRevokeCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	id := fs.Int64("id", 0, "API key ID (required)")
 	if err := c.parse(fs, args); err != nil {
 		return err

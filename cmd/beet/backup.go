@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/sqlstore"
 )
 
@@ -18,8 +17,7 @@ import (
 // verifies the copy and prints what it holds. On PostgreSQL it prints the
 // pg_dump line to use instead and fails: no backup was made.
 func backupCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	output := fs.String("output", "", "file to write the backup to (must not exist)")
 	if err := c.parse(fs, args); err != nil {
 		return err
@@ -45,8 +43,7 @@ func backupCmd(c *cli, args []string) error {
 // healthcheckCmd asks a running instance whether it is ready (GET /readyz)
 // and exits 0 if so: the container health check, in an image with no curl.
 func healthcheckCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	target := fs.String("url", "", "readiness URL to ask (default: /readyz on BEET_LISTEN, via loopback)")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up after this long")
 	if err := c.parse(fs, args); err != nil {

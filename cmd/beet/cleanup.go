@@ -6,14 +6,12 @@ import (
 	"time"
 
 	"github.com/beethq/beet/internal/app"
-	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/service"
 )
 
 // cleanupCmd runs one retention pass as of --now and reports per plan.
 func cleanupCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	nowText := fs.String("now", "", "clean up as of this RFC3339 time (default: now)")
 	dryRun := fs.Bool("dry-run", false, "count what would be deleted; delete nothing")
 	asJSON := fs.Bool("json", false, "print the report as JSON")

@@ -29,8 +29,7 @@ func (c *cli) warnUnknown(cfg config.Config) {
 // configCheckCmd prints every setting as it would be used (secrets
 // masked) with its source, and fails when one is invalid.
 func configCheckCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
-	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/hcimport"
 	"github.com/beethq/beet/internal/service"
 )
@@ -22,8 +21,7 @@ import (
 // skip with the reason; then a summary. A check that could not be created
 // makes the exit status 1, after the others were tried.
 func importHealthchecksCmd(c *cli, args []string) error {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	account := fs.Int64("account", 0, "account ID to create the beets in (required)")
 	dryRun := fs.Bool("dry-run", false, "print the plan; write nothing")
 	var paths []string

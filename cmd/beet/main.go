@@ -169,6 +169,13 @@ func (c *cli) flags() *flag.FlagSet {
 	return fs
 }
 
+// configFlags is flags with the shared settings bound on it (config.Bind),
+// the opening of every command that reads the configuration.
+func (c *cli) configFlags() (*flag.FlagSet, *config.Flags) {
+	fs := c.flags()
+	return fs, config.Bind(fs, c.getenv)
+}
+
 // parse parses args into fs. -h prints the full flag list on stdout.
 func (c *cli) parse(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
@@ -228,8 +235,7 @@ func (c *cli) config(f *config.Flags) (config.Config, error) {
 // settings: it parses args as flags over the environment and returns the
 // config they give.
 func (c *cli) parseConfig(args []string) (config.Config, error) {
-	fs := c.flags()
-	cf := config.Bind(fs, c.getenv)
+	fs, cf := c.configFlags()
 	if err := c.parse(fs, args); err != nil {
 		return config.Config{}, err
 	}

@@ -269,7 +269,7 @@ func (a *App) startJobs() {
 	} else {
 		a.log.Info("retention clean-up is off (cleanup interval 0)")
 	}
-	if a.backend.Store.Engine() == "postgres" {
+	if a.backend.Store.PartitionsEvents() {
 		p := &jobs.Partitions{
 			Ensure: func(ctx context.Context, now time.Time) error {
 				_, err := a.backend.Store.EnsureEventPartitions(ctx, now, partitionsAhead)

@@ -477,18 +477,12 @@ func (d *decoder) bytes(n int) []byte {
 
 func (d *decoder) byte() byte { return d.bytes(1)[0] }
 
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.p)
-	if n <= 0 {
-		d.err = errBadRecord
-		return 0
-	}
-	d.p = d.p[n:]
-	return v
-}
+func (d *decoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
+func (d *decoder) varint() int64   { return readVarint(d, binary.Varint) }
 
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.p)
+// readVarint reads one varint with read (binary.Uvarint or binary.Varint).
+func readVarint[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
+	v, n := read(d.p)
 	if n <= 0 {
 		d.err = errBadRecord
 		return 0

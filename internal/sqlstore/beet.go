@@ -260,11 +260,7 @@ func (db *DB) SetBeetToken(ctx context.Context, id int64, token string, at time.
 	at = stamp(at)
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var old string
-		lock := "" // SQLite's single writer serialises rotations already
-		if db.d.name() == "postgres" {
-			lock = " FOR UPDATE"
-		}
-		if err := tx.QueryRowContext(ctx, `SELECT token FROM beets WHERE id = $1`+lock, id).Scan(&old); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT token FROM beets WHERE id = $1`+db.d.forUpdate(), id).Scan(&old); err != nil {
 			return notFound(err, "beet %d not found", id)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE beets SET token = $1, updated_at = $2 WHERE id = $3`,
@@ -317,27 +313,29 @@ func (db *DB) SetBeetStatus(ctx context.Context, f *beet.Flip) error {
 }
 
 // FindDueBeets returns up to limit beets whose deadline is at or before t,
-// earliest first, through the partial index on due_at (on PostgreSQL on
-// wake_at: findDuePG).
+// earliest first.
 func (db *DB) FindDueBeets(ctx context.Context, t time.Time, limit int) ([]*beet.Beet, error) {
-	if db.d.name() == "postgres" {
-		out, err := db.findDuePG(ctx, t, limit)
-		if err != nil {
-			return nil, fmt.Errorf("find due beets: %w", err)
-		}
-		return out, nil
+	out, err := db.d.findDue(ctx, db, t, limit)
+	if err != nil {
+		return nil, fmt.Errorf("find due beets: %w", err)
 	}
+	return out, nil
+}
+
+// findDueSQLite is FindDueBeets on SQLite, through the partial index on
+// due_at (PostgreSQL's: findDuePG).
+func (db *DB) findDueSQLite(ctx context.Context, t time.Time, limit int) ([]*beet.Beet, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+beetColumns+` FROM beets
 		WHERE due_at IS NOT NULL AND due_at <= $1 ORDER BY due_at, id LIMIT $2`, toMicros(t), pageLimit(limit))
 	if err != nil {
-		return nil, fmt.Errorf("find due beets: %w", err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []*beet.Beet
 	for rows.Next() {
 		b, err := scanBeet(rows)
 		if err != nil {
-			return nil, fmt.Errorf("find due beets: %w", err)
+			return nil, err
 		}
 		out = append(out, b)
 	}
@@ -362,9 +360,12 @@ func (db *DB) ApplyDue(ctx context.Context, changes []beet.DueChange) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	if db.d.name() == "postgres" {
-		return db.applyDuePG(ctx, changes)
-	}
+	return db.d.applyDue(ctx, db, changes)
+}
+
+// applyDueSQLite is ApplyDue on SQLite, a prepared statement a change
+// (PostgreSQL's: applyDuePG).
+func (db *DB) applyDueSQLite(ctx context.Context, changes []beet.DueChange) error {
 	move, err := db.prepared(ctx, db.write, `UPDATE beets SET due_at = $1 WHERE id = $2 AND due_at = $3`)
 	if err != nil {
 		return fmt.Errorf("apply deadlines: %w", err)

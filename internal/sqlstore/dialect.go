@@ -1,26 +1,68 @@
 package sqlstore
 
 import (
+	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"io/fs"
+	"log/slog"
+	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/beethq/beet"
 )
 
-// dialect holds the little that differs between the engines once the DDL is
-// in per-engine migration files.
+// dialect holds everything that differs between the engines once the DDL
+// is in per-engine migration files; the store asks it and never compares
+// engine names. (Ingestion's commit, the other difference, is eventCommit.)
+// SQLite has a single writer, so most of what PostgreSQL needs to keep
+// instances apart is nothing on SQLite.
 type dialect interface {
+	// name is "sqlite" or "postgres", for logs and Engine.
 	name() string
 	goose() goose.Dialect
 	// migrationsDir is the folder of the embedded migrations FS.
 	migrationsDir() string
+	// migrationLocker keeps instances that start together from applying
+	// a migration twice; nil needs no lock.
+	migrationLocker(ctx context.Context, q querier) (goose.ProviderOption, error)
 	// skipLocked ends a row-claiming subquery: on PostgreSQL it lets
-	// several instances delete disjoint rows at once; SQLite has a single
-	// writer and needs nothing.
+	// several instances delete disjoint rows at once.
 	skipLocked() string
+	// forUpdate ends a SELECT whose row the transaction will change, so
+	// that concurrent transactions take turns on it.
+	forUpdate() string
+	// tryLock takes a lock held until tx ends, named by the text that
+	// keySQL (a SQL expression over args) evaluates to, and reports
+	// whether it got it; it does not wait for another holder.
+	tryLock(ctx context.Context, tx *sql.Tx, keySQL string, args ...any) (bool, error)
+	// idIn is a condition that column is one of ids, with args to append
+	// to the statement's; param is the placeholder number it may use.
+	idIn(column string, ids []int64, param int) (cond string, args []any)
+	// withDeadline selects the beets that have a deadline (the up ones)
+	// through the deadline index alone.
+	withDeadline() string
+	// dueIndexed narrows "due_at <= $1" to the deadline index.
+	dueIndexed() string
+	// findDue and applyDue are FindDueBeets and ApplyDue.
+	findDue(ctx context.Context, db *DB, t time.Time, limit int) ([]*beet.Beet, error)
+	applyDue(ctx context.Context, db *DB, changes []beet.DueChange) error
+	// partitionsEvents reports whether events sit in monthly partitions
+	// that can be dropped whole.
+	partitionsEvents() bool
+	// sealSecrets runs write, which overwrites plain channel secrets in
+	// channels, so that the old values do not stay behind in the
+	// database's files; it tells log when it could not make sure of that
+	// but the secrets are sealed.
+	sealSecrets(ctx context.Context, conn *sql.Conn, log *slog.Logger, write func() error) error
 	// versionTableSQL answers one boolean: does goose's table exist?
 	versionTableSQL() string
 	isUnique(err error) bool
@@ -33,7 +75,57 @@ func (sqliteDialect) name() string          { return "sqlite" }
 func (sqliteDialect) goose() goose.Dialect  { return goose.DialectSQLite3 }
 func (sqliteDialect) migrationsDir() string { return "migrations/sqlite" }
 
+func (sqliteDialect) migrationLocker(context.Context, querier) (goose.ProviderOption, error) {
+	return nil, nil
+}
+
 func (sqliteDialect) skipLocked() string { return "" }
+func (sqliteDialect) forUpdate() string  { return "" }
+func (sqliteDialect) tryLock(context.Context, *sql.Tx, string, ...any) (bool, error) {
+	return true, nil
+}
+
+// idIn writes the IDs as SQL integer literals (they are int64s, never text):
+// SQLite has no array parameter.
+func (sqliteDialect) idIn(column string, ids []int64, _ int) (string, []any) {
+	b := make([]byte, 0, len(column)+5+len(ids)*8)
+	b = append(b, column...)
+	b = append(b, " IN ("...)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ')')), nil
+}
+
+func (sqliteDialect) withDeadline() string   { return "due_at IS NOT NULL" }
+func (sqliteDialect) dueIndexed() string     { return "" }
+func (sqliteDialect) partitionsEvents() bool { return false }
+func (sqliteDialect) findDue(ctx context.Context, db *DB, t time.Time, limit int) ([]*beet.Beet, error) {
+	return db.findDueSQLite(ctx, t, limit)
+}
+func (sqliteDialect) applyDue(ctx context.Context, db *DB, changes []beet.DueChange) error {
+	return db.applyDueSQLite(ctx, changes)
+}
+
+// sealSecrets has SQLite zero what it frees, then copies the sealed pages
+// into the main file and empties the WAL, which held the old ones.
+func (sqliteDialect) sealSecrets(ctx context.Context, conn *sql.Conn, _ *slog.Logger, write func() error) error {
+	if _, err := conn.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA secure_delete = OFF`)
+	if err := write(); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
 func (sqliteDialect) isUnique(err error) bool {
 	return sqliteCode(err, sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY)
 }
@@ -64,7 +156,62 @@ func (postgresDialect) name() string          { return "postgres" }
 func (postgresDialect) goose() goose.Dialect  { return goose.DialectPostgres }
 func (postgresDialect) migrationsDir() string { return "migrations/postgres" }
 
+// migrationLocker takes a session advisory lock around the run. Its ID is
+// derived from the database and schema, so separate schemas (tests,
+// tenants) do not wait for each other.
+func (postgresDialect) migrationLocker(ctx context.Context, q querier) (goose.ProviderOption, error) {
+	var database, schema string
+	if err := q.QueryRowContext(ctx, `SELECT current_database(), current_schema()`).Scan(&database, &schema); err != nil {
+		return nil, err
+	}
+	h := fnv.New64a()
+	h.Write([]byte("beet migrations " + database + "." + schema))
+	// Poll every second for up to 5 minutes; goose's default period
+	// of 5 s makes every waiting instance start 5 s late.
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64())), lock.WithLockTimeout(1, 300))
+	if err != nil {
+		return nil, err
+	}
+	return goose.WithSessionLocker(locker), nil
+}
+
 func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
+func (postgresDialect) forUpdate() string  { return " FOR UPDATE" }
+
+// tryLock takes a transaction advisory lock on the key's hash.
+func (postgresDialect) tryLock(ctx context.Context, tx *sql.Tx, keySQL string, args ...any) (bool, error) {
+	var locked bool
+	err := tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended(`+keySQL+`, 0))`, args...).Scan(&locked)
+	return locked, err
+}
+
+func (postgresDialect) idIn(column string, ids []int64, param int) (string, []any) {
+	return column + " = ANY($" + strconv.Itoa(param) + "::bigint[])", []any{ids}
+}
+
+// The deadline index is on wake_at, set exactly when due_at is and never
+// past it (00016).
+func (postgresDialect) withDeadline() string   { return "wake_at IS NOT NULL" }
+func (postgresDialect) dueIndexed() string     { return " AND wake_at <= $1" }
+func (postgresDialect) partitionsEvents() bool { return true }
+func (postgresDialect) findDue(ctx context.Context, db *DB, t time.Time, limit int) ([]*beet.Beet, error) {
+	return db.findDuePG(ctx, t, limit)
+}
+func (postgresDialect) applyDue(ctx context.Context, db *DB, changes []beet.DueChange) error {
+	return db.applyDuePG(ctx, changes)
+}
+
+// sealSecrets rewrites the table after write: the old row versions keep
+// the plain text until then. The table is small (a few rows per account).
+func (postgresDialect) sealSecrets(ctx context.Context, conn *sql.Conn, log *slog.Logger, write func() error) error {
+	if err := write(); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `VACUUM FULL channels`); err != nil {
+		log.Warn("channel secrets sealed, but VACUUM FULL channels failed: old row versions may keep plain secrets until it runs", "err", err)
+	}
+	return nil
+}
 func (postgresDialect) isUnique(err error) bool {
 	return pgCode(err, "23505") // unique_violation
 }

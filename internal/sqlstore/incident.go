@@ -23,15 +23,10 @@ func (db *DB) CountSilences(ctx context.Context, since time.Time) (int, error) {
 }
 
 // CountWatched counts the beets with a deadline from the deadline index
-// alone (only up beets have one), without reading the rows. On PostgreSQL
-// the index is on wake_at, which is set exactly when due_at is (00016).
+// alone (only up beets have one), without reading the rows.
 func (db *DB) CountWatched(ctx context.Context) (int, error) {
-	q := `SELECT count(*) FROM beets WHERE due_at IS NOT NULL`
-	if db.d.name() == "postgres" {
-		q = `SELECT count(*) FROM beets WHERE wake_at IS NOT NULL`
-	}
 	var n int
-	if err := db.read.QueryRowContext(ctx, q).Scan(&n); err != nil {
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM beets WHERE `+db.d.withDeadline()).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count watched beets: %w", err)
 	}
 	return n, nil

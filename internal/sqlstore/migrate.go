@@ -4,11 +4,9 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 )
 
 // migrations holds one numbered set of goose SQL files per engine.
@@ -16,30 +14,22 @@ import (
 //go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
-// provider returns a goose provider for db's engine. On PostgreSQL it takes
-// a session advisory lock around the run, so instances that start together
-// apply each migration once; the lock ID is derived from the database and
-// schema, so separate schemas (tests, tenants) do not wait for each other.
+// provider returns a goose provider for db's engine. With locked, instances
+// that start together apply each migration once (dialect.migrationLocker).
 func (db *DB) provider(ctx context.Context, locked bool) (*goose.Provider, error) {
 	fsys, err := migrationsFS(db.d)
 	if err != nil {
 		return nil, err
 	}
 	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
-	if locked && db.d.name() == "postgres" {
-		var database, schema string
-		if err := db.write.QueryRowContext(ctx, `SELECT current_database(), current_schema()`).Scan(&database, &schema); err != nil {
-			return nil, err
-		}
-		h := fnv.New64a()
-		h.Write([]byte("beet migrations " + database + "." + schema))
-		// Poll every second for up to 5 minutes; goose's default period
-		// of 5 s makes every waiting instance start 5 s late.
-		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64())), lock.WithLockTimeout(1, 300))
+	if locked {
+		locker, err := db.d.migrationLocker(ctx, db.write)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, goose.WithSessionLocker(locker))
+		if locker != nil {
+			opts = append(opts, locker)
+		}
 	}
 	// goose writes its version table, so it always uses the writer.
 	return goose.NewProvider(db.d.goose(), db.write, fsys, opts...)

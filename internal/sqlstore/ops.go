@@ -50,11 +50,8 @@ func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
 		return nil, fmt.Errorf("ops stats: %w", err)
 	}
 	var oldest sql.NullInt64
-	q := `SELECT COUNT(*), MIN(due_at) FROM beets WHERE due_at IS NOT NULL AND due_at <= $1`
-	if db.d.name() == "postgres" {
-		q += ` AND wake_at <= $1` // the index is on wake_at, never past due_at (00016)
-	}
-	err = db.read.QueryRowContext(ctx, q, toMicros(now)).Scan(&st.Due, &oldest)
+	err = db.read.QueryRowContext(ctx, `SELECT COUNT(*), MIN(due_at) FROM beets
+		WHERE due_at IS NOT NULL AND due_at <= $1`+db.d.dueIndexed(), toMicros(now)).Scan(&st.Due, &oldest)
 	if err != nil {
 		return nil, fmt.Errorf("ops stats: %w", err)
 	}
@@ -70,7 +67,7 @@ func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
 	if oldestPending.Valid {
 		st.OldestPending = fromMicros(oldestPending.Int64)
 	}
-	if db.d.name() == "postgres" {
+	if db.d.partitionsEvents() {
 		ps, err := db.EventPartitionState(ctx, now)
 		if err != nil {
 			return nil, fmt.Errorf("ops stats: %w", err)

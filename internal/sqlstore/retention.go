@@ -31,16 +31,14 @@ func (db *DB) DeleteExpiredEvents(ctx context.Context, p beet.Plan, cutoff time.
 	}
 	hi := toMicros(cutoff)
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		if db.d.name() == "postgres" {
-			var locked bool
-			if err := tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended(
-				'beet retention ' || current_database() || '.' || current_schema() || '.' || $1, 0))`, string(p)).Scan(&locked); err != nil {
-				return err
-			}
-			if !locked {
-				done = true
-				return nil
-			}
+		locked, err := db.d.tryLock(ctx, tx,
+			`'beet retention ' || current_database() || '.' || current_schema() || '.' || $1`, string(p))
+		if err != nil {
+			return err
+		}
+		if !locked {
+			done = true
+			return nil
 		}
 		lo, err := retentionMark(ctx, tx, p)
 		if err != nil {
@@ -92,50 +90,27 @@ func (db *DB) deleteSliceOfPlan(ctx context.Context, tx *sql.Tx, p beet.Plan, lo
 		return 0, err
 	}
 	var deleted int64
-	pg := db.d.name() == "postgres"
 	for len(beetIDs) > 0 {
 		chunk := beetIDs[:min(len(beetIDs), 500)]
 		beetIDs = beetIDs[len(chunk):]
-		var ofPlan []int64
-		if pg {
-			ofPlan, err = scanIDs(tx.QueryContext(ctx, `SELECT b.id FROM beets b JOIN accounts a ON a.id = b.account_id
-				WHERE b.id = ANY($1::bigint[]) AND a.plan = $2`, chunk, string(p)))
-		} else {
-			ofPlan, err = scanIDs(tx.QueryContext(ctx, `SELECT b.id FROM beets b JOIN accounts a ON a.id = b.account_id
-				WHERE a.plan = $1 AND b.id IN (`+idList(chunk)+`)`, string(p)))
-		}
+		inChunk, args := db.d.idIn("b.id", chunk, 2)
+		ofPlan, err := scanIDs(tx.QueryContext(ctx, `SELECT b.id FROM beets b JOIN accounts a ON a.id = b.account_id
+			WHERE a.plan = $1 AND `+inChunk, append([]any{string(p)}, args...)...))
 		if err != nil {
 			return deleted, err
 		}
 		if len(ofPlan) == 0 {
 			continue
 		}
-		var n int64
-		if pg {
-			n, err = rowsAffected(tx.ExecContext(ctx, `DELETE FROM events WHERE received_at >= $1 AND received_at < $2
-				AND beet_id = ANY($3::bigint[])`, lo, end, ofPlan))
-		} else {
-			n, err = rowsAffected(tx.ExecContext(ctx, `DELETE FROM events WHERE received_at >= $1 AND received_at < $2
-				AND beet_id IN (`+idList(ofPlan)+`)`, lo, end))
-		}
+		ofBeets, args := db.d.idIn("beet_id", ofPlan, 3)
+		n, err := rowsAffected(tx.ExecContext(ctx, `DELETE FROM events WHERE received_at >= $1 AND received_at < $2
+			AND `+ofBeets, append([]any{lo, end}, args...)...))
 		deleted += n
 		if err != nil {
 			return deleted, err
 		}
 	}
 	return deleted, nil
-}
-
-// idList writes IDs as SQL integer literals (they are int64s, never text).
-func idList(ids []int64) string {
-	b := make([]byte, 0, len(ids)*8)
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(b)
 }
 
 // CountExpiredEvents counts what DeleteExpiredEvents would delete for plan
@@ -205,7 +180,7 @@ func lowerRetentionMark(ctx context.Context, tx *sql.Tx, p beet.Plan, accountID 
 // before cutoff (a catalog change, no row is deleted one by one), and
 // returns how many it dropped. SQLite has one table and drops nothing.
 func (db *DB) DropEventsBefore(ctx context.Context, cutoff time.Time) (int, error) {
-	if db.d.name() != "postgres" {
+	if !db.d.partitionsEvents() {
 		return 0, nil
 	}
 	parts, err := db.EventPartitions(ctx)
@@ -302,7 +277,7 @@ const adoptMonths = 12
 // lock) and another returns the state without waiting. SQLite has no
 // partitions and returns a zero state.
 func (db *DB) EnsureEventPartitions(ctx context.Context, now time.Time, ahead int) (PartitionState, error) {
-	if db.d.name() != "postgres" {
+	if !db.d.partitionsEvents() {
 		return PartitionState{}, nil
 	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -368,7 +343,7 @@ func createPartition(ctx context.Context, tx *sql.Tx, month time.Time) error {
 // SQLite).
 func (db *DB) EventPartitionState(ctx context.Context, now time.Time) (PartitionState, error) {
 	var st PartitionState
-	if db.d.name() != "postgres" {
+	if !db.d.partitionsEvents() {
 		return st, nil
 	}
 	parts, err := db.EventPartitions(ctx)

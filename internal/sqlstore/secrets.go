@@ -173,30 +173,16 @@ func (db *DB) SealChannelSecrets(ctx context.Context, rotate bool) (SecretsRepor
 		return rep, fmt.Errorf("seal channel secrets: %w", err)
 	}
 	defer conn.Close()
-	if db.d.name() == "sqlite" {
-		if _, err := conn.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
-			return rep, fmt.Errorf("seal channel secrets: %w", err)
+	err = db.d.sealSecrets(ctx, conn, db.log, func() error {
+		for _, ch := range changes {
+			if _, err := conn.ExecContext(ctx, `UPDATE channels SET config = $1 WHERE id = $2 AND config = $3`, ch.cfg, ch.id, ch.old); err != nil {
+				return fmt.Errorf("channel %d: %w", ch.id, err)
+			}
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA secure_delete = OFF`)
-	}
-	for _, ch := range changes {
-		if _, err := conn.ExecContext(ctx, `UPDATE channels SET config = $1 WHERE id = $2 AND config = $3`, ch.cfg, ch.id, ch.old); err != nil {
-			return rep, fmt.Errorf("seal channel secrets: channel %d: %w", ch.id, err)
-		}
-	}
-	if db.d.name() == "sqlite" {
-		// Copy the sealed pages into the main file and empty the WAL, which
-		// held the old ones.
-		if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-			return rep, fmt.Errorf("seal channel secrets: checkpoint: %w", err)
-		}
-	}
-	if db.d.name() == "postgres" {
-		// The old row versions keep the plain text until the table is
-		// rewritten; the table is small (a few rows per account).
-		if _, err := conn.ExecContext(ctx, `VACUUM FULL channels`); err != nil {
-			db.log.Warn("channel secrets sealed, but VACUUM FULL channels failed: old row versions may keep plain secrets until it runs", "err", err)
-		}
+		return nil
+	})
+	if err != nil {
+		return rep, fmt.Errorf("seal channel secrets: %w", err)
 	}
 	db.log.Info("channel secrets sealed", "sealed", rep.Sealed, "resealed", rep.Resealed, "key", db.secrets.Current().ID())
 	return rep, nil

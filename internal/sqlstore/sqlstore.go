@@ -248,6 +248,10 @@ func openPGIngest(url string) (*sql.DB, error) {
 // Engine returns "sqlite" or "postgres".
 func (db *DB) Engine() string { return db.d.name() }
 
+// PartitionsEvents reports whether the events table has monthly
+// partitions, which EnsureEventPartitions keeps made ahead (PostgreSQL).
+func (db *DB) PartitionsEvents() bool { return db.d.partitionsEvents() }
+
 // Close closes the connection pools.
 func (db *DB) Close() error {
 	db.stmts.close()

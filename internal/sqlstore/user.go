@@ -69,15 +69,11 @@ func (db *DB) SetUserPassword(ctx context.Context, userID int64, hash string, ke
 // DeleteUser removes one of the account's users (its sessions cascade),
 // never the last one, even when two people remove each other at once.
 func (db *DB) DeleteUser(ctx context.Context, accountID, userID int64) error {
-	lock := ""
-	if db.d.name() == "postgres" {
-		// Two people removing each other at once: the account row
-		// serialises them. SQLite's single writer already does.
-		lock = " FOR UPDATE"
-	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		// Two people removing each other at once: the account row
+		// serialises them.
 		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1`+lock, accountID).Scan(&one); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = $1`+db.d.forUpdate(), accountID).Scan(&one); err != nil {
 			return notFound(err, "account %d not found", accountID)
 		}
 		var owner int64

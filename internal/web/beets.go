@@ -431,15 +431,11 @@ const (
 )
 
 func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
-	id, err := pathID(r)
+	b, err := byPathID(r, p, h.svc.Beet)
 	if err != nil {
 		return nil, err
 	}
-	ctx, acc := r.Context(), p.session.AccountID
-	b, err := h.svc.Beet(ctx, acc, id)
-	if err != nil {
-		return nil, err
-	}
+	ctx, acc, id := r.Context(), p.session.AccountID, b.ID
 	v := &detailView{layoutView: h.layout(r, p, b.Name), B: b, Det: formOf(b.Detection), Timezones: commonZones}
 	v.URL = h.baseURL + "/api/v1/beet/" + b.Token
 	v.MaskedToken = mask(b.Token)
@@ -557,10 +553,7 @@ func dayOne(b *beet.Beet, flips []*beet.Flip, day int64, now time.Time, loc *tim
 }
 
 func (h *Handler) saveTags(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	if err := parseForm(w, r); err != nil {
-		return err
-	}
-	id, err := pathID(r)
+	id, err := postedID(w, r)
 	if err != nil {
 		return err
 	}
@@ -578,13 +571,11 @@ func (h *Handler) beetPageAgain(r *http.Request, p *reqCtx, fill func(v *detailV
 
 func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.detail(r, p)
-	if err != nil {
-		return err
+	if err == nil {
+		q := r.URL.Query()
+		v.Created, v.Rotated = q.Get("created") == "1", q.Get("rotated") == "1"
 	}
-	v.Created = r.URL.Query().Get("created") == "1"
-	v.Rotated = r.URL.Query().Get("rotated") == "1"
-	h.render(w, r, http.StatusOK, "beet", v)
-	return nil
+	return h.renderPage(w, r, "beet", v, err)
 }
 
 // confirmView asks before a destructive action: Action is the form's
@@ -639,16 +630,13 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 }
 
 func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	if err := parseForm(w, r); err != nil {
+	id, err := postedID(w, r)
+	if err != nil {
 		return err
 	}
 	name, desc, tz := r.PostFormValue("name"), r.PostFormValue("description"), strings.TrimSpace(r.PostFormValue("timezone"))
 	bots := r.PostFormValue("allow_bots") == "on"
 	upd := beet.BeetUpdate{Name: &name, Description: &desc, Timezone: &tz, AllowBots: &bots}
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
 	_, err = h.svc.UpdateBeet(r.Context(), p.session.AccountID, id, upd)
 	return h.afterPost(w, r, err, beetURL(id)+"#settings", h.beetPageAgain(r, p, func(v *detailView) {
 		v.B.Name, v.B.Description, v.B.Timezone, v.B.AllowBots = name, desc, tz, bots
@@ -657,10 +645,7 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx
 }
 
 func (h *Handler) saveDetection(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	if err := parseForm(w, r); err != nil {
-		return err
-	}
-	id, err := pathID(r)
+	id, err := postedID(w, r)
 	if err != nil {
 		return err
 	}
@@ -695,6 +680,25 @@ func (h *Handler) backtest(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 	}
 	h.render(w, r, http.StatusOK, "beet", v)
 	return nil
+}
+
+// byPathID finds the session account's beet, channel or status page by the
+// path's {id}, through find (one of the service's getters).
+func byPathID[T any](r *http.Request, p *reqCtx, find func(ctx context.Context, accountID, id int64) (T, error)) (T, error) {
+	id, err := pathID(r)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return find(r.Context(), p.session.AccountID, id)
+}
+
+// postedID reads the form posted to a page of {id}, and the {id}.
+func postedID(w http.ResponseWriter, r *http.Request) (int64, error) {
+	if err := parseForm(w, r); err != nil {
+		return 0, err
+	}
+	return pathID(r)
 }
 
 // pathID reads {id}; anything but a positive number is not found, as in

@@ -357,16 +357,12 @@ type channelView struct {
 }
 
 func (h *Handler) channelView(r *http.Request, p *reqCtx) (*channelView, error) {
-	id, err := pathID(r)
+	c, err := byPathID(r, p, h.svc.Channel)
 	if err != nil {
 		return nil, err
 	}
 	ctx, acc := r.Context(), p.session.AccountID
-	c, err := h.svc.Channel(ctx, acc, id)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := h.svc.Deliveries(ctx, acc, id, channelLog)
+	ds, err := h.svc.Deliveries(ctx, acc, c.ID, channelLog)
 	if err != nil {
 		return nil, err
 	}
@@ -399,23 +395,18 @@ func (h *Handler) channelView(r *http.Request, p *reqCtx) (*channelView, error) 
 
 func (h *Handler) channelPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.channelView(r, p)
-	if err != nil {
-		return err
+	if err == nil {
+		q := r.URL.Query()
+		v.Created, v.Saved = q.Get("created") == "1", q.Get("saved") == "1"
 	}
-	v.Created = r.URL.Query().Get("created") == "1"
-	v.Saved = r.URL.Query().Get("saved") == "1"
-	h.render(w, r, http.StatusOK, "channel", v)
-	return nil
+	return h.renderPage(w, r, "channel", v, err)
 }
 
 // saveChannel changes a channel's name, reminders and settings. A setting
 // left empty keeps the stored one (UpdateChannel's rule, as in the API),
 // so secrets need not be typed again to rename a channel.
 func (h *Handler) saveChannel(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	if err := parseForm(w, r); err != nil {
-		return err
-	}
-	id, err := pathID(r)
+	id, err := postedID(w, r)
 	if err != nil {
 		return err
 	}
@@ -458,16 +449,12 @@ func (h *Handler) testChannel(w http.ResponseWriter, r *http.Request, p *reqCtx)
 }
 
 func (h *Handler) confirmChannelDelete(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	c, err := h.svc.Channel(r.Context(), p.session.AccountID, id)
+	c, err := byPathID(r, p, h.svc.Channel)
 	if err != nil {
 		return err
 	}
 	h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, "Delete this channel?"), Name: c.Name,
-		Action: channelURL(id) + "/delete", Back: channelURL(id), Title: "Delete this channel?",
+		Action: channelURL(c.ID) + "/delete", Back: channelURL(c.ID), Title: "Delete this channel?",
 		Message: channelDeleteMessage, Button: "Delete channel"})
 	return nil
 }
@@ -478,10 +465,7 @@ const channelDeleteMessage = "Alerts stop going to it at once, and its delivery 
 // the checked ones (none silences it). Another account's channel is not
 // found, as in the API.
 func (h *Handler) saveBeetChannels(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	if err := parseForm(w, r); err != nil {
-		return err
-	}
-	id, err := pathID(r)
+	id, err := postedID(w, r)
 	if err != nil {
 		return err
 	}

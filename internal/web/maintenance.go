@@ -121,11 +121,7 @@ func (h *Handler) windowNewView(r *http.Request, p *reqCtx, f windowForm, err er
 
 func (h *Handler) newWindowForm(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.windowNewView(r, p, windowForm{Mode: "once", Timezone: "UTC", BeetID: r.URL.Query().Get("beet")}, nil)
-	if err != nil {
-		return err
-	}
-	h.render(w, r, http.StatusOK, "maintenance_new", v)
-	return nil
+	return h.renderPage(w, r, "maintenance_new", v, err)
 }
 
 // window reads the form into a window; the service validates it.

@@ -94,11 +94,7 @@ func shows(p *beet.StatusPage) string {
 
 func (h *Handler) statusPagesPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.statusPagesView(r, p, statusPageForm{}, nil)
-	if err != nil {
-		return err
-	}
-	h.render(w, r, http.StatusOK, "status_pages", v)
-	return nil
+	return h.renderPage(w, r, "status_pages", v, err)
 }
 
 // formStatus is the status of a form refused for err, or 0 when err is
@@ -155,19 +151,10 @@ func (h *Handler) statusPageView(r *http.Request, p *reqCtx, pg *beet.StatusPage
 	return v, err
 }
 
-// accountStatusPage finds the session account's page by the path's {id}.
-func (h *Handler) accountStatusPage(r *http.Request, p *reqCtx) (*beet.StatusPage, error) {
-	id, err := pathID(r)
-	if err != nil {
-		return nil, err
-	}
-	return h.svc.StatusPage(r.Context(), p.session.AccountID, id)
-}
-
 // postedStatusPage finds the account's page a form was posted to and reads
 // the form.
 func (h *Handler) postedStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) (*beet.StatusPage, error) {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
 		return nil, err
 	}
@@ -175,16 +162,12 @@ func (h *Handler) postedStatusPage(w http.ResponseWriter, r *http.Request, p *re
 }
 
 func (h *Handler) statusPagePage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
 		return err
 	}
 	v, err := h.statusPageView(r, p, pg)
-	if err != nil {
-		return err
-	}
-	h.render(w, r, http.StatusOK, "status_pages", v)
-	return nil
+	return h.renderPage(w, r, "status_pages", v, err)
 }
 
 func (h *Handler) saveStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
@@ -231,7 +214,7 @@ func (h *Handler) statusPageAgain(r *http.Request, p *reqCtx, pg *beet.StatusPag
 
 // noticeAction resolves, reopens or deletes a notice of the account's page.
 func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
 		return err
 	}
@@ -257,7 +240,7 @@ func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx
 }
 
 func (h *Handler) confirmStatusPageDelete(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := h.accountStatusPage(r, p)
+	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,15 @@ func (h *Handler) afterPost(w http.ResponseWriter, r *http.Request, err error, n
 	return h.afterPostAs(w, r, err, next, validationStatus, again)
 }
 
+// renderPage renders page with v, or returns err, the error building v.
+func (h *Handler) renderPage(w http.ResponseWriter, r *http.Request, page string, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	h.render(w, r, http.StatusOK, page, v)
+	return nil
+}
+
 // afterPostAs is afterPost where statusOf picks the errors that show the
 // form again, with the status it answers (0: the error page).
 func (h *Handler) afterPostAs(w http.ResponseWriter, r *http.Request, err error, next string, statusOf func(error) int, again func() (page string, v any, err error)) error {

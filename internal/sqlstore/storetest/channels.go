@@ -43,6 +43,17 @@ func flip(t *testing.T, s beet.Store, beetID int64, at time.Time, from, to beet.
 	return f
 }
 
+// upBeetWithWebhook makes an account with a webhook channel and a beet
+// that came up at t0, so that its next flip is an alert on the channel.
+func upBeetWithWebhook(t *testing.T, s beet.Store) (*beet.Channel, *beet.Beet) {
+	t.Helper()
+	a := newAccount(t, s, beet.PlanFree)
+	c := newChannel(t, s, a.ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/1"})
+	b := newBeet(t, s, a.ID)
+	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	return c, b
+}
+
 func testChannels(t *testing.T, s beet.Store) {
 	ctx := t.Context()
 	a := newAccount(t, s, beet.PlanFree)
@@ -201,10 +212,7 @@ func testOutboxFanOut(t *testing.T, s beet.Store) {
 
 func testOutboxClaim(t *testing.T, s beet.Store) {
 	ctx := t.Context()
-	a := newAccount(t, s, beet.PlanFree)
-	c := newChannel(t, s, a.ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/1"})
-	b := newBeet(t, s, a.ID)
-	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	c, b := upBeetWithWebhook(t, s)
 	flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence)
 	flip(t, s, b.ID, t0.Add(90*time.Second), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
 	test := &beet.Delivery{ChannelID: c.ID, Event: beet.EventTest, CreatedAt: t0.Add(2 * time.Minute)}
@@ -318,10 +326,7 @@ func testReminders(t *testing.T, s beet.Store) {
 
 func testFlapping(t *testing.T, s beet.Store) {
 	ctx := t.Context()
-	a := newAccount(t, s, beet.PlanFree)
-	c := newChannel(t, s, a.ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/1"})
-	b := newBeet(t, s, a.ID)
-	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	c, b := upBeetWithWebhook(t, s)
 	flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence)
 	flip(t, s, b.ID, t0.Add(2*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
 	ds, _ := s.FindDeliveries(ctx, c.ID, 0)
@@ -364,10 +369,7 @@ func testSettled(t *testing.T, s beet.Store) {
 	if !ok {
 		t.Skip("the store does not look for settled beets")
 	}
-	a := newAccount(t, s, beet.PlanFree)
-	c := newChannel(t, s, a.ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/1"})
-	b := newBeet(t, s, a.ID)
-	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	c, b := upBeetWithWebhook(t, s)
 	down := flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence)
 	now := t0.Add(2 * time.Minute)
 	notice := sendNext(t, s, now, beet.DeliveryDelivered)
@@ -421,10 +423,7 @@ func testSettled(t *testing.T, s beet.Store) {
 
 func testPauseFanOut(t *testing.T, s beet.Store) {
 	ctx := t.Context()
-	a := newAccount(t, s, beet.PlanFree)
-	c := newChannel(t, s, a.ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/1"})
-	b := newBeet(t, s, a.ID)
-	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	c, b := upBeetWithWebhook(t, s)
 	down := flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusUp, beet.StatusAnomalous, beet.FlipDrop)
 	pause := flip(t, s, b.ID, t0.Add(2*time.Minute), beet.StatusAnomalous, beet.StatusPaused, beet.FlipManual)
 	flip(t, s, b.ID, t0.Add(3*time.Minute), beet.StatusPaused, beet.StatusUp, beet.FlipManual)
@@ -441,8 +440,7 @@ func testPauseFanOut(t *testing.T, s beet.Store) {
 func testMaintenance(t *testing.T, s beet.Store) {
 	ctx := t.Context()
 	a := newAccount(t, s, beet.PlanFree)
-	b := newBeet(t, s, a.ID)
-	other := newBeet(t, s, a.ID)
+	b, other := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
 	end := t0.Add(time.Hour)
 	once := &beet.MaintenanceWindow{AccountID: a.ID, BeetID: b.ID, Start: &t0, End: &end, Note: "deploy", CreatedAt: t0}
 	weekly := &beet.MaintenanceWindow{AccountID: a.ID, Cron: "0 2 * * 0", Timezone: "Europe/Riga", Duration: 2 * time.Hour}

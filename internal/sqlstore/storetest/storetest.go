@@ -505,8 +505,7 @@ func testFindBeets(t *testing.T, s beet.Store) {
 func testUpdateBeet(t *testing.T, s beet.Store) {
 	ctx := t.Context()
 	a := newAccount(t, s, beet.PlanFree)
-	b := newBeet(t, s, a.ID)
-	other := newBeet(t, s, a.ID)
+	b, other := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
 	want := *b
 
 	steps := []struct {
@@ -549,8 +548,7 @@ func testUpdateBeet(t *testing.T, s beet.Store) {
 func testDeleteBeetCascades(t *testing.T, s beet.Store) {
 	ctx := t.Context()
 	a := newAccount(t, s, beet.PlanFree)
-	b := newBeet(t, s, a.ID)
-	keep := newBeet(t, s, a.ID)
+	b, keep := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
 	// More events than one delete batch is likely to take, so a batched
 	// delete must loop.
 	addEvents(t, s, events(b.ID, t0, time.Millisecond, 12000))

@@ -25,10 +25,11 @@ type benchRig struct {
 }
 
 // newBenchRig makes 10,000 beets on a fresh store and an ingestion handler.
-// newBenchRig: with detect, detection follows every commit, as in
-// `beet serve`, and every beet has had its first event (its flip to
-// learning) before the timer starts, so the benchmark is the steady state.
-func newBenchRig(b *testing.B, engine string, detect bool, opt ingest.WriterOptions) *benchRig {
+// With detect, detection follows every commit, as in `beet serve`, and
+// every beet has had its first event before the timer starts: an auto
+// beet is learning, a beet in period mode (period true) is watched, with a
+// deadline written on every event.
+func newBenchRig(b *testing.B, engine string, detect, period bool, opt ingest.WriterOptions) *benchRig {
 	store := testdb.New(b, engine)
 	ctx := context.Background()
 	now := time.Now()
@@ -38,8 +39,12 @@ func newBenchRig(b *testing.B, engine string, detect bool, opt ingest.WriterOpti
 	}
 	r := &benchRig{}
 	for i := range 10000 {
+		d := beet.Detection{Mode: beet.ModeAuto}
+		if period {
+			d = beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600}
+		}
 		bt := &beet.Beet{AccountID: a.ID, Name: "b" + strconv.Itoa(i), Token: beet.NewToken(), Status: beet.StatusNew,
-			Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: now, UpdatedAt: now}
+			Timezone: "UTC", Detection: d, CreatedAt: now, UpdatedAt: now}
 		if err := store.CreateBeet(ctx, bt); err != nil {
 			b.Fatal(err)
 		}
@@ -80,20 +85,22 @@ func newBenchRig(b *testing.B, engine string, detect bool, opt ingest.WriterOpti
 //	go test -run '^$' -bench Handler -cpu 2 ./internal/ingest
 func BenchmarkHandler(b *testing.B) {
 	for _, run := range []struct {
-		name, engine string
-		detect       bool
-		opt          ingest.WriterOptions
+		name, engine   string
+		detect, period bool
+		opt            ingest.WriterOptions
 	}{
-		{"sqlite", "sqlite", false, ingest.WriterOptions{}},
-		{"sqlite+detect", "sqlite", true, ingest.WriterOptions{}},
-		{"sqlite+detect+overlap", "sqlite", true, ingest.WriterOptions{SyncApart: true}},
-		{"sqlite+detect/4", "sqlite", true, ingest.WriterOptions{}},
-		{"sqlite+detect+overlap/4", "sqlite", true, ingest.WriterOptions{SyncApart: true}},
-		{"postgres", "postgres", false, ingest.WriterOptions{}},
-		{"postgres+detect", "postgres", true, ingest.WriterOptions{}},
+		{"sqlite", "sqlite", false, false, ingest.WriterOptions{}},
+		{"sqlite+detect", "sqlite", true, false, ingest.WriterOptions{}},
+		{"sqlite+period", "sqlite", true, true, ingest.WriterOptions{}},
+		{"sqlite+detect+overlap", "sqlite", true, false, ingest.WriterOptions{SyncApart: true}},
+		{"sqlite+detect/4", "sqlite", true, false, ingest.WriterOptions{}},
+		{"sqlite+detect+overlap/4", "sqlite", true, false, ingest.WriterOptions{SyncApart: true}},
+		{"postgres", "postgres", false, false, ingest.WriterOptions{}},
+		{"postgres+detect", "postgres", true, false, ingest.WriterOptions{}},
+		{"postgres+period", "postgres", true, true, ingest.WriterOptions{}},
 	} {
 		b.Run(run.name, func(b *testing.B) {
-			r := newBenchRig(b, run.engine, run.detect, run.opt)
+			r := newBenchRig(b, run.engine, run.detect, run.period, run.opt)
 			var next atomic.Int64
 			b.ReportAllocs()
 			// many requests waiting on group commits, as under load; /4:

@@ -21,8 +21,12 @@ func TestStartPingMissedWithinMinutes(t *testing.T) {
 		runs      int
 		runLength func(r *rand.Rand) time.Duration
 	}{
-		{"daily", 24 * time.Hour, 21, func(r *rand.Rand) time.Duration { return 20*time.Minute + time.Duration(r.Int64N(int64(40*time.Minute))) }},
-		{"hourly", time.Hour, 100, func(r *rand.Rand) time.Duration { return 40*time.Second + time.Duration(r.Int64N(int64(2*time.Minute))) }},
+		{"daily", 24 * time.Hour, 21, func(r *rand.Rand) time.Duration {
+			return 20*time.Minute + time.Duration(r.Int64N(int64(40*time.Minute)))
+		}},
+		{"hourly", time.Hour, 100, func(r *rand.Rand) time.Duration {
+			return 40*time.Second + time.Duration(r.Int64N(int64(2*time.Minute)))
+		}},
 	} {
 		r := rand.New(rand.NewPCG(23, 23))
 		a := newAutoBeet("Europe/Berlin")
@@ -94,5 +98,39 @@ func TestMonthlyGraceFromItsRuns(t *testing.T) {
 	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(3*time.Hour)) {
 		logFlips(t, a.flips, berlin)
 		t.Errorf("want the run of %s flagged within 3 h, and nothing else", missed.Format("Jan 2 15:04"))
+	}
+}
+
+// TestSilenceSaysHowSure: a silence judged on a rate learned from few
+// events says how sure that rate is; one learned from many over weeks
+// says nothing of it.
+func TestSilenceSaysHowSure(t *testing.T) {
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name    string
+		perHour float64
+		n       int
+		want    string // in the alarm's reason; "" for no word on it
+	}{
+		{"slow", 0.35, 90, "Learned from only 90 events in "},
+		{"busy", 20, 20 * 24 * 14, ""},
+	} {
+		a := newAutoBeet("UTC")
+		events := poissonTimes(start, c.perHour, c.n)
+		for _, at := range events {
+			a.event(t, at, 1)
+		}
+		last := events[len(events)-1]
+		a.until(t, last.Add(30*24*time.Hour))
+		al := alarms(a.since(last))
+		if len(al) == 0 {
+			t.Fatalf("%s: no alarm in a month of silence", c.name)
+		}
+		r := al[0].Reason
+		t.Logf("%s: %s", c.name, r)
+		if c.want != "" && (!strings.Contains(r, c.want) || !strings.Contains(r, "the usual rate is known to about ±21%")) ||
+			c.want == "" && strings.Contains(r, "Learned ") {
+			t.Errorf("%s: reason %q", c.name, r)
+		}
 	}
 }

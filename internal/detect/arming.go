@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -74,4 +75,33 @@ func span(d time.Duration) string {
 		return "a week"
 	}
 	return Duration(d)
+}
+
+// sureEvents and sureDays: a rate learned from fewer events, or over fewer
+// days, is uncertain enough that an alarm judged on it says so (howSure).
+// From 100 events a rate is known to about ±20% (two standard errors of
+// a Poisson count, 2/√n).
+const (
+	sureEvents = 100
+	sureDays   = 7
+)
+
+// howSure says, for an alarm judged on a learned rate (a silence, a drop,
+// the fallback's longest gap), how sure that rate is when it was learned
+// from few events or over few days: " Learned from only 34 events in 8
+// days: the usual rate is known to about ±34%." Empty once it is sure.
+func (m *RateModel) howSure() string {
+	n := int64(m.events)
+	seen := time.UnixMicro(m.last).Sub(time.Unix(m.first, 0))
+	switch {
+	case n <= 0:
+		return ""
+	case n < sureEvents:
+		return fmt.Sprintf(" Learned from only %d events in %s: the usual rate is known to about ±%d%%.",
+			n, Duration(seen), int(math.Round(200/math.Sqrt(float64(n)))))
+	case seen < sureDays*24*time.Hour:
+		return fmt.Sprintf(" Learned over only %s (%d events): the usual rate at this time of the week rests on a day or two.",
+			Duration(seen), n)
+	}
+	return ""
 }

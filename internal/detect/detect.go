@@ -208,6 +208,9 @@ func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 		return Decision{Due: &at}, nil // not yet: a deadline set by older code
 	}
 	a := model.watchOf(kind).alarm(kind, due)
+	if kind == kindSilence || kind == kindDrop || kind == kindFallback {
+		a.reason += model.howSure() // arming.go
+	}
 	f := &beet.Flip{BeetID: b.ID, At: due, From: b.Status, To: beet.StatusDown, Kind: a.kind, Reason: a.reason,
 		Observed: ptr(a.observed), Expected: ptr(a.expected)}
 	d := Decision{Flip: f}

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"math"
 	"time"
 )
 
@@ -65,4 +66,29 @@ func (m *RateModel) monthNext(t, months int64) int64 {
 	}
 	last := time.Date(y, mo+time.Month(months)+1, 0, 12, 0, 0, 0, m.loc).Day()
 	return time.Date(y, mo+time.Month(months), min(d, last), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
+}
+
+// A monthly job's runs take as long as any job's: a tenth of the month
+// (3 days) as its grace flagged a missed run of `0 3 1 * *` three days
+// late, where its runs all came within an hour. So the grace is learned
+// from how far its runs strayed from their day and time (both ways: from
+// three runs, an early one says as much about the spread as a late one),
+// monthSpreadFactor times the most, at least a daily job's grace and at
+// most a tenth of the month (runs that stray by days).
+const (
+	monthSpreadFactor = 4
+	monthGraceFloor   = 86400 / 10
+)
+
+// monthTolerance is a monthly schedule's grace (tolerance), in seconds.
+func (m *RateModel) monthTolerance() int64 {
+	u := m.lateUnit()
+	g := max(monthGraceFloor, int64(m.lateMax)*u*monthSpreadFactor, int64(lateTail*float64(m.lateMean))*u)
+	return min(g, int64(m.period)/10)
+}
+
+// noteMonthSpread learns that a run of a monthly schedule came off seconds
+// off its slot, early or late: lateMax keeps the most (in minutes).
+func (m *RateModel) noteMonthSpread(off int64) {
+	m.lateMax = uint16(min(max(abs(off)/60, int64(m.lateMax)), math.MaxUint16))
 }

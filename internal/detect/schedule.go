@@ -219,6 +219,9 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	if shift == 0 {
 		m.followStep(sec, late)
 	}
+	if late < 0 && m.monthly() {
+		m.noteMonthSpread(late)
+	}
 	if late > 0 && shift == 0 {
 		l := min(late/m.lateUnit(), math.MaxUint16)
 		m.lateMean = uint16((7*int64(m.lateMean) + l + 4) / 8)
@@ -361,6 +364,7 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	m.flags &^= flagResumed | flagYoung
 	if m.period == monthPeriod {
 		m.daysOn = monthDay(prev, now, m.loc)
+		m.noteMonthSpread(now - m.monthNext(prev, 1)) // monthly.go
 	}
 	if pd, _ := m.localDay(prev); p == 3*86400 && weekday(pd) == 5 {
 		// A run on a Friday and the next on Monday: a daily job that
@@ -460,14 +464,17 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 
 // tolerance is the grace: how late a run may be before it counts as
 // missed. It only ever errs late: at least graceFloor and a tenth of the
-// period, at least a quarter more than the latest run seen (a late run
+// period (periodGrace), at least a quarter more than the latest run seen (a late run
 // that came widens it, and it never shrinks below that), and at least the
 // 1-in-10,000 quantile of a shifted-exponential fit of lateness. At most
 // half a period, so a slot's window never reaches the next.
 func (m *RateModel) tolerance() int64 {
 	p := int64(m.period)
+	if m.monthly() {
+		return m.monthTolerance() // monthly.go
+	}
 	u := m.lateUnit()
-	g := max(graceFloor, p/10, int64(m.lateMax)*u*5/4, int64(lateTail*float64(m.lateMean))*u)
+	g := max(graceFloor, m.periodGrace(), int64(m.lateMax)*u*5/4, int64(lateTail*float64(m.lateMean))*u)
 	return min(g, max(graceFloor, p/2))
 }
 
@@ -511,8 +518,18 @@ func (m *RateModel) slotFrom(anchor, k int64) int64 {
 	return next
 }
 
-// Grace is how long after NextRun a missing run is flagged.
-func (m *RateModel) Grace() time.Duration { return time.Duration(m.tolerance()) * time.Second }
+// Grace is how long after NextRun a missing run is flagged: the
+// tolerance, or for a job whose runs each ping at their start, once that
+// is known, the learned spread of the starts (startend.go).
+func (m *RateModel) Grace() time.Duration { return time.Duration(m.missedGrace()) * time.Second }
+
+// missedGrace is Grace in seconds.
+func (m *RateModel) missedGrace() int64 {
+	if g, ok := m.startGrace(); ok {
+		return g
+	}
+	return m.tolerance()
+}
 
 // calendar is the schedule's watch: a missed run.
 type calendar struct{ m *RateModel }

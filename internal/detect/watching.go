@@ -77,7 +77,7 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 	case calendar:
 		w.Model = "schedule"
 		_, w.Cron = m.calendarWords()
-		w.Timezone, w.GraceSeconds = m.loc.String(), m.tolerance()
+		w.Timezone, w.GraceSeconds = m.loc.String(), m.missedGrace()
 	case rates:
 		w.Model = "rate"
 	case bursts:

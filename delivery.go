@@ -108,8 +108,8 @@ func NotifyEvent(f *Flip) string {
 		return EventDown
 	case f.To == StatusAnomalous && f.From != StatusAnomalous:
 		return EventAnomalous
-	case f.To == StatusUp && bad(f.From):
-		return EventUp
+	case (f.To == StatusUp || f.To == StatusLearning) && bad(f.From):
+		return EventUp // a learning beet's alarm ends back in learning
 	}
 	return ""
 }

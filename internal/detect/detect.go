@@ -113,6 +113,12 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipLearned, "Learned this beet's rhythm: "+model.Describe(last)+".")
 	case b.Status == beet.StatusDown:
 		d.Flip = recovery(b, last, downSince)
+		if !model.Armed() {
+			// The learning guard's alarm: back to learning, which is what
+			// the beet still is (its page keeps saying what is watched).
+			d.Flip.To = beet.StatusLearning
+			d.Flip.Reason += " Beet is still learning this beet's rhythm."
+		}
 		model.endIncident()
 	case b.Status == beet.StatusAnomalous && model.incidentOver():
 		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipRecovery, model.recoveryReason(last))

@@ -145,6 +145,17 @@ func TestLearningBeetSilence(t *testing.T) {
 		t.Fatalf("want one silence flagged by %s (10 × %s), saying the beet is still learning", limit, longest)
 	}
 	t.Log(al[0].Reason)
+
+	// Events come back: the beet is still learning, and says so; the
+	// recovery is announced like any other.
+	back := al[0].At.Add(time.Hour)
+	a.event(t, back, 1)
+	f := a.flips[len(a.flips)-1]
+	if a.b.Status != beet.StatusLearning || f.Kind != beet.FlipRecovery || f.From != beet.StatusDown || f.To != beet.StatusLearning ||
+		!strings.Contains(f.Reason, "still learning") || beet.NotifyEvent(&f) != beet.EventUp {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("after the silence, status %s, last flip %+v: want a recovery to learning, announced", a.b.Status, f)
+	}
 }
 
 // TestMonthlyJobsMissedRun: monthly jobs on the 1st at 03:00 and on the

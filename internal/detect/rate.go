@@ -172,10 +172,19 @@ func (m *RateModel) closeWindow(start, n int64, count, lo, hi float64) {
 // surge CUSUM: Params.SurgeDecay an hour, 1 (none) when unset or out of
 // range.
 func (m *RateModel) surgeDecay(n int64) float64 {
-	if d := m.p.SurgeDecay; d > 0 && d < 1 {
-		return math.Pow(d, 1/float64(n))
+	d := m.p.SurgeDecay
+	if d <= 0 || d >= 1 {
+		return 1
 	}
-	return 1
+	switch n { // the n-th root, without a Pow per window
+	case 2:
+		return math.Sqrt(d)
+	case 3:
+		return math.Cbrt(d)
+	case 6:
+		return math.Sqrt(math.Cbrt(d))
+	}
+	return d
 }
 
 // young discounts surge evidence x from the hour at unix while its bucket

@@ -49,7 +49,7 @@ const modelVersion = 5
 //	185  u16×3   fallbackState.gapMax
 //	191  u8      fallbackState.gapWeek
 //	192  i8×2    zoneState.shiftEv
-//	194  u16     rateState.winBase (encCount, read by decBase)
+//	194  u16     rateState.winN (bits 14-15, encWindow) and .winBase (bits 0-13)
 //	196          end
 //
 // Versions 3 and 4 hold each CUSUM in 10 bytes (the run's start in hours
@@ -163,7 +163,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	}
 	b = append(b, m.gapWeek)
 	b = append(b, byte(m.shiftEv[0]), byte(m.shiftEv[1]))
-	b = le.AppendUint16(b, encCount(m.winBase))
+	b = le.AppendUint16(b, encWindow(m.winN, m.winBase))
 	return b, nil
 }
 
@@ -198,17 +198,13 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	m.first = int64(r.u32())
 	m.last = int64(r.u64())
 	m.hourStart = m.last / 1e6 / 3600 * 3600
-	m.winStart = m.windowOf(m.last / 1e6) // the rates are read
 	m.events = r.u32()
 	m.armedAt = r.u16()
 	m.flags = r.u8()
-	for _, c := range []*cusum{&m.up, &m.dn} {
+	var backs [2]int64 // the runs' starts, read once the open window is
+	for i, c := range []*cusum{&m.up, &m.dn} {
 		c.s = r.f32()
-		if back := int64(r.u16()); back != 0 && v4 {
-			c.start = uint32(m.hourStart - (back-1)*3600)
-		} else if back != 0 {
-			c.start = uint32(m.winStart - (back-1)*minWindow)
-		}
+		backs[i] = int64(r.u16())
 		c.obs = decCount(r.u16())
 		if v4 {
 			r.u16() // the run's expected events: the rates say them now
@@ -234,9 +230,17 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	if !v3 {
 		m.shiftEv = [2]int8{int8(r.u8()), int8(r.u8())}
 	}
-	m.winBase = quantBase(m.hourCount) // version 4: the open hour's events so far count as before the open window …
+	m.winN, m.winBase = 1, quantBase(m.hourCount) // version 4: the open hour, one window, its events before it …
 	if !v4 {
-		m.winBase = decBase(r.u16()) // … which versions 5 on store
+		m.winN, m.winBase = decWindow(r.u16()) // … which versions 5 on store
+	}
+	m.winStart = m.windowOf(m.last / 1e6)
+	for i, c := range []*cusum{&m.up, &m.dn} {
+		if back := backs[i]; back != 0 && v4 {
+			c.start = uint32(m.hourStart - (back-1)*3600)
+		} else if back != 0 {
+			c.start = uint32(m.winStart - (back-1)*minWindow)
+		}
 	}
 	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) {
 		return nil, errModel // NaN or out of range: not a model this code wrote
@@ -262,7 +266,7 @@ func loadV2(m *RateModel, b []byte) (*RateModel, error) {
 	m.first = int64(r.u32())
 	m.last = int64(r.u64())
 	m.hourStart = m.last / 1e6 / 3600 * 3600
-	m.winStart = m.windowOf(m.hourStart) // as version 4 did: the open hour, one window
+	m.winStart, m.winN = m.hourStart, 1 // as version 4 did: the open hour, one window
 	m.winBase = quantBase(m.hourCount)
 	m.events = r.u32()
 	m.flags = r.u8()

@@ -157,6 +157,7 @@ func newRateModel(loc *time.Location, p *Params) *RateModel {
 	}
 	m.nbDen = 1 // with nbNum 0: Poisson until hours say otherwise
 	m.burst = 1
+	m.winN = 1
 	return m
 }
 
@@ -170,7 +171,7 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	us, sec := t.UnixMicro(), t.Unix()
 	if m.events == 0 {
 		m.first, m.last, m.hourStart = sec, us, sec/3600*3600
-		m.winStart = m.hourStart
+		m.openHour()
 		m.cluster = sec
 	}
 	nb := m.nbDen

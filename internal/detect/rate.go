@@ -22,6 +22,7 @@ type rateState struct {
 	hourCount float32 // events in the open hour
 	winStart  int64   // Unix seconds of the CUSUMs' open window (window.go); not stored: the last event's window
 	winBase   float32 // events of the open hour before the open window (quantBase)
+	winN      int64   // windows in the open hour (1, 2, 3 or 6), set when it opens
 
 	up, dn cusum // surge and drop
 }
@@ -221,7 +222,7 @@ func (m *RateModel) partial(rho float64) float64 {
 	}
 	// Events that would usually come with the next call count as expected
 	// already, so a count sent in one batch is not a surge of its own.
-	n := m.windows(m.hourStart)
+	n := m.winN
 	end := min(m.winStart+3600/n, m.last/1e6+int64(m.callGap))
 	lo, hi := m.rateRange(m.hourStart)
 	mu := lo // a drop is tested against the lowest rate a clock change allows, a surge against the highest
@@ -240,7 +241,7 @@ func (m *RateModel) partial(rho float64) float64 {
 
 // Surging reports whether the surge CUSUM has reached its alarm.
 func (m *RateModel) Surging() bool {
-	n := m.windows(m.hourStart)
+	n := m.winN
 	return m.surgeDecay(n)*float64(m.up.s)+m.partial(m.p.SurgeRatio) >= alarmLevel(m.p.SurgeAlarm, n)
 }
 
@@ -254,7 +255,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	s := float64(m.dn.s)
 	c := m.winCount() / u
 	from := time.UnixMicro(m.last)
-	if s >= alarmLevel(m.p.DropAlarm, m.windows(m.hourStart)) {
+	if s >= alarmLevel(m.p.DropAlarm, m.winN) {
 		return from, true // closed windows crossed it already
 	}
 	// A drop is due one usual gap between calls after the statistic crosses.
@@ -268,7 +269,10 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 			w = h + 3600
 			continue
 		}
-		windows := m.windows(h)
+		windows := m.winN
+		if h != m.hourStart {
+			windows = m.windows(h) // as the hour would open
+		}
 		dropAlarm := alarmLevel(m.p.DropAlarm, windows)
 		span := h + 3600 - w // the rest of the hour once no event is in it …
 		if c > 0 {
@@ -379,14 +383,13 @@ func (m *RateModel) daily() float64 {
 func (m *RateModel) closeHours(now int64) {
 	if now-m.hourStart > int64(maxWalk/time.Second) {
 		m.hourStart = now / 3600 * 3600 // after a very long gap, start afresh
-		m.winStart = m.hourStart
-		m.hourCount, m.winBase = 0, 0
+		m.openHour()
 		return
 	}
 	for m.hourStart+3600 <= now {
 		m.learn(m.hourStart, m.hourCount)
 		m.hourStart += 3600
-		m.hourCount, m.winBase = 0, 0
+		m.openHour()
 	}
 	m.closeWindows(m.windowOf(now))
 }
@@ -518,7 +521,7 @@ func (m *RateModel) surgeRun() (since time.Time, obs, exp float64) {
 	if m.up.s > 0 {
 		since = time.Unix(int64(m.up.start), 0)
 	}
-	end := min(m.winStart+3600/m.windows(m.hourStart), m.last/1e6+int64(m.callGap))
+	end := min(m.winStart+3600/m.winN, m.last/1e6+int64(m.callGap))
 	exp = m.Expected(since, time.Unix(end, 0))
 	return since, float64(m.up.obs) + m.winCount(), exp
 }

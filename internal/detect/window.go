@@ -10,10 +10,10 @@ import "math"
 // a CUSUM that knows the rates needs about 14.
 //
 // An hour is cut into 1, 2, 3 or 6 windows (of 60, 30, 20 or 10 minutes),
-// so that each expects at least windowEvents events at the hour's learned
-// rate: at a few events an hour, a window is shorter than the usual gap
-// and a regular stream (an hourly job on the rate model) would read as a
-// surge in the window of its run and a drop in the others. Each window's
+// so that each expects at least windowEvents events and spans windowCalls
+// usual gaps between calls: shorter, a regular stream (an hourly job on
+// the rate model, a count sent every 30 minutes) would read as a surge in
+// the windows of its calls and a drop in the others. Each window's
 // count is negative binomial with a 1/n share of the hour's mean and of
 // its size r (n windows an hour): the hour's windows share its level, and
 // this keeps the hour's variance. An alarm level is ln n higher for an
@@ -24,29 +24,38 @@ const (
 	minWindow = 600
 	// windowEvents is how many events a window expects at least.
 	windowEvents = 6
+	// windowCalls is how many usual gaps between calls a window spans at
+	// least.
+	windowCalls = 3
 )
 
-// windows is how many windows the hour from hour is cut into. It depends
-// on the hour bucket's rate alone, which changes only when the hour
-// closes, so the open window is the same whether or not the model was
-// stored in between.
+// windows is how many windows the hour from hour is cut into: as many as
+// its bucket's rate allows (windowEvents events each), and each
+// at least windowCalls usual gaps between calls long (NAB's taxi counts,
+// one call every 30 minutes with D at its cap, raised hundreds of false
+// alarms in 20-minute windows). An hour keeps the windows it opened with
+// (winN, stored).
 func (m *RateModel) windows(hour int64) int64 {
 	r := float64(m.rate[m.bucket(hour)])
-	switch {
-	case r >= 6*windowEvents:
-		return 6
-	case r >= 3*windowEvents:
-		return 3
-	case r >= 2*windowEvents:
-		return 2
+	for _, n := range [...]int64{6, 3, 2} {
+		if r >= float64(n)*windowEvents && float64(3600/n) >= windowCalls*float64(m.callGap) {
+			return n
+		}
 	}
 	return 1
 }
 
 // windowOf is the start of the open hour's window holding t.
 func (m *RateModel) windowOf(t int64) int64 {
-	w := 3600 / m.windows(m.hourStart)
+	w := 3600 / max(1, m.winN)
 	return m.hourStart + (t-m.hourStart)/w*w
+}
+
+// openHour starts the hour from hourStart: no events, its first window
+// open, its windows set.
+func (m *RateModel) openHour() {
+	m.hourCount, m.winBase = 0, 0
+	m.winStart, m.winN = m.hourStart, m.windows(m.hourStart)
 }
 
 // alarmLevel is an alarm level for an hour of n windows.
@@ -63,7 +72,7 @@ func (m *RateModel) closeWindows(to int64) {
 		return
 	}
 	if m.warm(m.hourStart) && m.cusumsOn() {
-		n := m.windows(m.hourStart)
+		n := m.winN
 		lo, hi := m.rateRange(m.hourStart)
 		count := m.winCount()
 		for w := m.winStart; w < to; w += 3600 / n {
@@ -75,8 +84,29 @@ func (m *RateModel) closeWindows(to int64) {
 	m.winBase = quantBase(m.hourCount)
 }
 
-// quantBase is a count of events as winBase is stored: exact up to about
-// 1400, within 0.04% above.
-func quantBase(x float32) float32 { return decBase(encCount(x)) }
+// The open window is stored in 16 bits: the index of winN (2 bits) and
+// winBase as a 14-bit logarithm, 2^(q/baseScale) − 1 rounded to a whole
+// count (exact up to about 370 events, within 0.14% above).
+const baseScale = 256
 
-func decBase(q uint16) float32 { return float32(math.Round(float64(decCount(q)))) }
+var windowCounts = [...]int64{1, 2, 3, 6}
+
+func encWindow(n int64, base float32) uint16 {
+	i := uint16(0)
+	for j, c := range windowCounts {
+		if c == n {
+			i = uint16(j)
+		}
+	}
+	q := math.Round(math.Log2(float64(base)+1) * baseScale)
+	return i<<14 | uint16(min(q, 1<<14-1))
+}
+
+func decWindow(v uint16) (n int64, base float32) {
+	return windowCounts[v>>14], decBase(v & (1<<14 - 1))
+}
+
+func decBase(q uint16) float32 { return float32(math.Round(math.Exp2(float64(q)/baseScale) - 1)) }
+
+// quantBase is a count of events as winBase is stored.
+func quantBase(x float32) float32 { return decBase(encWindow(1, x) & (1<<14 - 1)) }

@@ -58,8 +58,10 @@ func (m *RateModel) openHour() {
 	m.winStart, m.winN = m.hourStart, m.windows(m.hourStart)
 }
 
-// alarmLevel is an alarm level for an hour of n windows.
-func alarmLevel(level float64, n int64) float64 { return level + math.Log(float64(n)) }
+// alarmLevel is an alarm level for an hour of n windows: level + ln n.
+func alarmLevel(level float64, n int64) float64 { return level + lnWindows[n] }
+
+var lnWindows = [...]float64{1: 0, 2: math.Log(2), 3: math.Log(3), 6: math.Log(6)}
 
 // winCount is the events of the open window.
 func (m *RateModel) winCount() float64 { return max(0, float64(m.hourCount-m.winBase)) }
@@ -108,5 +110,11 @@ func decWindow(v uint16) (n int64, base float32) {
 
 func decBase(q uint16) float32 { return float32(math.Round(math.Exp2(float64(q)/baseScale) - 1)) }
 
-// quantBase is a count of events as winBase is stored.
-func quantBase(x float32) float32 { return decBase(encWindow(1, x) & (1<<14 - 1)) }
+// quantBase is a count of events as winBase is stored: itself below 389
+// (the code is exact there), without the logarithm.
+func quantBase(x float32) float32 {
+	if x < 389 && x == float32(math.Round(float64(x))) {
+		return x
+	}
+	return decBase(encWindow(1, x) & (1<<14 - 1))
+}

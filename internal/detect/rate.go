@@ -22,7 +22,7 @@ type rateState struct {
 	hourCount float32 // events in the open hour
 	winStart  int64   // Unix seconds of the CUSUMs' open window (window.go); not stored: the last event's window
 	winBase   float32 // events of the open hour before the open window (quantBase)
-	winN      int64   // windows in the open hour (1, 2, 3 or 6), set when it opens
+	winN      uint8   // windows in the open hour (1, 2, 3 or 6), set when it opens
 
 	up, dn cusum // surge and drop
 }
@@ -222,7 +222,7 @@ func (m *RateModel) partial(rho float64) float64 {
 	}
 	// Events that would usually come with the next call count as expected
 	// already, so a count sent in one batch is not a surge of its own.
-	n := m.winN
+	n := int64(m.winN)
 	end := min(m.winStart+3600/n, m.last/1e6+int64(m.callGap))
 	lo, hi := m.rateRange(m.hourStart)
 	mu := lo // a drop is tested against the lowest rate a clock change allows, a surge against the highest
@@ -241,7 +241,7 @@ func (m *RateModel) partial(rho float64) float64 {
 
 // Surging reports whether the surge CUSUM has reached its alarm.
 func (m *RateModel) Surging() bool {
-	n := m.winN
+	n := int64(m.winN)
 	return m.surgeDecay(n)*float64(m.up.s)+m.partial(m.p.SurgeRatio) >= alarmLevel(m.p.SurgeAlarm, n)
 }
 
@@ -255,7 +255,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	s := float64(m.dn.s)
 	c := m.winCount() / u
 	from := time.UnixMicro(m.last)
-	if s >= alarmLevel(m.p.DropAlarm, m.winN) {
+	if s >= alarmLevel(m.p.DropAlarm, int64(m.winN)) {
 		return from, true // closed windows crossed it already
 	}
 	// A drop is due one usual gap between calls after the statistic crosses.
@@ -269,46 +269,49 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 			w = h + 3600
 			continue
 		}
-		windows := m.winN
+		windows := int64(m.winN)
 		if h != m.hourStart {
 			windows = m.windows(h) // as the hour would open
 		}
 		dropAlarm := alarmLevel(m.p.DropAlarm, windows)
-		span := h + 3600 - w // the rest of the hour once no event is in it …
-		if c > 0 {
-			span = 3600 / windows // … else the window holding the events
-		}
-		k := float64(span) / 3600
 		lo, _ := m.rateRange(h)
 		rate := lo / u
-		r := k * m.predSize(r0, n, rate)
-		full := s + nbLLR(dropRatio, c, k*rate, r)
-		if full >= dropAlarm && rate > 0 {
-			var mu float64
-			if c == 0 {
-				// r·ln((µ+r)/(ρµ+r)) = need, solved for µ.
-				e := math.Exp((dropAlarm - s) / r)
-				mu = max(0, r*(e-1)/(1-e*dropRatio)) // 0: an hour of fewer windows, whose lower alarm level s passed already
-			} else {
-				lo, hi := 0.0, k*rate
-				for range 40 {
-					mid := (lo + hi) / 2
-					if s+nbLLR(dropRatio, c, mid, r) >= dropAlarm {
-						hi = mid
-					} else {
-						lo = mid
+		size := m.predSize(r0, n, rate)
+		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
+			span := hourEnd - w // the rest of the hour once no event is in it …
+			if c > 0 {
+				span = 3600 / windows // … else the window holding the events
+			}
+			k := float64(span) / 3600
+			r := k * size
+			full := s + nbLLR(dropRatio, c, k*rate, r)
+			if full >= dropAlarm && rate > 0 {
+				var mu float64
+				if c == 0 {
+					// r·ln((µ+r)/(ρµ+r)) = need, solved for µ.
+					e := math.Exp((dropAlarm - s) / r)
+					mu = max(0, r*(e-1)/(1-e*dropRatio)) // 0: an hour of fewer windows, whose lower alarm level s passed already
+				} else {
+					lo, hi := 0.0, k*rate
+					for range 40 {
+						mid := (lo + hi) / 2
+						if s+nbLLR(dropRatio, c, mid, r) >= dropAlarm {
+							hi = mid
+						} else {
+							lo = mid
+						}
 					}
+					mu = hi
 				}
-				mu = hi
+				t := time.Unix(w, 0).Add(time.Duration(mu/rate*float64(time.Hour)) + lag)
+				if t.Before(from) {
+					t = from
+				}
+				return t, t.Before(until)
 			}
-			t := time.Unix(w, 0).Add(time.Duration(mu/rate*float64(time.Hour)) + lag)
-			if t.Before(from) {
-				t = from
-			}
-			return t, t.Before(until)
+			s, c = max(0, full), 0
+			w += span
 		}
-		s, c = max(0, full), 0
-		w += span
 	}
 	return time.Time{}, false
 }
@@ -521,7 +524,7 @@ func (m *RateModel) surgeRun() (since time.Time, obs, exp float64) {
 	if m.up.s > 0 {
 		since = time.Unix(int64(m.up.start), 0)
 	}
-	end := min(m.winStart+3600/m.winN, m.last/1e6+int64(m.callGap))
+	end := min(m.winStart+3600/int64(m.winN), m.last/1e6+int64(m.callGap))
 	exp = m.Expected(since, time.Unix(end, 0))
 	return since, float64(m.up.obs) + m.winCount(), exp
 }

@@ -53,7 +53,7 @@ func (m *RateModel) windows(hour int64) int64 {
 
 // windowOf is the start of the open hour's window holding t.
 func (m *RateModel) windowOf(t int64) int64 {
-	w := 3600 / max(1, m.winN)
+	w := 3600 / int64(max(1, m.winN))
 	return m.hourStart + (t-m.hourStart)/w*w
 }
 
@@ -61,7 +61,7 @@ func (m *RateModel) windowOf(t int64) int64 {
 // open, its windows set.
 func (m *RateModel) openHour() {
 	m.hourCount, m.winBase = 0, 0
-	m.winStart, m.winN = m.hourStart, m.windows(m.hourStart)
+	m.winStart, m.winN = m.hourStart, uint8(m.windows(m.hourStart))
 }
 
 // alarmLevel is an alarm level for an hour of n windows: level + ln n.
@@ -89,7 +89,7 @@ func (m *RateModel) closeWindows(to int64) {
 		return
 	}
 	if m.warm(m.hourStart) && m.cusumsOn() {
-		n := m.winN
+		n := int64(m.winN)
 		lo, hi := m.rateRange(m.hourStart)
 		count := m.winCount()
 		for w := m.winStart; w < to; w += 3600 / n {
@@ -106,9 +106,9 @@ func (m *RateModel) closeWindows(to int64) {
 // count (exact up to about 370 events, within 0.14% above).
 const baseScale = 256
 
-var windowCounts = [...]int64{1, 2, 3, 6}
+var windowCounts = [...]uint8{1, 2, 3, 6}
 
-func encWindow(n int64, base float32) uint16 {
+func encWindow(n uint8, base float32) uint16 {
 	i := uint16(0)
 	for j, c := range windowCounts {
 		if c == n {
@@ -119,7 +119,7 @@ func encWindow(n int64, base float32) uint16 {
 	return i<<14 | uint16(min(q, 1<<14-1))
 }
 
-func decWindow(v uint16) (n int64, base float32) {
+func decWindow(v uint16) (n uint8, base float32) {
 	return windowCounts[v>>14], decBase(v & (1<<14 - 1))
 }
 

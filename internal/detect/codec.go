@@ -10,48 +10,59 @@ import (
 
 // modelVersion leads the encoded model, so a later layout can read (or
 // reset) an older one. Version 2 (191 bytes, before the calendar schedule
-// and the fallback) is read and converted (loadV2), version 3 (196 bytes,
-// before the clock-change evidence) read as 4 with none; version 1 (326 bytes)
-// is not: a beet with one starts learning again at its next event.
-const modelVersion = 4
+// and the fallback) is read and converted (loadV2); version 3 (196 bytes,
+// before the clock-change evidence) and version 4 (198 bytes, CUSUMs over
+// hours) are read as 5, with no clock-change evidence (3) and the open
+// hour's events all before the open window; version 1 (326 bytes) is not:
+// a beet with one starts learning again at its next event.
+const modelVersion = 5
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database. Version 4, little-endian, offsets in bytes:
+// keeps in the database. Version 5, little-endian, offsets in bytes:
 //
 //	  0  u8      version (modelVersion)
 //	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
 //	 97  f32×5   rateState.disp, .nbNum, .nbDen; burstState.burst; rateState.hourCount
 //	117  u32     lifeState.first (Unix seconds)
-//	121  u64     lifeState.last (Unix µs; the open hour, hourStart, is its hour)
+//	121  u64     lifeState.last (Unix µs; the open hour, hourStart, and
+//	             the open window, winStart, are its own)
 //	129  u32     lifeState.events
 //	133  u16     lifeState.armedAt
 //	135  u8      lifeState.flags: bit 0 flagFrozen, 1 flagSurge, 2 flagHoldDisp
 //	             (rate.go), 3 flagSuspended, 4 flagResumed, 5 flagPaired,
 //	             7 flagYoung (schedule.go), 6 flagCalm (surgeend.go)
-//	136  10×2    rateState.up, then .dn: f32 s, u16 hours before the open
-//	             hour that the run started plus 1 (0: none), u16 obs and
-//	             u16 exp (encCount)
-//	156  u32     scheduleState.cluster (Unix seconds)
-//	160  u8×2    scheduleState.clusterN, .calls
-//	162  f32     burstState.callGap
-//	166  u32     scheduleState.period
-//	170  u8      scheduleState.streak
-//	171  u16×2   scheduleState.lateMean, .lateMax
-//	175  u8×2    scheduleState.daysOn, .daysMissed
-//	177  u16×3   scheduleState.winLo, .winHi, .endOff
-//	183  u8      bits 0-4 scheduleState.extraN, bits 5-7 .endRunN
-//	184  u8      bits 0-1 scheduleState.pair, bits 2-7 burstState.dispHourN
-//	185  u16     scheduleState.calDay
-//	187  i16     scheduleState.shiftDay
-//	189  u16×3   fallbackState.gapMax
-//	195  u8      fallbackState.gapWeek
-//	196  i8×2    zoneState.shiftEv (absent in version 3)
-//	198          end
-const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 8 + 4 + 2 + 1 + 2*10 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
-	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2
+//	136  8×2     rateState.up, then .dn: f32 s, u16 minWindows before the
+//	             open window that the run (or the calm) started, plus 1
+//	             (0: none), u16 obs (encCount)
+//	152  u32     scheduleState.cluster (Unix seconds)
+//	156  u8×2    scheduleState.clusterN, .calls
+//	158  f32     burstState.callGap
+//	162  u32     scheduleState.period
+//	166  u8      scheduleState.streak
+//	167  u16×2   scheduleState.lateMean, .lateMax
+//	171  u8×2    scheduleState.daysOn, .daysMissed
+//	173  u16×3   scheduleState.winLo, .winHi, .endOff
+//	179  u8      bits 0-4 scheduleState.extraN, bits 5-7 .endRunN
+//	180  u8      bits 0-1 scheduleState.pair, bits 2-7 burstState.dispHourN
+//	181  u16     scheduleState.calDay
+//	183  i16     scheduleState.shiftDay
+//	185  u16×3   fallbackState.gapMax
+//	191  u8      fallbackState.gapWeek
+//	192  i8×2    zoneState.shiftEv
+//	194  u16     rateState.winN (bits 14-15, encWindow) and .winBase (bits 0-13)
+//	196          end
+//
+// Versions 3 and 4 hold each CUSUM in 10 bytes (the run's start in hours
+// before the open hour, and u16 exp, its expected events, after obs: the
+// rates say them now) and end before winBase; version 3 also before shiftEv.
+const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 8 + 4 + 2 + 1 + 2*8 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
+	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2 + 2
+
+// v4Len is version 4 (see encodedModelLen).
+const v4Len = encodedModelLen + 2*2 - 2
 
 // v3Len is version 3: version 4 without the clock-change evidence (shiftEv).
-const v3Len = encodedModelLen - 2
+const v3Len = v4Len - 2
 
 const v2Len = 191
 
@@ -126,13 +137,12 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	b = append(b, m.flags)
 	for _, c := range []cusum{m.up, m.dn} {
 		b = le.AppendUint32(b, math.Float32bits(c.s))
-		back := uint16(0) // hours before the open hour that the run started, plus 1; 0: none
+		back := uint16(0) // windows before the open one that the run started, plus 1; 0: none
 		if c.start != 0 {
-			back = uint16(min((m.hourStart-int64(c.start))/3600+1, math.MaxUint16))
+			back = uint16(min((m.winStart-int64(c.start))/minWindow+1, math.MaxUint16))
 		}
 		b = le.AppendUint16(b, back)
 		b = le.AppendUint16(b, encCount(c.obs))
-		b = le.AppendUint16(b, encCount(c.exp))
 	}
 	b = le.AppendUint32(b, uint32(m.cluster))
 	b = append(b, m.clusterN, m.calls)
@@ -153,6 +163,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	}
 	b = append(b, m.gapWeek)
 	b = append(b, byte(m.shiftEv[0]), byte(m.shiftEv[1]))
+	b = le.AppendUint16(b, encWindow(m.winN, m.winBase))
 	return b, nil
 }
 
@@ -173,8 +184,9 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	if len(b) == v2Len && b[0] == 2 {
 		return loadV2(m, b)
 	}
-	v3 := len(b) == v3Len && b[0] == 3 // read as version 4 with no clock-change evidence
-	if !v3 && (len(b) != encodedModelLen || b[0] != modelVersion) {
+	v3 := len(b) == v3Len && b[0] == 3       // read as version 5 with no clock-change evidence …
+	v4 := v3 || len(b) == v4Len && b[0] == 4 // … and, as version 4, CUSUMs held at the open hour's start
+	if !v4 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -189,12 +201,14 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	m.events = r.u32()
 	m.armedAt = r.u16()
 	m.flags = r.u8()
-	for _, c := range []*cusum{&m.up, &m.dn} {
+	var backs [2]int64 // the runs' starts, read once the open window is
+	for i, c := range []*cusum{&m.up, &m.dn} {
 		c.s = r.f32()
-		if back := int64(r.u16()); back != 0 {
-			c.start = uint32(m.hourStart - (back-1)*3600)
+		backs[i] = int64(r.u16())
+		c.obs = decCount(r.u16())
+		if v4 {
+			r.u16() // the run's expected events: the rates say them now
 		}
-		c.obs, c.exp = decCount(r.u16()), decCount(r.u16())
 	}
 	m.cluster = int64(r.u32())
 	m.clusterN, m.calls = r.u8(), r.u8()
@@ -215,6 +229,18 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	m.gapWeek = r.u8()
 	if !v3 {
 		m.shiftEv = [2]int8{int8(r.u8()), int8(r.u8())}
+	}
+	m.winN, m.winBase = 1, quantBase(m.hourCount) // version 4: the open hour, one window, its events before it …
+	if !v4 {
+		m.winN, m.winBase = decWindow(r.u16()) // … which versions 5 on store
+	}
+	m.winStart = m.windowOf(m.last / 1e6)
+	for i, c := range []*cusum{&m.up, &m.dn} {
+		if back := backs[i]; back != 0 && v4 {
+			c.start = uint32(m.hourStart - (back-1)*3600)
+		} else if back != 0 {
+			c.start = uint32(m.winStart - (back-1)*minWindow)
+		}
 	}
 	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) {
 		return nil, errModel // NaN or out of range: not a model this code wrote
@@ -240,10 +266,13 @@ func loadV2(m *RateModel, b []byte) (*RateModel, error) {
 	m.first = int64(r.u32())
 	m.last = int64(r.u64())
 	m.hourStart = m.last / 1e6 / 3600 * 3600
+	m.winStart, m.winN = m.hourStart, 1 // as version 4 did: the open hour, one window
+	m.winBase = quantBase(m.hourCount)
 	m.events = r.u32()
 	m.flags = r.u8()
 	for _, c := range []*cusum{&m.up, &m.dn} {
-		c.s, c.start, c.obs, c.exp = r.f32(), r.u32(), quantCount(r.f32()), quantCount(r.f32())
+		c.s, c.start, c.obs = r.f32(), r.u32(), quantCount(r.f32())
+		r.f32() // the run's expected events
 	}
 	m.cluster = int64(r.u32())
 	m.clusterN, m.calls = uint8(min(r.u16(), math.MaxUint8)), uint8(min(r.u16(), math.MaxUint8))

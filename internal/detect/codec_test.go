@@ -2,10 +2,12 @@ package detect
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -137,28 +139,87 @@ func TestFlagBitsDistinct(t *testing.T) {
 	}
 }
 
+// readModels reads the stored models under dir, by name.
+func readModels(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for name := range goldenModels {
+		h, err := os.ReadFile(filepath.Join("testdata", dir, name+".hex"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := hex.DecodeString(strings.TrimSpace(string(h)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = b
+	}
+	return out
+}
+
 // TestVersion3ModelsLoad: a model stored before the clock-change evidence
 // (version 3: version 4 without its last two bytes) loads as the same
-// state with no evidence, and is stored again as version 4.
+// state with no evidence, and is stored again in the current version.
 func TestVersion3ModelsLoad(t *testing.T) {
-	for name := range goldenModels {
-		h, err := os.ReadFile(filepath.Join("testdata", "models", name+".hex"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden, err := hex.DecodeString(strings.TrimSpace(string(h)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v3 := append([]byte{3}, golden[1:v3Len]...)
+	for name, v4 := range readModels(t, "models-v4") {
+		v3 := append([]byte{3}, v4[1:v3Len]...)
 		m, err := LoadRateModel(v3, time.UTC)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		got, _ := m.MarshalBinary()
-		want := append(append([]byte{modelVersion}, golden[1:v3Len]...), 0, 0)
-		if !bytes.Equal(got, want) {
+		noEvidence := append(append([]byte{4}, v4[1:v3Len]...), 0, 0)
+		m4, err := LoadRateModel(noEvidence, time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, _ := m4.MarshalBinary()
+		if len(got) != encodedModelLen || got[0] != modelVersion || !bytes.Equal(got, want) {
 			t.Errorf("%s: version 3 re-encodes as\n%x\nwant\n%x", name, got, want)
 		}
 	}
+}
+
+// TestVersion4ModelsLoad: models stored in version 4 (testdata/models-v4,
+// CUSUMs over whole hours) load with their rates, dispersion, schedule and
+// CUSUM values, say the same in words, and are stored again in the
+// current version, which loads to the same state.
+func TestVersion4ModelsLoad(t *testing.T) {
+	for name, v4 := range readModels(t, "models-v4") {
+		if len(v4) != v4Len || v4[0] != 4 {
+			t.Fatalf("%s: %d bytes of version %d, want %d of version 4", name, len(v4), v4[0], v4Len)
+		}
+		m, err := LoadRateModel(v4, time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(v4[1:97], encodeRates(m)) || m.disp != math.Float32frombits(binary.LittleEndian.Uint32(v4[97:])) ||
+			m.up.s != math.Float32frombits(binary.LittleEndian.Uint32(v4[136:])) || m.dn.s != math.Float32frombits(binary.LittleEndian.Uint32(v4[146:])) {
+			t.Errorf("%s: version 4 state not read back", name)
+		}
+		if m.winCount() != 0 {
+			t.Errorf("%s: the open window holds %v events; version 4 knew of none in it", name, m.winCount())
+		}
+		b, _ := m.MarshalBinary()
+		if len(b) != encodedModelLen || b[0] != modelVersion {
+			t.Fatalf("%s: stored again as %d bytes of version %d", name, len(b), b[0])
+		}
+		again, err := LoadRateModel(b, time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		last := time.UnixMicro(m.last)
+		if got, want := observed(again, last), observed(m, last); got != want {
+			t.Errorf("%s: stored again, decodes to\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}
+
+// encodeRates is a model's rates as stored.
+func encodeRates(m *RateModel) []byte {
+	var b []byte
+	for _, q := range m.q {
+		b = binary.LittleEndian.AppendUint16(b, q)
+	}
+	return b
 }

@@ -121,11 +121,12 @@ func (m *RateModel) watchOf(kind string) watch {
 }
 
 // A cusum is one CUSUM statistic and the run behind it, kept to explain
-// an alarm: since start, obs events came where exp were expected.
+// an alarm: since start, obs events came (the events expected are the
+// rates' since then). At 0, start is when it came to 0 (0: unknown).
 type cusum struct {
-	s        float32
-	start    uint32 // Unix seconds the run started
-	obs, exp float32
+	s     float32
+	start uint32 // Unix seconds the run started (s > 0) or the calm one (s ≤ 0)
+	obs   float32
 }
 
 const (
@@ -156,6 +157,7 @@ func newRateModel(loc *time.Location, p *Params) *RateModel {
 	}
 	m.nbDen = 1 // with nbNum 0: Poisson until hours say otherwise
 	m.burst = 1
+	m.winN = 1
 	return m
 }
 
@@ -169,6 +171,7 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	us, sec := t.UnixMicro(), t.Unix()
 	if m.events == 0 {
 		m.first, m.last, m.hourStart = sec, us, sec/3600*3600
+		m.openHour()
 		m.cluster = sec
 	}
 	nb := m.nbDen

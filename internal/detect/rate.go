@@ -20,6 +20,9 @@ type rateState struct {
 
 	hourStart int64   // Unix seconds of the open hour (absolute hours, so DST is exact); not stored: the last event's hour
 	hourCount float32 // events in the open hour
+	winStart  int64   // Unix seconds of the CUSUMs' open window (window.go); not stored: the last event's window
+	winBase   float32 // events of the open hour before the open window (quantBase)
+	winN      uint8   // windows in the open hour (1, 2, 3 or 6), set when it opens
 
 	up, dn cusum // surge and drop
 }
@@ -31,11 +34,13 @@ const (
 	flagHoldDisp = 1 << 2 // a drop or surge is open: the dispersion learns nothing
 )
 
-// The drop and surge CUSUMs run over hours: counts within one hour share
-// that hour's level (a busy hour is busy throughout), so an hour is one
-// observation, negative binomial with size r around its learned mean.
-// Each CUSUM holds its value at the start of the open hour; the open
-// hour's events so far are added when it is read (partial).
+// The drop and surge CUSUMs run over windows of an hour (window.go):
+// counts within one hour share that hour's level (a busy hour is busy
+// throughout), so an hour's count is negative binomial with size r around
+// its learned mean, and each of its windows is taken as negative binomial
+// with size r/k (k windows an hour), which keeps the hour's variance. Each
+// CUSUM holds its value at the start of the open window; the open window's
+// events so far are added when it is read (partial).
 
 // nbLLR is the log-likelihood ratio of c events where mu were expected, for
 // a rate ratio rho against normal, when an hour's count is negative
@@ -144,32 +149,43 @@ func (m *RateModel) cusumsOn() bool {
 	return m.finer() != nil && (!m.Scheduled() || m.flags&(flagSurge|flagHoldDisp) != 0)
 }
 
-// closeCUSUMs adds a finished hour (count events, lo to hi expected: a
-// range only after a clock change, rateRange) to both CUSUMs.
-func (m *RateModel) closeCUSUMs(hour int64, count, lo, hi float64) {
-	u := float64(m.burst)
-	c := count / u
-	calm := m.up.s <= 0
-	r := m.sizeAt(hour, hi/u)
-	m.up.close(hour, m.surgeHeld(m.young(hour, nbLLR(m.p.SurgeRatio, c, hi/u, r)), c, hi/u, r), count, hi, m.surgeDecay())
-	m.noteCalm(calm)
-	if m.dropWarm(hour) {
-		m.dn.close(hour, nbLLR(m.p.DropRatio, c, lo/u, m.sizeAt(hour, lo/u)), count, lo, 1)
+// closeWindow adds a finished window from start, one of n in its hour
+// (count events, lo to hi expected per hour: a range only after a clock
+// change, rateRange), to both CUSUMs.
+func (m *RateModel) closeWindow(start, n int64, count, lo, hi float64) {
+	u, k := m.unit(), 1/float64(n)
+	c, end := count/u, start+3600/n
+	mu, r := k*hi/u, k*m.sizeAt(start, hi/u)
+	m.up.close(start, end, m.surgeHeld(m.young(start, nbLLR(m.p.SurgeRatio, c, mu, r)), c, mu, r), count, m.surgeDecay(n))
+	m.noteCalm(end)
+	if m.dropWarm(start) {
+		m.dn.close(start, end, nbLLR(m.p.DropRatio, c, k*lo/u, k*m.sizeAt(start, lo/u)), count, 1)
 	}
 	if m.flags&flagSurge != 0 {
-		m.up.s = min(m.up.s, float32(m.p.SurgeAlarm)) // hysteresis: recovery is a fall from the alarm level to 0
+		m.up.s = min(m.up.s, float32(alarmLevel(m.p.SurgeAlarm, n))) // hysteresis: recovery is a fall from the alarm level to 0
 	}
 	if m.flags&flagHoldDisp != 0 {
-		m.dn.s = min(m.dn.s, float32(m.p.DropAlarm)) // a drop is open, or a surge that fell below normal (surgeOver)
+		m.dn.s = min(m.dn.s, float32(alarmLevel(m.p.DropAlarm, n))) // a drop is open, or a surge that fell below normal (surgeOver)
 	}
 }
 
-// surgeDecay is Params.SurgeDecay, 1 (none) when unset or out of range.
-func (m *RateModel) surgeDecay() float64 {
-	if d := m.p.SurgeDecay; d > 0 && d < 1 {
-		return d
+// surgeDecay is what a closed window, one of n in its hour, leaves of the
+// surge CUSUM: Params.SurgeDecay an hour, 1 (none) when unset or out of
+// range.
+func (m *RateModel) surgeDecay(n int64) float64 {
+	d := m.p.SurgeDecay
+	if d <= 0 || d >= 1 {
+		return 1
 	}
-	return 1
+	switch n { // the n-th root, without a Pow per window
+	case 2:
+		return math.Sqrt(d)
+	case 3:
+		return math.Cbrt(d)
+	case 6:
+		return math.Sqrt(math.Cbrt(d))
+	}
+	return d
 }
 
 // young discounts surge evidence x from the hour at unix while its bucket
@@ -181,37 +197,42 @@ func (m *RateModel) young(unix int64, x float64) float64 {
 	return x * min(1, m.seen(unix, m.bucket(unix))/m.p.SurgeYoung)
 }
 
-// close adds a finished hour's evidence x to the CUSUM, after keeping
+// close adds a finished window's evidence x to the CUSUM, after keeping
 // decay of what it held.
-func (c *cusum) close(hour int64, x, count, mu, decay float64) {
+func (c *cusum) close(start, end int64, x, count, decay float64) {
+	calm := uint32(end) // at 0 from this window's end …
 	if c.s <= 0 {
-		*c = cusum{start: uint32(hour)}
+		calm = uint32(start) // … or from before it
+		if c.start != 0 {
+			calm = c.start
+		}
+		*c = cusum{start: uint32(start)}
 	}
 	c.s = float32(decay)*c.s + float32(x)
 	c.obs = quantCount(c.obs + float32(count))
-	c.exp = quantCount(c.exp + float32(mu))
 	if c.s <= 0 {
-		*c = cusum{}
+		*c = cusum{start: calm}
 	}
 }
 
-// partial is the open hour's contribution to a CUSUM at the last event.
+// partial is the open window's contribution to a CUSUM at the last event.
 func (m *RateModel) partial(rho float64) float64 {
 	if !m.warm(m.hourStart) || rho < 1 && !m.dropWarm(m.hourStart) {
 		return 0 // an hour of the week not seen (often enough) yet: no evidence either way
 	}
 	// Events that would usually come with the next call count as expected
 	// already, so a count sent in one batch is not a surge of its own.
-	end := min(m.hourStart+3600, m.last/1e6+int64(m.callGap))
+	n := int64(m.winN)
+	end := min(m.winStart+3600/n, m.last/1e6+int64(m.callGap))
 	lo, hi := m.rateRange(m.hourStart)
 	mu := lo // a drop is tested against the lowest rate a clock change allows, a surge against the highest
 	if rho > 1 {
 		mu = hi
 	}
-	u := float64(m.burst)
-	r := m.sizeAt(m.hourStart, mu/u) // the whole hour's, as dropDeadline takes it
-	mu *= float64(end-m.hourStart) / 3600
-	x := nbLLR(rho, float64(m.hourCount)/u, mu/u, r)
+	u := m.unit()
+	r := m.sizeAt(m.hourStart, mu/u) / float64(n) // the whole window's, as dropDeadline takes it
+	mu *= float64(end-m.winStart) / 3600
+	x := nbLLR(rho, m.winCount()/u, mu/u, r)
 	if rho > 1 {
 		x = m.young(m.hourStart, x)
 	}
@@ -220,59 +241,77 @@ func (m *RateModel) partial(rho float64) float64 {
 
 // Surging reports whether the surge CUSUM has reached its alarm.
 func (m *RateModel) Surging() bool {
-	return m.surgeDecay()*float64(m.up.s)+m.partial(m.p.SurgeRatio) >= m.p.SurgeAlarm
+	n := int64(m.winN)
+	return m.surgeDecay(n)*float64(m.up.s)+m.partial(m.p.SurgeRatio) >= alarmLevel(m.p.SurgeAlarm, n)
 }
 
 // dropDeadline returns when, with no further event, the drop CUSUM would
-// reach its alarm, if before until.
+// reach its alarm, if before until: window by window through the open
+// hour, then hour by hour (hours with no event add up: an hour's evidence
+// is the sum of its windows').
 func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
-	r0, u := m.size(), float64(m.burst)
-	dropRatio, dropAlarm := m.p.DropRatio, m.p.DropAlarm
+	r0, u := m.size(), m.unit()
+	dropRatio := m.p.DropRatio
 	s := float64(m.dn.s)
-	c := float64(m.hourCount) / u
+	c := m.winCount() / u
 	from := time.UnixMicro(m.last)
-	if s >= dropAlarm {
-		return from, true // closed hours crossed it already
+	if s >= alarmLevel(m.p.DropAlarm, int64(m.winN)) {
+		return from, true // closed windows crossed it already
 	}
 	// A drop is due one usual gap between calls after the statistic crosses.
 	lag := time.Duration(m.callGap) * time.Second
-	for h := m.hourStart; h < until.Unix(); h += 3600 {
+	for w := m.winStart; w < until.Unix(); {
+		h := w / 3600 * 3600
 		b := m.bucket(h)
 		n := m.seen(h, b)
 		if m.rate[b] < 0 || n < m.p.WarmSamples || !m.dropWarm(h) {
 			s, c = max(0, s), 0 // an hour not seen (often enough) yet: no evidence (warm)
+			w = h + 3600
 			continue
 		}
+		windows := int64(m.winN)
+		if h != m.hourStart {
+			windows = m.windows(h) // as the hour would open
+		}
+		dropAlarm := alarmLevel(m.p.DropAlarm, windows)
 		lo, _ := m.rateRange(h)
 		rate := lo / u
-		r := m.predSize(r0, n, rate)
-		hour := time.Unix(h, 0)
-		full := s + nbLLR(dropRatio, c, rate, r)
-		if full >= dropAlarm && rate > 0 {
-			var mu float64
-			if c == 0 {
-				// r·ln((µ+r)/(ρµ+r)) = need, solved for µ.
-				k := math.Exp((dropAlarm - s) / r)
-				mu = r * (k - 1) / (1 - k*dropRatio)
-			} else {
-				lo, hi := 0.0, rate
-				for range 40 {
-					mid := (lo + hi) / 2
-					if s+nbLLR(dropRatio, c, mid, r) >= dropAlarm {
-						hi = mid
-					} else {
-						lo = mid
+		size := m.predSize(r0, n, rate)
+		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
+			span := hourEnd - w // the rest of the hour once no event is in it …
+			if c > 0 {
+				span = 3600 / windows // … else the window holding the events
+			}
+			k := float64(span) / 3600
+			r := k * size
+			full := s + nbLLR(dropRatio, c, k*rate, r)
+			if full >= dropAlarm && rate > 0 {
+				var mu float64
+				if c == 0 {
+					// r·ln((µ+r)/(ρµ+r)) = need, solved for µ.
+					e := math.Exp((dropAlarm - s) / r)
+					mu = max(0, r*(e-1)/(1-e*dropRatio)) // 0: an hour of fewer windows, whose lower alarm level s passed already
+				} else {
+					lo, hi := 0.0, k*rate
+					for range 40 {
+						mid := (lo + hi) / 2
+						if s+nbLLR(dropRatio, c, mid, r) >= dropAlarm {
+							hi = mid
+						} else {
+							lo = mid
+						}
 					}
+					mu = hi
 				}
-				mu = hi
+				t := time.Unix(w, 0).Add(time.Duration(mu/rate*float64(time.Hour)) + lag)
+				if t.Before(from) {
+					t = from
+				}
+				return t, t.Before(until)
 			}
-			t := hour.Add(time.Duration(mu/rate*float64(time.Hour)) + lag)
-			if t.Before(from) {
-				t = from
-			}
-			return t, t.Before(until)
+			s, c = max(0, full), 0
+			w += span
 		}
-		s, c = max(0, full), 0
 	}
 	return time.Time{}, false
 }
@@ -347,24 +386,22 @@ func (m *RateModel) daily() float64 {
 func (m *RateModel) closeHours(now int64) {
 	if now-m.hourStart > int64(maxWalk/time.Second) {
 		m.hourStart = now / 3600 * 3600 // after a very long gap, start afresh
-		m.hourCount = 0
+		m.openHour()
 		return
 	}
 	for m.hourStart+3600 <= now {
 		m.learn(m.hourStart, m.hourCount)
 		m.hourStart += 3600
-		m.hourCount = 0
+		m.openHour()
 	}
+	m.closeWindows(m.windowOf(now))
 }
 
 func (m *RateModel) learn(hour int64, count float32) {
 	m.noteShift(hour, count)
 	b := m.bucket(hour)
 	mu := m.rate[b]
-	if m.warm(hour) && m.cusumsOn() {
-		lo, hi := m.rateRange(hour)
-		m.closeCUSUMs(hour, float64(count), lo, hi)
-	}
+	m.closeWindows(hour + 3600)
 	if m.flags&flagFrozen != 0 {
 		return
 	}
@@ -392,7 +429,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 		// The size r of hourly counts weighs heavy-tailed squares: it takes
 		// longer to settle, and the CUSUMs lean on it (Params.DispWeight).
 		w = max(float32(m.p.DispWeight), early)
-		y := x - m.burst*mu
+		y := x - float32(m.unit())*mu
 		if k := m.sizeCap(w); k > 0 {
 			// One hour moves 1/r by at most w·k·(1/r + 1/sizeCapFloor): a
 			// count far off its mean is what a surge or drop is made of, and
@@ -483,13 +520,13 @@ func (m *RateModel) surgeReason(t time.Time) string {
 // surgeRun is the surge CUSUM's run up to the last event: its start, the
 // events seen and the events expected (the open hour included).
 func (m *RateModel) surgeRun() (since time.Time, obs, exp float64) {
-	since = time.Unix(m.hourStart, 0)
+	since = time.Unix(m.winStart, 0)
 	if m.up.s > 0 {
 		since = time.Unix(int64(m.up.start), 0)
 	}
-	end := min(m.hourStart+3600, m.last/1e6+int64(m.callGap))
-	exp = float64(m.up.exp) + m.Expected(time.Unix(m.hourStart, 0), time.Unix(end, 0))
-	return since, float64(m.up.obs + m.hourCount), exp
+	end := min(m.winStart+3600/int64(m.winN), m.last/1e6+int64(m.callGap))
+	exp = m.Expected(since, time.Unix(end, 0))
+	return since, float64(m.up.obs) + m.winCount(), exp
 }
 
 // rates is the rate model's watch: silence, and a drop (the drop CUSUM);
@@ -539,10 +576,11 @@ func (w rates) alarm(kind string, due time.Time) *alarm {
 	}
 	run := m.dn
 	if run.s <= 0 {
-		run = cusum{start: uint32(last.Unix())}
+		run = cusum{start: uint32(m.winStart)}
 	}
 	since := time.Unix(int64(run.start), 0)
-	exp := float64(run.exp) + m.Expected(last, due)
+	run.obs += float32(m.winCount())
+	exp := m.Expected(since, due)
 	a := &alarm{kind: beet.FlipDrop, anomalous: true, observed: float64(run.obs), expected: exp}
 	a.reason = fmt.Sprintf("Only %.0f events since %s (%s), where about %s were expected: the rate fell to %.0f%% of normal.",
 		run.obs, since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp), 100*float64(run.obs)/max(exp, 1e-9))

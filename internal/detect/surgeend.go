@@ -3,7 +3,7 @@ package detect
 import "math"
 
 // flagCalm (lifeState.flags): an open surge's CUSUM was 0 through a whole
-// closed hour.
+// hour of closed windows.
 const flagCalm = 1 << 6
 
 // surgeOver reports whether an open surge has ended: the closed hours
@@ -18,13 +18,14 @@ func (m *RateModel) surgeOver() bool {
 		float64(m.dn.s)+m.partial(m.p.DropRatio) <= 0
 }
 
-// noteCalm sets flagCalm after a closed hour of an open surge that began
-// and ended with its CUSUM at 0 (calm: at 0 before the hour).
-func (m *RateModel) noteCalm(calm bool) {
+// noteCalm sets flagCalm once an open surge's CUSUM has been at 0 for an
+// hour of closed windows, up to end: a window alone is too short a calm
+// between two spikes.
+func (m *RateModel) noteCalm(end int64) {
 	if m.flags&flagSurge == 0 {
 		return
 	}
-	if calm && m.up.s <= 0 {
+	if m.up.s <= 0 && m.up.start != 0 && end-int64(m.up.start) >= 3600 {
 		m.flags |= flagCalm
 	} else {
 		m.flags &^= flagCalm

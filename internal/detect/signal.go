@@ -78,9 +78,6 @@ func applySignals(p *Params, b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, erro
 			f.Reason = "The job succeeded at " + clock(b, s.At) + codeSuffix(s.ExitCode, " with exit code %d") +
 				" after being down for " + Duration(at.Sub(b.StatusSince)) + "."
 		}
-		if f := d.Flip; f != nil && f.Kind == beet.FlipRecovery && b.Detection.Mode == beet.ModeAuto && !learned(b, d.Model) {
-			f.To = beet.StatusLearning // down by a failure while learning: back to learning
-		}
 		flips = apply(b, d, flips)
 		b.LastEventAt = &at
 	}
@@ -220,16 +217,6 @@ func RunExpectation(b *beet.Beet) string {
 		return fmt.Sprintf("Runs usually take %s; set max_runtime_seconds to be told when one runs too long.", usual)
 	}
 	return ""
-}
-
-// learned reports whether an auto beet's model (as just updated, or as
-// stored) has learned the rhythm.
-func learned(b *beet.Beet, model []byte) bool {
-	if model == nil {
-		model = b.Model
-	}
-	m, err := LoadRateModel(model, location(b))
-	return err == nil && m.Armed()
 }
 
 func clock(b *beet.Beet, t time.Time) string { return t.In(location(b)).Format("15:04") }

@@ -22,7 +22,7 @@ import (
 
 // dialect holds everything that differs between the engines once the DDL
 // is in per-engine migration files; the store asks it and never compares
-// engine names. (Ingestion's commit, the other difference, is eventCommit.)
+// engine names.
 // SQLite has a single writer, so most of what PostgreSQL needs to keep
 // instances apart is nothing on SQLite.
 type dialect interface {
@@ -52,6 +52,14 @@ type dialect interface {
 	withDeadline() string
 	// dueIndexed narrows "due_at <= $1" to the deadline index.
 	dueIndexed() string
+	// addEvents is AddEvents' commit: it reads the group's beets (ids and
+	// toks sorted and unique), lets applyEvents decide what the events do
+	// to them, and writes back in one transaction the beets that got
+	// events (touched, in ID order), their flips and the events, returning
+	// the versions it read. Unless synced, SQLite's leaves its fsync to
+	// SyncEvents; PostgreSQL's is always synced.
+	addEvents(ctx context.Context, db *DB, events []beet.Event, observe beet.Observer, ids []int64, toks []string, synced bool) (
+		touched []*beet.Beet, versions map[int64]int64, err error)
 	// findDue and applyDue are FindDueBeets and ApplyDue.
 	findDue(ctx context.Context, db *DB, t time.Time, limit int) ([]*beet.Beet, error)
 	applyDue(ctx context.Context, db *DB, changes []beet.DueChange) error
@@ -103,6 +111,10 @@ func (sqliteDialect) idIn(column string, ids []int64, _ int) (string, []any) {
 func (sqliteDialect) withDeadline() string   { return "due_at IS NOT NULL" }
 func (sqliteDialect) dueIndexed() string     { return "" }
 func (sqliteDialect) partitionsEvents() bool { return false }
+func (sqliteDialect) addEvents(ctx context.Context, db *DB, events []beet.Event, observe beet.Observer, ids []int64, toks []string, synced bool) (
+	[]*beet.Beet, map[int64]int64, error) {
+	return db.addEventsSQLite(ctx, events, observe, ids, toks, synced)
+}
 func (sqliteDialect) findDue(ctx context.Context, db *DB, t time.Time, limit int) ([]*beet.Beet, error) {
 	return db.findDueSQLite(ctx, t, limit)
 }
@@ -194,6 +206,10 @@ func (postgresDialect) idIn(column string, ids []int64, param int) (string, []an
 func (postgresDialect) withDeadline() string   { return "wake_at IS NOT NULL" }
 func (postgresDialect) dueIndexed() string     { return " AND wake_at <= $1" }
 func (postgresDialect) partitionsEvents() bool { return true }
+func (postgresDialect) addEvents(ctx context.Context, db *DB, events []beet.Event, observe beet.Observer, ids []int64, toks []string, _ bool) (
+	[]*beet.Beet, map[int64]int64, error) {
+	return db.addEventsPG(ctx, events, observe, ids, toks)
+}
 func (postgresDialect) findDue(ctx context.Context, db *DB, t time.Time, limit int) ([]*beet.Beet, error) {
 	return db.findDuePG(ctx, t, limit)
 }

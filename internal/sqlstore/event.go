@@ -81,7 +81,7 @@ func (db *DB) addEvents(ctx context.Context, events []beet.Event, observe beet.O
 		versions map[int64]int64
 		err      error
 	)
-	touched, versions, err = db.commit.commit(ctx, events, observe, ids, toks, synced)
+	touched, versions, err = db.d.addEvents(ctx, db, events, observe, ids, toks, synced)
 	if err != nil {
 		return fmt.Errorf("add events: %w", err)
 	}
@@ -92,24 +92,6 @@ func (db *DB) addEvents(ctx context.Context, events []beet.Event, observe beet.O
 		db.beets.keep(b, versions[b.ID]+1)
 	}
 	return nil
-}
-
-// eventCommit is one engine's ingestion commit: sqliteCommit here,
-// pgCommit in event_pg.go. It reads the group's beets (ids and toks sorted
-// and unique), lets applyEvents decide what the events do to them, and
-// writes back in one transaction the beets that got events (touched, in ID
-// order), their flips and the events, returning the versions it read.
-// Unless synced, SQLite's commit leaves its fsync to SyncEvents.
-type eventCommit interface {
-	commit(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string, synced bool) (
-		touched []*beet.Beet, versions map[int64]int64, err error)
-}
-
-type sqliteCommit struct{ db *DB }
-
-func (c sqliteCommit) commit(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string, synced bool) (
-	[]*beet.Beet, map[int64]int64, error) {
-	return c.db.addEventsSQLite(ctx, events, observe, ids, toks, synced)
 }
 
 // addEventsSQLite is AddEvents on SQLite: prepared statements, the group's

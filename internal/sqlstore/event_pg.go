@@ -102,14 +102,7 @@ const lockedColumns = 3
 
 var beetColumnCount = strings.Count(beetColumns, ",") + 1
 
-type pgCommit struct{ db *DB }
-
-// commit is AddEvents on PostgreSQL, where every commit is synced.
-func (c pgCommit) commit(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string, _ bool) (
-	[]*beet.Beet, map[int64]int64, error) {
-	return c.db.addEventsPG(ctx, events, observe, ids, toks)
-}
-
+// addEventsPG is AddEvents on PostgreSQL, where every commit is synced.
 func (db *DB) addEventsPG(ctx context.Context, events []beet.Event, observe beet.Observer, ids []int64, toks []string) (
 	touched []*beet.Beet, versions map[int64]int64, err error) {
 	conn, err := db.ingest.Conn(ctx)

@@ -40,10 +40,8 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	d     dialect
-	// commit is the engine's ingestion commit (AddEvents).
-	commit eventCommit
-	log    *slog.Logger
-	stmts  stmtCache
+	log   *slog.Logger
+	stmts stmtCache
 
 	// ingest is AddEvents' own pool on PostgreSQL (nil on SQLite), whose
 	// sessions plan with generic plans (openPostgres).
@@ -198,10 +196,8 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
 	}
 	log.Info("database opened", "engine", "sqlite", "path", abs)
-	db := &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt,
-		wal: newWALSync(abs), owner: rand.Text()}
-	db.commit = sqliteCommit{db}
-	return db, nil
+	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt,
+		wal: newWALSync(abs), owner: rand.Text()}, nil
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
@@ -222,9 +218,7 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
 	log.Info("database opened", "engine", "postgres")
-	store := &DB{write: db, read: db, ingest: ingest, d: postgresDialect{}, log: log, beets: newBeetCache(beetCacheSize)}
-	store.commit = pgCommit{store}
-	return store, nil
+	return &DB{write: db, read: db, ingest: ingest, d: postgresDialect{}, log: log, beets: newBeetCache(beetCacheSize)}, nil
 }
 
 // openPGIngest opens AddEvents' pool. Its statements take arrays, whose

@@ -121,13 +121,14 @@ func (m *RateModel) burstDisp() float64 {
 	return max(1, float64(m.disp)/(2*float64(m.burst)))
 }
 
-// burstNeed is the expected events a silence must reach on a bursty beet:
-// with g bursts a day, a per-gap false-alarm probability of goal/g, that
-// is ln(g/goal) expected bursts (times their dispersion), of B events each.
-func (m *RateModel) burstNeed() float64 {
+// burstNeed is what a silence must reach on a bursty beet: with g bursts
+// a day, a per-gap false-alarm probability of goal/g, that is ln(g/goal)
+// expected bursts (times their dispersion), of B events each: ln(g/goal)
+// nats, one for every B·burstDisp expected events.
+func (m *RateModel) burstNeed() silenceBound {
 	b := float64(m.burst)
 	g := math.Max(m.daily()/b, 1)
-	return math.Log(g/m.p.SilenceFalseAlarms) * m.burstDisp() * b
+	return silenceBound{need: math.Log(g / m.p.SilenceFalseAlarms), d: m.burstDisp() * b}
 }
 
 // bursts is the burst watch: silence counted in bursts, and the drop
@@ -161,4 +162,50 @@ func (w bursts) describe(t time.Time) string {
 		words += "; silence at " + t.In(m.loc).Format("15:04") + " would be flagged after about " + Duration(due.Sub(t))
 	}
 	return words
+}
+
+// singles reports whether the beet's clusters are what single events of
+// the learned rates and dispersion would form by chance, with room to
+// spare: B under burstyFactor times chanceCluster's bound. Only then does
+// the silence deadline read its hours as negative binomial in events
+// (silenceNeed); otherwise its clusters may be bursts that bursty, which
+// compares B with the busiest hour's chance cluster alone, does not see.
+func (m *RateModel) singles() bool {
+	return float64(m.burst) < burstyFactor*m.chanceCluster()
+}
+
+// chanceCluster bounds from above the mean cluster (calls closer than
+// clusterGap g) that single events would form at the learned rates,
+// clusters counted over the whole week: at λ an hour, a cluster of Poisson
+// events holds e^(λg) on average, so over the hours, clusters counted as
+// they come, at most e^(g·λw) for λw the rate weighted by events, Σλ²/Σλ
+// (Jensen). Events that share an hour's level cluster more: for hours
+// negative binomial of size R in events, e^(g·λw·(1 + 1/R)) at most, with
+// 1/R = 1/r + (u−1)/λ from the learned size r in units u.
+//
+// B, learned over about burstSlow clusters, leans on the latest hours:
+// on negative-binomial beets at 50 an hour it rose to up to 2.4 times this
+// bound at times (their busiest hours: read in units of B then, the safe
+// side), and ended under 1.5 of it (tuning seed, 24 clean beets), while
+// bursts at 3 an hour of 1-20 events stayed at 3-6 times it once armed.
+// Such a beet whose busiest hours bring 120 events is not bursty (B 10.5
+// under 1.5·e²).
+func (m *RateModel) chanceCluster() float64 {
+	var s1, s2 float64
+	for b, r := range m.rate {
+		if r <= 0 {
+			continue
+		}
+		w := 5.0 // weekday hours, five days of seven
+		if b >= 24 {
+			w = 2
+		}
+		s1 += w * float64(r)
+		s2 += w * float64(r) * float64(r)
+	}
+	if s1 == 0 {
+		return 1
+	}
+	lw := s2/s1*(1+1/m.size()) + m.unit() - 1
+	return math.Exp(lw / 3600 * clusterGap.Seconds())
 }

@@ -346,7 +346,8 @@ type silenceBound struct {
 // those of single events (singles), else in units of B: a bursty beet that
 // bursty does not see must not be read as single events of the same
 // variance, whose zero counts are far rarer than those of its bursts (on
-// the tuning seed one such beet flagged 7 false silences).
+// the tuning seed one such beet flagged 7 false silences). Not at all on
+// a beet whose calls carry counts (singleCalls): its arrivals are calls.
 func (m *RateModel) silenceNeed() silenceBound {
 	d := float64(m.disp)
 	warm := m.warm(m.hourStart)
@@ -362,7 +363,7 @@ func (m *RateModel) silenceNeed() silenceBound {
 	}
 	g := math.Max(m.daily()/d, 1)
 	b := silenceBound{need: math.Log(g / m.p.SilenceFalseAlarms), d: d}
-	if warm && m.p.SilenceSizeShare > 0 && m.overdispersed() && m.dispHours() >= dispHoursMax {
+	if warm && m.p.SilenceSizeShare > 0 && m.overdispersed() && m.dispHours() >= dispHoursMax && m.singleCalls() {
 		b.size, b.u, b.events = m.size(), m.unit(), m.singles()
 	}
 	return b

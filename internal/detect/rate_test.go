@@ -648,3 +648,37 @@ func TestPeakedBurstsSilenceInBursts(t *testing.T) {
 		}
 	}
 }
+
+// TestCountsSilenceInCalls: a beet that sends a count every 5 minutes
+// (about 60 events a call, hours negative binomial of size 3) is silent
+// between its calls whatever its events: its silence is not read as
+// negative-binomial events, which flagged one a few minutes after the
+// usual gap between calls (NAB's elb_request_count: 4 false silences).
+func TestCountsSilenceInCalls(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(4, 4))
+	a := newAutoBeet("UTC")
+	for h := range 21 * 24 {
+		level := gammaDraw(r, 3) / 3
+		for k := range 12 {
+			at := t0.Add(time.Duration(h)*time.Hour + time.Duration(k)*5*time.Minute + time.Duration(r.IntN(30))*time.Second)
+			if n := poissonCount(r, 60*level); n > 0 {
+				a.event(t, at, n)
+			}
+		}
+	}
+	m, err := LoadRateModel(a.b.Model, time.UTC)
+	if err != nil || !m.Armed() || !m.overdispersed() || m.singleCalls() {
+		t.Fatalf("armed %v, D %.1f, %d events in %d calls: %v", m.Armed(), m.disp, m.clusterN, m.calls, err)
+	}
+	if b := m.silenceNeed(); b.size > 0 {
+		t.Fatalf("a count every 5 minutes read as negative-binomial events: %+v", b)
+	}
+	last := time.UnixMicro(m.last)
+	due, _, _ := m.Deadline(false)
+	if wait := due.Sub(last); wait < 20*time.Minute {
+		t.Fatalf("silence flagged %v after the last call, 5 minutes apart", wait)
+	} else {
+		t.Logf("silence flagged %v after the last call (D %.1f)", wait, m.disp)
+	}
+}

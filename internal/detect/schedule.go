@@ -209,6 +209,18 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.period = uint32(gap)
 		late = 0
 	}
+	if !clean && shift == 0 && m.offDayRun(sec-late) {
+		// A run on a day the schedule does not run on, after slots it
+		// missed: the missed run, late (a weekday job's Friday run that
+		// came on Saturday), or a run by hand; not a new day of the
+		// schedule, and its time from the off day's slot is no lateness.
+		// Learned as either, it made Saturday a day of the job, flagged
+		// as missed the next two Saturdays (twice in a row makes a day
+		// off again), and taught a grace of hours.
+		m.cluster = sec - late
+		m.setRunPings(0)
+		return
+	}
 	m.cluster = m.runAnchor(sec, late)
 	if clean && m.streak < math.MaxUint8 {
 		m.streak++

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"bufio"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"strconv"
@@ -227,6 +228,39 @@ func testStatedRunTime(t *testing.T, paths ...string) {
 		}
 		if stated := al[0].At.Add(-m.Grace()); stated.Before(s.start) || stated.After(s.start.Add(2*time.Hour)) {
 			t.Errorf("%s: the missed run of %s stated at %s (%s)", path, s.start, stated, al[0].Reason)
+		}
+	}
+}
+
+// TestWeekdayLateRunOnSaturday: a weekday job at 07:30 whose Friday run
+// came only on Saturday (the judge's "late run" on cron-weekdays: late by
+// up to most of the weekend) is flagged once, as Friday's missed run. The
+// Saturday run made Saturday a day of the job, so the next two Saturdays
+// were flagged as missed (two misses in a row make a day off again), and
+// one that came hours after Saturday's slot taught a grace of hours.
+func TestWeekdayLateRunOnSaturday(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 1, 5, 0, 0, 0, 0, berlin) // a Monday
+	friday := time.Date(2026, 1, 30, 7, 30, 0, 0, berlin)
+	for _, late := range []time.Duration{24*time.Hour + 10*time.Minute, 30 * time.Hour} {
+		r := rand.New(rand.NewPCG(3, 3))
+		a := newAutoBeet("Europe/Berlin")
+		sent := false
+		for _, at := range weekdayRuns(r, start, 7, 7, 30, map[int]bool{25: true}) {
+			if at.After(friday) && !sent {
+				a.event(t, friday.Add(late), 1) // Friday's run, on Saturday
+				sent = true
+			}
+			a.event(t, at, 1)
+		}
+		al := alarms(a.flips)
+		if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || !strings.Contains(al[0].Reason, "Jan 30 07:3") {
+			logFlips(t, a.flips, berlin)
+			t.Fatalf("late %s: want Friday's run flagged once, got %d alarms", late, len(al))
+		}
+		w, ok := Watch(&a.b)
+		if !ok || w.Cron != "30 7 * * 1-5" || w.GraceSeconds > 3*3600 {
+			t.Fatalf("late %s: watching %+v", late, w)
 		}
 	}
 }

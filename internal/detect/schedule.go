@@ -198,6 +198,16 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		// followed by the anchor (a run early moves it all the way, a run
 		// late a little), so pings near a run cannot pull the period.
 		gap := max(1, p+late)
+		if f := hourFraction(p + late/2); f != p+late/2 && hourFraction(gap) == gap {
+			// The second gap is off every cron period, and the mean of
+			// the two is near one: a 5-minute job whose third run came
+			// 18 s late was "every 5 min 18 s", off the grid, and its next
+			// run started the candidate over; as its first events were no
+			// longer all runs, it was never recognised from its first
+			// runs, and a stop on its second day was flagged by the
+			// learning guard an hour later.
+			gap = f
+		}
 		if whole := (gap + 30) / 60 * 60; whole > 0 && abs(gap-whole) <= max(2, gap/100) {
 			gap = whole // cron runs whole minutes apart
 		}

@@ -173,3 +173,9 @@ func wallGap(a, b int64, loc *time.Location) int64 {
 	_, ob := time.Unix(b, 0).In(loc).Zone()
 	return (b + int64(ob)) - (a + int64(oa))
 }
+
+// offDayRun reports whether a whole-day schedule whose days are known
+// (the day after its first has passed) does not run on the day of slot.
+func (m *RateModel) offDayRun(slot int64) bool {
+	return int64(m.period)%86400 == 0 && !m.monthly() && m.daysOn != 0 && !m.expectedSlot(slot)
+}

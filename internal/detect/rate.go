@@ -255,7 +255,8 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	s := float64(m.dn.s)
 	c := m.winCount() / u
 	from := time.UnixMicro(m.last)
-	if s >= m.dropLevel(int64(m.winN)) {
+	level := m.dropLevel(1) // + ln n for an hour of n windows (alarmLevel)
+	if s >= alarmLevel(level, int64(m.winN)) {
 		return from, true // closed windows crossed it already
 	}
 	// A drop is due when the statistic crosses, and not before one usual
@@ -278,7 +279,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 		if h != m.hourStart {
 			windows = m.windows(h) // as the hour would open
 		}
-		dropAlarm := m.dropLevel(windows)
+		dropAlarm := alarmLevel(level, windows)
 		lo, _ := m.rateRange(h)
 		rate := lo / u
 		size := m.predSize(r0, n, rate)

@@ -17,6 +17,13 @@ type Params struct {
 	// per 1000 beet-days on every synthetic family (docs/DETECTION.md).
 	DropRatio, SurgeRatio float64
 	DropAlarm, SurgeAlarm float64
+	// DropDispAlarm is added to DropAlarm on a bursty or overdispersed
+	// beet (its CUSUMs count in burst units, unit): its hours share a day's
+	// level the model does not know, so a slow day's evidence adds up
+	// faster than its likelihood says (the yardstick CUSUM of such sources
+	// knows each day's level). Smooth beets' drops are flagged at the lower
+	// DropAlarm.
+	DropDispAlarm float64
 	// SilenceFalseAlarms is the silence false alarms a day the silence
 	// threshold aims at. It sits below the product goal (0.001 for all
 	// kinds together) because real rates drift from what the model learned.
@@ -73,7 +80,7 @@ type Params struct {
 // DefaultParams returns the parameters the live service runs.
 func DefaultParams() Params {
 	return Params{
-		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 14, SurgeAlarm: 13,
+		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 12.5, SurgeAlarm: 13, DropDispAlarm: 2,
 		SilenceFalseAlarms: 0.0002,
 		SilenceSizeShare:   1,
 		MinLearnRate:       0.08,

@@ -165,7 +165,7 @@ func (m *RateModel) closeWindow(start, n int64, count, lo, hi float64) {
 		m.up.s = min(m.up.s, float32(alarmLevel(m.p.SurgeAlarm, n))) // hysteresis: recovery is a fall from the alarm level to 0
 	}
 	if m.flags&flagHoldDisp != 0 {
-		m.dn.s = min(m.dn.s, float32(alarmLevel(m.p.DropAlarm, n))) // a drop is open, or a surge that fell below normal (surgeOver)
+		m.dn.s = min(m.dn.s, float32(m.dropLevel(n))) // a drop is open, or a surge that fell below normal (surgeOver)
 	}
 }
 
@@ -255,10 +255,16 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	s := float64(m.dn.s)
 	c := m.winCount() / u
 	from := time.UnixMicro(m.last)
-	if s >= alarmLevel(m.p.DropAlarm, int64(m.winN)) {
+	level := m.dropLevel(1) // + ln n for an hour of n windows (alarmLevel)
+	if s >= alarmLevel(level, int64(m.winN)) {
 		return from, true // closed windows crossed it already
 	}
-	// A drop is due one usual gap between calls after the statistic crosses.
+	// A drop is due when the statistic crosses, and not before one usual
+	// gap between calls after the last call: a beet that sends counts every
+	// 30 minutes has sent nothing yet for the minutes since. The statistic
+	// already counts calls that did not come after that; before, the gap
+	// came on top of every crossing, and a Poisson beet of a few events an
+	// hour (a gap of 10-30 minutes) was flagged that much later.
 	lag := time.Duration(m.callGap) * time.Second
 	for w := m.winStart; w < until.Unix(); {
 		h := w / 3600 * 3600
@@ -273,7 +279,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 		if h != m.hourStart {
 			windows = m.windows(h) // as the hour would open
 		}
-		dropAlarm := alarmLevel(m.p.DropAlarm, windows)
+		dropAlarm := alarmLevel(level, windows)
 		lo, _ := m.rateRange(h)
 		rate := lo / u
 		size := m.predSize(r0, n, rate)
@@ -303,9 +309,9 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 					}
 					mu = hi
 				}
-				t := time.Unix(w, 0).Add(time.Duration(mu/rate*float64(time.Hour)) + lag)
-				if t.Before(from) {
-					t = from
+				t := time.Unix(w, 0).Add(time.Duration(mu / rate * float64(time.Hour)))
+				if l := from.Add(lag); t.Before(l) {
+					t = l
 				}
 				return t, t.Before(until)
 			}

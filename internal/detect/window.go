@@ -67,6 +67,17 @@ func (m *RateModel) openHour() {
 // alarmLevel is an alarm level for an hour of n windows: level + ln n.
 func alarmLevel(level float64, n int64) float64 { return level + lnWindows[n] }
 
+// dropLevel is the drop CUSUM's alarm level for an hour of n windows:
+// Params.DropAlarm, and Params.DropDispAlarm more on a bursty or
+// overdispersed beet (one whose CUSUMs count in burst units, unit).
+func (m *RateModel) dropLevel(n int64) float64 {
+	level := m.p.DropAlarm
+	if m.p.DropDispAlarm != 0 && (m.overdispersed() || m.bursty()) {
+		level += m.p.DropDispAlarm
+	}
+	return alarmLevel(level, n)
+}
+
 var lnWindows = [...]float64{1: 0, 2: math.Log(2), 3: math.Log(3), 6: math.Log(6)}
 
 // overdispersed reports whether the beet's hourly counts vary well beyond

@@ -86,6 +86,12 @@ const (
 	sureDays   = 7
 )
 
+// knownTo is how well, in percent, a rate learned from n independent
+// units is known: two standard errors of a Poisson count, 2/√n (its Gamma
+// posterior has shape n). The silence bound counts the same evidence
+// (silenceBound: a bucket's n·x/d units, B's clusters).
+func knownTo(n float64) int { return int(math.Round(200 / math.Sqrt(n))) }
+
 // howSure says, for an alarm judged on a learned rate (a silence, a drop,
 // the fallback's longest gap), how sure that rate is when it was learned
 // from few events or over few days: " Learned from only 34 events in 8
@@ -98,7 +104,7 @@ func (m *RateModel) howSure() string {
 		return ""
 	case n < sureEvents:
 		return fmt.Sprintf(" Learned from only %d events in %s: the usual rate is known to about ±%d%%.",
-			n, Duration(seen), int(math.Round(200/math.Sqrt(float64(n)))))
+			n, Duration(seen), knownTo(float64(n)))
 	case seen < sureDays*24*time.Hour:
 		return fmt.Sprintf(" Learned over only %s (%d events): the usual rate at this time of the week rests on a day or two.",
 			Duration(seen), n)

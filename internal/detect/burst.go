@@ -128,7 +128,15 @@ func (m *RateModel) burstDisp() float64 {
 func (m *RateModel) burstNeed() silenceBound {
 	b := float64(m.burst)
 	g := math.Max(m.daily()/b, 1)
-	return silenceBound{need: math.Log(g / m.p.SilenceFalseAlarms), d: m.burstDisp() * b}
+	return silenceBound{need: math.Log(g / m.p.SilenceFalseAlarms), d: m.burstDisp() * b, k: m.burstEvidence()}
+}
+
+// burstEvidence is the clusters B rests on (silenceBound's k): about
+// events/B so far, at most the 2·burstSlow − 1 its EWMA holds. Cluster
+// sizes vary about as much as their mean (geometric), so from n clusters
+// B is known to about ±2/√n, as howSure says of a rate from n events.
+func (m *RateModel) burstEvidence() float64 {
+	return max(1, min(float64(m.events)/float64(max(1, m.burst)), 2*burstSlow-1))
 }
 
 // bursts is the burst watch: silence counted in bursts, and the drop

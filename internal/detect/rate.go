@@ -62,9 +62,15 @@ func (m *RateModel) sizeAt(unix int64, mu float64) float64 {
 
 // predSize is sizeAt for a bucket seen n times, r the size of counts.
 func (m *RateModel) predSize(r, n, mu float64) float64 {
-	a := m.p.MinLearnRate
-	n = max(1, min(n, (2-a)/a))
+	n = m.learnedHours(n)
 	return max(0.5, 1/((1+1/n)/r+1/(n*max(mu, 1e-9))))
+}
+
+// learnedHours is how many hours a bucket seen n times has learned its
+// rate from: n, at least 1, at most the (2−a)/a an EWMA of weight a holds.
+func (m *RateModel) learnedHours(n float64) float64 {
+	a := m.p.MinLearnRate
+	return max(1, min(n, (2-a)/a))
 }
 
 // seen is about how often the hour bucket b of unix has been seen, from
@@ -333,9 +339,22 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 // in events, of the size 1/R = 1/r + (u−1)/x of the same variance. Either
 // way r is the hour's predictive size (predSize: a young bucket's rate is
 // uncertain) times Params.SilenceSizeShare.
+//
+// The learned rates are estimates, and a silence is no longer judged on
+// them as if they were exact (as if, bursty beets at 0.3 bursts an hour
+// raised false silences 1.5-2 times as often as e^−need says). A bucket's
+// rate x that rests on n learned hours (learnedHours, as predSize counts
+// them) holds k = n·x/d units of evidence, as howSure counts a rate's
+// (knownTo), and is Gamma of shape k around x: part s of its hour gives
+// k·ln(1 + s/n) nats instead of x·s/d (a size-r hour has it already, in
+// predSize). What all hours share, the burst unit B's own error (k set:
+// the clusters B rests on, burstEvidence), makes the silence's total
+// expected nats Gamma of shape k: the silence must reach k·(e^(need/k) − 1)
+// of them, whose k·ln(1 + that/k) is need.
 type silenceBound struct {
 	need, d, size, u float64
 	events           bool
+	k                float64 // units of evidence the shared unit rests on; 0: exact
 }
 
 // silenceNeed is the rate watch's silence bound: with about g independent
@@ -369,8 +388,14 @@ func (m *RateModel) silenceNeed() silenceBound {
 	}
 	g := math.Max(m.daily()/d, 1)
 	b := silenceBound{need: math.Log(g / m.p.SilenceFalseAlarms), d: d}
+	if d > float64(m.disp) {
+		b.k = m.burstEvidence() // counted in units of B
+	}
 	if warm && m.p.SilenceSizeShare > 0 && m.overdispersed() && m.dispHours() >= dispHoursMax && m.singleCalls() {
 		b.size, b.u, b.events = m.size(), m.unit(), m.singles()
+		if b.u > 1 && !b.events {
+			b.k = m.burstEvidence()
+		}
 	}
 	return b
 }
@@ -381,7 +406,10 @@ func (m *RateModel) walk(from time.Time, b silenceBound) (time.Time, bool) {
 	const hourUs = int64(time.Hour / time.Microsecond)
 	us := from.UnixMicro()
 	end := us + int64(maxWalk/time.Microsecond)
-	acc := 0.0
+	acc, need := 0.0, b.need
+	if b.k > 0 {
+		need = b.k * math.Expm1(b.need/b.k)
+	}
 	for us < end {
 		hourEnd := (us/hourUs + 1) * hourUs
 		x, _ := m.rateRange(us / 1e6)
@@ -390,24 +418,27 @@ func (m *RateModel) walk(from time.Time, b silenceBound) (time.Time, bool) {
 			us = hourEnd
 			continue
 		}
+		h := us / 1e6
+		n := m.learnedHours(m.seen(h, m.bucket(h)))
 		if b.size <= 0 {
-			e := x * span / b.d
-			if acc+e >= b.need {
-				return time.UnixMicro(us + int64((b.need-acc)*b.d/x*float64(hourUs))), true
+			k := n * x / b.d // the bucket's evidence, in units of d
+			e := k * math.Log1p(span/n)
+			if acc+e >= need {
+				s := n * math.Expm1((need-acc)/k) // k·ln(1 + s/n) = need − acc, solved for s
+				return time.UnixMicro(us + int64(s*float64(hourUs))), true
 			}
 			acc += e
 			us = hourEnd
 			continue
 		}
-		h := us / 1e6
-		r, u := m.predSize(b.size, m.seen(h, m.bucket(h)), x/b.u), b.u
+		r, u := m.predSize(b.size, n, x/b.u), b.u
 		if b.events {
 			r, u = 1/(1/r+(u-1)/x), 1
 		}
 		r *= m.p.SilenceSizeShare
 		e := r * math.Log1p(x*span/(u*r))
-		if acc+e >= b.need {
-			y := u * r * math.Expm1((b.need-acc)/r) // r·ln(1 + y/(u·r)) = need − acc, solved for y
+		if acc+e >= need {
+			y := u * r * math.Expm1((need-acc)/r) // r·ln(1 + y/(u·r)) = need − acc, solved for y
 			return time.UnixMicro(us + int64(y/x*float64(hourUs))), true
 		}
 		acc += e

@@ -51,9 +51,49 @@ func TestRateModelLearnsAndArms(t *testing.T) {
 	if words := (rates{m}).describe(last); !strings.HasSuffix(words, "flagged after about "+Duration(due.Sub(last))) {
 		t.Fatalf("described as %q, deadline after %v", words, due.Sub(last))
 	}
+	// A rate learned from n hours is Gamma around its value: the silence
+	// must reach need/(n·ln(1 + 1/n)) expected events (silenceBound).
 	lag := time.Duration(m.callGap) * time.Second // the usual gap between calls comes on top
-	if e := m.Expected(last, due.Add(-lag)); math.Abs(e-need) > 0.5 {
-		t.Fatalf("expected events at the deadline %.1f, want %.1f", e, need)
+	n := m.learnedHours(m.seen(last.Unix(), m.bucket(last.Unix())))
+	if e, want := m.Expected(last, due.Add(-lag)), need/(n*math.Log1p(1/n)); math.Abs(e-want) > 0.5 {
+		t.Fatalf("expected events at the deadline %.1f, want %.1f", e, want)
+	}
+}
+
+// TestSlowSilenceCountsItsEvidence: a slow beet's rates rest on few
+// events, and a silence judged on them as if they were exact is flagged
+// early too often (bursty beets at 0.3 bursts an hour: 1.5-2 times as
+// often as the bound says). A young beet at 0.5 events an hour, its
+// buckets seen n times, is flagged once its expected events reach
+// need/(n·ln(1 + 1/n)), later than the exact rate's need; and the burst
+// unit's own error (k units of evidence) asks k·(e^(need/k) − 1) nats.
+func TestSlowSilenceCountsItsEvidence(t *testing.T) {
+	m := NewRateModel(time.UTC)
+	for _, at := range poissonTimes(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), 0.5, 6*24/2) {
+		m.Observe(at, 1)
+	}
+	b := m.silenceNeed()
+	if b.size > 0 || b.k > 0 {
+		t.Fatalf("a slow Poisson beet's bound %+v", b)
+	}
+	from := time.UnixMicro(m.last)
+	n := m.learnedHours(m.seen(from.Unix(), m.bucket(from.Unix())))
+	due, ok := m.walk(from, b)
+	if !ok {
+		t.Fatal("no deadline")
+	}
+	exact := b.need * b.d // the expected events an exact rate would need
+	e, want := m.Expected(from, due), exact/(n*math.Log1p(1/n))
+	t.Logf("n %.1f: flagged at %.1f expected events, %.1f with the rate taken as exact, %.1f predicted", n, e, exact, want)
+	if math.Abs(e-want) > 0.05*want || e < 1.05*exact {
+		t.Errorf("flagged at %.1f expected events; want %.1f (exact rate: %.1f)", e, want, exact)
+	}
+	bk := b
+	bk.k = 50
+	due2, _ := m.walk(from, bk)
+	ratio := m.Expected(from, due2) / e
+	if wantRatio := 50 * math.Expm1(b.need/50) / b.need; math.Abs(ratio-wantRatio) > 0.03 {
+		t.Errorf("with k = 50 the silence reached %.3f times the events, want %.3f", ratio, wantRatio)
 	}
 }
 

@@ -268,9 +268,9 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	// A drop is due when the statistic crosses, and not before one usual
 	// gap between calls after the last call: a beet that sends counts every
 	// 30 minutes has sent nothing yet for the minutes since. The statistic
-	// already counts calls that did not come after that; before, the gap
-	// came on top of every crossing, and a Poisson beet of a few events an
-	// hour (a gap of 10-30 minutes) was flagged that much later.
+	// already counts the calls that did not come after that: the gap added
+	// on top of every crossing would flag a Poisson beet of a few events an
+	// hour (a gap of 10-30 minutes) that much later.
 	lag := time.Duration(m.callGap) * time.Second
 	for w := m.winStart; w < until.Unix(); {
 		h := w / 3600 * 3600
@@ -340,8 +340,8 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 // way r is the hour's predictive size (predSize: a young bucket's rate is
 // uncertain) times Params.SilenceSizeShare.
 //
-// The learned rates are estimates, and a silence is no longer judged on
-// them as if they were exact (as if, bursty beets at 0.3 bursts an hour
+// The learned rates are estimates, and a silence is not judged on them
+// as if they were exact (so judged, bursty beets at 0.3 bursts an hour
 // raised false silences 1.5-2 times as often as e^−need says). A bucket's
 // rate x that rests on n learned hours (learnedHours, as predSize counts
 // them) holds k = n·x/d units of evidence, as howSure counts a rate's

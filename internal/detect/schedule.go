@@ -55,29 +55,20 @@ const (
 
 // lateTail is the quantile factor of the shifted-exponential fit of
 // lateness: with the slot at the early edge and mean lateness µ, a run is
-// later than lateTail·µ with probability e^−lateTail (1e-4 a run). It is
-// 9.6, not 9.2 (e^−9.2 = 1e-4): a job whose runs end within a spread S
-// of their slot, and 1 run in 100 up to 4 S (slow days), has its slowest
-// runs about 9.5 µ after the learned slot (the slot sits a fifth of S
-// into the spread, µ is about 0.4 S), and 9.2 µ flagged the far end of
-// that tail as missed (cron-hourly 0.39, schedule-change 0.34 false alarms
-// per 1000 beet-days on seed 1, 1500 streams).
+// later than lateTail·µ with probability e^−lateTail. It is 9.6, not the
+// 1-in-10,000 point 9.2: a job whose runs end within a spread S of their
+// slot, and 1 run in 100 up to 4 S (slow days), has its slowest runs
+// about 9.5 µ after the learned slot (the slot sits a fifth of S into the
+// spread, µ is about 0.4 S).
 const lateTail = 9.6
 
-// lateRuns: the mean lateness is an EWMA of weight 1/lateRuns, from the
-// first late run, and the plain mean of the runs so far while the streak
-// is shorter (weight 1/streak, at least 1/2; a job that moved keeps its
-// mean, averaged afresh with its runs at the new time). The grace is lateTail times
-// it, so its noise is the grace's: an EWMA of weight 1/8 swung by ±15%
-// (1σ, for runs spread evenly), and a late run in the 1-in-100 tail of an
-// hourly job's runs, which the grace covers on average, was flagged as
-// missed about once in 1000 beet-days, at the dips; of weight 1/16 from
-// the first late run alone, the first runs weighed for days (half the
-// mean after 10 runs was the first run's lateness). Of weight 1/32 after
-// a plain mean of the first runs, a grace of 9.6 µ flags about half as
-// many runs as 9.2 µ of weight 1/16 did, and finds silences as fast
-// (cron-hourly 0.39 -> 0.21 false alarms per 1000 beet-days, silences at
-// 1.18 -> 1.20 times the oracle's time; a flat 10 µ: 0.17 and 1.23).
+// lateRuns: the mean lateness is the plain mean of the runs while the
+// streak is shorter (weight 1/streak, at least 1/2), then an EWMA of
+// weight 1/lateRuns. The grace is lateTail times it, so the mean's noise
+// is the grace's: a short EWMA dips often enough to flag the slow tail's
+// runs as missed, and one started from the first late run weighs that run
+// for days. Chosen on seed 1 (1500 streams): cron-hourly 0.21 false alarms
+// per 1000 beet-days, silences at 1.20 times the oracle's time.
 const lateRuns = 32
 
 // graceFloor is the smallest grace, whatever the period.

@@ -277,7 +277,7 @@ func TestFiveMinuteJobLateThirdRun(t *testing.T) {
 // end 0-12 s after their slot, and whose first late run came 48 s late,
 // comes down to its runs' within a day: rounded to the nearest second, an
 // EWMA of weight 1/16 moved only for runs 8 s off it, and stuck high, so
-// the grace (9.2 times it, at least a minute) was 64-82 s where the runs
+// the grace (lateTail times it, at least a minute) was 64-82 s where the runs
 // need a minute (cron-5min: silences found at 1.40 times the oracle's
 // time, from 1.05). The mean comes down to 5-7 s, a grace of at most 67 s
 // (lateTail 9.6 times 7 s).

@@ -267,9 +267,9 @@ func TestWeekdayLateRunOnSaturday(t *testing.T) {
 }
 
 // TestGraceSteady: the grace of an hourly job whose runs end 0-2 min
-// after its slot does not swing from week to week: it is 9.2 times the
-// mean lateness, an EWMA that had a weight of 1/8 and swung by ±15% (1σ),
-// so that the 1-in-100 very late run of such jobs, which the grace covers
+// after its slot does not swing from week to week: it is lateTail times
+// the mean lateness, an EWMA that, of weight 1/8, swung by ±15% (1σ), so
+// that the 1-in-100 very late run of such jobs, which the grace covers
 // on average, was flagged as missed about once in 1000 beet-days, at the
 // dips. Its 5th percentile over weeks 2-3 is within a fifth of its median.
 func TestGraceSteady(t *testing.T) {

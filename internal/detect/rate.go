@@ -412,14 +412,15 @@ func (m *RateModel) walk(from time.Time, b silenceBound) (time.Time, bool) {
 	}
 	for us < end {
 		hourEnd := (us/hourUs + 1) * hourUs
-		x, _ := m.rateRange(us / 1e6)
+		h := us / 1e6
+		bucket := m.bucket(h)
+		x, _ := m.rateRangeIn(h, bucket)
 		span := float64(hourEnd-us) / float64(hourUs)
 		if x <= 0 {
 			us = hourEnd
 			continue
 		}
-		h := us / 1e6
-		n := m.learnedHours(m.seen(h, m.bucket(h)))
+		n := m.learnedHours(m.seen(h, bucket))
 		if b.size <= 0 {
 			k := n * x / b.d // the bucket's evidence, in units of d
 			e := k * math.Log1p(span/n)

@@ -226,7 +226,14 @@ func (m *RateModel) noteShift(hour int64, count float32) {
 // the lowest and the highest of it and the same hour's neighbour in the
 // direction of the change.
 func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
-	r := m.rateAt(unix)
+	return m.rateRangeIn(unix, m.bucket(unix))
+}
+
+// rateRangeIn is rateRange for a caller that has the hour's bucket b
+// already (the silence walk needs it too, and the lookup is a zone
+// conversion).
+func (m *RateModel) rateRangeIn(unix int64, b int) (lo, hi float64) {
+	r := max(0, float64(m.rate[b]))
 	lo, hi = r, r
 	dirs := m.following(unix)
 	if dirs == 0 {

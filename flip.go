@@ -19,6 +19,9 @@ const (
 	FlipManual    FlipKind = "manual"  // paused or resumed by a person
 	FlipFailed    FlipKind = "failed"  // the job reported failure (/fail, a non-zero exit code)
 	FlipOverrun   FlipKind = "overrun" // a started run did not end within its run-time limit
+	// FlipTooOften: a scheduled job runs more often than its schedule
+	// (extra runs between its slots, again and again).
+	FlipTooOften FlipKind = "too_often"
 )
 
 // Flip is one state change of a beet, with the numbers and a sentence that

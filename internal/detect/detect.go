@@ -126,7 +126,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 		d.Flip.Observed, d.Flip.Expected = ptr(float64(model.hourCount)), ptr(model.Expected(hour, last))
 		model.endIncident()
 	case b.Status == beet.StatusUp && model.tooOften && model.Scheduled():
-		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.tooOftenReason())
+		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipTooOften, model.tooOftenReason())
 		model.flags |= flagSurge
 	case b.Status == beet.StatusUp && !model.Scheduled() && model.finer() != nil && model.Surging():
 		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.surgeReason(last))

@@ -219,9 +219,10 @@ func TestHourlyJobRunsTooOften(t *testing.T) {
 		a.event(t, at, 1)
 	}
 	al := alarms(a.flips)
-	if len(al) != 1 || al[0].At.Before(often) || al[0].At.After(often.Add(6*time.Hour)) || !strings.HasPrefix(al[0].Reason, "Runs too often") {
+	if len(al) != 1 || al[0].At.Before(often) || al[0].At.After(often.Add(6*time.Hour)) ||
+		al[0].Kind != beet.FlipTooOften || !strings.HasPrefix(al[0].Reason, "Runs too often") {
 		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("want one alarm, runs too often, within 6 hours of %s", often)
+		t.Fatalf("want one alarm of kind %s, runs too often, within 6 hours of %s", beet.FlipTooOften, often)
 	}
 	if a.b.Status != beet.StatusUp {
 		logFlips(t, a.flips, time.UTC)

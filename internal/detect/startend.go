@@ -95,7 +95,7 @@ const startLate = 60
 func (m *RateModel) periodGrace() int64 {
 	p := int64(m.period)
 	if p == 86400 && (m.flags&flagPaired != 0 || m.endRuns() >= endRunsSure && int64(m.lateMax) > startLate) {
-		if int(m.streak) >= pairFitRuns {
+		if m.flags&flagPaired != 0 && int(m.streak) >= pairFitRuns {
 			return graceFloor // the fit of lateness is grown (tolerance)
 		}
 		return pairGrace
@@ -109,10 +109,13 @@ func (m *RateModel) periodGrace() int64 {
 // yet.
 const pairGrace = 86400 / 16
 
-// pairFitRuns: once this many runs in a row were learned, a pair's grace
-// is the fit of its lateness (lateTail times the mean, a quarter more than
-// the latest run seen), without pairGrace: lateRuns runs, when the mean is
-// an EWMA at its full length. The floor held every twice-daily job to
+// pairFitRuns: once this many runs in a row were learned, a pair (two runs
+// a day learned as a pair, flagPaired) has the fit of its lateness for its
+// grace (lateTail times the mean, a quarter more than the latest run seen),
+// without pairGrace: lateRuns runs, when the mean is an EWMA at its full
+// length. A run read with an end ping keeps pairGrace: its second ping's
+// time is a run's length, which the lateness of starts does not fit (runs
+// 2-5 h apart raised false overruns without it). The floor held every twice-daily job to
 // 1 h 30 min against runs that spread by 7-29 min (1.4-1.7 times the
 // time by which a normal run would certainly have reported, on seed 1).
 const pairFitRuns = lateRuns

@@ -340,7 +340,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	// judge's streams) is learned from seconds within half a day, as
 	// before, not from every one of them, then flagged when they stop.
 	usual := p%86400 == 0 && m.endOff != 0 && (m.flags&flagPaired != 0 || int64(m.endOff) >= p/4 && !m.calendarKnown()) &&
-		abs(gap-int64(m.endOff)) <= m.tolerance() && gap < p-m.tolerance()
+		abs(gap-int64(m.endOff)) <= m.tolerance()+m.pairSlack() && gap < p-m.tolerance()
 	if m.runPings() == 0 && (gap < p/2 || usual) && sec > prev-m.tolerance() {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.

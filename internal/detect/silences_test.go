@@ -157,3 +157,58 @@ func TestDailyJobMovedHoursLater(t *testing.T) {
 		t.Errorf("%d alarms before the incident; want at most the two periods after the move", len(before))
 	}
 }
+
+// TestTwiceDailyGraceFromItsRuns: a job twice a day 11 h 30 min apart
+// whose runs end within 12 min of their times is flagged within an hour
+// of a missed run, first or second, once its lateness was learned from
+// lateRuns runs (pairFitRuns): not after pairGrace, 1 h 30 min.
+func TestTwiceDailyGraceFromItsRuns(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	for _, missedRun := range []int{0, 1} {
+		r := rand.New(rand.NewPCG(37, 37))
+		a := newAutoBeet("Europe/Riga")
+		day0 := time.Date(2026, 4, 6, 0, 0, 0, 0, riga)
+		const missedDay = 40
+		times := []time.Duration{4*time.Hour + 10*time.Minute, 15*time.Hour + 40*time.Minute}
+		for d := range 45 {
+			for k, at := range times {
+				late := 2*time.Minute + time.Duration(r.Int64N(int64(10*time.Minute)))
+				if d == missedDay && k == missedRun {
+					continue
+				}
+				a.event(t, day0.AddDate(0, 0, d).Add(at+late), 1)
+			}
+		}
+		a.until(t, day0.AddDate(0, 0, 45))
+		missed := day0.AddDate(0, 0, missedDay).Add(times[missedRun])
+		al := alarms(a.flips)
+		if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(time.Hour)) {
+			logFlips(t, a.flips, riga)
+			t.Errorf("run %d: want the run of %s flagged within 1 h, and nothing else", missedRun, missed.Format("Jan 2 15:04"))
+		}
+	}
+}
+
+// TestTwiceDailySecondRunInSkippedHour: a job at 15:03 and 02:18 Berlin
+// time, whose second run's time does not exist the night the clocks go
+// forward (it runs at 03:18 summer time), is not flagged that night: its
+// second run is due an hour later on a day the clocks change (pairSlack).
+func TestTwiceDailySecondRunInSkippedHour(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	r := rand.New(rand.NewPCG(41, 41))
+	a := newAutoBeet("Europe/Berlin")
+	for d := range 50 {
+		for _, hm := range [][2]int{{15, 3}, {24 + 2, 18}} {
+			slot := time.Date(2026, 2, 10+d, hm[0], hm[1], 0, 0, berlin)
+			if hm[0] > 24 && slot.In(berlin).Hour() == 1 {
+				slot = slot.Add(time.Hour) // cron runs it after the skipped hour (03:18), not before
+			}
+			a.event(t, slot.Add(2*time.Minute+time.Duration(r.Int64N(int64(10*time.Minute)))), 1)
+		}
+	}
+	a.until(t, time.Date(2026, 4, 1, 0, 0, 0, 0, berlin))
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, a.flips, berlin)
+		t.Errorf("want no alarm, got %d", len(al))
+	}
+}

@@ -95,15 +95,30 @@ const startLate = 60
 func (m *RateModel) periodGrace() int64 {
 	p := int64(m.period)
 	if p == 86400 && (m.flags&flagPaired != 0 || m.endRuns() >= endRunsSure && int64(m.lateMax) > startLate) {
+		if m.flags&flagPaired != 0 && int(m.streak) >= pairFitRuns {
+			return graceFloor // the fit of lateness is grown (tolerance)
+		}
 		return pairGrace
 	}
 	return p / 10
 }
 
-// pairGrace: 1 h 30 min; a twentieth of the day (a tenth of a half)
-// flagged the rare very late run of jobs twice a day 2-5 h apart that the
-// fit of their lateness did not cover yet.
+// pairGrace: 1 h 30 min, while the fit of lateness is young; a twentieth
+// of the day (a tenth of a half) flagged the rare very late run of jobs
+// twice a day 2-5 h apart that the fit of their lateness did not cover
+// yet.
 const pairGrace = 86400 / 16
+
+// pairFitRuns: once this many runs in a row were learned, a pair (two runs
+// a day learned as a pair, flagPaired) has the fit of its lateness for its
+// grace (lateTail times the mean, a quarter more than the latest run seen),
+// without pairGrace: lateRuns runs, when the mean is an EWMA at its full
+// length. A run read with an end ping keeps pairGrace: its second ping's
+// time is a run's length, which the lateness of starts does not fit (runs
+// 2-5 h apart raised false overruns without it). The floor held every twice-daily job to
+// 1 h 30 min against runs that spread by 7-29 min (1.4-1.7 times the
+// time by which a normal run would certainly have reported, on seed 1).
+const pairFitRuns = lateRuns
 
 // The pair bits: the latest run's second ping came (pairRunPings, read
 // as runPings), a second ping repeated the offset before it once
@@ -133,7 +148,7 @@ func (m *RateModel) secondDue() (time.Time, bool) {
 	var at time.Time
 	switch {
 	case m.flags&flagPaired != 0 && off >= p/4 && p%86400 == 0:
-		at = time.Unix(m.secondSlot()+m.tolerance(), 0)
+		at = time.Unix(m.secondSlot()+m.tolerance()+m.pairSlack(), 0)
 	case m.endRuns() >= endRunsSure && m.calls < 2: // a second call within the run's cluster was its end
 		at = time.Unix(m.cluster+m.overrunAfter(), 0)
 	default:
@@ -181,4 +196,25 @@ func (m *RateModel) secondOfMissed(prev, sec, late int64) bool {
 func (m *RateModel) secondSlot() int64 {
 	at := m.cluster + int64(m.endOff)
 	return at - (wallGap(m.cluster, at, m.loc) - (at - m.cluster))
+}
+
+// pairSlack is how much later the second run of a pair is due on a
+// day the clocks change: an hour when the latest run was followed across a
+// whole-hour shift (its slot moved, the second run's time may not have),
+// or when the zone's clocks change between the first run and its second's
+// deadline (a second run whose wall time falls in the skipped hour runs an
+// hour off it, either way). Once the grace is no longer pairGrace, these
+// second runs were flagged as missed on DST days (and, with no slack to
+// match them, not taken for the second run when they came).
+func (m *RateModel) pairSlack() int64 {
+	if m.flags&flagPaired == 0 {
+		return 0
+	}
+	due := m.secondSlot() + m.tolerance()
+	_, o1 := time.Unix(m.cluster, 0).In(m.loc).Zone()
+	_, o2 := time.Unix(due+3600, 0).In(m.loc).Zone()
+	if o1 != o2 || abs(int64(m.shiftDay)) == m.cluster/86400 {
+		return 3600
+	}
+	return 0
 }

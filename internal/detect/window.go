@@ -105,10 +105,10 @@ func (m *RateModel) slowCut(most float64) float64 {
 		return 0
 	}
 	mu := m.daily() / 24 / m.unit()
-	if !(mu > 0) {
-		return 0 // nothing learned: nothing to drop from
+	if !(mu > 0) || mu >= m.p.SlowRate {
+		return 0 // nothing learned (nothing to drop from), or busy enough
 	}
-	return min(most, max(0, math.Log(m.p.SlowRate/mu)))
+	return min(most, math.Log(m.p.SlowRate/mu))
 }
 
 // surgeLevel is the surge CUSUM's alarm level for an hour of n windows.

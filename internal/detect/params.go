@@ -17,8 +17,9 @@ type Params struct {
 	// per 1000 beet-days on every synthetic family (docs/DETECTION.md).
 	DropRatio, SurgeRatio float64
 	DropAlarm, SurgeAlarm float64
-	// DropDispAlarm is added to DropAlarm on a bursty or overdispersed
-	// beet (its CUSUMs count in burst units, unit): its hours share a day's
+	// DropDispAlarm is added to DropAlarm on an overdispersed beet whose
+	// drops count events in burst units (unit; a bursty beet's count bursts,
+	// countsBursts, and do without it): its hours share a day's
 	// level the model does not know, so a slow day's evidence adds up
 	// faster than its likelihood says (the yardstick CUSUM of such sources
 	// knows each day's level). Smooth beets' drops are flagged at the lower

@@ -9,16 +9,17 @@ import (
 )
 
 // modelVersion leads the encoded model, so a later layout can read (or
-// reset) an older one. Version 2 (191 bytes, before the calendar schedule
+// reset) an older one. Version 5 (196 bytes, before the open window's
+// bursts) is read as 6 with the open window's events taken as bursts of B. Version 2 (191 bytes, before the calendar schedule
 // and the fallback) is read and converted (loadV2); version 3 (196 bytes,
 // before the clock-change evidence) and version 4 (198 bytes, CUSUMs over
 // hours) are read as 5, with no clock-change evidence (3) and the open
 // hour's events all before the open window; version 1 (326 bytes) is not:
 // a beet with one starts learning again at its next event.
-const modelVersion = 5
+const modelVersion = 6
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database. Version 5, little-endian, offsets in bytes:
+// keeps in the database. Version 6, little-endian, offsets in bytes:
 //
 //	  0  u8      version (modelVersion)
 //	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
@@ -50,16 +51,20 @@ const modelVersion = 5
 //	191  u8      fallbackState.gapWeek
 //	192  i8×2    zoneState.shiftEv
 //	194  u16     rateState.winN (bits 14-15, encWindow) and .winBase (bits 0-13)
-//	196          end
+//	196  u8      rateState.winBursts
+//	197          end
 //
 // Versions 3 and 4 hold each CUSUM in 10 bytes (the run's start in hours
 // before the open hour, and u16 exp, its expected events, after obs: the
 // rates say them now) and end before winBase; version 3 also before shiftEv.
 const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 8 + 4 + 2 + 1 + 2*8 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
-	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2 + 2
+	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2 + 2 + 1
+
+// v5Len is version 5: version 6 without the open window's bursts.
+const v5Len = encodedModelLen - 1
 
 // v4Len is version 4 (see encodedModelLen).
-const v4Len = encodedModelLen + 2*2 - 2
+const v4Len = v5Len + 2*2 - 2
 
 // v3Len is version 3: version 4 without the clock-change evidence (shiftEv).
 const v3Len = v4Len - 2
@@ -164,6 +169,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	b = append(b, m.gapWeek)
 	b = append(b, byte(m.shiftEv[0]), byte(m.shiftEv[1]))
 	b = le.AppendUint16(b, encWindow(m.winN, m.winBase))
+	b = append(b, m.winBursts)
 	return b, nil
 }
 
@@ -186,7 +192,8 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	}
 	v3 := len(b) == v3Len && b[0] == 3       // read as version 5 with no clock-change evidence …
 	v4 := v3 || len(b) == v4Len && b[0] == 4 // … and, as version 4, CUSUMs held at the open hour's start
-	if !v4 && (len(b) != encodedModelLen || b[0] != modelVersion) {
+	v5 := v4 || len(b) == v5Len && b[0] == 5 // … and, as version 5, without the open window's bursts
+	if !v5 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -235,6 +242,11 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 		m.winN, m.winBase = decWindow(r.u16()) // … which versions 5 on store
 	}
 	m.winStart = m.windowOf(m.last / 1e6)
+	if v5 {
+		m.winBursts = v5Bursts(m.winCount(), m.burst)
+	} else {
+		m.winBursts = r.u8()
+	}
 	for i, c := range []*cusum{&m.up, &m.dn} {
 		if back := backs[i]; back != 0 && v4 {
 			c.start = uint32(m.hourStart - (back-1)*3600)
@@ -268,6 +280,7 @@ func loadV2(m *RateModel, b []byte) (*RateModel, error) {
 	m.hourStart = m.last / 1e6 / 3600 * 3600
 	m.winStart, m.winN = m.hourStart, 1 // as version 4 did: the open hour, one window
 	m.winBase = quantBase(m.hourCount)
+	m.winBursts = v5Bursts(m.winCount(), m.burst)
 	m.events = r.u32()
 	m.flags = r.u8()
 	for _, c := range []*cusum{&m.up, &m.dn} {
@@ -294,6 +307,16 @@ func loadV2(m *RateModel, b []byte) (*RateModel, error) {
 		m.armedAt = uint16(min(1+(m.last/1e6-m.first)/600, math.MaxUint16)) // armed by then, at the latest
 	}
 	return m, nil
+}
+
+// v5Bursts is the open window's bursts of a model stored before they
+// were (version 5 and older): its events in clusters of B, at least one
+// if it has any.
+func v5Bursts(events float64, b float32) uint8 {
+	if events <= 0 {
+		return 0
+	}
+	return uint8(min(60, max(1, math.Round(events/float64(max(1, b))))))
 }
 
 // reader reads a model's fields in order.

@@ -223,3 +223,37 @@ func encodeRates(m *RateModel) []byte {
 	}
 	return b
 }
+
+// TestVersion5ModelsLoad: models stored in version 5 (testdata/models-v5,
+// before the open window's bursts) load with all they hold, the open
+// window's events taken as bursts of B (at least one if any), and are
+// stored again in the current version, which loads to the same state.
+func TestVersion5ModelsLoad(t *testing.T) {
+	for name, v5 := range readModels(t, "models-v5") {
+		if len(v5) != v5Len || v5[0] != 5 {
+			t.Fatalf("%s: %d bytes of version %d, want %d of version 5", name, len(v5), v5[0], v5Len)
+		}
+		m, err := LoadRateModel(v5, time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, _ := m.MarshalBinary()
+		if len(b) != encodedModelLen || b[0] != modelVersion {
+			t.Fatalf("%s: stored again as %d bytes of version %d", name, len(b), b[0])
+		}
+		if !bytes.Equal(b[1:v5Len], v5[1:]) {
+			t.Errorf("%s: version 5 state not kept:\n%x\nwant\n%x", name, b[1:v5Len], v5[1:])
+		}
+		if want := v5Bursts(m.winCount(), m.burst); m.winBursts != want || m.winCount() > 0 && want == 0 {
+			t.Errorf("%s: %d bursts in an open window of %v events (B %.1f)", name, m.winBursts, m.winCount(), m.burst)
+		}
+		again, err := LoadRateModel(b, time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		last := time.UnixMicro(m.last)
+		if got, want := observed(again, last), observed(m, last); got != want || again.winBursts != m.winBursts {
+			t.Errorf("%s: stored again, decodes to\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}

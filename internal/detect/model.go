@@ -188,6 +188,9 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.noteGap(sec, (us-m.last)/1e6)
 	}
 	m.hourCount += float32(count)
+	if m.events == 0 || time.Duration(us-m.last)*time.Microsecond >= clusterGap {
+		m.winBursts = min(m.winBursts+1, math.MaxUint8) // a cluster starts: one burst (dropCount, burst.go)
+	}
 	if m.events > 0 && time.Duration(us-m.last)*time.Microsecond >= clusterGap {
 		m.newCluster(t, count)
 	} else {

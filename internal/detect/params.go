@@ -17,13 +17,20 @@ type Params struct {
 	// per 1000 beet-days on every synthetic family (docs/DETECTION.md).
 	DropRatio, SurgeRatio float64
 	DropAlarm, SurgeAlarm float64
-	// DropDispAlarm is added to DropAlarm on a bursty or overdispersed
-	// beet (its CUSUMs count in burst units, unit): its hours share a day's
+	// DropDispAlarm is added to DropAlarm on an overdispersed beet whose
+	// drops count events in burst units (unit; a bursty beet's count bursts,
+	// countsBursts, and do without it): its hours share a day's
 	// level the model does not know, so a slow day's evidence adds up
 	// faster than its likelihood says (the yardstick CUSUM of such sources
 	// knows each day's level). Smooth beets' drops are flagged at the lower
 	// DropAlarm.
 	DropDispAlarm float64
+	// SlowRate, DropSlowCut and SurgeSlowCut lower the drop and surge
+	// alarm levels of slow beets (slowCut, window.go): by ln(SlowRate/µ),
+	// µ the units (unit) an average hour expects, at most DropSlowCut and
+	// SurgeSlowCut, so that a slow beet's false alarms stay about as rare
+	// a day as a busier one's. 0: no cut.
+	SlowRate, DropSlowCut, SurgeSlowCut float64
 	// SilenceFalseAlarms is the silence false alarms a day the silence
 	// threshold aims at. It sits below the product goal (0.001 for all
 	// kinds together) because real rates drift from what the model learned.
@@ -81,6 +88,7 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 12.5, SurgeAlarm: 13, DropDispAlarm: 2,
+		SlowRate: 10, DropSlowCut: 3, SurgeSlowCut: 3,
 		SilenceFalseAlarms: 0.0002,
 		SilenceSizeShare:   1,
 		MinLearnRate:       0.08,

@@ -23,6 +23,7 @@ type rateState struct {
 	winStart  int64   // Unix seconds of the CUSUMs' open window (window.go); not stored: the last event's window
 	winBase   float32 // events of the open hour before the open window (quantBase)
 	winN      uint8   // windows in the open hour (1, 2, 3 or 6), set when it opens
+	winBursts uint8   // clusters started in the open window (at most 60 an hour: they are a minute apart)
 
 	up, dn cusum // surge and drop
 }
@@ -56,8 +57,12 @@ func nbLLR(rho, c, mu, r float64) float64 {
 // samples), so the count's variance is (1 + 1/n)(mu + mu²/r). Early on,
 // when a bucket has been seen once or twice, the drop and surge tests ask
 // for that much more evidence.
-func (m *RateModel) sizeAt(unix int64, mu float64) float64 {
-	return m.predSize(m.size(), m.seen(unix, m.bucket(unix)), mu)
+func (m *RateModel) sizeAt(unix int64, mu float64, drop bool) float64 {
+	r := m.size()
+	if drop {
+		r = m.dropSize(r, mu)
+	}
+	return m.predSize(r, m.seen(unix, m.bucket(unix)), mu)
 }
 
 // predSize is sizeAt for a bucket seen n times, r the size of counts.
@@ -158,17 +163,17 @@ func (m *RateModel) cusumsOn() bool {
 // closeWindow adds a finished window from start, one of n in its hour
 // (count events, lo to hi expected per hour: a range only after a clock
 // change, rateRange), to both CUSUMs.
-func (m *RateModel) closeWindow(start, n int64, count, lo, hi float64) {
+func (m *RateModel) closeWindow(start, n int64, count, bursts, lo, hi float64) {
 	u, k := m.unit(), 1/float64(n)
 	c, end := count/u, start+3600/n
-	mu, r := k*hi/u, k*m.sizeAt(start, hi/u)
+	mu, r := k*hi/u, k*m.sizeAt(start, hi/u, false)
 	m.up.close(start, end, m.surgeHeld(m.young(start, nbLLR(m.p.SurgeRatio, c, mu, r)), c, mu, r), count, m.surgeDecay(n))
 	m.noteCalm(end)
 	if m.dropWarm(start) {
-		m.dn.close(start, end, nbLLR(m.p.DropRatio, c, k*lo/u, k*m.sizeAt(start, lo/u)), count, 1)
+		m.dn.close(start, end, nbLLR(m.p.DropRatio, m.dropCount(count, bursts, u), k*lo/u, k*m.sizeAt(start, lo/u, true)), count, 1)
 	}
 	if m.flags&flagSurge != 0 {
-		m.up.s = min(m.up.s, float32(alarmLevel(m.p.SurgeAlarm, n))) // hysteresis: recovery is a fall from the alarm level to 0
+		m.up.s = min(m.up.s, float32(m.surgeLevel(n))) // hysteresis: recovery is a fall from the alarm level to 0
 	}
 	if m.flags&flagHoldDisp != 0 {
 		m.dn.s = min(m.dn.s, float32(m.dropLevel(n))) // a drop is open, or a surge that fell below normal (surgeOver)
@@ -236,9 +241,13 @@ func (m *RateModel) partial(rho float64) float64 {
 		mu = hi
 	}
 	u := m.unit()
-	r := m.sizeAt(m.hourStart, mu/u) / float64(n) // the whole window's, as dropDeadline takes it
+	r := m.sizeAt(m.hourStart, mu/u, rho < 1) / float64(n) // the whole window's, as dropDeadline takes it
 	mu *= float64(end-m.winStart) / 3600
-	x := nbLLR(rho, m.winCount()/u, mu/u, r)
+	c := m.winCount() / u
+	if rho < 1 {
+		c = m.dropCount(m.winCount(), float64(m.winBursts), u)
+	}
+	x := nbLLR(rho, c, mu/u, r)
 	if rho > 1 {
 		x = m.young(m.hourStart, x)
 	}
@@ -248,7 +257,11 @@ func (m *RateModel) partial(rho float64) float64 {
 // Surging reports whether the surge CUSUM has reached its alarm.
 func (m *RateModel) Surging() bool {
 	n := int64(m.winN)
-	return m.surgeDecay(n)*float64(m.up.s)+m.partial(m.p.SurgeRatio) >= alarmLevel(m.p.SurgeAlarm, n)
+	x := m.surgeDecay(n)*float64(m.up.s) + m.partial(m.p.SurgeRatio)
+	if x < alarmLevel(m.p.SurgeAlarm-max(0, m.p.SurgeSlowCut), n) {
+		return false // below the lowest level a slow beet may have: no need to ask
+	}
+	return x >= m.surgeLevel(n)
 }
 
 // dropDeadline returns when, with no further event, the drop CUSUM would
@@ -259,7 +272,11 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	r0, u := m.size(), m.unit()
 	dropRatio := m.p.DropRatio
 	s := float64(m.dn.s)
+	bursts := m.countsBursts()
 	c := m.winCount() / u
+	if bursts {
+		c = float64(m.winBursts) // as dropCount counts
+	}
 	from := time.UnixMicro(m.last)
 	level := m.dropLevel(1) // + ln n for an hour of n windows (alarmLevel)
 	if s >= alarmLevel(level, int64(m.winN)) {
@@ -288,7 +305,11 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 		dropAlarm := alarmLevel(level, windows)
 		lo, _ := m.rateRange(h)
 		rate := lo / u
-		size := m.predSize(r0, n, rate)
+		size := r0
+		if bursts {
+			size = burstSize(r0, rate, u)
+		}
+		size = m.predSize(size, n, rate)
 		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
 			span := hourEnd - w // the rest of the hour once no event is in it …
 			if c > 0 {

@@ -770,12 +770,17 @@ func TestSparseDropFound(t *testing.T) {
 	}
 }
 
-// TestDropLevelOverdispersed: a beet counted in burst units (bursty or
-// overdispersed) alarms on drops at DropAlarm + DropDispAlarm, a smooth
-// one at DropAlarm (each + ln n for an hour of n windows).
+// TestDropLevelOverdispersed: an overdispersed beet (counted in burst
+// units) alarms on drops at DropAlarm + DropDispAlarm, a smooth one at
+// DropAlarm, and so does a bursty one, whose drops count bursts (each +
+// ln n for an hour of n windows; beets of 40 events an hour, too busy for
+// slowCut).
 func TestDropLevelOverdispersed(t *testing.T) {
 	p := DefaultParams()
 	m := &RateModel{p: &p}
+	for b := range m.rate {
+		m.rate[b] = 40
+	}
 	m.burst, m.disp = 1, 1
 	if got := m.dropLevel(1); got != p.DropAlarm {
 		t.Fatalf("smooth beet: drop level %v, want %v", got, p.DropAlarm)
@@ -784,10 +789,11 @@ func TestDropLevelOverdispersed(t *testing.T) {
 	if got := m.dropLevel(1); got != p.DropAlarm+p.DropDispAlarm || p.DropDispAlarm <= 0 {
 		t.Fatalf("overdispersed beet: drop level %v, want %v + %v", got, p.DropAlarm, p.DropDispAlarm)
 	}
-	m.burst, m.disp = 3, 1 // bursty: clusters of 3 where single events at its rate (none learned) form clusters of 1
-	if got := m.dropLevel(1); got != p.DropAlarm+p.DropDispAlarm || p.DropDispAlarm <= 0 {
-		t.Fatalf("bursty beet: drop level %v, want %v + %v", got, p.DropAlarm, p.DropDispAlarm)
+	m.burst, m.disp = 3, 1 // bursty: clusters of 3 where single events at 40 an hour form clusters of under 2
+	if got := m.dropLevel(1); !m.bursty() || got != p.DropAlarm {
+		t.Fatalf("bursty beet: drop level %v, want %v", got, p.DropAlarm)
 	}
+	m.burst, m.disp = 1, windowDisp
 	if got := m.dropLevel(6); got != p.DropAlarm+p.DropDispAlarm+math.Log(6) {
 		t.Fatalf("an hour of 6 windows: drop level %v", got)
 	}

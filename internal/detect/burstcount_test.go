@@ -1,0 +1,127 @@
+package detect
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// burstyChangeFlagged feeds n beets of bursts (1-20 events 5 s apart) at
+// 3 an hour for three weeks, then the bursts' rate times factor for hours,
+// and returns how many were flagged with kind within them and the mean
+// time it took.
+func burstyChangeFlagged(t *testing.T, n int, factor float64, hours int, kind beet.FlipKind) (int, time.Duration) {
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	found, took := 0, time.Duration(0)
+	for seed := range uint64(n) {
+		r := rand.New(rand.NewPCG(seed+1, 28))
+		a := newAutoBeet("UTC")
+		for _, at := range burstyEvents(r, start, 3, 21) {
+			a.event(t, at, 1)
+		}
+		from := start.AddDate(0, 0, 21)
+		for _, at := range burstyEvents(r, from, 3*factor, 1) {
+			if at.Before(from.Add(time.Duration(hours) * time.Hour)) {
+				a.event(t, at, 1)
+			}
+		}
+		a.until(t, from.Add(time.Duration(hours)*time.Hour))
+		for _, f := range a.since(from) {
+			if f.Kind == kind {
+				found++
+				took += f.At.Sub(from)
+				break
+			}
+		}
+	}
+	if found == 0 {
+		return 0, 0
+	}
+	return found, took / time.Duration(found)
+}
+
+// TestBurstyDropCountsBursts: a bursty beet's drop CUSUM counts bursts,
+// not events over B: an hour of the usual events in one big burst, where
+// about three were due, is drop evidence; the events over B (as many as
+// usual) said nothing.
+func TestBurstyDropCountsBursts(t *testing.T) {
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(1, 28))
+	a := newAutoBeet("UTC")
+	for _, at := range burstyEvents(r, start, 3, 21) {
+		a.event(t, at, 1)
+	}
+	m, err := LoadRateModel(a.b.Model, time.UTC)
+	if err != nil || !m.bursty() || !m.dropWarm(m.hourStart) {
+		t.Fatalf("not a warm bursty beet: %v", err)
+	}
+	h := time.Unix(m.hourStart, 0).Add(2 * time.Hour)
+	m.Observe(h.Add(-time.Minute), 1) // the hour before: no drop evidence yet of its own
+	m.dn = cusum{}
+	want := m.rateAt(h.Unix())
+	for i := range int(math.Round(want)) { // the hour's usual events, in one burst
+		m.Observe(h.Add(time.Duration(i)*time.Second), 1)
+	}
+	m.Observe(h.Add(time.Hour+time.Minute), 1) // closes the hour
+	lo, _ := m.rateRange(h.Unix())
+	if bursts := lo / float64(m.burst); m.dn.s < 1 || bursts < 2 {
+		t.Fatalf("one burst of %.0f events where %.1f bursts were due: drop evidence %.2f", math.Round(want), bursts, m.dn.s)
+	}
+}
+
+// TestBurstyDropFound: bursts at 3 an hour whose rate falls to 30% for 12
+// hours (a drop the judge's yardstick CUSUM, which counts bursts, flags
+// after about 8 hours) are flagged as a drop in at least 9 of 24 beets;
+// counted in events over B, at DropAlarm + DropDispAlarm, 6 were.
+func TestBurstyDropFound(t *testing.T) {
+	found, took := burstyChangeFlagged(t, 24, 0.3, 12, beet.FlipDrop)
+	t.Logf("%d of 24 drops flagged, after %s on average", found, took)
+	if found < 9 {
+		t.Fatalf("%d of 24 drops flagged", found)
+	}
+}
+
+// TestSlowDropFound: a beet of 2 events an hour whose rate falls to 30%
+// for 12 hours is flagged as a drop in at least 6 of 24 beets at a level
+// ln(SlowRate/2) lower (slowCut); at DropAlarm, 3 were.
+func TestSlowDropFound(t *testing.T) {
+	found, took := sparseDropFlagged(t, 2, 24)
+	t.Logf("%d of 24 drops flagged, after %s on average", found, took)
+	if found < 6 {
+		t.Fatalf("%d of 24 drops flagged", found)
+	}
+}
+
+// TestSlowSurgeFound: a beet of 2 events an hour whose rate rises fourfold
+// for 3 hours is flagged as a surge in at least 11 of 24 beets at a level
+// ln(SlowRate/2) lower (slowCut); at SurgeAlarm, 8 were.
+func TestSlowSurgeFound(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	found := 0
+	for seed := range uint64(24) {
+		r := rand.New(rand.NewPCG(seed+1, 11))
+		a := newAutoBeet("UTC")
+		h := t0
+		for ; h.Before(t0.Add(21 * 24 * time.Hour)); h = h.Add(time.Hour) {
+			a.hourOfEvents(t, r, h, poissonCount(r, 2))
+		}
+		surge := h
+		for ; h.Before(surge.Add(3 * time.Hour)); h = h.Add(time.Hour) {
+			a.hourOfEvents(t, r, h, poissonCount(r, 8))
+		}
+		a.until(t, h)
+		for _, f := range a.since(surge) {
+			if f.Kind == beet.FlipSurge {
+				found++
+				break
+			}
+		}
+	}
+	t.Logf("%d of 24 surges flagged", found)
+	if found < 11 {
+		t.Fatalf("%d of 24 surges flagged", found)
+	}
+}

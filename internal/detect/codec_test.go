@@ -223,3 +223,39 @@ func encodeRates(m *RateModel) []byte {
 	}
 	return b
 }
+
+// TestVersion5ModelsLoad: models stored in version 5 (testdata/models-v5,
+// before the day's level) load with today's level at 1 and the levels' CV
+// at its prior, say what they said then (the .txt beside each), and are
+// stored again in the current version: version 5's bytes, then the level.
+func TestVersion5ModelsLoad(t *testing.T) {
+	for name, v5 := range readModels(t, "models-v5") {
+		if len(v5) != v5Len || v5[0] != 5 {
+			t.Fatalf("%s: %d bytes of version %d, want %d of version 5", name, len(v5), v5[0], v5Len)
+		}
+		zone, events := goldenModels[name](t)
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := LoadRateModel(v5, loc)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.level != 1 || m.levelCV != quantCV(levelPriorCV) {
+			t.Errorf("%s: level %v, CV %v; want 1 and the prior", name, m.level, m.levelCV)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "models-v5", name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := observed(m, events[len(events)-1]); got != string(want) {
+			t.Errorf("%s: version 5 model decodes to:\n%s\nwant:\n%s", name, got, want)
+		}
+		b, _ := m.MarshalBinary()
+		lv := encLevel(1, quantCV(levelPriorCV))
+		if wantB := append(append([]byte{modelVersion}, v5[1:]...), lv[:]...); !bytes.Equal(b, wantB) {
+			t.Errorf("%s: stored again as\n%x\nwant\n%x", name, b, wantB)
+		}
+	}
+}

@@ -62,7 +62,7 @@ const (
 	levelMinCV = 0.05
 	// levelHoldNats is the CUSUM value from which a run's hours no longer
 	// teach the level (levelHeld).
-	levelHoldNats = 3
+	levelHoldNats = 1.5
 )
 
 func quantLevel(x float64) float32 {
@@ -174,7 +174,7 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 		if w, mu := m.hourWeight(hour, u, r); w > 0 {
 			W := m.dayWeight(hour, u, r)
 			c := float64(count) / u
-			c = min(c, mu+6*math.Sqrt(mu*(1+mu/r))) // winsorised: one wild hour moves the day little
+			c = min(c, mu+3*math.Sqrt(mu*(1+mu/r))) // winsorised: one wild hour moves the day little
 			L := (float64(m.level)*(a+W) + c*w/mu) / (a + W + w)
 			m.level = quantLevel(L)
 		}

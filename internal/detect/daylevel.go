@@ -5,10 +5,10 @@ import "math"
 // The day's level. The hours of an overdispersed beet share more than
 // their own level: a whole local day runs slow or busy (a checkout on a
 // rainy day, a campaign's morning), and its hours are low or high
-// together. The rates know the usual day; the drop and surge CUSUMs add
-// hours as if each were independent of the others, so on a slow day their
-// small shortfalls add up to a drop the likelihood of single hours does
-// not allow for, and on a busy day to a surge (the yardstick CUSUM of such
+// together. The rates know the usual day; the drop CUSUM adds hours as if
+// each were independent of the others, so on a slow day their small
+// shortfalls add up to a drop the likelihood of single hours does not
+// allow for, and a silence's hours likewise (the yardstick CUSUM of such
 // sources knows each day's level; one that does not raises about 20 times
 // its budget of false alarms).
 //
@@ -21,21 +21,28 @@ import "math"
 //
 //	L = (a + Σ c/(1 + µ/r)) / (a + Σ µ/(1 + µ/r))
 //
-// and the CUSUMs, the drop deadline and the silence walk read the rest of
-// today's hours at L times their rates (tomorrow's at their rates). An
-// hour closed while either CUSUM is well above 0 does not teach L: a drop's or
-// a surge's own hours must not make it today's level, so a run is tested
-// against the level of the hours before it. Whether an hour teaches is
-// decided by the hours before it, which given the day's level say nothing
-// about it, so the level stays unbiased on a slow day. Frozen hours (an
-// incident is open) teach nothing either.
+// and the drop CUSUM, the drop deadline and the silence walk read the rest
+// of today's hours at L times their rates (tomorrow's at their rates). The
+// surge CUSUM does not: a busy day is what its decay (Params.SurgeDecay)
+// allows for already, and read at L, a surge that built up through an
+// evening had taught the day that it was busy (NAB's NYC taxi lost its
+// Halloween window: 72.2 to 66.3).
+//
+// An hour closed while either CUSUM is at levelHoldNats or more does not
+// teach L (levelHeld): a drop's or a surge's own hours must not make it
+// today's level, so a run is tested against the level of the hours before
+// it. Whether an hour teaches is decided by the hours before it, which
+// given the day's level say nothing about it, so L stays unbiased on a
+// slow day. Frozen hours (an incident is open) teach nothing either.
 //
 // v is learned from each finished day: with R = Σc/Σµ (weighted as
 // above) and W = Σ µ/(1 + µ/r), (R − 1)² − 1/W estimates it (1/W the
 // share the hours' own noise holds), in an EWMA over days. It starts at
-// levelPriorCV²; Poisson-like days teach it 0, and L then stays at 1. The
-// learned size r of hourly counts holds the day's variance too, so an
-// hour read against L is read at least as wide as it truly is.
+// levelPriorCV²; days that vary no more than their hours say teach it 0,
+// and L then stays within a few % of 1 (the prior's CV is at least
+// levelMinCV). The learned size r of hourly counts holds the day's
+// variance too, so an hour read against L is read at least as wide as it
+// truly is.
 type levelState struct {
 	level    float32 // today's level (the open hour's local day), as stored (quantLevel)
 	levelCV  float32 // coefficient of variation of days' levels, √v, as stored (quantCV)

@@ -231,8 +231,7 @@ func (m *RateModel) partial(rho float64) float64 {
 	n := int64(m.winN)
 	end := min(m.winStart+3600/n, m.last/1e6+int64(m.callGap))
 	lo, hi := m.rateRange(m.hourStart)
-	l := m.levelAt(m.hourStart) // the day's level (daylevel.go)
-	lo, hi = l*lo, l*hi
+	lo *= m.levelAt(m.hourStart) // a drop at the day's level (daylevel.go)
 	mu := lo // a drop is tested against the lowest rate a clock change allows, a surge against the highest
 	if rho > 1 {
 		mu = hi

@@ -102,8 +102,7 @@ func (m *RateModel) closeWindows(to int64) {
 	if m.warm(m.hourStart) && m.cusumsOn() {
 		n := int64(m.winN)
 		lo, hi := m.rateRange(m.hourStart)
-		l := m.levelAt(m.hourStart) // the day's level (daylevel.go)
-		lo, hi = l*lo, l*hi
+		lo *= m.levelAt(m.hourStart) // a drop at the day's level (daylevel.go)
 		count := m.winCount()
 		for w := m.winStart; w < to; w += 3600 / n {
 			m.closeWindow(w, n, count, lo, hi)

@@ -231,8 +231,10 @@ func (m *RateModel) partial(rho float64) float64 {
 	n := int64(m.winN)
 	end := min(m.winStart+3600/n, m.last/1e6+int64(m.callGap))
 	lo, hi := m.rateRange(m.hourStart)
-	lo *= m.levelAt(m.hourStart) // a drop at the day's level (daylevel.go)
-	mu := lo // a drop is tested against the lowest rate a clock change allows, a surge against the highest
+	lo *= m.levelAt(m.hourStart) // a drop is read at the day's level (daylevel.go)
+	// A drop is tested against the lowest rate a clock change allows, a
+	// surge against the highest.
+	mu := lo
 	if rho > 1 {
 		mu = hi
 	}

@@ -151,15 +151,19 @@ func (m *RateModel) hourWeight(unix int64, u, r float64) (w, mu float64) {
 }
 
 // dayWeight is the weight of the day's closed hours before the hour from
-// unix: the Σ µ/(1 + µ/r) of the level's estimate.
+// unix: the Σ µ/(1 + µ/r) of the level's estimate. The day began after the
+// last hour whose local hour of day is above the next one's.
 func (m *RateModel) dayWeight(unix int64, u, r float64) float64 {
 	W := 0.0
+	next := m.bucket(unix) % 24
 	for h := unix - 3600; h > unix-26*3600 && h >= m.first/3600*3600; h -= 3600 {
-		if m.dayEnd(h) != m.levelEnd {
-			break
+		hod := m.bucket(h) % 24
+		if hod > next {
+			break // the day before
 		}
 		w, _ := m.hourWeight(h, u, r)
 		W += w
+		next = hod
 	}
 	return W
 }
@@ -190,7 +194,8 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 		return
 	}
 	// The day is over: what it says of v.
-	if W := m.dayWeight(hour+3600, u, r); W >= 1 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
+	w, _ := m.hourWeight(hour, u, r)
+	if W := m.dayWeight(hour, u, r) + w; W >= 1 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
 		R := (float64(m.level)*(a+W) - a) / W
 		x := min(levelMaxSample, (R-1)*(R-1)-1/W)
 		days := float64(hour-m.first) / 86400

@@ -14,8 +14,11 @@ import (
 // and the fallback) is read and converted (loadV2); version 3 (196 bytes,
 // before the clock-change evidence) and version 4 (198 bytes, CUSUMs over
 // hours) are read as 5, with no clock-change evidence (3) and the open
-// hour's events all before the open window; version 1 (326 bytes) is not:
-// a beet with one starts learning again at its next event.
+// hour's events all before the open window; version 5 (196 bytes, before
+// the open window's bursts and the day's level) is read as 6 with the
+// open window's events as bursts of the burst unit, today's level at 1
+// and the levels' CV at its prior; version 1 (326 bytes) is not: a beet
+// with one starts learning again at its next event.
 const modelVersion = 6
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
@@ -52,16 +55,21 @@ const modelVersion = 6
 //	192  i8×2    zoneState.shiftEv
 //	194  u16     rateState.winN (bits 14-15, encWindow) and .winBase (bits 0-13)
 //	196  u8      rateState.winBursts
-//	197          end
+//	197  u24     levelState.level (bits 0-11, q/1024) and .levelCV (bits 12-23,
+//	             q/4096) (daylevel.go, encLevel)
+//	200          end
+//
+// Version 5 ends before winBursts.
 //
 // Versions 3 and 4 hold each CUSUM in 10 bytes (the run's start in hours
 // before the open hour, and u16 exp, its expected events, after obs: the
 // rates say them now) and end before winBase; version 3 also before shiftEv.
 const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 8 + 4 + 2 + 1 + 2*8 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
-	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2 + 2 + 1
+	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2 + 2 + 1 + 3
 
-// v5Len is version 5: version 6 without the open window's bursts.
-const v5Len = encodedModelLen - 1
+// v5Len is version 5: version 6 without the open window's bursts and the
+// day's level.
+const v5Len = encodedModelLen - 1 - 3
 
 // v4Len is version 4 (see encodedModelLen).
 const v4Len = v5Len + 2*2 - 2
@@ -170,6 +178,8 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	b = append(b, byte(m.shiftEv[0]), byte(m.shiftEv[1]))
 	b = le.AppendUint16(b, encWindow(m.winN, m.winBase))
 	b = append(b, m.winBursts)
+	lv := encLevel(m.level, m.levelCV)
+	b = append(b, lv[:]...)
 	return b, nil
 }
 
@@ -192,7 +202,7 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	}
 	v3 := len(b) == v3Len && b[0] == 3       // read as version 5 with no clock-change evidence …
 	v4 := v3 || len(b) == v4Len && b[0] == 4 // … and, as version 4, CUSUMs held at the open hour's start
-	v5 := v4 || len(b) == v5Len && b[0] == 5 // … and, as version 5, without the open window's bursts
+	v5 := v4 || len(b) == v5Len && b[0] == 5 // … and, as version 5, without the open window's bursts and the day's level
 	if !v5 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
@@ -241,11 +251,14 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	if !v4 {
 		m.winN, m.winBase = decWindow(r.u16()) // … which versions 5 on store
 	}
+	if !v5 {
+		m.winBursts = r.u8()
+		m.level, m.levelCV = decLevel([3]byte{r.u8(), r.u8(), r.u8()})
+	}
+	m.levelEnd = m.dayEnd(m.hourStart)
 	m.winStart = m.windowOf(m.last / 1e6)
 	if v5 {
 		m.winBursts = v5Bursts(m.winCount(), m.burst)
-	} else {
-		m.winBursts = r.u8()
 	}
 	for i, c := range []*cusum{&m.up, &m.dn} {
 		if back := backs[i]; back != 0 && v4 {
@@ -254,7 +267,7 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 			c.start = uint32(m.winStart - (back-1)*minWindow)
 		}
 	}
-	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) {
+	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) || !(m.level > 0) {
 		return nil, errModel // NaN or out of range: not a model this code wrote
 	}
 	return m, nil

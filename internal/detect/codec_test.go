@@ -225,29 +225,45 @@ func encodeRates(m *RateModel) []byte {
 }
 
 // TestVersion5ModelsLoad: models stored in version 5 (testdata/models-v5,
-// before the open window's bursts) load with all they hold, the open
-// window's events taken as bursts of B (at least one if any), and are
-// stored again in the current version, which loads to the same state.
+// before the open window's bursts and the day's level) load with all they
+// hold, the open window's events taken as bursts of B (at least one if
+// any), today's level at 1 and the levels' CV at its prior; they say what
+// they said then (the .txt beside each), and are stored again in the
+// current version (version 5's bytes, the bursts, the level), which loads
+// to the same state.
 func TestVersion5ModelsLoad(t *testing.T) {
 	for name, v5 := range readModels(t, "models-v5") {
 		if len(v5) != v5Len || v5[0] != 5 {
 			t.Fatalf("%s: %d bytes of version %d, want %d of version 5", name, len(v5), v5[0], v5Len)
 		}
-		m, err := LoadRateModel(v5, time.UTC)
+		zone, events := goldenModels[name](t)
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := LoadRateModel(v5, loc)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		b, _ := m.MarshalBinary()
-		if len(b) != encodedModelLen || b[0] != modelVersion {
-			t.Fatalf("%s: stored again as %d bytes of version %d", name, len(b), b[0])
-		}
-		if !bytes.Equal(b[1:v5Len], v5[1:]) {
-			t.Errorf("%s: version 5 state not kept:\n%x\nwant\n%x", name, b[1:v5Len], v5[1:])
+		if m.level != 1 || m.levelCV != quantCV(levelPriorCV) {
+			t.Errorf("%s: level %v, CV %v; want 1 and the prior", name, m.level, m.levelCV)
 		}
 		if want := v5Bursts(m.winCount(), m.burst); m.winBursts != want || m.winCount() > 0 && want == 0 {
 			t.Errorf("%s: %d bursts in an open window of %v events (B %.1f)", name, m.winBursts, m.winCount(), m.burst)
 		}
-		again, err := LoadRateModel(b, time.UTC)
+		want, err := os.ReadFile(filepath.Join("testdata", "models-v5", name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := observed(m, events[len(events)-1]); got != string(want) {
+			t.Errorf("%s: version 5 model decodes to:\n%s\nwant:\n%s", name, got, want)
+		}
+		b, _ := m.MarshalBinary()
+		lv := encLevel(1, quantCV(levelPriorCV))
+		if wantB := append(append(append([]byte{modelVersion}, v5[1:]...), m.winBursts), lv[:]...); !bytes.Equal(b, wantB) {
+			t.Errorf("%s: stored again as\n%x\nwant\n%x", name, b, wantB)
+		}
+		again, err := LoadRateModel(b, loc)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -45,6 +45,7 @@ type RateModel struct {
 	scheduleState // schedule.go
 	fallbackState // fallback.go
 	zoneState     // zone.go
+	levelState    // daylevel.go
 }
 
 // lifeState is what every watch reads: the beet's first and latest
@@ -158,6 +159,7 @@ func newRateModel(loc *time.Location, p *Params) *RateModel {
 	m.nbDen = 1 // with nbNum 0: Poisson until hours say otherwise
 	m.burst = 1
 	m.winN = 1
+	m.level, m.levelCV = 1, quantCV(levelPriorCV)
 	return m
 }
 

@@ -236,7 +236,10 @@ func (m *RateModel) partial(rho float64) float64 {
 	n := int64(m.winN)
 	end := min(m.winStart+3600/n, m.last/1e6+int64(m.callGap))
 	lo, hi := m.rateRange(m.hourStart)
-	mu := lo // a drop is tested against the lowest rate a clock change allows, a surge against the highest
+	lo *= m.levelAt(m.hourStart) // a drop is read at the day's level (daylevel.go)
+	// A drop is tested against the lowest rate a clock change allows, a
+	// surge against the highest.
+	mu := lo
 	if rho > 1 {
 		mu = hi
 	}
@@ -304,7 +307,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 		}
 		dropAlarm := alarmLevel(level, windows)
 		lo, _ := m.rateRange(h)
-		rate := lo / u
+		rate := m.levelAt(h) * lo / u // the day's level (daylevel.go)
 		size := r0
 		if bursts {
 			size = burstSize(r0, rate, u)
@@ -436,6 +439,7 @@ func (m *RateModel) walk(from time.Time, b silenceBound) (time.Time, bool) {
 		h := us / 1e6
 		bucket := m.bucket(h)
 		x, _ := m.rateRangeIn(h, bucket)
+		x *= m.levelAt(h) // the day's level (daylevel.go)
 		span := float64(hourEnd-us) / float64(hourUs)
 		if x <= 0 {
 			us = hourEnd
@@ -500,6 +504,7 @@ func (m *RateModel) closeHours(now int64) {
 	if now-m.hourStart > int64(maxWalk/time.Second) {
 		m.hourStart = now / 3600 * 3600 // after a very long gap, start afresh
 		m.openHour()
+		m.level, m.levelEnd = 1, m.dayEnd(m.hourStart)
 		return
 	}
 	for m.hourStart+3600 <= now {
@@ -514,7 +519,9 @@ func (m *RateModel) learn(hour int64, count float32) {
 	m.noteShift(hour, count)
 	b := m.bucket(hour)
 	mu := m.rate[b]
+	held := m.levelHeld()
 	m.closeWindows(hour + 3600)
+	m.teachLevel(hour, count, held)
 	if m.flags&flagFrozen != 0 {
 		return
 	}

@@ -1,0 +1,211 @@
+package detect
+
+import "math"
+
+// The day's level. The hours of an overdispersed beet share more than
+// their own level: a whole local day runs slow or busy (a checkout on a
+// rainy day, a campaign's morning), and its hours are low or high
+// together. The rates know the usual day; the drop CUSUM adds hours as if
+// each were independent of the others, so on a slow day their small
+// shortfalls add up to a drop the likelihood of single hours does not
+// allow for, and a silence's hours likewise (the yardstick CUSUM of such
+// sources knows each day's level; one that does not raises about 20 times
+// its budget of false alarms).
+//
+// So the rate model estimates today's level L as the day goes: the
+// posterior mean of a Gamma level of the learned variance v (prior shape
+// a = 1/v, mean 1) given the day's closed hours, each hour's count and its
+// expected events weighed by 1/(1 + µ/r), the share of its variance that
+// the level would explain (hours counted in burst units, negative binomial
+// of the learned size r):
+//
+//	L = (a + Σ c/(1 + µ/r)) / (a + Σ µ/(1 + µ/r))
+//
+// and the drop CUSUM, the drop deadline and the silence walk read the rest
+// of today's hours at L times their rates (tomorrow's at their rates). The
+// surge CUSUM does not: a busy day is what its decay (Params.SurgeDecay)
+// allows for already, and read at L, a surge that built up through an
+// evening had taught the day that it was busy (NAB's NYC taxi lost its
+// Halloween window: 72.2 to 66.3).
+//
+// An hour closed while either CUSUM is at levelHoldNats or more does not
+// teach L (levelHeld): a drop's or a surge's own hours must not make it
+// today's level, so a run is tested against the level of the hours before
+// it. Whether an hour teaches is decided by the hours before it, which
+// given the day's level say nothing about it, so L stays unbiased on a
+// slow day. Frozen hours (an incident is open) teach nothing either.
+//
+// v is learned from each finished day: with R = Σc/Σµ (weighted as
+// above) and W = Σ µ/(1 + µ/r), (R − 1)² − 1/W estimates it (1/W the
+// share the hours' own noise holds), in an EWMA over days. It starts at
+// levelPriorCV²; days that vary no more than their hours say teach it 0,
+// and L then stays within a few % of 1 (the prior's CV is at least
+// levelMinCV). The learned size r of hourly counts holds the day's
+// variance too, so an hour read against L is read at least as wide as it
+// truly is.
+type levelState struct {
+	level    float32 // today's level (the open hour's local day), as stored (quantLevel)
+	levelCV  float32 // coefficient of variation of days' levels, √v, as stored (quantCV)
+	levelEnd int64   // not stored: the end of the level's day (Unix seconds)
+}
+
+const (
+	// levelScale: the level is stored in 12 bits as q/levelScale, in [0, 4).
+	levelScale = 1024
+	// cvScale: the levels' CV is stored in 12 bits as q/cvScale, in [0, 1).
+	cvScale = 4096
+	// levelPriorCV is the CV of days' levels before days have taught it.
+	levelPriorCV = 0.1
+	// levelMaxSample caps one day's estimate of v: a day with an incident
+	// the detector missed, or a holiday, must not teach that days vary
+	// that much.
+	levelMaxSample = 0.25
+	// levelMinWeight is the smallest weight a day gets in v (an EWMA of
+	// about 20 days).
+	levelMinWeight = 0.05
+	// levelMinCV is the least CV the level's prior takes: a prior of
+	// certainty would keep the level at 1 whatever the day's hours say,
+	// and the stored level could no longer tell what they said.
+	levelMinCV = 0.05
+	// levelHoldNats is the CUSUM value from which a run's hours no longer
+	// teach the level (levelHeld).
+	levelHoldNats = 0.5
+)
+
+func quantLevel(x float64) float32 {
+	return float32(min(max(math.Round(x*levelScale), 1), 1<<12-1)) / levelScale
+}
+
+func quantCV(x float64) float32 {
+	return float32(min(max(math.Round(x*cvScale), 0), 1<<12-1)) / cvScale
+}
+
+// encLevel packs the level and its CV into 3 bytes (12 bits each).
+func encLevel(level, cv float32) [3]byte {
+	l := uint32(math.Round(float64(level) * levelScale))
+	c := uint32(math.Round(float64(cv) * cvScale))
+	v := l&0xfff | (c&0xfff)<<12
+	return [3]byte{byte(v), byte(v >> 8), byte(v >> 16)}
+}
+
+func decLevel(b [3]byte) (level, cv float32) {
+	v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
+	return float32(v&0xfff) / levelScale, float32(v>>12) / cvScale
+}
+
+// levelOn reports whether the beet's hours are read against the day's
+// level: an overdispersed beet's (D ≥ 2).
+func (m *RateModel) levelOn() bool { return m.overdispersed() }
+
+// levelAt is the level at which the hour from unix is read: today's for
+// the rest of the open hour's day, 1 after it.
+func (m *RateModel) levelAt(unix int64) float64 {
+	if unix >= m.levelEnd || !m.levelOn() {
+		return 1
+	}
+	return float64(m.level)
+}
+
+// dayEnd is the end of the local day that holds the hour from unix: the
+// next hour that starts at local midnight.
+func (m *RateModel) dayEnd(unix int64) int64 {
+	h := unix / 3600 * 3600
+	b := m.bucket(h) % 24
+	end := h + int64(24-b)*3600
+	// A clock change in between moves local midnight by an hour.
+	if m.bucket(end)%24 != 0 {
+		if m.bucket(end-3600)%24 == 0 {
+			end -= 3600
+		} else if m.bucket(end+3600)%24 == 0 {
+			end += 3600
+		}
+	}
+	return end
+}
+
+// levelHeld reports whether the hour closing now must not teach the
+// level: a drop or surge run is under way, its CUSUM at levelHoldNats or
+// more (its hours are tested against the level of those before it).
+// Not from any value above 0: on a beet of a few events an hour the drop
+// CUSUM is above 0 in most hours, and a level taught by so few hours
+// stayed near 1 and taught that days do not vary. Not from 1.5 nats
+// either: a drop's first two hours taught the level (on the tuning seed,
+// negbin-50's drops and surges took 2.2 times the yardstick's time, not
+// 1.9, and the negbin families found 44 of the yardstick's 87, not 47).
+func (m *RateModel) levelHeld() bool { return m.dn.s >= levelHoldNats || m.up.s >= levelHoldNats }
+
+// levelWeight is the weight of the day's level to go with its prior
+// shape, a: 1/v.
+func (m *RateModel) levelPrior() float64 {
+	v := float64(m.levelCV) * float64(m.levelCV)
+	return 1 / max(v, levelMinCV*levelMinCV)
+}
+
+// hourWeight is the hour from unix's weight in the level, µ/(1 + µ/r)
+// (µ in burst units u, r the size of hourly counts), and its µ; 0 for an
+// hour that is not evidence (not warm, no rate).
+func (m *RateModel) hourWeight(unix int64, u, r float64) (w, mu float64) {
+	b := m.bucket(unix)
+	if m.rate[b] <= 0 || m.seen(unix, b) < m.p.WarmSamples {
+		return 0, 0
+	}
+	mu = float64(m.rate[b]) / u
+	return mu / (1 + mu/r), mu
+}
+
+// dayWeight is the weight of the day's closed hours before the hour from
+// unix: the Σ µ/(1 + µ/r) of the level's estimate. The day began after the
+// last hour whose local hour of day is above the next one's.
+func (m *RateModel) dayWeight(unix int64, u, r float64) float64 {
+	W := 0.0
+	next := m.bucket(unix) % 24
+	for h := unix - 3600; h > unix-26*3600 && h >= m.first/3600*3600; h -= 3600 {
+		hod := m.bucket(h) % 24
+		if hod > next {
+			break // the day before
+		}
+		w, _ := m.hourWeight(h, u, r)
+		W += w
+		next = hod
+	}
+	return W
+}
+
+// teachLevel takes the closed hour from hour (count events; held:
+// levelHeld before its evidence was added) into today's level, and, at the
+// day's end, the day's level into the levels' variance.
+func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
+	if end := m.dayEnd(hour); end != m.levelEnd {
+		m.level, m.levelEnd = 1, end // a new day (or the first)
+	}
+	if !m.levelOn() {
+		m.level = 1
+		return
+	}
+	u, r := m.unit(), m.size()
+	a := m.levelPrior()
+	if !held && m.flags&flagFrozen == 0 {
+		if w, mu := m.hourWeight(hour, u, r); w > 0 {
+			W := m.dayWeight(hour, u, r)
+			c := float64(count) / u
+			c = min(c, mu+3*math.Sqrt(mu*(1+mu/r))) // winsorised: one wild hour moves the day little
+			L := (float64(m.level)*(a+W) + c*w/mu) / (a + W + w)
+			m.level = quantLevel(L)
+		}
+	}
+	if hour+3600 < m.levelEnd {
+		return
+	}
+	// The day is over: what it says of v.
+	w, _ := m.hourWeight(hour, u, r)
+	if W := m.dayWeight(hour, u, r) + w; W >= 1 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
+		R := (float64(m.level)*(a+W) - a) / W
+		x := min(levelMaxSample, (R-1)*(R-1)-1/W)
+		days := float64(hour-m.first) / 86400
+		wt := max(levelMinWeight, 1/max(3, days))
+		v := float64(m.levelCV) * float64(m.levelCV)
+		v = max(0, (1-wt)*v+wt*x)
+		m.levelCV = quantCV(math.Sqrt(v))
+	}
+	m.level, m.levelEnd = 1, m.dayEnd(hour+3600)
+}

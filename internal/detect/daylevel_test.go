@@ -1,0 +1,72 @@
+package detect
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// levelDays feeds days of negative-binomial traffic from h (50 an hour,
+// size 5), each day at its own level, Gamma of shape 30 (a CV of 18%, as
+// the judge's negbin families), and returns the hour after the last.
+func (a *autoBeet) levelDays(t *testing.T, r *rand.Rand, h time.Time, days int) time.Time {
+	for range days {
+		h = a.negbinHours(t, r, h, 24, 50, gammaDraw(r, 30)/30, 5)
+	}
+	return h
+}
+
+// TestSlowDayIsNoDrop: on traffic whose days vary in level as well as its
+// hours, a whole day at 55% of the usual level is a slow day, not a drop:
+// every hour is read against the level the day's hours before it showed
+// (daylevel.go). Read against the usual rates, as the CUSUMs did, its
+// shortfalls added up hour after hour; with the day's level, none of
+// these six days is flagged.
+func TestSlowDayIsNoDrop(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	flagged := 0
+	for seed := range uint64(6) {
+		r := rand.New(rand.NewPCG(seed+1, 28))
+		a := newAutoBeet("UTC")
+		slow := a.levelDays(t, r, t0, 21)
+		if a.b.Status != beet.StatusUp {
+			t.Fatalf("beet %d: %s after three weeks: %+v", seed, a.b.Status, a.flips)
+		}
+		a.negbinHours(t, r, slow, 24, 50, 0.55, 5)
+		for _, f := range a.since(slow) {
+			t.Logf("beet %d: %s: %s", seed, f.Kind, f.Reason)
+			if f.To != beet.StatusUp {
+				flagged++
+			}
+		}
+	}
+	if flagged > 0 {
+		t.Fatalf("%d of six slow days flagged", flagged)
+	}
+}
+
+// TestDropAfterUsualMorningFound: the day's level does not explain a drop
+// away. After a usual morning, the rate falls to 20% for the rest of the
+// day: the hours of the drop's run do not teach the level (levelHeld), and
+// it is flagged on every one of six beets within 11 hours (5-10 h; when
+// the drop's hours taught the level, one took 13 h).
+func TestDropAfterUsualMorningFound(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	for seed := range uint64(6) {
+		r := rand.New(rand.NewPCG(seed+1, 29))
+		a := newAutoBeet("UTC")
+		day := a.levelDays(t, r, t0, 21)
+		drop := a.negbinHours(t, r, day, 10, 50, 1, 5)
+		a.negbinHours(t, r, drop, 14, 50, 0.2, 5)
+		found := false
+		for _, f := range a.since(drop) {
+			t.Logf("beet %d: %s at %s: %s", seed, f.Kind, f.At.Sub(drop), f.Reason)
+			found = found || f.To == beet.StatusAnomalous && f.Kind == beet.FlipDrop && f.At.Sub(drop) <= 11*time.Hour
+		}
+		if !found {
+			t.Errorf("beet %d: the drop was not flagged within 11 h", seed)
+		}
+	}
+}

@@ -134,8 +134,8 @@ func (m *RateModel) dayEnd(unix int64) int64 {
 // 1.9, and the negbin families found 44 of the yardstick's 87, not 47).
 func (m *RateModel) levelHeld() bool { return m.dn.s >= levelHoldNats || m.up.s >= levelHoldNats }
 
-// levelWeight is the weight of the day's level to go with its prior
-// shape, a: 1/v.
+// levelPrior is the prior shape a of the day's level: 1/v, v at least
+// levelMinCV².
 func (m *RateModel) levelPrior() float64 {
 	v := float64(m.levelCV) * float64(m.levelCV)
 	return 1 / max(v, levelMinCV*levelMinCV)

@@ -232,9 +232,18 @@ func (m *RateModel) partial(rho float64) float64 {
 		return 0 // an hour of the week not seen (often enough) yet: no evidence either way
 	}
 	// Events that would usually come with the next call count as expected
-	// already, so a count sent in one batch is not a surge of its own.
+	// already, so a count sent in one batch is not a surge of its own. Not
+	// for a surge not yet open on a beet whose calls are single events
+	// counted one by one (unit 1): its next call brings one, and at 2 an
+	// hour the half hour's events counted ahead held its surges back by up
+	// to an hour. (An open surge keeps them: its end, surgeOver, is read
+	// at the first event of a window too.)
 	n := int64(m.winN)
-	end := min(m.winStart+3600/n, m.last/1e6+int64(m.callGap))
+	gap := int64(m.callGap)
+	if rho > 1 && m.flags&flagSurge == 0 && m.unit() == 1 && m.singleCalls() {
+		gap = 0
+	}
+	end := min(m.winStart+3600/n, m.last/1e6+gap)
 	lo, hi := m.rateRange(m.hourStart)
 	lo *= m.levelAt(m.hourStart) // a drop is read at the day's level (daylevel.go)
 	// A drop is tested against the lowest rate a clock change allows, a

@@ -255,7 +255,9 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 		m.winBursts = r.u8()
 		m.level, m.levelCV = decLevel([3]byte{r.u8(), r.u8(), r.u8()})
 	}
-	m.levelEnd = m.dayEnd(m.hourStart)
+	if m.levelOn() {
+		m.levelEnd = m.dayEnd(m.hourStart) // a zone lookup or two: only for a beet that reads its level
+	}
 	m.winStart = m.windowOf(m.last / 1e6)
 	if v5 {
 		m.winBursts = v5Bursts(m.winCount(), m.burst)

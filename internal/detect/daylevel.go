@@ -175,12 +175,12 @@ func (m *RateModel) dayWeight(unix int64, u, r float64) float64 {
 // levelHeld before its evidence was added) into today's level, and, at the
 // day's end, the day's level into the levels' variance.
 func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
+	if !m.levelOn() {
+		m.level, m.levelEnd = 1, 0 // no day to follow (levelEnd is found at load only for a beet that reads its level)
+		return
+	}
 	if end := m.dayEnd(hour); end != m.levelEnd {
 		m.level, m.levelEnd = 1, end // a new day (or the first)
-	}
-	if !m.levelOn() {
-		m.level = 1
-		return
 	}
 	u, r := m.unit(), m.size()
 	a := m.levelPrior()

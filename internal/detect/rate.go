@@ -513,7 +513,7 @@ func (m *RateModel) closeHours(now int64) {
 	if now-m.hourStart > int64(maxWalk/time.Second) {
 		m.hourStart = now / 3600 * 3600 // after a very long gap, start afresh
 		m.openHour()
-		m.level, m.levelEnd = 1, m.dayEnd(m.hourStart)
+		m.level, m.levelEnd = 1, 0 // the next closed hour starts the level's day
 		return
 	}
 	for m.hourStart+3600 <= now {

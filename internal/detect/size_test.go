@@ -59,14 +59,15 @@ func learnedSize(t *testing.T, seed uint64, perHour, r, dayShape float64, season
 // TestLearnedSize: the negative-binomial size r the rate model learns
 // from three weeks of hours (flat or the judge's seasonal profile, with or
 // without a day level of CV 18%) is near the traffic's for r up to 8: the
-// median of five beets within 0.6-1.6 times it (the effective size, the
-// day level included). Measured on e9dd7d4: flat 0.79-1.18×, seasonal
-// 1.12-1.51× (r = 1: 1.25-1.42; Params.SizeCap, a bound relative to the
-// average hour's µ², clips the busy hours' squares; without it 0.9-1.0×,
-// but NAB's dev score falls from 72.2 to 58.8). Logged, not checked: r = 30,
-// learned at 0.5-0.9× at 5 an hour (too little excess variance to see in
-// three weeks) and 1.6-4.9× at 50 an hour (r is the size of counts in
-// burst units, and busy hours' chance clusters make B well above 1).
+// median of five beets within 0.6-1.3 times it (the effective size, the
+// day level included). Before clipLoss: flat 0.79-1.18×, seasonal
+// 1.12-1.51× (r = 1: 1.25-1.42×; Params.SizeCap's bound, relative to the
+// average hour's µ², clipped the busy hours' squares; without the bound
+// 0.9-1.0×, but NAB's dev score fell from 72.2 to 58.8); with it
+// 0.66-1.14×. Logged, not checked: r = 30, learned at 0.4-0.7× at 5 an
+// hour (too little excess variance to see in three weeks) and 1.6-4×
+// at 50 an hour (r is the size of counts in burst units, and busy hours'
+// chance clusters make B well above 1).
 func TestLearnedSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("feeds 160 beets three weeks of hours")
@@ -91,7 +92,7 @@ func TestLearnedSize(t *testing.T) {
 						want = 1 / (1/r + (1+1/r)/day)
 					}
 					t.Logf("seasonal %v day %2.0f mu %2.0f r %4.1f (eff %5.2f): learned %s median %.2f (%.2f×), 1/mean(1/r) %.2f (%.2f×)", seasonal, day, mu, r, want, fmt.Sprintf("%.2f", got), med, med/want, 1/inv, 1/inv/want)
-					if r <= 8 && (med < 0.6*want || med > 1.6*want) {
+					if r <= 8 && (med < 0.6*want || med > 1.3*want) {
 						t.Errorf("seasonal %v, day level %v, %v an hour, size %v: learned %.2f, want %.2f", seasonal, day, mu, r, med, want)
 					}
 				}

@@ -100,3 +100,26 @@ func TestLearnedSize(t *testing.T) {
 		}
 	}
 }
+
+// TestClipLoss: clipLoss is E[((c − mu)² − u·mu − cap)+] over c above mu,
+// c Gamma with mean mu and variance u·mu + mu²/r (Monte Carlo, within 3%).
+func TestClipLoss(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct{ mu, u, r, cap float64 }{{12, 1, 3, 100}, {50, 1.5, 8, 600}, {5, 1, 1000, 10}} {
+		v := tc.u*tc.mu + tc.mu*tc.mu/tc.r
+		s, th := tc.mu*tc.mu/v, v/tc.mu
+		const n = 1000000
+		sum := 0.0
+		for range n {
+			c := gammaDraw(rng, s) * th
+			if d := c - tc.mu; d > 0 {
+				sum += max(0, d*d-tc.u*tc.mu-tc.cap)
+			}
+		}
+		want, got := sum/n, clipLoss(tc.mu, tc.u, tc.r, tc.cap)
+		t.Logf("%+v: clipLoss %.3f, Monte Carlo %.3f", tc, got, want)
+		if math.Abs(got-want) > 0.03*want {
+			t.Errorf("%+v: clipLoss %.3f, Monte Carlo %.3f", tc, got, want)
+		}
+	}
+}

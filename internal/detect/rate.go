@@ -565,7 +565,11 @@ func (m *RateModel) learn(hour int64, count float32) {
 			// at a few events an hour a single one would otherwise halve r
 			// (and the evidence of the hours after it). Real dispersion
 			// still grows r's inverse by up to k·w of itself an hour.
-			y = min(y, k*m.nbDen*(1/float32(m.size())+1/sizeCapFloor))
+			cap := k * m.nbDen * (1/float32(m.size()) + 1/sizeCapFloor)
+			y = min(y, cap)
+			if m.overdispersed() {
+				y += float32(dispClipLoss(float64(mu), m.unit(), m.size(), float64(cap)))
+			}
 		}
 		m.nbNum = (1-w)*m.nbNum + w*y
 		m.nbDen = (1-w)*m.nbDen + w*mu*mu

@@ -1,11 +1,8 @@
 package detect
 
 import (
-	"math/rand/v2"
 	"testing"
 	"time"
-
-	"github.com/beethq/beet"
 )
 
 // TestSlowSurgeNotHeldByCallGap: a beet of 2 single events an hour whose
@@ -16,29 +13,7 @@ import (
 // told (25h05m when the gap was counted; with the size of counts before
 // sizeclip.go, 13 in 25h48m against 27h24m).
 func TestSlowSurgeNotHeldByCallGap(t *testing.T) {
-	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	found := 0
-	var took time.Duration
-	for seed := range uint64(24) {
-		r := rand.New(rand.NewPCG(seed+1, 29))
-		a := newAutoBeet("UTC")
-		h := t0
-		for ; h.Before(t0.Add(21 * 24 * time.Hour)); h = h.Add(time.Hour) {
-			a.hourOfEvents(t, r, h, poissonCount(r, 2))
-		}
-		surge := h
-		for ; h.Before(surge.Add(3 * time.Hour)); h = h.Add(time.Hour) {
-			a.hourOfEvents(t, r, h, poissonCount(r, 8))
-		}
-		a.until(t, h)
-		for _, f := range a.since(surge) {
-			if f.Kind == beet.FlipSurge {
-				found++
-				took += f.At.Sub(surge)
-				break
-			}
-		}
-	}
+	found, took := slowSurgesFlagged(t, 29)
 	t.Logf("%d of 24 surges flagged, after %s all told", found, took)
 	if found < 12 || took > 24*time.Hour+15*time.Minute {
 		t.Fatalf("%d of 24 surges flagged, after %s all told", found, took)

@@ -115,9 +115,10 @@ const pairGrace = 86400 / 16
 // without pairGrace: lateRuns runs, when the mean is an EWMA at its full
 // length. A run read with an end ping keeps pairGrace: its second ping's
 // time is a run's length, which the lateness of starts does not fit (runs
-// 2-5 h apart raised false overruns without it). The floor held every twice-daily job to
-// 1 h 30 min against runs that spread by 7-29 min (1.4-1.7 times the
-// time by which a normal run would certainly have reported, on seed 1).
+// 2-5 h apart raised false overruns without it). The floor held every
+// twice-daily job to 1 h 30 min against runs that spread by 7-29 min
+// (1.4-1.7 times the time by which a normal run would certainly have
+// reported, on seed 1).
 const pairFitRuns = lateRuns
 
 // The pair bits: the latest run's second ping came (pairRunPings, read

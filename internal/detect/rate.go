@@ -284,11 +284,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 	r0, u := m.size(), m.unit()
 	dropRatio := m.p.DropRatio
 	s := float64(m.dn.s)
-	bursts := m.countsBursts()
-	c := m.winCount() / u
-	if bursts {
-		c = float64(m.winBursts) // as dropCount counts
-	}
+	c := m.dropCount(m.winCount(), float64(m.winBursts), u)
 	from := time.UnixMicro(m.last)
 	level := m.dropLevel(1) // + ln n for an hour of n windows (alarmLevel)
 	if s >= alarmLevel(level, int64(m.winN)) {
@@ -317,11 +313,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 		dropAlarm := alarmLevel(level, windows)
 		lo, _ := m.rateRange(h)
 		rate := m.levelAt(h) * lo / u // the day's level (daylevel.go)
-		size := r0
-		if bursts {
-			size = burstSize(r0, rate, u)
-		}
-		size = m.predSize(size, n, rate)
+		size := m.predSize(m.dropSize(r0, rate), n, rate)
 		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
 			span := hourEnd - w // the rest of the hour once no event is in it …
 			if c > 0 {

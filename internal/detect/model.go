@@ -190,10 +190,11 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.noteGap(sec, (us-m.last)/1e6)
 	}
 	m.hourCount += float32(count)
-	if m.events == 0 || time.Duration(us-m.last)*time.Microsecond >= clusterGap {
-		m.winBursts = min(m.winBursts+1, math.MaxUint8) // a cluster starts: one burst (dropCount, burst.go)
+	starts := m.events == 0 || time.Duration(us-m.last)*time.Microsecond >= clusterGap // a cluster starts
+	if starts {
+		m.winBursts = min(m.winBursts+1, math.MaxUint8) // one burst (dropCount, burst.go)
 	}
-	if m.events > 0 && time.Duration(us-m.last)*time.Microsecond >= clusterGap {
+	if m.events > 0 && starts {
 		m.newCluster(t, count)
 	} else {
 		m.clusterN = uint8(min(int(m.clusterN)+count, math.MaxUint8))

@@ -17,7 +17,7 @@ func backtestCmd(c *cli, args []string) error {
 	period := fs.Duration("period", 0, "period mode: an event at least this often (e.g. 1h)")
 	grace := fs.Duration("grace", 0, "period and cron modes: how late an event may be")
 	cron := fs.String("cron", "", `cron mode: a 5-field expression such as "0 2 * * *"`)
-	tz := fs.String("timezone", "UTC", "cron mode: the IANA time zone of the expression")
+	tz := fs.String("timezone", "UTC", "the beet's IANA time zone: the local day auto mode learns, the zone of a cron expression")
 	untilText := fs.String("until", "", "evaluate deadlines up to this RFC3339 time (default: the last event)")
 	if err := c.parse(fs, args); err != nil {
 		return err
@@ -42,6 +42,11 @@ func backtestCmd(c *cli, args []string) error {
 	if err := d.Validate(); err != nil {
 		return usagef("%s", beet.ErrorMessageWithField(err))
 	}
+	// The beet's own zone, as a live beet has one: auto mode learns its
+	// rhythm by the hours and days of this zone.
+	if err := beet.ValidateTimezone("--timezone", *tz); err != nil {
+		return usagef("%s", beet.ErrorMessageWithField(err))
+	}
 	if d.Mode == beet.ModeCron {
 		if _, err := schedule.ParseCron(d.Cron); err != nil {
 			return usagef("--cron %q: %v", d.Cron, err)
@@ -59,7 +64,7 @@ func backtestCmd(c *cli, args []string) error {
 	} else if len(points) > 0 {
 		until = points[len(points)-1].At
 	}
-	flips, err := backtest.Run(beet.Beet{Timezone: "UTC", Detection: d}, points, until)
+	flips, err := backtest.Run(beet.Beet{Timezone: *tz, Detection: d}, points, until)
 	if err != nil {
 		return err
 	}

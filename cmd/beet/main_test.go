@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -360,6 +361,25 @@ func TestCleanupDowngradeTakesEffectNextPass(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestBacktestTimezone: --timezone is the beet's zone in auto mode too, as a
+// live beet has one: a daily job at 01:30 UTC in January is learned as
+// running at 02:30 Europe/Berlin, and an unknown zone is a usage error.
+func TestBacktestTimezone(t *testing.T) {
+	e := newTestEnv(t)
+	var in strings.Builder
+	for day := 1; day <= 5; day++ {
+		fmt.Fprintf(&in, "2026-01-%02dT01:30:00Z\n", day)
+	}
+	e.input = in.String()
+	code, out, errOut := e.run("backtest", "--timezone", "Europe/Berlin")
+	if code != 0 || !strings.Contains(out, "at 02:30 Europe/Berlin") {
+		t.Fatalf("exit %d, want the run learned at 02:30 Europe/Berlin:\n%s\n%s", code, out, errOut)
+	}
+	if code, _, errOut := e.run("backtest", "--timezone", "Mars/Base"); code != 2 || !strings.Contains(errOut, "Mars/Base") {
+		t.Fatalf("an unknown zone: exit %d, stderr %q", code, errOut)
+	}
+}
 
 func TestBacktestCommand(t *testing.T) {
 	e := newTestEnv(t)

@@ -358,6 +358,9 @@ func (s Stream) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# %s: beet zone %s, traffic in %s, %s to %s\n", s.Info.Name, s.Info.Location, s.Traffic,
 		s.Info.Start.UTC().Format(time.RFC3339), s.End.UTC().Format(time.RFC3339))
+	// The beet's zone is part of what the judge replayed: auto mode learns
+	// by its local hours and days.
+	fmt.Fprintf(bw, "# replay: beet backtest --timezone %s < this file\n", s.Info.Location)
 	for _, in := range s.Incidents {
 		yard := ""
 		switch {

@@ -82,8 +82,8 @@ const youngDayEnd = 15 * 3600
 
 // watchedSlot reports whether a missing run at slot t is flagged: a slot
 // the schedule expects and, while the schedule is young (its days and
-// hours not known yet), a slot on a weekday or a weekend day a run came on,
-// at a time of day runs came at (or before youngDayEnd after them).
+// hours not known yet), a slot on one of its youngDays, at a time of day
+// runs came at (or before youngDayEnd after them).
 func (m *RateModel) watchedSlot(t int64) bool {
 	if !m.expectedSlot(t) {
 		return false
@@ -92,7 +92,7 @@ func (m *RateModel) watchedSlot(t int64) bool {
 		return true
 	}
 	day, sod := m.localDay(t)
-	if wd := weekday(day); (wd == 0 || wd == 6) && m.daysOn&(1<<wd) == 0 {
+	if m.youngDays()&(1<<weekday(day)) == 0 {
 		return false
 	}
 	if int64(m.period) >= 86400 || m.winLo == noWindow {

@@ -255,6 +255,28 @@ func TestWeekdayJobFromThursdayStoppedTuesday(t *testing.T) {
 	}
 }
 
+// TestDailyJobFromThursdayStoppedSunday: a daily job first seen on a
+// Thursday ran on its Saturday, so it is no weekday job: stopped before
+// its fourth run, on Sunday, it is flagged on Sunday within its grace, not
+// on Monday, and the learned flip says it runs every day.
+func TestDailyJobFromThursdayStoppedSunday(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	a := newAutoBeet("Europe/Berlin")
+	for d := 1; d <= 3; d++ { // Thu Jan 1, Fri, Sat 2026
+		a.event(t, time.Date(2026, 1, d, 2, 30, d, 0, berlin), 1)
+	}
+	sunday := time.Date(2026, 1, 4, 2, 30, 0, 0, berlin)
+	a.until(t, sunday.Add(2*24*time.Hour))
+	al := alarms(a.flips)
+	if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(sunday) || al[0].At.After(sunday.Add(3*time.Hour)) {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("want Sunday's run flagged by %s", sunday.Add(3*time.Hour))
+	}
+	if !strings.Contains(a.flips[1].Reason, "runs every day at 02:30") {
+		t.Fatalf("learned: %q", a.flips[1].Reason)
+	}
+}
+
 // TestFiveMinuteJobLateThirdRun: a 5-minute job whose third run came 18 s
 // late (the judge's cron-5min "stopped 6h on day 2"/31) made its first
 // interval "every 5 min 18 s", which its fourth run broke; its first

@@ -94,8 +94,27 @@ func (m *RateModel) fridayToMonday(prev, k int64) bool {
 	return k == 3 && weekday(day) == 5
 }
 
-// weekdayMask is Monday to Friday (bit 0 Sunday).
-const weekdayMask = 0b0111110
+// weekdayMask is Monday to Friday (bit 0 Sunday), weekendMask Saturday
+// and Sunday.
+const (
+	weekdayMask = 0b0111110
+	weekendMask = 0b1000001
+)
+
+// youngDays is the days of the week a young schedule (its days not known
+// yet) is watched on: weekdays, and the weekend once a run came on either
+// of its days. A job that runs on a Saturday is not a weekday job, and
+// runs on the Sunday too as a rule (a daily job; "Monday to Saturday" is
+// rare): waiting for its first Sunday run before watching Sundays left a
+// daily job that started on a Thursday and stopped on its fourth day
+// unflagged until Monday.
+func (m *RateModel) youngDays() uint8 {
+	days := m.daysOn | weekdayMask
+	if m.daysOn&weekendMask != 0 {
+		days |= weekendMask
+	}
+	return days
+}
 
 // weekdayStreak is how many clean runs in a row, besides its days, a
 // weekday job needs to be confirmed by weekdaysLearned.
@@ -113,7 +132,7 @@ const weekdayStreak = 3
 // which is on the grid and adds its day: nothing is flagged wrongly,
 // only its weekend runs are not watched until then.
 func (m *RateModel) weekdaysLearned() bool {
-	return m.period == 86400 && m.daysOn == weekdayMask && m.daysMissed&^weekdayMask == 0b1000001 && m.streak >= weekdayStreak
+	return m.period == 86400 && m.daysOn == weekdayMask && m.daysMissed&^weekdayMask == weekendMask && m.streak >= weekdayStreak
 }
 
 // maxSlotScan bounds the slots looked at to skip those the schedule does

@@ -25,9 +25,8 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	days, dow := daysWords(m.daysOn)
 	young := !m.calendarKnown()
 	if young && p <= 86400 {
-		// Days not known yet: what is watched (watchedSlot), weekdays
-		// and any weekend day a run came on.
-		days, dow = daysWords(m.daysOn | weekdayMask)
+		// Days not known yet: what is watched (watchedSlot, youngDays).
+		days, dow = daysWords(m.youngDays())
 		if m.daysOn&^weekdayMask == 0 {
 			days += " (weekends not seen yet)"
 		}

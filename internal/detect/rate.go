@@ -270,8 +270,8 @@ func (m *RateModel) partial(rho float64) float64 {
 func (m *RateModel) Surging() bool {
 	n := int64(m.winN)
 	x := m.surgeDecay(n)*float64(m.up.s) + m.partial(m.p.SurgeRatio)
-	if x < alarmLevel(m.p.SurgeAlarm-max(0, m.p.SurgeSlowCut), n) {
-		return false // below the lowest level a slow beet may have: no need to ask
+	if x < alarmLevel(m.p.SurgeAlarm-max(0, m.p.SurgeSlowCut)-max(0, m.p.SurgeSmoothCut), n) {
+		return false // below the lowest level a slow or smooth beet may have: no need to ask
 	}
 	return x >= m.surgeLevel(n)
 }

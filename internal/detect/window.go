@@ -111,10 +111,22 @@ func (m *RateModel) slowCut(most float64) float64 {
 	return min(most, math.Log(m.p.SlowRate/mu))
 }
 
-// surgeLevel is the surge CUSUM's alarm level for an hour of n windows.
+// surgeLevel is the surge CUSUM's alarm level for an hour of n windows:
+// Params.SurgeAlarm, less on a slow beet (slowCut) and, by
+// Params.SurgeSmoothCut, on a smooth one (smooth).
 func (m *RateModel) surgeLevel(n int64) float64 {
-	return alarmLevel(m.p.SurgeAlarm-m.slowCut(m.p.SurgeSlowCut), n)
+	level := m.p.SurgeAlarm - m.slowCut(m.p.SurgeSlowCut)
+	if m.smooth() {
+		level -= m.p.SurgeSmoothCut
+	}
+	return alarmLevel(level, n)
 }
+
+// smooth reports whether the beet's hourly counts are near Poisson:
+// neither overdispersed nor bursty. Its windows' evidence is what their
+// likelihood says, with no day's level or burst size behind it that the
+// model does not know.
+func (m *RateModel) smooth() bool { return !m.overdispersed() && !m.bursty() }
 
 var lnWindows = [...]float64{1: 0, 2: math.Log(2), 3: math.Log(3), 6: math.Log(6)}
 

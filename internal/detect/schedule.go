@@ -123,14 +123,14 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		return
 	}
 	if (k > 1 || late > m.missedGrace()) && m.flags&flagYoung != 0 && !m.calendarKnown() && abs(late) > m.youngLate() {
-		// After a missed run (flagged), a run further off its slot than the first
-		// runs that recognised the schedule allowed (youngLate): they
-		// were likely chance (random traffic at 5 an hour makes four
-		// events 12 min apart now and then, and one near most slots
-		// after), so the schedule is recognised again only from its runs
-		// (scheduleStreak), not from its first few. Kept, every chance
-		// event near a slot resumed it and the next slot was flagged
-		// again: five false missed runs in two hours.
+		// After a missed run (flagged), a run further off its slot than
+		// the first runs that recognised the schedule allowed
+		// (youngLate): those were likely chance (random traffic at 5 an
+		// hour makes four events 12 min apart now and then, and one near
+		// most slots after), so the schedule is recognised again only
+		// from its runs (scheduleStreak), not from its first few. Kept,
+		// every chance event near a slot resumed it and the next slot
+		// was flagged again: five false missed runs in two hours.
 		m.flags &^= flagYoung
 	}
 	shift := int64(0)

@@ -5,9 +5,8 @@ package detect
 // at all, unless the beet's hours share a level it does not know
 // (overdispersed, not bursty): a smooth beet's size says how far its
 // hours stray from Poisson, a bursty beet's how its bursts' sizes vary,
-// and a surge's first hours are neither (SizeCap only slows them down);
-// taught, they made the next hours read as ordinary, and a slow beet's
-// surge could make it overdispersed halfway. Overdispersed beets keep
+// and a surge's first hours are neither (SizeCap only slows them down):
+// taught, they made the next hours read as ordinary. Overdispersed beets keep
 // learning from such hours: theirs reach 3 nats often enough without a
 // surge that leaving them out made r 10-40% too large (TestLearnedSize)
 // and doubled negbin-5's false silences on the tuning seed (2 to 4 in 108

@@ -13,11 +13,11 @@ import (
 // schedule and the fallback) is read and converted (loadV2); version 3
 // (196 bytes, before the clock-change evidence) and version 4 (198 bytes,
 // CUSUMs over hours) are read as 5, with no clock-change evidence (3) and
-// the open hour's events all before the open window; version 5 (196 bytes, before
-// the open window's bursts and the day's level) is read as 6 with the
-// open window's events as bursts of the burst unit, today's level at 1
-// and the levels' CV at its prior; version 1 (326 bytes) is not: a beet
-// with one starts learning again at its next event.
+// the open hour's events all before the open window; version 5 (196
+// bytes, before the open window's bursts and the day's level) is read as
+// 6 with the open window's events as bursts of the burst unit, today's
+// level at 1 and the levels' CV at its prior; version 1 (326 bytes) is
+// not: a beet with one starts learning again at its next event.
 const modelVersion = 6
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet

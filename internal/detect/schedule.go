@@ -122,7 +122,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	if m.secondOfMissed(prev, sec, late) {
 		return
 	}
-	if (k > 1 || late > m.missedGrace()) && m.flags&flagYoung != 0 && !m.calendarKnown() && abs(late) > m.youngLate() {
+	if m.flags&flagYoung != 0 && abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && !m.calendarKnown() {
 		// After a missed run (flagged), a run further off its slot than
 		// the first runs that recognised the schedule allowed
 		// (youngLate): those were likely chance (random traffic at 5 an

@@ -77,8 +77,9 @@ func alarmLevel(level float64, n int64) float64 { return level + lnWindows[n] }
 // Its level is cut on a slow beet (slowCut) only if its counts are read
 // as Poisson (bursts, or events of a beet not overdispersed): an
 // overdispersed beet's hours share more than the day's level it learns
-// (daylevel.go), and cut, negative-binomial beets at 5 an hour raised a false drop more
-// on the tuning seed (4 false alarms in 3960 beet-days, 3 before).
+// (daylevel.go), and cut, negative-binomial beets at 5 an hour raised a
+// false drop more on the tuning seed (4 false alarms in 3960 beet-days, 3
+// before).
 func (m *RateModel) dropLevel(n int64) float64 {
 	level := m.p.DropAlarm
 	if m.overdispersed() && !m.countsBursts() {

@@ -124,7 +124,7 @@ func (sqliteDialect) applyDue(ctx context.Context, db *DB, changes []beet.DueCha
 
 // sealSecrets has SQLite zero what it frees, then copies the sealed pages
 // into the main file and empties the WAL, which held the old ones.
-func (sqliteDialect) sealSecrets(ctx context.Context, conn *sql.Conn, _ *slog.Logger, write func() error) error {
+func (sqliteDialect) sealSecrets(ctx context.Context, conn *sql.Conn, log *slog.Logger, write func() error) error {
 	if _, err := conn.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
 		return err
 	}
@@ -132,10 +132,39 @@ func (sqliteDialect) sealSecrets(ctx context.Context, conn *sql.Conn, _ *slog.Lo
 	if err := write(); err != nil {
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+	return truncateWAL(ctx, conn, log)
+}
+
+// truncateWALFor bounds how long truncateWAL waits for the checkpoint lock.
+const truncateWALFor = 10 * time.Second
+
+// truncateWAL copies the whole WAL into the database file and empties it.
+// SQLite answers busy at once, without its busy handler, while another
+// connection checkpoints (the checkpointer does every checkpointEvery), and
+// reports it in the result row, not as an error: so it is read and the
+// checkpoint tried again. If the lock never comes, the rows are sealed all
+// the same and the old pages stay in the WAL until it is written over.
+func truncateWAL(ctx context.Context, conn *sql.Conn, log *slog.Logger) error {
+	deadline := time.Now().Add(truncateWALFor)
+	for {
+		var busy, frames, copied int
+		if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		if busy == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			log.Warn("WAL not emptied after sealing channel secrets: another connection kept it busy; the old values stay in the WAL until it is written over",
+				"waited", truncateWALFor)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	return nil
 }
 
 func (sqliteDialect) isUnique(err error) bool {

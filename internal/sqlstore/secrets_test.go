@@ -214,6 +214,42 @@ func testChannelSecretsMigratedOnStart(t *testing.T, engine string) {
 	}
 }
 
+// TestChannelSecretsSealedWhileCheckpointing: the start-up sealing empties
+// the WAL even while another connection is checkpointing it (as the
+// background checkpointer does twice a second), which makes SQLite answer
+// the sealing's own checkpoint busy at once. SQLite only.
+func TestChannelSecretsSealedWhileCheckpointing(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.URL(t, "sqlite")
+	db := testdb.Open(t, url)
+	createSecretChannels(t, db)
+	other, err := rawDB(t, url).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			other.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+		}
+	}()
+	db.SetSecretKeys(keyring(t, testKey(t)))
+	rep, err := db.SealChannelSecrets(ctx, false)
+	close(stop)
+	<-done
+	if err != nil || rep.Sealed == 0 {
+		t.Fatalf("sealing: %+v, %v", rep, err)
+	}
+	assertNoPlainSecrets(t, "after sealing beside a checkpointing connection", url)
+}
+
 // TestChannelSecretsWrongKey: a wrong key, no key, or a value moved to
 // another row gives a clear error naming the key the value needs (never
 // garbage, never the value), at start-up and on every read. Both engines.

@@ -122,6 +122,15 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	if m.secondOfMissed(prev, sec, late) {
 		return
 	}
+	if d := m.skippedHour(prev); d != 0 && p%86400 == 0 && late < -d/2 {
+		// The latest run came in the hour after the beet's clocks went
+		// forward: its time did not exist that day (a job at 02:20 in
+		// Berlin, the night the clocks skip from 02:00 to 03:00, runs at
+		// 03:20), and this run, an hour early by it, is on time.
+		if l, lok := m.lateness(prev, sec+d, k); lok && abs(l) < abs(late) {
+			late, ok = l, true
+		}
+	}
 	if m.flags&flagYoung != 0 && abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && !m.calendarKnown() {
 		// After a missed run (flagged), a run further off its slot than
 		// the first runs that recognised the schedule allowed
@@ -321,9 +330,53 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 // little (the edge drifts).
 func (m *RateModel) runAnchor(sec, late int64) int64 {
 	if late < 0 {
-		return sec - late + late/2
+		return sec - late + late/2 + m.repeatedHour(sec-late)
 	}
-	return sec - late + late/32
+	return sec - late + late/32 + m.repeatedHour(sec-late)
+}
+
+// repeatedHour is how far to move the anchor of a whole-day schedule whose
+// run was on time at slot by the hours that passed (the same time as the
+// latest run's, a whole number of days later) when slot fell in the hour
+// the beet's clocks had just repeated: zero otherwise. The job runs by
+// those clocks: cron ran it at the first of the repeated times (a job at
+// 01:50 on the night New York's clocks go back) and it reported in the
+// second, an hour before the learned 02:05 came round. On time, but
+// anchored there the next slots were an hour early (due at 01:05) and
+// flagged as missed; the wall-clock slot keeps them.
+func (m *RateModel) repeatedHour(slot int64) int64 {
+	p := int64(m.period)
+	if p%86400 != 0 || m.monthly() {
+		return 0
+	}
+	days := (slot - m.cluster + 43200) / 86400
+	wall := m.wallNext(m.cluster, days)
+	back := wall - slot // how far the clocks went back, if slot is the time that passed
+	if days < 1 || slot != m.cluster+days*86400 || back <= 0 || back > 2*3600 {
+		return 0
+	}
+	_, before := time.Unix(slot-back, 0).In(m.loc).Zone()
+	_, at := time.Unix(slot, 0).In(m.loc).Zone()
+	if int64(before-at) != back {
+		return 0 // not in the repeated hour (a job on UTC in a beet in New York)
+	}
+	return back
+}
+
+// skippedHour is how far the beet's clocks went forward just before t:
+// zero unless t is within that much after the change (a run at 03:20 the
+// night Berlin's clocks skip 02:00-03:00 may be a job at 02:20).
+func (m *RateModel) skippedHour(t int64) int64 {
+	_, at := time.Unix(t, 0).In(m.loc).Zone()
+	_, day := time.Unix(t-2*3600, 0).In(m.loc).Zone() // no zone moves by more, or twice in 2 h
+	d := int64(at - day)
+	if d <= 0 {
+		return 0
+	}
+	if _, before := time.Unix(t-d, 0).In(m.loc).Zone(); before == at {
+		return 0 // the change was more than d ago
+	}
+	return d
 }
 
 // offGrid handles a cluster that is not a run on the grid: a second ping
@@ -363,6 +416,12 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 			return
 		}
 		m.setEndRuns(0)
+		if d := m.skippedHour(prev); d != 0 && m.endOff != 0 && abs(gap+d-int64(m.endOff)) < abs(gap-int64(m.endOff)) {
+			// The day's run came an hour late on the wall clock, its time
+			// skipped by the clocks going forward (skippedHour); the
+			// second at its own time is at its usual offset from the run's.
+			gap += d
+		}
 		off := min(max(gap, 1), math.MaxUint16)
 		// A second ping at the same offset as the last two runs' (within
 		// a minute or a quarter): a pair of runs or a start and an end

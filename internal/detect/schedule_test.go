@@ -365,3 +365,60 @@ func TestGraceCoversSlowRuns(t *testing.T) {
 		t.Errorf("the grace dips: 5th percentile %s (want 6m30s at least), median %s", p5, med)
 	}
 }
+
+// TestRunNearClockChange: a job at 01:50 New York whose runs report
+// 10-20 min later, and one at 02:20 Berlin that reports 5-12 min later,
+// each on a beet in its zone, with and without a second run in the
+// afternoon. When New York's clocks go back, cron runs the first at the
+// first 01:50 and its report comes in the repeated hour, an hour before
+// 02:05 comes round again: on time by the hours that passed. When
+// Berlin's go forward, 02:20 does not exist, and the run comes at 03:20;
+// the next day at 02:20 again. Either way the next run is due at the
+// learned wall-clock time, never an hour off, and nothing is flagged
+// (detectjudge's cron-twice-daily, seed 6: clean/4 had the next day's
+// run and the second runs, due an hour early, flagged as missed; clean/39
+// the second run of the day after, due an hour early).
+func TestRunNearClockChange(t *testing.T) {
+	for _, c := range []struct {
+		zone           string
+		from           time.Time // the first day
+		hour, min      int
+		late0, lateMax time.Duration
+	}{
+		{"America/New_York", time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), 1, 50, 10 * time.Minute, 20 * time.Minute},
+		{"Europe/Berlin", time.Date(2026, 2, 15, 0, 0, 0, 0, time.UTC), 2, 20, 5 * time.Minute, 12 * time.Minute},
+	} {
+		loc, _ := time.LoadLocation(c.zone)
+		for _, second := range []bool{false, true} {
+			r := rand.New(rand.NewPCG(6, 4))
+			a := newAutoBeet(c.zone)
+			run := func(d, hour, min int) time.Time {
+				return time.Date(c.from.Year(), c.from.Month(), c.from.Day()+d, hour, min, 0, 0, loc)
+			}
+			for d := range 50 { // across the clock change, a month in
+				a.event(t, run(d, c.hour, c.min).Add(c.late0+time.Duration(r.Int64N(int64(c.lateMax-c.late0)))), 1)
+				// Not checked: the day of the change (either time is
+				// right), and the day after the clocks went forward (a run
+				// at 03:20 that day may be a job at 03:20: until the next
+				// run comes at 02:20, it is due at 03:20).
+				_, o := run(d-1, 12, 0).Zone()
+				_, o0 := run(d, 12, 0).Zone()
+				_, o1 := run(d+1, 12, 0).Zone()
+				if m, _ := LoadRateModel(a.b.Model, loc); d >= 20 && o0 == o1 && o >= o0 {
+					want := run(d+1, c.hour, c.min).Add(c.late0)
+					if next := m.NextRun(); next.Before(want.Add(-10*time.Minute)) || next.After(want.Add(c.lateMax)) {
+						t.Errorf("%s, second run %v: on %s the next run is due at %s, want about %s", c.zone, second,
+							run(d, 12, 0).Format("Jan 2"), next.In(loc).Format("Jan 2 15:04 MST"), want.Format("15:04 MST"))
+					}
+				}
+				if second {
+					a.event(t, run(d, 13, 40).Add(c.late0+time.Duration(r.Int64N(int64(c.lateMax-c.late0)))), 1)
+				}
+			}
+			if al := alarms(a.flips); len(al) > 0 {
+				logFlips(t, a.flips, loc)
+				t.Errorf("%s, second run %v: %d alarms across the clock change", c.zone, second, len(al))
+			}
+		}
+	}
+}

@@ -405,6 +405,16 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	// before, not from every one of them, then flagged when they stop.
 	usual := p%86400 == 0 && m.endOff != 0 && (m.flags&flagPaired != 0 || int64(m.endOff) >= p/4 && !m.calendarKnown()) &&
 		abs(gap-int64(m.endOff)) <= m.tolerance()+m.pairSlack() && gap < p-m.tolerance()
+	if m.runPings() == 0 && m.flags&flagPaired != 0 && p%86400 == 0 && gap > int64(m.endOff)+m.tolerance()+m.pairSlack() && sec < m.slotFrom(prev, 1)-m.tolerance() {
+		// The second run of a pair, later than its grace (flagged as
+		// missed then), before the next run: it is that run, not an
+		// extra, and it keeps the pair. Taken for an extra, the pair was
+		// learned again only from second runs within half a day of the
+		// first, and a job at 05:10 and 17:10, whose second runs fall
+		// either side of it, was flagged as running too often.
+		m.setRunPings(1)
+		return
+	}
 	if m.runPings() == 0 && (gap < p/2 || usual) && sec > prev-m.tolerance() {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.

@@ -311,8 +311,19 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	if m.runPings() == 0 && m.flags&flagPaired == 0 && m.endRuns() == 0 {
 		m.endOff = 0 // no second ping in the last period
 	}
-	if m.runPings() == 0 {
-		// The second run was missed (and flagged): pairs are learned again.
+	switch {
+	case m.runPings() != 0:
+	case m.flags&flagPaired != 0 && m.pair&flagPairOnce != 0:
+		// The second run was missed (and flagged) once: the pair holds,
+		// its next second run not flagged, and flagPairOnce, cleared,
+		// remembers the miss until a second run comes. Unlearned at
+		// once, a pair whose second runs fall either side of half a day
+		// after the first was learned again only from those within it:
+		// the others were taken for extra runs and flagged as running
+		// too often.
+		m.pair &^= flagPairOnce
+	default:
+		// Missed twice in a row (or not a pair yet): learned again.
 		m.flags &^= flagPaired
 		m.pair &^= flagPairOnce
 	}

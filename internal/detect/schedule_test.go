@@ -425,32 +425,42 @@ func TestRunNearClockChange(t *testing.T) {
 
 // TestPairNearHalfDayAfterLateRun: a job twice a day about 12 h apart
 // (05:10 and 17:10 Riga, reporting up to 25 min later) whose morning run
-// came 4 h 30 min late once. The late run is flagged; after it, the pair is
-// learned again although its morning runs fall either side of half a day
-// after the evening's: they were taken for extra runs and flagged as "runs
-// too often" (detectjudge's cron-twice-daily, seed 1, late run/21).
+// came 4 h 30 min late once, or never came once. That run is flagged; the
+// pair holds, though its morning runs fall either side of half a day
+// after the evening's: unlearned, they were taken for extra runs and
+// flagged as "runs too often" (detectjudge's cron-twice-daily: seed 1,
+// late run/21; seed 72, missed 1 run/8).
 func TestPairNearHalfDayAfterLateRun(t *testing.T) {
 	riga, _ := time.LoadLocation("Europe/Riga")
-	for seed := range uint64(20) {
-		r := rand.New(rand.NewPCG(1, seed))
-		a := newAutoBeet("Europe/Riga")
-		lateDay := 23
-		for d := range 45 {
-			for _, h := range []int{5, 17} {
-				at := time.Date(2026, 9, 12+d, h, 10, 0, 0, riga).Add(time.Duration(r.Int64N(int64(25 * time.Minute))))
-				if d == lateDay && h == 5 {
-					at = at.Add(4*time.Hour + 30*time.Minute)
+	for _, late := range []time.Duration{4*time.Hour + 30*time.Minute, -1} {
+		for seed := range uint64(20) {
+			r := rand.New(rand.NewPCG(1, seed))
+			a := newAutoBeet("Europe/Riga")
+			lateDay := 23
+			for d := range 45 {
+				for _, h := range []int{5, 17} {
+					at := time.Date(2026, 9, 12+d, h, 10, 0, 0, riga).Add(time.Duration(r.Int64N(int64(25 * time.Minute))))
+					if d == lateDay && h == 5 {
+						if late < 0 {
+							continue
+						}
+						at = at.Add(late)
+					}
+					a.event(t, at, 1)
 				}
-				a.event(t, at, 1)
 			}
-		}
-		al := alarms(a.flips)
-		if len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
-			logFlips(t, a.flips, riga)
-			t.Errorf("seed %d: want the late run flagged once, got %d alarms", seed, len(al))
-		}
-		if w, _ := Watch(&a.b); !strings.Contains(w.Description, "second ping") {
-			t.Errorf("seed %d: the pair is not learned again: %s", seed, w.Description)
+			what := "late " + late.String()
+			if late < 0 {
+				what = "missing"
+			}
+			al := alarms(a.flips)
+			if len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+				logFlips(t, a.flips, riga)
+				t.Errorf("%s, seed %d: want the run flagged once, got %d alarms", what, seed, len(al))
+			}
+			if w, _ := Watch(&a.b); !strings.Contains(w.Description, "second ping") {
+				t.Errorf("%s, seed %d: the pair is not learned again: %s", what, seed, w.Description)
+			}
 		}
 	}
 }

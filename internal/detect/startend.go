@@ -148,7 +148,7 @@ func (m *RateModel) secondDue() (time.Time, bool) {
 	}
 	var at time.Time
 	switch {
-	case m.flags&flagPaired != 0 && off >= p/4 && p%86400 == 0:
+	case m.flags&flagPaired != 0 && m.pair&flagPairOnce != 0 && off >= p/4 && p%86400 == 0: // not after a miss (onRun)
 		at = time.Unix(m.secondSlot()+m.tolerance()+m.pairSlack(), 0)
 	case m.endRuns() >= endRunsSure && m.calls < 2: // a second call within the run's cluster was its end
 		at = time.Unix(m.cluster+m.overrunAfter(), 0)

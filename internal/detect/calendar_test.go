@@ -194,6 +194,13 @@ func TestCalendarShapes(t *testing.T) {
 			}
 			return out
 		}, "runs every day at 02:00 Europe/Berlin", "0 2 * * *"},
+		{"weekly on Sunday", func(r *rand.Rand) []time.Time {
+			var out []time.Time
+			for w := range 8 { // Jan 4, 2026 is a Sunday
+				out = append(out, time.Date(2026, 1, 4+7*w, 3, 15, 0, 0, berlin).Add(time.Duration(r.Int64N(int64(time.Minute)))))
+			}
+			return out
+		}, "runs weekly on Sundays at 03:15 Europe/Berlin", "15 3 * * 0"},
 	}
 	for _, c := range cases {
 		a := newAutoBeet("Europe/Berlin")

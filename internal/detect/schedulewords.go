@@ -47,6 +47,9 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	case p == 86400:
 		words = fmt.Sprintf("%s at %02d:%02d %s", days, hh, mm, zone)
 		cron = fmt.Sprintf("%d %d * * %s", mm, hh, dow)
+	case p == 7*86400:
+		words = fmt.Sprintf("weekly on %ss at %02d:%02d %s", at.Weekday(), hh, mm, zone)
+		cron = fmt.Sprintf("%d %d * * %d", mm, hh, at.Weekday())
 	case p%86400 == 0:
 		words = fmt.Sprintf("every %d days at %02d:%02d %s", p/86400, hh, mm, zone)
 	default:

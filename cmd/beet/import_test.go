@@ -132,7 +132,8 @@ func TestImportHealthchecksRefuses(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--account", itoa(acct), bad}, 1, `field "checks.0.timeout" holds string`},
+		// Go 1.27 names the field "checks.0.timeout", Go 1.26 "checks.timeout".
+		{[]string{"--account", itoa(acct), bad}, 1, `.timeout" holds string`},
 		{[]string{"--account", "999", good}, 1, "not found"},
 		{[]string{"--account", itoa(acct)}, 2, "give one FILE"},
 		{[]string{good}, 2, "--account is required"},

@@ -122,13 +122,15 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	if m.secondOfMissed(prev, sec, late) {
 		return
 	}
-	if d := m.skippedHour(prev); d != 0 && p%86400 == 0 && late < -d/2 {
-		// The latest run came in the hour after the beet's clocks went
-		// forward: its time did not exist that day (a job at 02:20 in
-		// Berlin, the night the clocks skip from 02:00 to 03:00, runs at
-		// 03:20), and this run, an hour early by it, is on time.
-		if l, lok := m.lateness(prev, sec+d, k); lok && abs(l) < abs(late) {
-			late, ok = l, true
+	if p%86400 == 0 && late < -900 { // no clock moves by less than 30 min
+		if d := m.skippedHour(prev); d != 0 && late < -d/2 {
+			// The latest run came in the hour after the beet's clocks went
+			// forward: its time did not exist that day (a job at 02:20 in
+			// Berlin, the night the clocks skip from 02:00 to 03:00, runs
+			// at 03:20), and this run, an hour early by it, is on time.
+			if l, lok := m.lateness(prev, sec+d, k); lok && abs(l) < abs(late) {
+				late, ok = l, true
+			}
 		}
 	}
 	if m.flags&flagYoung != 0 && abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && !m.calendarKnown() {
@@ -361,9 +363,11 @@ func (m *RateModel) repeatedHour(slot int64) int64 {
 		return 0
 	}
 	days := (slot - m.cluster + 43200) / 86400
-	wall := m.wallNext(m.cluster, days)
-	back := wall - slot // how far the clocks went back, if slot is the time that passed
-	if days < 1 || slot != m.cluster+days*86400 || back <= 0 || back > 2*3600 {
+	if days < 1 || slot != m.cluster+days*86400 {
+		return 0 // not read by the hours that passed
+	}
+	back := m.wallNext(m.cluster, days) - slot // how far the clocks went back, if they did
+	if back <= 0 || back > 2*3600 {
 		return 0
 	}
 	_, before := time.Unix(slot-back, 0).In(m.loc).Zone()
@@ -437,11 +441,14 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 			return
 		}
 		m.setEndRuns(0)
-		if d := m.skippedHour(prev); d != 0 && m.endOff != 0 && abs(gap+d-int64(m.endOff)) < abs(gap-int64(m.endOff)) {
-			// The day's run came an hour late on the wall clock, its time
-			// skipped by the clocks going forward (skippedHour); the
-			// second at its own time is at its usual offset from the run's.
-			gap += d
+		if e := int64(m.endOff); e != 0 && p%86400 == 0 && abs(gap-e) >= 900 {
+			if d := m.skippedHour(prev); d != 0 && abs(gap+d-e) < abs(gap-e) {
+				// The day's run came an hour late on the wall clock, its
+				// time skipped by the clocks going forward (skippedHour);
+				// the second at its own time is at its usual offset from
+				// the run's.
+				gap += d
+			}
 		}
 		off := min(max(gap, 1), math.MaxUint16)
 		// A second ping at the same offset as the last two runs' (within

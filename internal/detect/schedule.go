@@ -123,7 +123,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		return
 	}
 	if p%86400 == 0 && late < -900 { // no clock moves by less than 30 min
-		if d := m.skippedHour(prev); d != 0 && late < -d/2 {
+		if d := m.clockChange(prev); d > 0 && late < -d/2 {
 			// The latest run came in the hour after the beet's clocks went
 			// forward: its time did not exist that day (a job at 02:20 in
 			// Berlin, the night the clocks skip from 02:00 to 03:00, runs
@@ -366,32 +366,11 @@ func (m *RateModel) repeatedHour(slot int64) int64 {
 	if days < 1 || slot != m.cluster+days*86400 {
 		return 0 // not read by the hours that passed
 	}
-	back := m.wallNext(m.cluster, days) - slot // how far the clocks went back, if they did
-	if back <= 0 || back > 2*3600 {
-		return 0
-	}
-	_, before := time.Unix(slot-back, 0).In(m.loc).Zone()
-	_, at := time.Unix(slot, 0).In(m.loc).Zone()
-	if int64(before-at) != back {
+	back := -m.clockChange(slot)
+	if back <= 0 || m.wallNext(m.cluster, days) != slot+back {
 		return 0 // not in the repeated hour (a job on UTC in a beet in New York)
 	}
 	return back
-}
-
-// skippedHour is how far the beet's clocks went forward just before t:
-// zero unless t is within that much after the change (a run at 03:20 the
-// night Berlin's clocks skip 02:00-03:00 may be a job at 02:20).
-func (m *RateModel) skippedHour(t int64) int64 {
-	_, at := time.Unix(t, 0).In(m.loc).Zone()
-	_, day := time.Unix(t-2*3600, 0).In(m.loc).Zone() // no zone moves by more, or twice in 2 h
-	d := int64(at - day)
-	if d <= 0 {
-		return 0
-	}
-	if _, before := time.Unix(t-d, 0).In(m.loc).Zone(); before == at {
-		return 0 // the change was more than d ago
-	}
-	return d
 }
 
 // offGrid handles a cluster that is not a run on the grid: a second ping
@@ -442,9 +421,9 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		}
 		m.setEndRuns(0)
 		if e := int64(m.endOff); e != 0 && p%86400 == 0 && abs(gap-e) >= 900 {
-			if d := m.skippedHour(prev); d != 0 && abs(gap+d-e) < abs(gap-e) {
+			if d := m.clockChange(prev); d > 0 && abs(gap+d-e) < abs(gap-e) {
 				// The day's run came an hour late on the wall clock, its
-				// time skipped by the clocks going forward (skippedHour);
+				// time skipped by the clocks going forward (clockChange);
 				// the second at its own time is at its usual offset from
 				// the run's.
 				gap += d

@@ -66,6 +66,23 @@ func dstNear(loc *time.Location, from, to, shift int64) bool {
 	return dstZone(loc, from, to, shift) != nil
 }
 
+// clockChange is how far the beet's own clocks moved at their change just
+// before t (seconds: forward +, back −) when t is within that much after
+// it, so that t's wall time was skipped that night (a run at 03:20 the
+// night Berlin's clocks skip 02:00-03:00 may be a job at 02:20) or came
+// round a second time; 0 otherwise.
+func (m *RateModel) clockChange(t int64) int64 {
+	z := zoneAt(t, m.loc)
+	if z.start == math.MinInt64 || z.start == t && z.end == t+1 {
+		return 0 // no change before t, or its bounds are unknown (zoneAt)
+	}
+	d := z.off - zoneAt(z.start-1, m.loc).off
+	if d == 0 || t-z.start >= abs(d) {
+		return 0
+	}
+	return d
+}
+
 // SuggestedZone returns a zone the beet's runs follow better than its own,
 // when the schedule followed a whole-hour shift of its runs at a clock
 // change of that zone, or the hours of a rate beet moved with it (rateZone):

@@ -120,6 +120,13 @@ func Families() []*Family {
 			Zones: zones, Incidents: with(scheduleIncidents, firstWeekShort...), Episodes: scheduleEpisodes, newModel: job(false, every(time.Hour))},
 		{Name: "cron-daily", Description: "daily at a fixed local time", Schedule: true,
 			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), Episodes: scheduleEpisodes, newModel: job(false, daily)},
+		{Name: "cron-daily-delay", Description: "daily at a fixed local time, each run started at random up to 1-8 h later (a systemd timer's RandomizedDelaySec)", Schedule: true,
+			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), newModel: func(r *rand.Rand) model {
+				cal, period := daily(r)
+				m := newSchedule(r, cal, period, false)
+				m.delay = time.Duration(60+r.IntN(7*60+1)) * time.Minute
+				return m
+			}},
 		{Name: "cron-weekdays", Description: "weekdays only (Mon-Fri) at a fixed local time between 05:00 and 09:00", Schedule: true,
 			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
 				return weekdays(minuteOfDay(r, 5, 9)), 24 * time.Hour

@@ -87,12 +87,15 @@ func (c lastDayCal) next(loc *time.Location, t time.Time) time.Time {
 // starts (within a few seconds of the slot). One run in a hundred is very
 // late: spread to 3×spread more. So a normal run never reports later than
 // lateMax = dur0 + 4×spread after its slot: the bound the oracle knows.
+// A job with a randomised delay (systemd's RandomizedDelaySec) starts each
+// run a uniform 0..delay after its slot, and its bound is that much later.
 type scheduleModel struct {
 	cal      calendar
 	startEnd bool
 	dur0     time.Duration
 	spread   time.Duration
 	lateP    float64
+	delay    time.Duration
 	// A schedule that the user changes once: from changeAfter after the
 	// stream starts, the job runs on changed instead (changed == nil: never).
 	changed     calendar
@@ -110,7 +113,7 @@ func newSchedule(r *rand.Rand, cal calendar, period time.Duration, startEnd bool
 		lateP: 0.01, period: period}
 }
 
-func (m *scheduleModel) lateMax() time.Duration { return m.dur0 + 4*m.spread }
+func (m *scheduleModel) lateMax() time.Duration { return m.delay + m.dur0 + 4*m.spread }
 
 func (m *scheduleModel) changeAt(start time.Time) time.Time {
 	if m.changed == nil {
@@ -230,6 +233,10 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 			d += m.spread + time.Duration(r.Int64N(2*int64(m.spread)+1))
 		}
 		startPing := s.Add(time.Duration(r.Int64N(int64(min(5*time.Second, m.spread/10)) + 1)))
+		if m.delay > 0 { // drawn only for such jobs: other streams keep their runs
+			delay := time.Duration(r.Int64N(int64(m.delay) + 1))
+			d, startPing = d+delay, startPing.Add(delay)
+		}
 		d = d.Truncate(time.Millisecond)
 		pingStart, pingEnd := m.startEnd, true
 		for k := range inc {

@@ -238,12 +238,12 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		if whole := (gap + 30) / 60 * 60; whole > 0 && abs(gap-whole) <= max(2, gap/100) {
 			gap = whole // cron runs whole minutes apart
 		}
-		if d := (gap + 43200) / 86400; d >= 1 && abs(gap-d*86400) <= d*86400/20 {
+		if d, ok := wholeDays(gap); ok {
 			// About whole days, as startPeriod takes them: a first run
 			// off its time (the job set up by hand) made the candidate
 			// "every 22 h 43 min", and the next gap "24 h 6 min" kept it
 			// off the wall-clock grid a weekend is skipped on.
-			gap = d * 86400
+			gap = d
 		}
 		if gap = dayFraction(hourFraction(gap)); gap == 86400/2 {
 			// Twice a day: a daily pair, the second run at its own time
@@ -397,6 +397,16 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	// that appears (six runs by hand 12 h after a daily job's, in the
 	// judge's streams) is learned from seconds within half a day, as
 	// before, not from every one of them, then flagged when they stop.
+	if d, ok := wholeDays(gap); ok && d < p && p < 28*86400 && p%86400 == 0 && !m.Scheduled() {
+		// A run whole days after the latest of a candidate of several
+		// days, while learning: the candidate is a multiple of the period
+		// (a daily job that stopped for three days in its first week was
+		// "every 4 days"), not a run with a second ping a day after it
+		// ("every 2 days with a second ping 18 h 12 min after each run",
+		// flagged every other day as a missed second run).
+		m.startPeriod(prev, sec)
+		return
+	}
 	usual := p%86400 == 0 && m.endOff != 0 && (m.flags&flagPaired != 0 || int64(m.endOff) >= p/4 && !m.calendarKnown()) &&
 		abs(gap-int64(m.endOff)) <= m.tolerance()+m.pairSlack() && gap < p-m.tolerance()
 	if m.runPings() == 0 && m.flags&flagPaired != 0 && p%86400 == 0 && gap > int64(m.endOff)+m.tolerance()+m.pairSlack() && sec < m.slotFrom(prev, 1)-m.tolerance() {
@@ -486,9 +496,8 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 func (m *RateModel) startPeriod(prev, now int64) {
 	defer m.pairDay(int64(m.period), m.streak, prev, now)
 	p := now - prev
-	w := wallGap(prev, now, m.loc)
-	if k := (w + 43200) / 86400; k >= 1 && abs(w-k*86400) <= k*86400/20 {
-		p = k * 86400
+	if d, ok := wholeDays(wallGap(prev, now, m.loc)); ok {
+		p = d
 	}
 	if k := p / 86400; k >= 27 && k <= 32 && abs(now-m.monthNext(prev, 1)) <= monthPeriod/20 {
 		p = monthPeriod // the same day of the next month, give or take a day and a half
@@ -545,6 +554,19 @@ func (m *RateModel) pairDay(p0 int64, streak uint8, prev, now int64) {
 	m.learnCalendar(m.cluster)
 }
 
+// wholeDays takes a gap within a tenth of whole days (as many as it is
+// nearest to) as those days: the tolerance a daily candidate's runs have
+// while it is learned (lateness), so that a daily job whose runs vary by
+// an hour or two is a daily candidate from any two runs.
+func wholeDays(gap int64) (int64, bool) {
+	d := (gap + 43200) / 86400 * 86400
+	return d, d > 0 && abs(gap-d) <= d/10
+}
+
+// dailyLearnTolerance is how far off its slot a daily candidate's run may
+// come while it is learned: a quarter of the day.
+const dailyLearnTolerance = 86400 / 4
+
 // dayFraction takes an interval of 2 to 12 hours that is within 5% of a
 // whole fraction of a day (12, 8, 6, 4, 3 or 2 hours) as that fraction: a
 // job run twice a day at two times not quite 12 h apart, with lateness,
@@ -589,6 +611,14 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 		}
 	}
 	tol := max(30, p/10)
+	if p == 86400 && !m.Scheduled() {
+		// A daily job delayed at random (systemd's RandomizedDelaySec)
+		// runs hours either side of the run its candidate started from:
+		// held to a tenth of the day, a delay of up to 6 h broke its
+		// candidate every few days, and it was learned days late or as
+		// something else.
+		tol = dailyLearnTolerance
+	}
 	if m.monthly() && !m.Scheduled() {
 		tol = p / 20 // learned from three runs: on the same day, give or take a day and a half
 	}

@@ -268,13 +268,13 @@ func (m *RateModel) rateRangeIn(unix int64, b int) (lo, hi float64) {
 }
 
 // rateZone returns the candidate zone whose latest clock change the rate
-// beet's hours followed, when the evidence for it (shiftEv) is at least as
-// strong as what rules a change out: "" if none.
+// beet's hours followed, when the evidence for it (shiftEv) reaches
+// Params.ShiftFollowed: "" if none.
 func (m *RateModel) rateZone() string {
 	ch := candidateChanges()
 	last := m.last / 1e6
 	for d, shift := range [2]int64{3600, -3600} { // shiftLater, shiftEarlier: the runs' move in loc
-		if float64(m.shiftEv[d]) < m.p.ShiftRuleOut*shiftEvScale {
+		if float64(m.shiftEv[d]) < m.p.ShiftFollowed*shiftEvScale {
 			continue
 		}
 		i, _ := slices.BinarySearchFunc(ch, last+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })

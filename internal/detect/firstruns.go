@@ -56,13 +56,22 @@ func (m *RateModel) cronPeriod() bool {
 	return 86400%p == 0 && p%3600 == 0
 }
 
-// noteYoung, after a run on the schedule, recognises the schedule from its
-// first runs: the streak is long enough, its period a cron period, its
-// runs were punctual, and every event the beet ever had was a ping of a
-// run (one stray ping allowed): random traffic only rarely starts with
-// equal gaps, while later on it makes them every day.
-func (m *RateModel) noteYoung() {
+// noteYoung, after a run on the schedule late seconds after its slot,
+// recognises the schedule from its first runs: the streak is long enough,
+// its period a cron period, its runs were punctual, and every event the
+// beet ever had was a ping of a run (one stray ping allowed): random
+// traffic only rarely starts with equal gaps, while later on it makes
+// them every day.
+func (m *RateModel) noteYoung(late int64) {
 	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() || !m.cronPeriod() {
+		return
+	}
+	if -late > m.youngLate() {
+		// A run early by more than the first runs may be late: they are
+		// not punctual (lateMax counts only late runs). A daily job
+		// delayed at random by hours (RandomizedDelaySec) whose third run
+		// came hours before the first two was taken for a punctual one
+		// and its next run, as late as the first, flagged as missed.
 		return
 	}
 	runs, events := int64(m.streak)+2, int64(m.events)

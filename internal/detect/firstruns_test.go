@@ -88,6 +88,24 @@ func TestDailyJobStoppedAfterThirdRun(t *testing.T) {
 	}
 }
 
+// TestYoungNotFromEarlyRun: a daily job delayed at random by hours
+// (RandomizedDelaySec) runs at 07:10, 07:40, then 05:00: its third run,
+// 2 h 40 min before the second's time, says its runs are not punctual,
+// and its fourth at 09:00 is not flagged as missed on the way. Taken for
+// a punctual job from three runs, it was (at 08:44, 2 h 24 min after a
+// slot moved half way to the early run).
+func TestYoungNotFromEarlyRun(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	a := newAutoBeet("Europe/Berlin")
+	for d, hm := range [][2]int{{7, 10}, {7, 40}, {5, 0}, {9, 0}} {
+		a.event(t, time.Date(2026, 9, 1+d, hm[0], hm[1], 0, 0, berlin), 1)
+	}
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, a.flips, berlin)
+		t.Errorf("want nothing flagged, got %d alarms", len(al))
+	}
+}
+
 // TestHourlyJobGapOnDayFour: an hourly job whose runs stop for 6 hours on
 // day 4 (an outage in its first week) is flagged then, and is still
 // watched as an hourly job after it, not as a rate beet.

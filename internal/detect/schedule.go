@@ -334,7 +334,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.setExtraCount(n - 1)
 	}
 	m.learnRun(prev, m.cluster)
-	m.noteYoung() // firstruns.go
+	m.noteYoung(late) // firstruns.go
 }
 
 // runAnchor is the slot a run at sec, late seconds after its slot,

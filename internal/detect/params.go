@@ -68,11 +68,12 @@ type Params struct {
 	// then on its rates are read as learned again (zone.go), until the
 	// evidence climbs back. A beet whose traffic does move sees its
 	// evidence fall that low with probability at most e^−ShiftRuleOut
-	// (Wald); every beet whose traffic does not move is read against the
-	// lowest and highest of two hours until it does, and at 7 nats drops
-	// and surges in the three weeks after any candidate zone's change
-	// went unflagged (153 of the 191 the judge's CUSUM finds on the
-	// tuning seed, 161 at 2, with the same false alarms).
+	// (Wald); a beet whose traffic does not move is read against the
+	// lowest and highest of two hours until its evidence rules the move
+	// out, and at 7 nats its drops and surges in the three weeks after
+	// any candidate zone's change went unflagged (153 of the 191 the
+	// judge's CUSUM finds on the tuning seed, 161 at 2, with the same
+	// false alarms).
 	ShiftRuleOut float64
 	// ShiftFollowed is the evidence (as ShiftRuleOut) from which the
 	// beet's traffic is said to follow the candidate zone's clock

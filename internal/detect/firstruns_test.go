@@ -366,3 +366,32 @@ func TestFiveMinuteJobGrace(t *testing.T) {
 		}
 	}
 }
+
+// TestDelayedDailyJobStoppedOnDayNine: a daily job delayed at random by up
+// to 4 h (RandomizedDelaySec) that stops after 8 runs is flagged as missed
+// within a day and a half of its last run, in at least 19 of 20 streams:
+// five runs a day apart and nothing else recognise a daily job however
+// spread its runs. Held to punctual first runs, it went unflagged for
+// days in most streams (the guard waits for 10 times its longest gap).
+func TestDelayedDailyJobStoppedOnDayNine(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	flagged := 0
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(13, seed))
+		a := newAutoBeet("Europe/Berlin")
+		day := func(d int) time.Time { return time.Date(2026, 9, 7+d, 4, 0, 0, 0, berlin) }
+		for d := range 8 {
+			a.event(t, day(d).Add(time.Duration(r.Int64N(int64(4*time.Hour)))), 1)
+		}
+		a.until(t, day(12))
+		if al := alarms(a.flips); len(al) > 0 && al[0].Kind == beet.FlipMissedRun && al[0].At.Before(day(9).Add(12*time.Hour)) {
+			flagged++
+		} else if len(al) > 0 && al[0].At.Before(day(8)) {
+			logFlips(t, a.flips, berlin)
+			t.Errorf("seed %d: an alarm before the stop", seed)
+		}
+	}
+	if flagged < 19 {
+		t.Errorf("stops flagged within a day and a half: %d of 20, want at least 19", flagged)
+	}
+}

@@ -566,11 +566,11 @@ func wholeDays(gap int64) (int64, bool) {
 // dailyLearnTolerance is how far off its slot a daily candidate's run may
 // come while it is learned: a sixth of the day. At a quarter, one event a
 // day at random times (a job run whenever a laptop wakes) was taken for a
-// daily job three times as often as at a tenth, and flagged as missed when
-// it came late; a sixth keeps most of what a quarter gave jobs delayed at
-// random by up to 8 h (cron-daily-delay, seed 1: 1.40 false alarms per
-// 1000 beet-days and 85% found, against 1.52 and 87% at a quarter and 1.75
-// and 77% at a tenth).
+// daily job and flagged as missed when it came late about four times as
+// often as at a tenth (TestOnceADayAtRandomTimes); a sixth keeps most of
+// what a quarter gave jobs delayed at random by up to 8 h (cron-daily-delay,
+// seed 1: 1.40 false alarms per 1000 beet-days and 85% found, against 1.52
+// and 87% at a quarter and 1.75 and 77% at a tenth).
 const dailyLearnTolerance = 86400 / 6
 
 // dayFraction takes an interval of 2 to 12 hours that is within 5% of a

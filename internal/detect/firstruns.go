@@ -66,28 +66,22 @@ func (m *RateModel) noteYoung(late int64) {
 	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() || !m.cronPeriod() {
 		return
 	}
-	if int64(m.period) == 86400 && m.streak >= m.youngStreak()+youngSpreadRuns && int64(m.events) <= int64(m.streak)+2 {
-		// Five runs a day apart and nothing else, however spread over
-		// the day (a daily job delayed at random): a daily job, watched
-		// with the grace its lateness gives. Held to punctual first runs,
-		// one that stopped on its 9th day was flagged in a third of the
-		// judge's streams (cron-daily-delay, seed 1; 83% now).
-		m.flags |= flagYoung
-		return
-	}
-	if -late > m.youngLate() {
-		// A run early by more than the first runs may be late: they are
-		// not punctual (lateMax counts only late runs). A daily job
-		// delayed at random by hours (RandomizedDelaySec) whose third run
-		// came hours before the first two was taken for a punctual one
-		// and its next run, as late as the first, flagged as missed.
-		return
-	}
 	runs, events := int64(m.streak)+2, int64(m.events)
 	// One ping a run, or a start and an end ping a run once the ends came
 	// as such (countEnd): not one extra event in every period at random.
 	pings := events <= runs || int64(m.endRuns()) >= int64(m.youngStreak()) && events <= 2*runs
-	if int64(m.lateMax) <= m.youngLate() && pings {
+	// Punctual: no run late, nor early, by more than youngLate (lateMax
+	// counts only late runs; a daily job delayed at random by hours whose
+	// third run came hours before the first two was taken for a punctual
+	// one, and its next run, as late as the first, flagged as missed).
+	punctual := int64(m.lateMax) <= m.youngLate() && -late <= m.youngLate()
+	// Or five runs a day apart and nothing else, however spread over the
+	// day (a daily job delayed at random), watched with the grace its
+	// lateness gives: held to punctual first runs, one that stopped on its
+	// 9th day was flagged in a third of the judge's streams
+	// (cron-daily-delay, seed 1; 83% now).
+	spread := int64(m.period) == 86400 && m.streak >= m.youngStreak()+youngSpreadRuns && events <= runs
+	if pings && punctual || spread {
 		m.flags |= flagYoung
 	}
 }

@@ -380,9 +380,7 @@ func TestDelayedDailyJobStoppedOnDayNine(t *testing.T) {
 		r := rand.New(rand.NewPCG(13, seed))
 		a := newAutoBeet("Europe/Berlin")
 		day := func(d int) time.Time { return time.Date(2026, 9, 7+d, 4, 0, 0, 0, berlin) }
-		for d := range 8 {
-			a.event(t, day(d).Add(time.Duration(r.Int64N(int64(4*time.Hour)))), 1)
-		}
+		a.dailyAtRandom(t, r, day(0), 8, 4*time.Hour)
 		a.until(t, day(12))
 		if al := alarms(a.flips); len(al) > 0 && al[0].Kind == beet.FlipMissedRun && al[0].At.Before(day(9).Add(12*time.Hour)) {
 			flagged++

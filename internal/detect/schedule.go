@@ -617,21 +617,21 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 		}
 	}
 	tol := max(30, p/10)
-	if p == 86400 && !m.Scheduled() {
+	if m.Scheduled() {
+		// Up to half a period late is a late run: flagged as missed when
+		// its grace passed, it still widens the grace when it comes.
+		return late, late >= -tol && late < max(m.tolerance(), p/2)
+	}
+	switch {
+	case p == 86400:
 		// A daily job delayed at random (systemd's RandomizedDelaySec)
 		// runs hours either side of the run its candidate started from:
 		// held to a tenth of the day, a delay of up to 6 h broke its
 		// candidate every few days, and it was learned days late or as
 		// something else (dailyLearnTolerance).
 		tol = dailyLearnTolerance
-	}
-	if m.monthly() && !m.Scheduled() {
+	case m.monthly():
 		tol = p / 20 // learned from three runs: on the same day, give or take a day and a half
-	}
-	if m.Scheduled() {
-		// Up to half a period late is a late run: flagged as missed when
-		// its grace passed, it still widens the grace when it comes.
-		return late, late >= -tol && late < max(m.tolerance(), p/2)
 	}
 	return late, abs(late) <= tol
 }

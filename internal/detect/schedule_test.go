@@ -549,14 +549,19 @@ func TestOnceADayAtRandomTimes(t *testing.T) {
 	for seed := range uint64(100) {
 		r := rand.New(rand.NewPCG(5, seed))
 		a := newAutoBeet("Europe/Berlin")
-		base := r.IntN(24)
-		for d := range 60 {
-			a.event(t, time.Date(2026, 9, 1+d, base, 0, 0, 0, berlin).Add(time.Duration(r.Int64N(int64(16*time.Hour)))), 1)
-		}
+		a.dailyAtRandom(t, r, time.Date(2026, 9, 1, r.IntN(24), 0, 0, 0, berlin), 60, 16*time.Hour)
 		a.until(t, time.Date(2026, 11, 1, 0, 0, 0, 0, berlin))
 		total += len(alarms(a.flips))
 	}
 	if total > 20 {
 		t.Errorf("%d alarms in 100 streams of 60 days, want at most 20", total)
+	}
+}
+
+// dailyAtRandom feeds one event a day for days days from first, each a
+// uniform 0..spread after that day's time (a job delayed at random).
+func (a *autoBeet) dailyAtRandom(t *testing.T, r *rand.Rand, first time.Time, days int, spread time.Duration) {
+	for d := range days {
+		a.event(t, first.AddDate(0, 0, d).Add(time.Duration(r.Int64N(int64(spread)))), 1)
 	}
 }

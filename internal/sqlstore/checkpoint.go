@@ -71,8 +71,7 @@ func (c *checkpointer) run() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		var busy, frames, copied int
-		err := c.db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+		_, frames, err := walCheckpoint(ctx, c.db, "PASSIVE")
 		cancel()
 		switch {
 		case err != nil && !failing:
@@ -82,6 +81,18 @@ func (c *checkpointer) run() {
 		}
 		failing = err != nil
 	}
+}
+
+// walCheckpoint runs PRAGMA wal_checkpoint(mode) on q (a *sql.DB or a
+// *sql.Conn) and returns its result row: busy when another connection held
+// the checkpoint lock (SQLite says so in the row, not as an error), and
+// how many WAL frames there were.
+func walCheckpoint(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, mode string) (busy bool, frames int, err error) {
+	var b, copied int
+	err = q.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&b, &frames, &copied)
+	return b != 0, frames, err
 }
 
 // close stops the checkpointer. The last connection to close checkpoints

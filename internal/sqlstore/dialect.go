@@ -147,11 +147,11 @@ const truncateWALFor = 10 * time.Second
 func truncateWAL(ctx context.Context, conn *sql.Conn, log *slog.Logger) error {
 	deadline := time.Now().Add(truncateWALFor)
 	for {
-		var busy, frames, copied int
-		if err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied); err != nil {
+		busy, _, err := walCheckpoint(ctx, conn, "TRUNCATE")
+		if err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
-		if busy == 0 {
+		if !busy {
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -285,6 +285,18 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	if late < 0 && m.monthly() {
 		m.noteMonthSpread(late)
 	}
+	if late < -m.youngLate() && shift == 0 && p%86400 == 0 && !m.monthly() && !m.calendarKnown() {
+		// A run well before its slot in the first week moves the anchor
+		// half the way to it (runAnchor): every run seen so far is that
+		// much later by the new anchor, so are their mean and largest
+		// lateness. Kept as they were, a daily job delayed at random
+		// whose first runs looked punctual kept a grace of 2 h 24 min
+		// while its next runs spread over hours, and its next late run
+		// was flagged as missed. Small early runs are the early edge's
+		// jitter: counted, they grew a punctual job's grace by minutes.
+		m.lateMax = uint16(min(int64(m.lateMax)-late/2, math.MaxUint16))
+		m.lateMean = uint16(min(int64(m.lateMean)-late/2, math.MaxUint16))
+	}
 	if late > 0 && shift == 0 {
 		l := min(late/m.lateUnit(), math.MaxUint16)
 		if w := min(lateRuns, max(2, int64(m.streak))); m.lateMean == 0 {
@@ -604,7 +616,8 @@ func hourFraction(gap int64) int64 {
 // lateness is how much later than k periods after the anchor prev a run
 // at now came (negative: early), in real time or, for whole days, on the
 // wall clock, whichever is nearer; ok if early by at most a tenth of the
-// period, and late by at most that or the grace.
+// period (a daily job: a sixth of a day in its first week), and late by at
+// most that or the grace.
 func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 	p := int64(m.period)
 	late := now - (prev + k*p)
@@ -618,6 +631,14 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 	}
 	tol := max(30, p/10)
 	if m.Scheduled() {
+		if p == 86400 && !m.calendarKnown() {
+			// In its first week a daily job's run may come as early as
+			// its candidate's could (dailyLearnTolerance): one recognised
+			// from three runs that happened to come within an hour, then
+			// delayed at random by hours, took a run three hours early
+			// for an extra and flagged its slot as missed.
+			tol = dailyLearnTolerance
+		}
 		// Up to half a period late is a late run: flagged as missed when
 		// its grace passed, it still widens the grace when it comes.
 		return late, late >= -tol && late < max(m.tolerance(), p/2)

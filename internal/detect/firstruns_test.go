@@ -367,29 +367,33 @@ func TestFiveMinuteJobGrace(t *testing.T) {
 	}
 }
 
-// TestDelayedDailyJobStoppedOnDayNine: a daily job delayed at random by up
-// to 4 h (RandomizedDelaySec) that stops after 8 runs is flagged as missed
-// within a day and a half of its last run, in at least 19 of 20 streams:
-// five runs a day apart and nothing else recognise a daily job however
-// spread its runs. Held to punctual first runs, it went unflagged for
-// days in most streams (the guard waits for 10 times its longest gap).
-func TestDelayedDailyJobStoppedOnDayNine(t *testing.T) {
+// TestDelayedDailyJobStopped: a daily job delayed at random by up to 4 h
+// (RandomizedDelaySec) that stops after its 4th or its 8th run is flagged
+// as missed within a day and a half of its last run, in at least 17 (4
+// runs) or 19 (8 runs) of 20 streams: four runs a day apart and nothing
+// else recognise a daily job however spread its runs (youngSpreadRuns).
+// Held to punctual first runs, a stop after 8 runs went unflagged for
+// days in most streams (the guard waits for 10 times its longest gap);
+// waiting for five runs, a stop after 4 was flagged in 9 of 20.
+func TestDelayedDailyJobStopped(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	flagged := 0
-	for seed := range uint64(20) {
-		r := rand.New(rand.NewPCG(13, seed))
-		a := newAutoBeet("Europe/Berlin")
-		day := func(d int) time.Time { return time.Date(2026, 9, 7+d, 4, 0, 0, 0, berlin) }
-		a.dailyAtRandom(t, r, day(0), 8, 4*time.Hour)
-		a.until(t, day(12))
-		if al := alarms(a.flips); len(al) > 0 && al[0].Kind == beet.FlipMissedRun && al[0].At.Before(day(9).Add(12*time.Hour)) {
-			flagged++
-		} else if len(al) > 0 && al[0].At.Before(day(8)) {
-			logFlips(t, a.flips, berlin)
-			t.Errorf("seed %d: an alarm before the stop", seed)
+	for _, tc := range []struct{ runs, want int }{{4, 17}, {8, 19}} {
+		flagged := 0
+		for seed := range uint64(20) {
+			r := rand.New(rand.NewPCG(13, seed))
+			a := newAutoBeet("Europe/Berlin")
+			day := func(d int) time.Time { return time.Date(2026, 9, 7+d, 4, 0, 0, 0, berlin) }
+			a.dailyAtRandom(t, r, day(0), tc.runs, 4*time.Hour)
+			a.until(t, day(tc.runs+4))
+			if al := alarms(a.flips); len(al) > 0 && al[0].Kind == beet.FlipMissedRun && al[0].At.Before(day(tc.runs+1).Add(12*time.Hour)) {
+				flagged++
+			} else if len(al) > 0 && al[0].At.Before(day(tc.runs)) {
+				logFlips(t, a.flips, berlin)
+				t.Errorf("%d runs, seed %d: an alarm before the stop", tc.runs, seed)
+			}
 		}
-	}
-	if flagged < 19 {
-		t.Errorf("stops flagged within a day and a half: %d of 20, want at least 19", flagged)
+		if flagged < tc.want {
+			t.Errorf("stopped after %d runs: flagged within a day and a half in %d of 20, want at least %d", tc.runs, flagged, tc.want)
+		}
 	}
 }

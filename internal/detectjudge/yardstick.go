@@ -11,7 +11,9 @@ import (
 // so that "how long did Beet take" can be read against "how long did it
 // have to take". A silence (an outage, a missed run) is measured against
 // the silence oracle, a drop or a surge against a CUSUM that knows the
-// rates before and after the change.
+// rates before and after the change. Neither knows a source's hidden
+// levels (the hour's and the day's of an overdispersed one): both
+// integrate them out (logSilence, yardmixture.go).
 //
 // Both alarm when the evidence that traffic is not normal reaches a
 // threshold set by the budget. On a stream of N arrivals a day (events, or
@@ -50,8 +52,8 @@ func (m *rateModel) yardstick(loc *time.Location, start time.Time, inc *Incident
 	case IncidentDrop, IncidentSurge:
 		inc.Yardstick = YardCUSUM
 		if m.nbShape > 0 {
-			// Excursions of the hourly CUSUM start at hour boundaries.
-			inc.YardAt = m.hourlyCUSUMAlarm(loc, start, inc, alphaPerArrival(24))
+			// Its candidate changes start at hour boundaries.
+			inc.YardAt = m.mixtureCUSUMAlarm(loc, start, inc, alphaPerArrival(24))
 		} else {
 			inc.YardAt = m.cusumAlarm(loc, start, inc, alpha)
 		}
@@ -272,98 +274,6 @@ func (c *cusum) arrival(t time.Time) (time.Time, bool) {
 	}
 	c.s = 0
 	return time.Time{}, false
-}
-
-// hourlyCUSUMAlarm is the CUSUM of an overdispersed source, which knows
-// the rate profile μ_h, each day's level D_d (the rate before the change,
-// as far as a day tells it) and the hourly dispersion r, but not the
-// hidden hourly level G_h ~ Gamma(r)/r. Given n arrivals in a part of hour
-// h of normal exposure x = μ_h·D_d·τ, the likelihood ratio of "rate × f"
-// over "normal", G_h integrated out, is
-//
-//	f^n · ((r + x) / (r + f·x))^(r+n),
-//
-// and hours are independent given the day's level, so the CUSUM adds whole
-// hours' log ratios (S = max(0, S + ln LR_h) at each hour's end) and alarms
-// as soon as S plus the current hour's ratio so far reaches ln(1/alpha).
-// Its excursions start at hour boundaries: alpha is per hour. (Without the
-// day's level, a busy or a slow day (CV 18%) alone raises such a CUSUM
-// some 20 times over the budget: TestYardsticksKeepTheBudget.) Started a
-// day before the change; zero: no alarm in [Start, End+DetectTolerance].
-func (m *rateModel) hourlyCUSUMAlarm(loc *time.Location, start time.Time, inc *Incident, alpha float64) time.Time {
-	f, r := inc.Factor, m.nbShape
-	if f <= 0 || f == 1 {
-		return time.Time{}
-	}
-	h := -math.Log(alpha)
-	llr := func(n int, x float64) float64 {
-		return float64(n)*math.Log(f) + (r+float64(n))*(math.Log(r+x)-math.Log(r+f*x))
-	}
-	to := inc.End.Add(DetectTolerance)
-	s := 0.0
-	t0 := maxTime(start, inc.Start.Add(-24*time.Hour)).Truncate(time.Hour)
-	i := sort.Search(len(m.arr), func(i int) bool { return m.arr[i] >= t0.UnixNano() })
-	h0 := start.Truncate(time.Hour)
-	for hour := t0; hour.Before(to); hour = hour.Add(time.Hour) {
-		mu := m.mean(loc, start, hour) // per hour
-		if k := int(hour.Sub(h0) / time.Hour); k >= 0 && k < len(m.dayLevel) {
-			mu *= m.dayLevel[k]
-		}
-		end := minTime(hour.Add(time.Hour), to)
-		x := func(t time.Time) float64 { return mu * t.Sub(hour).Hours() }
-		stat := func(n int, t time.Time) float64 { return s + llr(n, x(t)) }
-		// An alarm before the change is false: the statistic starts again
-		// from 0 at the end of the hour.
-		n, falseAlarm := 0, false
-		check := func(t time.Time, ok bool) bool {
-			if !ok || falseAlarm {
-				return false
-			}
-			if t.Before(inc.Start) {
-				falseAlarm = true
-				return false
-			}
-			return true
-		}
-		prev := hour
-		for ; i < len(m.arr) && m.arr[i] < end.UnixNano(); i++ {
-			t := time.Unix(0, m.arr[i])
-			if at, ok := riseCross(f, prev, t, h, func(u time.Time) float64 { return stat(n, u) }); check(at, ok) {
-				return at
-			}
-			n++
-			if check(t, stat(n, t) >= h) {
-				return t
-			}
-			prev = t
-		}
-		if at, ok := riseCross(f, prev, end, h, func(u time.Time) float64 { return stat(n, u) }); check(at, ok) {
-			return at
-		}
-		if s = max(0, stat(n, end)); falseAlarm {
-			s = 0
-		}
-	}
-	return time.Time{}
-}
-
-// riseCross finds, for a drop (f < 1), the first t in (a, b] at which
-// stat(t) reaches h with no arrival between (it rises as the exposure
-// grows); a surge's statistic only falls between arrivals.
-func riseCross(f float64, a, b time.Time, h float64, stat func(time.Time) float64) (time.Time, bool) {
-	if f >= 1 || stat(b) < h {
-		return time.Time{}, false
-	}
-	lo, hi := a, b
-	for hi.Sub(lo) > time.Second {
-		mid := lo.Add(hi.Sub(lo) / 2)
-		if stat(mid) >= h {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi, true
 }
 
 // yardstick on a scheduled job: a missed run is flagged by the oracle the

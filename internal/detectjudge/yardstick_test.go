@@ -140,10 +140,11 @@ func TestCUSUMTimeToDetect(t *testing.T) {
 	}
 }
 
-// TestHourlyCUSUMTimeToDetect: with a huge dispersion shape the hourly
-// CUSUM is a Poisson one restarted at hour boundaries, with a threshold
-// per hour, ln(24/0.0005) = 10.78. On the ×4 surge of TestCUSUMTimeToDetect
-// the hour from 10:00 adds 0.636 an arrival: the 17th, 10:04:15.
+// TestHourlyCUSUMTimeToDetect: with a huge dispersion shape and no daily
+// level the CUSUM of an overdispersed source is a Poisson one whose
+// changes start at hour boundaries, with a threshold per hour,
+// ln(24/0.0005) = 10.78. On the ×4 surge of TestCUSUMTimeToDetect the hour
+// from 10:00 adds 0.636 an arrival: the 17th, 10:04:15.
 func TestHourlyCUSUMTimeToDetect(t *testing.T) {
 	start := at("00:00")
 	inc := &Incident{Spec: IncidentSpec{Kind: IncidentSurge}, Start: at("10:00"), End: at("13:00"), Factor: 4}
@@ -152,6 +153,39 @@ func TestHourlyCUSUMTimeToDetect(t *testing.T) {
 	m.yardstick(time.UTC, start, inc)
 	if want := at("10:04").Add(15 * time.Second); !nearTime(inc.YardAt, want, time.Second) {
 		t.Errorf("hourly CUSUM at %s, want %s", inc.YardAt.Format(time.TimeOnly), want.Format(time.TimeOnly))
+	}
+}
+
+// TestMixtureCUSUMReadsTheDay: the CUSUM of a source whose days have a
+// level of their own (Gamma, CV 18%) does not know the day's level, as no
+// detector does. A day at 45% of normal from midnight is a day that low,
+// however unlikely (2.7 times Poisson traffic's spread of levels, but
+// nothing in it changed): no drop. The same afternoon after a normal
+// morning is a drop, flagged within an hour and a half of its start.
+func TestMixtureCUSUMReadsTheDay(t *testing.T) {
+	day := func(h string) time.Time { return at(h).Add(24 * time.Hour) }
+	start := at("00:00")
+	normal := every(start, day("00:00"), time.Minute) // 60 an hour
+	for _, c := range []struct {
+		name  string
+		from  time.Time // the day runs at 45% from here (a normal morning before)
+		alarm bool
+	}{
+		{"a low day", day("00:00"), false},
+		{"a drop after a normal morning", day("10:00"), true},
+	} {
+		arr := append(append([]time.Time(nil), normal...), every(day("00:00"), c.from, time.Minute)...)
+		arr = append(arr, every(c.from, day("23:00"), time.Minute*60/27)...)
+		m := flatRate(60, arr)
+		m.nbShape, m.dayShape = 1e9, 30
+		inc := &Incident{Spec: IncidentSpec{Kind: IncidentDrop}, Start: day("10:00"), End: day("22:00"), Factor: 0.3}
+		m.yardstick(time.UTC, start, inc)
+		switch {
+		case c.alarm && (inc.YardAt.IsZero() || inc.YardAt.After(day("11:30"))):
+			t.Errorf("%s: alarm at %v, want one by 11:30", c.name, inc.YardAt)
+		case !c.alarm && !inc.YardAt.IsZero():
+			t.Errorf("%s: alarm at %v, want none", c.name, inc.YardAt)
+		}
 	}
 }
 

@@ -427,7 +427,16 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// extra, and it keeps the pair. Taken for an extra, the pair was
 		// learned again only from second runs within half a day of the
 		// first, and a job at 05:10 and 17:10, whose second runs fall
-		// either side of it, was flagged as running too often.
+		// either side of it, was flagged as running too often. At about
+		// the pair's offset (within a quarter, as pairs are matched), its
+		// offset is the pair's from now on, as an on-time second's is:
+		// kept, a pair whose second run had moved by an hour (New York's
+		// 02:20 run came at 01:17 the night the clocks skipped its hour,
+		// and the pair learned 10 h 12 min from it) was flagged every
+		// night from then on. One far later is a slow night, not a move.
+		if abs(gap-int64(m.endOff)) <= max(60, int64(m.endOff)/4) {
+			m.endOff = uint16(min(gap, math.MaxUint16))
+		}
 		m.setRunPings(1)
 		return
 	}

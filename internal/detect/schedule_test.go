@@ -330,6 +330,33 @@ func TestTwiceDailyTwelveHoursApart(t *testing.T) {
 	}
 }
 
+// TestTwiceDailySecondRunMoves: a job at 15:05 and 01:15 in New York whose
+// second run moves to 02:20 for good after five weeks (a crontab edited;
+// or, in the judge's streams, a 02:20 run that came at 01:17 the night the
+// clocks skipped its hour and taught the pair its offset) is flagged the
+// first night it is late, and not again: the late second run teaches the
+// pair its new offset. Only on-time second runs did, and the pair was
+// flagged every night from then on (21 alarms here).
+func TestTwiceDailySecondRunMoves(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	r := rand.New(rand.NewPCG(9, 1))
+	a := newAutoBeet("America/New_York")
+	move := time.Date(2026, 2, 10, 0, 0, 0, 0, ny) // before the clocks change on Mar 8
+	for d := range 56 {
+		jitter := func() time.Duration { return time.Duration(r.Int64N(int64(8 * time.Minute))) }
+		a.event(t, time.Date(2026, 1, 5+d, 15, 5, 0, 0, ny).Add(jitter()), 1)
+		second := time.Date(2026, 1, 6+d, 1, 15, 0, 0, ny)
+		if second.After(move) {
+			second = time.Date(2026, 1, 6+d, 2, 20, 0, 0, ny)
+		}
+		a.event(t, second.Add(jitter()), 1)
+	}
+	if al := alarms(a.flips); len(al) > 1 || len(al) == 1 && al[0].At.Before(move) {
+		logFlips(t, a.flips, ny)
+		t.Errorf("%d alarms, want at most the first night after the move", len(al))
+	}
+}
+
 // TestGraceCoversSlowRuns: an hourly job whose runs end 0-2 min after
 // their slot, and 1 run in 100 up to 8 min (4 times its spread: about 9.5
 // times the mean lateness measured from the learned slot), the judge's

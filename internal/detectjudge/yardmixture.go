@@ -232,13 +232,7 @@ func mixPrepare(mix dayMixture, hours []mixHour, day, lo, i int) mixState {
 	for d0 > 0 && hours[d0-1].day == day {
 		d0--
 	}
-	u, w := make([]float64, K), make([]float64, K)
-	for _, h := range hours[d0:i] {
-		for k := range u {
-			u[k] += h.N[k]
-			w[k] += h.F[k]
-		}
-	}
+	u, w := sumTerms(hours[d0:i], K)
 	st.u, st.w = mix.scale(u), mix.scale(w)
 	// Candidates in the open day, from j = i down: normal before j,
 	// changed from j on.
@@ -259,13 +253,7 @@ func mixPrepare(mix dayMixture, hours []mixHour, day, lo, i int) mixState {
 		for s > 0 && hours[s-1].day == hours[e-1].day {
 			s--
 		}
-		sumN, sumF := make([]float64, K), make([]float64, K)
-		for _, h := range hours[s:e] {
-			for k := range sumN {
-				sumN[k] += h.N[k]
-				sumF[k] += h.F[k]
-			}
-		}
+		sumN, sumF := sumTerms(hours[s:e], K)
 		den := mix.lse(sumN, nil)
 		vj := append([]float64(nil), sumN...)
 		for j := e - 1; j >= max(s, lo); j-- {
@@ -278,6 +266,18 @@ func mixPrepare(mix dayMixture, hours []mixHour, day, lo, i int) mixState {
 		e = s
 	}
 	return st
+}
+
+// sumTerms adds up hours' terms under normal traffic and under the change.
+func sumTerms(hours []mixHour, K int) (n, f []float64) {
+	n, f = make([]float64, K), make([]float64, K)
+	for _, h := range hours {
+		for k := range n {
+			n[k] += h.N[k]
+			f[k] += h.F[k]
+		}
+	}
+	return n, f
 }
 
 // best is the largest Λ(j) given the open hour's terms so far under

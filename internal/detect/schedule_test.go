@@ -572,17 +572,26 @@ func TestDailyJobFirstPingByHand(t *testing.T) {
 // sixth of a day raises 13 (the code before either, a tenth: 10).
 func TestOnceADayAtRandomTimes(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	total := 0
-	for seed := range uint64(100) {
-		r := rand.New(rand.NewPCG(5, seed))
-		a := newAutoBeet("Europe/Berlin")
-		a.dailyAtRandom(t, r, time.Date(2026, 9, 1, r.IntN(24), 0, 0, 0, berlin), 60, 16*time.Hour)
-		a.until(t, time.Date(2026, 11, 1, 0, 0, 0, 0, berlin))
-		total += len(alarms(a.flips))
-	}
+	total := alarmsAtRandomTimes(t, "Europe/Berlin", 5, 100, 60, 16*time.Hour, time.Date(2026, 11, 1, 0, 0, 0, 0, berlin),
+		func(r *rand.Rand) time.Time { return time.Date(2026, 9, 1, r.IntN(24), 0, 0, 0, berlin) })
 	if total > 20 {
 		t.Errorf("%d alarms in 100 streams of 60 days, want at most 20", total)
 	}
+}
+
+// alarmsAtRandomTimes is the alarms raised in all by streams of one event
+// a day (dailyAtRandom) for days days from a first time drawn per stream,
+// replayed until until; stream i draws from PCG(seed, i).
+func alarmsAtRandomTimes(t *testing.T, zone string, seed uint64, streams, days int, spread time.Duration, until time.Time, first func(*rand.Rand) time.Time) int {
+	total := 0
+	for i := range uint64(streams) {
+		r := rand.New(rand.NewPCG(seed, i))
+		a := newAutoBeet(zone)
+		a.dailyAtRandom(t, r, first(r), days, spread)
+		a.until(t, until)
+		total += len(alarms(a.flips))
+	}
+	return total
 }
 
 // dailyAtRandom feeds one event a day for days days from first, each a
@@ -605,14 +614,8 @@ func (a *autoBeet) dailyAtRandom(t *testing.T, r *rand.Rand, first time.Time, da
 // is left: a fourth run later than the grace, right after three close ones.
 func TestDelayedDailyJobFirstWeek(t *testing.T) {
 	sydney, _ := time.LoadLocation("Australia/Sydney")
-	total := 0
-	for seed := range uint64(200) {
-		r := rand.New(rand.NewPCG(11, seed))
-		a := newAutoBeet("Australia/Sydney")
-		a.dailyAtRandom(t, r, time.Date(2026, 8, 27, r.IntN(24), r.IntN(60), 0, 0, sydney), 10, 4*time.Hour)
-		a.until(t, time.Date(2026, 9, 6, 0, 0, 0, 0, sydney))
-		total += len(alarms(a.flips))
-	}
+	total := alarmsAtRandomTimes(t, "Australia/Sydney", 11, 200, 10, 4*time.Hour, time.Date(2026, 9, 6, 0, 0, 0, 0, sydney),
+		func(r *rand.Rand) time.Time { return time.Date(2026, 8, 27, r.IntN(24), r.IntN(60), 0, 0, sydney) })
 	if total > 10 {
 		t.Errorf("%d alarms in 200 streams of 10 days, want at most 10", total)
 	}

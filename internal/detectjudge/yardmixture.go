@@ -19,8 +19,9 @@ import (
 //
 // f_h = f from j on and 1 before. Each Λ(j) is a likelihood ratio, e^Λ a
 // martingale under normal traffic, so it reaches ln(1/α) with probability
-// at most α: candidates j at hour starts, α per hour (as the hourly CUSUM's
-// excursions). The yardstick alarms when the largest Λ(j) over the hours
+// at most α: candidates j at hour starts, α per hour (the CUSUM over
+// hours of a source without a daily level is this with D = 1). The
+// yardstick alarms when the largest Λ(j) over the hours
 // j of the last mixWindow reaches it: a change that started earlier than
 // that is not what an incident of hours is. A yardstick that knew each
 // day's level found slow drops on a 5-an-hour beet that a low day makes

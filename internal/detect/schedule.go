@@ -639,29 +639,24 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 		}
 	}
 	tol := max(30, p/10)
-	if m.Scheduled() {
-		if p == 86400 && !m.calendarKnown() {
-			// In its first week a daily job's run may come as early as
-			// its candidate's could (dailyLearnTolerance): one recognised
-			// from three runs that happened to come within an hour, then
-			// delayed at random by hours, took a run three hours early
-			// for an extra and flagged its slot as missed.
-			tol = dailyLearnTolerance
-		}
-		// Up to half a period late is a late run: flagged as missed when
-		// its grace passed, it still widens the grace when it comes.
-		return late, late >= -tol && late < max(m.tolerance(), p/2)
-	}
 	switch {
-	case p == 86400:
+	case p == 86400 && !(m.Scheduled() && m.calendarKnown()):
 		// A daily job delayed at random (systemd's RandomizedDelaySec)
 		// runs hours either side of the run its candidate started from:
 		// held to a tenth of the day, a delay of up to 6 h broke its
 		// candidate every few days, and it was learned days late or as
-		// something else (dailyLearnTolerance).
+		// something else (dailyLearnTolerance). So may its runs come early
+		// in its first week, once recognised: one recognised from three
+		// runs that happened to come within an hour took a run three
+		// hours early for an extra and flagged its slot as missed.
 		tol = dailyLearnTolerance
-	case m.monthly():
+	case m.monthly() && !m.Scheduled():
 		tol = p / 20 // learned from three runs: on the same day, give or take a day and a half
+	}
+	if m.Scheduled() {
+		// Up to half a period late is a late run: flagged as missed when
+		// its grace passed, it still widens the grace when it comes.
+		return late, late >= -tol && late < max(m.tolerance(), p/2)
 	}
 	return late, abs(late) <= tol
 }

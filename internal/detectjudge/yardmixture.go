@@ -35,29 +35,35 @@ const mixWindow = 48
 // level (s = 0) it is the single node D = 1.
 type dayMixture struct{ d, logw []float64 }
 
+// newDayMixture is the yardstick's quadrature over a day's level. The
+// trapezoid rule converges fast on smooth peaks: nodes a third of the
+// prior's spread apart give the judge's yardstick times 140 nodes over ±10
+// spreads give, to the second (seed 1, negbin-5, negbin-50,
+// u-checkout-holiday-50).
 func newDayMixture(s float64) dayMixture {
 	if s <= 0 {
 		return dayMixture{d: []float64{1}, logw: []float64{0}}
 	}
-	// The trapezoid rule converges fast on smooth peaks: nodes a third of
-	// the prior's spread apart give the judge's yardstick times 140 nodes
-	// over ±10 spreads give, to the second (seed 1, negbin-5, negbin-50,
-	// u-checkout-holiday-50).
-	const n = 42
+	return gammaGrid(s, 42, 7)
+}
+
+// gammaGrid is the trapezoid rule for Gamma(shape s, mean 1) on n steps
+// over mean ± spreads standard deviations (from just above 0).
+func gammaGrid(s float64, n int, spreads float64) dayMixture {
 	sd := 1 / math.Sqrt(s)
-	lo, hi := max(1e-6, 1-7*sd), 1+7*sd
-	step := (hi - lo) / n
+	lo, hi := max(1e-9, 1-spreads*sd), 1+spreads*sd
+	step := (hi - lo) / float64(n)
 	lg, _ := math.Lgamma(s)
-	mix := dayMixture{d: make([]float64, n+1), logw: make([]float64, n+1)}
-	for k := range mix.d {
+	grid := dayMixture{d: make([]float64, n+1), logw: make([]float64, n+1)}
+	for k := range grid.d {
 		d := lo + float64(k)*step
-		mix.d[k] = d
-		mix.logw[k] = s*math.Log(s) + (s-1)*math.Log(d) - s*d - lg + math.Log(step)
+		grid.d[k] = d
+		grid.logw[k] = s*math.Log(s) + (s-1)*math.Log(d) - s*d - lg + math.Log(step)
 		if k == 0 || k == n {
-			mix.logw[k] -= math.Ln2
+			grid.logw[k] -= math.Ln2
 		}
 	}
-	return mix
+	return grid
 }
 
 // hourTerms sets dst[k] to ln NB(n; g·D_k·mu, r) up to terms that do not

@@ -144,29 +144,14 @@ func (m *rateModel) logSilence(loc *time.Location, start, a, b time.Time) float6
 }
 
 // logGammaMean is ln E[exp(g(D))] for D ~ Gamma(shape s, mean 1), by the
-// trapezoid rule on a grid over mean ± 12 standard deviations.
+// trapezoid rule on a grid of 400 steps over mean ± 12 standard deviations.
 func logGammaMean(s float64, g func(float64) float64) float64 {
-	const n = 400
-	sd := 1 / math.Sqrt(s)
-	lo, hi := max(1e-9, 1-12*sd), 1+12*sd
-	step := (hi - lo) / n
-	lg, _ := math.Lgamma(s)
-	best := math.Inf(-1)
-	vals := make([]float64, n+1)
-	for k := range vals {
-		d := lo + float64(k)*step
-		logDensity := s*math.Log(s) + (s-1)*math.Log(d) - s*d - lg
-		vals[k] = logDensity + g(d)
-		if k == 0 || k == n {
-			vals[k] -= math.Ln2
-		}
-		best = max(best, vals[k])
+	grid := gammaGrid(s, 400, 12)
+	vals := make([]float64, len(grid.d))
+	for k, d := range grid.d {
+		vals[k] = g(d)
 	}
-	acc := 0.0
-	for _, v := range vals {
-		acc += math.Exp(v - best)
-	}
-	return best + math.Log(acc*step)
+	return grid.lse(vals, nil)
 }
 
 // firstCrossing returns the first t in (from, to) at which f(t) ≤ thr, for
@@ -176,15 +161,7 @@ func firstCrossing(from, to time.Time, thr float64, f func(time.Time) float64) (
 	for t := from; t.Before(to); {
 		u := minTime(t.Truncate(time.Hour).Add(time.Hour), to)
 		if f(u) <= thr {
-			lo, hi := t, u
-			for hi.Sub(lo) > time.Second {
-				mid := lo.Add(hi.Sub(lo) / 2)
-				if f(mid) <= thr {
-					hi = mid
-				} else {
-					lo = mid
-				}
-			}
+			hi := bisectUp(t, u, func(x time.Time) bool { return f(x) <= thr })
 			if !hi.Before(to) {
 				return time.Time{}, false // the silence ended first
 			}

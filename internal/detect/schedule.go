@@ -285,7 +285,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	if late < 0 && m.monthly() {
 		m.noteMonthSpread(late)
 	}
-	if late < -m.youngLate() && shift == 0 && p%86400 == 0 && !m.monthly() && !m.calendarKnown() {
+	if late < -m.youngLate() && shift == 0 && p%86400 == 0 && !m.calendarKnown() { // whole days (a month is not)
 		// A run well before its slot in the first week moves the anchor
 		// half the way to it (runAnchor): every run seen so far is that
 		// much later by the new anchor, so are their mean and largest

@@ -97,7 +97,10 @@ func smtpInbox(t *testing.T) (*inbox, string) {
 		t.Fatal(err)
 	}
 	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
+	// Closing the listener too: a Close that runs before Serve has taken
+	// the listener leaves Serve blocked in Accept, which goleak reported
+	// once under a busy go test ./... .
+	t.Cleanup(func() { srv.Close(); l.Close() })
 	return b, l.Addr().String()
 }
 

@@ -280,7 +280,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.flags &^= flagResumed
 	}
 	if shift == 0 {
-		m.followStep(sec, late)
+		late = m.followStep(sec, late)
 	}
 	if late < 0 && m.monthly() {
 		m.noteMonthSpread(late)

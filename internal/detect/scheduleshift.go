@@ -34,27 +34,44 @@ func (m *RateModel) step() (n, lo, over int64) {
 // followStep takes a run at sec, late seconds after its slot (late > 0,
 // not a followed clock change), as a run of a step if it is one, and
 // moves the slot to the step's earliest run at its stepRuns-th. The
-// anchor has moved as for any late run (runAnchor).
-func (m *RateModel) followStep(sec, late int64) {
+// anchor has moved as for any late run (runAnchor). It returns the run's
+// lateness by the slot it leaves.
+func (m *RateModel) followStep(sec, late int64) int64 {
 	if m.period%86400 != 0 && !m.monthly() {
-		return
+		return late
 	}
 	u := m.lateUnit()
 	l := late / u
 	n, lo, over := m.step()
+	if n > 0 && 8*lo < l {
+		n = 0 // hours later than a pending step of minutes: a step of its own
+	}
 	if n == 0 {
 		over = max(2*int64(m.lateMean), graceFloor/u) // before this run is learned
 		lo = l
 	}
 	m.winLo, m.winHi = noWindow, noWindow
 	if l <= over || over/8 >= 1<<14 {
-		return
+		return late
 	}
 	lo, n = min(lo, l), n+1
 	if slot := sec - late; n >= stepRuns {
 		m.cluster = max(m.cluster, slot+lo*u)
-		return
+		if hi := max(int64(m.lateMax), l); hi-lo > max(over, lo/8) {
+			return late // runs spread over hours (a delay at random), not a job moved
+		}
+		// The step's runs, as close together as the runs were before
+		// it, were learned as late by hours; by the new slot they are
+		// late by their spread. Kept, a job moved 5 h later got 1.25 ×
+		// 5 h of grace for good (9 h to flag a stop the oracle flags in
+		// 2 h). The mean goes back to what it was before the step (over
+		// is twice it, or the floor), every lateness seen moves by the
+		// step.
+		m.lateMean = uint16(min(int64(m.lateMean), over/2))
+		m.lateMax = uint16(max(int64(m.lateMax)-lo, int64(m.lateMean), min(int64(m.lateMax), startLate/u+1)))
+		return late - lo*u
 	}
 	creep := (m.cluster - (sec - late)) / u
 	m.winLo, m.winHi = uint16(min(lo-creep, math.MaxUint16)), uint16(over/8<<2|n)
+	return late
 }

@@ -212,3 +212,34 @@ func TestTwiceDailySecondRunInSkippedHour(t *testing.T) {
 		t.Errorf("want no alarm, got %d", len(al))
 	}
 }
+
+// TestDailyJobMovedStopFlaggedInGrace: daily jobs at 03:00 Riga, 0-15
+// min late, moved 5 h later on day 25, stop on day 45. The three runs of
+// the move taught a lateness of 5 h, and every stop after was flagged
+// 1.25 × 5 h after its time (6 h 15 min; the oracle: about 2 h): the
+// lateness learned before the move holds after it, and the stop is
+// flagged within the daily grace (2 h 24 min) and a quarter hour.
+func TestDailyJobMovedStopFlaggedInGrace(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	r := rand.New(rand.NewPCG(28, 5))
+	for i := range 10 {
+		a := newAutoBeet("Europe/Riga")
+		at := func(d, h int) time.Time {
+			return time.Date(2026, 1, 5+d, h, 0, 0, 0, riga).Add(time.Duration(r.Int64N(int64(15 * time.Minute))))
+		}
+		for d := range 25 {
+			a.event(t, at(d, 3), 1)
+		}
+		for d := 25; d < 45; d++ {
+			a.event(t, at(d, 8), 1)
+		}
+		due := time.Date(2026, 1, 5+45, 8, 0, 0, 0, riga)
+		n := len(a.flips)
+		a.until(t, due.Add(12*time.Hour))
+		al := alarms(a.flips[n:])
+		if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.After(due.Add(2*time.Hour+40*time.Minute)) {
+			logFlips(t, a.flips, riga)
+			t.Fatalf("stream %d: the stop due at %s not flagged within the daily grace", i, due)
+		}
+	}
+}

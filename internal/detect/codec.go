@@ -48,7 +48,7 @@ const modelVersion = 6
 //	179  u8      bits 0-4 scheduleState.extraN, bits 5-7 .endRunN
 //	180  u8      bits 0-1 scheduleState.pair, bits 2-7 burstState.dispHourN
 //	181  u16     scheduleState.calDay
-//	183  i16     scheduleState.shiftDay
+//	183  i16     scheduleState.shiftDay (under a day: a pending step)
 //	185  u16×3   fallbackState.gapMax
 //	191  u8      fallbackState.gapWeek
 //	192  i8×2    zoneState.shiftEv

@@ -27,7 +27,7 @@ type scheduleState struct {
 	endRunN    uint8  // start+end runs in a row, up to endRunsSure (endRuns)
 	pair       uint8  // pairRunPings: a second ping since the latest run; flagPairOnce
 	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
-	shiftDay   int16  // local day a whole-hour shift of the runs was followed (negative: runs came earlier); 0: none
+	shiftDay   int16  // whole days: local day a whole-hour shift of the runs was followed (negative: runs came earlier), 0: none; under a day: a pending step (step)
 
 	tooOften bool // the latest Observe found a schedule's extra runs persisting; not stored
 }
@@ -78,6 +78,7 @@ const graceFloor = 60
 // and the schedule (a run on it, runs skipped, an extra ping, or a break).
 func (m *RateModel) newCluster(t time.Time, count int) {
 	sec := t.Unix()
+	defer m.keepShiftDay(m.wholeDays())
 	prevN, prevCalls, prev := m.clusterN, m.calls, m.cluster
 	m.clusterN, m.calls = uint8(min(count, math.MaxUint8)), 1
 	// Calls per cluster (a webhook's burst of separate requests, not a

@@ -4,31 +4,82 @@ import (
 	"math"
 )
 
-// Following a whole-hour shift of a schedule's runs (a clock change in
-// some zone, when the beet's zone may be wrong).
+// Following a schedule's runs when they move later: a whole-hour shift
+// (a clock change in some zone, when the beet's zone may be wrong), or a
+// job moved to a later time.
 
-// stepRuns runs in a row of a whole-day schedule, each later than twice
-// the mean lateness (and a minute) before the first of them, are a
-// lasting move later: clocks changed in the zone the job follows (autumn,
-// on a beet left at UTC, when the runs are too spread for the hour to be
-// followed) or the job was moved. The slot moves to the earliest of them
-// at once: followed at 1/32 a run, it stated a time before the runs'
-// window for weeks, and following every late run faster cost false
-// alarms (branch miss12, in the git history of docs/DETECTION.md). Lateness and grace learn these
-// runs as any late runs (the grace only errs late).
+// stepRuns runs in a row, each later than twice the mean lateness before
+// the first of them (and a minute; under a day, a tenth of the period),
+// are a lasting move later: clocks changed in the zone the job follows
+// (autumn, on a beet left at UTC, when the runs are too spread for the
+// hour to be followed) or the job was moved. The slot moves to the
+// earliest of them at once: followed at 1/32 a run, it stated a time
+// before the runs' window for weeks, and following every late run faster
+// cost false alarms (branch miss12, in the git history of
+// docs/DETECTION.md). If the runs were as close together as runs came
+// before, their lateness by the old slot is taken back.
 const stepRuns = 3
 
-// A whole-day schedule has no window of the day: winHi holds a pending
-// step (the runs of it so far, 1 to stepRuns-1, in bits 0-1, and the
-// lateness a run must pass to add to it, lateUnit/8, in bits 2-15; 0 or
-// noWindow: none), winLo the least lateness of its runs from the slot
-// (lateUnit).
+// A pending step: the runs of it so far (1 to stepRuns-1), the least
+// lateness of its runs from the slot (lateUnit) and the lateness a run
+// must pass to add to it. A whole-day schedule has no window of the day:
+// winHi holds n in bits 0-1 and that bound, lateUnit/8, in bits 2-15,
+// winLo the least lateness (noWindow: none). A shorter period has no
+// whole-hour shift: shiftDay holds n in bits 0-1 and the least lateness,
+// in 2 s, in bits 2-15; its bound is not stored (0: none).
 func (m *RateModel) step() (n, lo, over int64) {
+	if !m.wholeDays() {
+		raw := uint16(m.shiftDay)
+		if n = int64(raw & 3); n == 0 || n >= stepRuns {
+			return 0, 0, 0
+		}
+		return n, int64(raw>>2) * 2, m.stepOver()
+	}
 	n = int64(m.winHi & 3)
 	if m.winHi == noWindow || n == 0 || n >= stepRuns {
 		return 0, 0, 0
 	}
 	return n, int64(m.winLo), int64(m.winHi>>2) * 8
+}
+
+// setStep stores a pending step (n 0: none).
+func (m *RateModel) setStep(n, lo, over int64) {
+	switch {
+	case !m.wholeDays():
+		m.shiftDay = 0
+		if n > 0 {
+			m.shiftDay = int16(uint16(min(max(lo, 0)/2, 1<<14-1)<<2 | n))
+		}
+	case n == 0:
+		m.winLo, m.winHi = noWindow, noWindow
+	default:
+		m.winLo, m.winHi = uint16(min(max(lo, 0), math.MaxUint16)), uint16(over/8<<2|n)
+	}
+}
+
+// wholeDays reports whether the period is whole days or a month (or
+// none yet).
+func (m *RateModel) wholeDays() bool { return m.period%86400 == 0 || m.monthly() }
+
+// keepShiftDay clears shiftDay when the period went from whole days to
+// less or back (whole: before): it holds a followed shift's day on whole
+// days, a pending step under a day, and neither means the other.
+func (m *RateModel) keepShiftDay(whole bool) {
+	if m.wholeDays() != whole {
+		m.shiftDay = 0
+	}
+}
+
+// stepOver is the lateness a run must pass to start a step: twice the
+// mean lateness, at least a minute, and under a day at least a tenth of
+// the period (the grace's floor: an hourly job's slow runs come now and
+// then, three in a row past 6 min only when it moved).
+func (m *RateModel) stepOver() int64 {
+	over := max(2*int64(m.lateMean), graceFloor/m.lateUnit())
+	if !m.wholeDays() {
+		over = max(over, int64(m.period)/10)
+	}
+	return over
 }
 
 // followStep takes a run at sec, late seconds after its slot (late > 0,
@@ -37,9 +88,6 @@ func (m *RateModel) step() (n, lo, over int64) {
 // anchor has moved as for any late run (runAnchor). It returns the run's
 // lateness by the slot it leaves.
 func (m *RateModel) followStep(sec, late int64) int64 {
-	if m.period%86400 != 0 && !m.monthly() {
-		return late
-	}
 	u := m.lateUnit()
 	l := late / u
 	n, lo, over := m.step()
@@ -47,10 +95,10 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 		n = 0 // hours later than a pending step of minutes: a step of its own
 	}
 	if n == 0 {
-		over = max(2*int64(m.lateMean), graceFloor/u) // before this run is learned
+		over = m.stepOver() // before this run is learned
 		lo = l
 	}
-	m.winLo, m.winHi = noWindow, noWindow
+	m.setStep(0, 0, 0)
 	if l <= over || over/8 >= 1<<14 {
 		return late
 	}
@@ -64,14 +112,30 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 		// it, were learned as late by hours; by the new slot they are
 		// late by their spread. Kept, a job moved 5 h later got 1.25 ×
 		// 5 h of grace for good (9 h to flag a stop the oracle flags in
-		// 2 h). The mean goes back to what it was before the step (over
-		// is twice it, or the floor), every lateness seen moves by the
+		// 2 h), an hourly job moved 20 min 25 min. The mean goes back to
+		// what it was before the step, every lateness seen moves by the
 		// step.
-		m.lateMean = uint16(min(int64(m.lateMean), over/2))
+		m.lateMean = uint16(m.meanBeforeStep(lo, over))
 		m.lateMax = uint16(max(int64(m.lateMax)-lo, int64(m.lateMean), min(int64(m.lateMax), startLate/u+1)))
 		return late - lo*u
 	}
 	creep := (m.cluster - (sec - late)) / u
-	m.winLo, m.winHi = uint16(min(lo-creep, math.MaxUint16)), uint16(over/8<<2|n)
+	m.setStep(n, lo-creep, over)
 	return late
+}
+
+// meanBeforeStep is the mean lateness before the step's first two runs
+// (each at least lo late) were learned: over/2 on whole days, where over
+// was twice it (or the floor) before them; else the two EWMA steps undone,
+// taking each run as lo late (the mean it gives errs high).
+func (m *RateModel) meanBeforeStep(lo, over int64) int64 {
+	mean := int64(m.lateMean)
+	if m.wholeDays() {
+		return min(mean, over/2)
+	}
+	w := min(lateRuns, max(2, int64(m.streak)-1))
+	for range stepRuns - 1 {
+		mean = max(0, min(mean, (w*mean-lo)/(w-1)))
+	}
+	return mean
 }

@@ -243,3 +243,32 @@ func TestDailyJobMovedStopFlaggedInGrace(t *testing.T) {
 		}
 	}
 }
+
+// TestHourlyJobMovedStopFlaggedInGrace: hourly jobs at :05, 0-2 min late,
+// moved to :25 on day 10, stop on day 20. The move's runs were learned as
+// 20 min late, and every stop after was flagged 1.25 × 20 min after its
+// time (25 min; the oracle: about 3 min): three runs of the move set the
+// slot and keep the lateness learned before it, so the stop is flagged
+// within the usual 6-10 min.
+func TestHourlyJobMovedStopFlaggedInGrace(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 6))
+	for i := range 10 {
+		a := newAutoBeet("UTC")
+		start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+		for h := range 20 * 24 {
+			minute := 5
+			if h >= 10*24 {
+				minute = 25
+			}
+			a.event(t, start.Add(time.Duration(h)*time.Hour+time.Duration(minute)*time.Minute+time.Duration(r.Int64N(int64(2*time.Minute)))), 1)
+		}
+		due := start.Add(20*24*time.Hour + 25*time.Minute)
+		n := len(a.flips)
+		a.until(t, due.Add(2*time.Hour))
+		al := alarms(a.flips[n:])
+		if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.After(due.Add(12*time.Minute)) {
+			logFlips(t, a.flips, time.UTC)
+			t.Fatalf("stream %d: the stop due at %s not flagged within 12 min", i, due)
+		}
+	}
+}

@@ -214,7 +214,7 @@ func (m *RateModel) pairSlack() int64 {
 	due := m.secondSlot() + m.tolerance()
 	_, o1 := time.Unix(m.cluster, 0).In(m.loc).Zone()
 	_, o2 := time.Unix(due+3600, 0).In(m.loc).Zone()
-	if o1 != o2 || abs(int64(m.shiftDay)) == m.cluster/86400 {
+	if o1 != o2 || m.wholeDays() && abs(int64(m.shiftDay)) == m.cluster/86400 {
 		return 3600
 	}
 	return 0

@@ -105,8 +105,12 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 	lo, n = min(lo, l), n+1
 	if slot := sec - late; n >= stepRuns {
 		m.cluster = max(m.cluster, slot+lo*u)
-		if hi := max(int64(m.lateMax), l); hi-lo > max(over, lo/8) {
-			return late // runs spread over hours (a delay at random), not a job moved
+		mean := m.meanBeforeStep(lo, over)
+		if hi := max(int64(m.lateMax), l); hi-lo > max(over, lo/8) || float64(lo) <= lateTail*float64(mean) {
+			// Runs spread over hours (a delay at random), or within the
+			// tail of the lateness learned before (three slow runs of a
+			// daily pair, whose grace then goes by its lateness).
+			return late
 		}
 		// The step's runs, as close together as the runs were before
 		// it, were learned as late by hours; by the new slot they are
@@ -115,7 +119,7 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 		// 2 h), an hourly job moved 20 min 25 min. The mean goes back to
 		// what it was before the step, every lateness seen moves by the
 		// step.
-		m.lateMean = uint16(m.meanBeforeStep(lo, over))
+		m.lateMean = uint16(mean)
 		m.lateMax = uint16(max(int64(m.lateMax)-lo, int64(m.lateMean), min(int64(m.lateMax), startLate/u+1)))
 		return late - lo*u
 	}

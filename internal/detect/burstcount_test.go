@@ -3,6 +3,7 @@ package detect
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -132,4 +133,58 @@ func slowSurgesFlagged(t *testing.T, stream uint64) (found int, took time.Durati
 		}
 	}
 	return found, took
+}
+
+// TestBurstySurgeFound: beets of Poisson bursts (1-20 events each) at 3
+// an hour on average, busier by day (0.3 to 6 an hour), whose bursts come
+// three times as often from 10:00 to 13:00 on a weekday of their fourth
+// week, are flagged as a surge in at least 14 of 24 (15). Read by its
+// events' dispersion (D about 14: the bursts' sizes, not an hour's level)
+// such a beet was overdispersed, kept whole hours and the day's level: 10
+// were.
+func TestBurstySurgeFound(t *testing.T) {
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) // a Monday
+	rate := func(at time.Time, surge bool) float64 {
+		h := float64(at.Hour()) + 0.5
+		r := 0.3 + 5.7*math.Exp(-0.5*(h-12)*(h-12)/9)
+		if surge {
+			r *= 3
+		}
+		return r
+	}
+	from := start.AddDate(0, 0, 23).Add(10 * time.Hour)
+	to := from.Add(3 * time.Hour)
+	found := 0
+	for seed := range uint64(24) {
+		r := rand.New(rand.NewPCG(seed+1, 29))
+		a := newAutoBeet("UTC")
+		for h := start; h.Before(to); h = h.Add(time.Hour) {
+			mu := rate(h, !h.Before(from))
+			var evs []time.Time
+			for at := h; ; {
+				at = at.Add(time.Duration(r.ExpFloat64() / mu * float64(time.Hour)))
+				if !at.Before(h.Add(time.Hour)) {
+					break
+				}
+				for i := range 1 + r.IntN(20) {
+					evs = append(evs, at.Add(time.Duration(i)*5*time.Second))
+				}
+			}
+			slices.SortFunc(evs, func(x, y time.Time) int { return x.Compare(y) })
+			for _, at := range evs {
+				a.event(t, at, 1)
+			}
+		}
+		a.until(t, to.Add(time.Hour))
+		for _, f := range a.since(from) {
+			if f.Kind == beet.FlipSurge {
+				found++
+				break
+			}
+		}
+	}
+	t.Logf("%d of 24 surges flagged", found)
+	if found < 14 {
+		t.Errorf("%d of 24 surges flagged", found)
+	}
 }

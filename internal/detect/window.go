@@ -146,10 +146,10 @@ var lnWindows = [...]float64{1: 0, 2: math.Log(2), 3: math.Log(3), 6: math.Log(6
 // 35 of the 59 drops and surges the yardstick finds, 37 since, with as
 // many false alarms).
 func (m *RateModel) overdispersed() bool {
-	if m.bursty() {
-		return m.burstDisp() >= windowDisp
+	if m.disp < windowDisp {
+		return false // burstDisp is under D: no need to ask bursty, a scan of the rates
 	}
-	return m.disp >= windowDisp
+	return !m.bursty() || m.burstDisp() >= windowDisp
 }
 
 // winCount is the events of the open window.

@@ -86,6 +86,13 @@ func (m *RateModel) noteYoung(late int64) {
 	}
 }
 
+// allRuns reports whether the beet's events were all runs of a streak
+// three times as long as the one that recognises a schedule (one stray
+// event allowed).
+func (m *RateModel) allRuns() bool {
+	return m.streak >= 3*m.youngStreak() && int64(m.events) <= int64(m.streak)+3
+}
+
 // youngSpreadRuns: a daily schedule whose first runs were not punctual is
 // recognised from this many runs more than a punctual one (four in all).
 // At five, a job delayed at random by up to 4 h that stopped after its

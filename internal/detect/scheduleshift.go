@@ -92,7 +92,7 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 	l := late / u
 	n, lo, over := m.step()
 	if n > 0 && 8*lo < l {
-		n = 0 // hours later than a pending step of minutes: a step of its own
+		n = 0 // far later than the pending step's runs (hours after minutes): a step of its own
 	}
 	if n == 0 {
 		over = m.stepOver() // before this run is learned

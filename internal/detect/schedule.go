@@ -458,11 +458,14 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		}
 		m.setEndRuns(0)
 		if e := int64(m.endOff); e != 0 && p%86400 == 0 && abs(gap-e) >= 900 {
-			if d := m.clockChange(prev); d > 0 && abs(gap+d-e) < abs(gap-e) {
+			if d := max(m.clockChange(prev), m.clockChange(prev+e)); d > 0 && abs(gap+d-e) < abs(gap-e) {
 				// The day's run came an hour late on the wall clock, its
 				// time skipped by the clocks going forward (clockChange);
 				// the second at its own time is at its usual offset from
-				// the run's.
+				// the run's. Or the second's own time was skipped, and it
+				// came an hour before it (where Go's time.Date puts 02:20
+				// in New York the night its clocks skip 02:00-03:00): its
+				// offset is the usual one by the hour the clocks moved.
 				gap += d
 			}
 		}

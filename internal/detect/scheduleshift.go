@@ -104,12 +104,18 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 	}
 	lo, n = min(lo, l), n+1
 	if slot := sec - late; n >= stepRuns {
-		m.cluster = max(m.cluster, slot+lo*u)
 		mean := m.meanBeforeStep(lo, over)
-		if hi := max(int64(m.lateMax), l); hi-lo > max(over, lo/8) || float64(lo) <= lateTail*float64(mean) {
-			// Runs spread over hours (a delay at random), or within the
-			// tail of the lateness learned before (three slow runs of a
-			// daily pair, whose grace then goes by its lateness).
+		hi := max(int64(m.lateMax), l)
+		// Runs spread over hours (a delay at random), or within the tail
+		// of the lateness learned before (three slow runs of a daily
+		// pair, whose grace then goes by its lateness): no clear move.
+		// Under a day such runs leave the slot too: slots under a day
+		// follow late runs at 1/32 a run, and only a clear move faster.
+		moved := hi-lo <= max(over, lo/8) && float64(lo) > lateTail*float64(mean)
+		if moved || m.wholeDays() {
+			m.cluster = max(m.cluster, slot+lo*u)
+		}
+		if !moved {
 			return late
 		}
 		// The step's runs, as close together as the runs were before

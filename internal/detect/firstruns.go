@@ -66,7 +66,7 @@ func (m *RateModel) noteYoung(late int64) {
 	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() || !m.cronPeriod() {
 		return
 	}
-	runs, events := int64(m.streak)+2, int64(m.events)
+	runs, events := m.streakRuns(), int64(m.events)
 	// One ping a run, or a start and an end ping a run once the ends came
 	// as such (countEnd): not one extra event in every period at random.
 	pings := events <= runs || int64(m.endRuns()) >= int64(m.youngStreak()) && events <= 2*runs
@@ -90,8 +90,12 @@ func (m *RateModel) noteYoung(late int64) {
 // three times as long as the one that recognises a schedule (one stray
 // event allowed).
 func (m *RateModel) allRuns() bool {
-	return m.streak >= 3*m.youngStreak() && int64(m.events) <= int64(m.streak)+3
+	return m.streak >= 3*m.youngStreak() && int64(m.events) <= m.streakRuns()+1
 }
+
+// streakRuns is the runs the streak holds: it counts the equal gaps after
+// the first, and the first two runs make one gap.
+func (m *RateModel) streakRuns() int64 { return int64(m.streak) + 2 }
 
 // youngSpreadRuns: a daily schedule whose first runs were not punctual is
 // recognised from this many runs more than a punctual one (four in all).

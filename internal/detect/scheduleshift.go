@@ -82,11 +82,11 @@ func (m *RateModel) stepOver() int64 {
 	return over
 }
 
-// followStep takes a run at sec, late seconds after its slot (late > 0,
-// not a followed clock change), as a run of a step if it is one, and
-// moves the slot to the step's earliest run at its stepRuns-th. The
-// anchor has moved as for any late run (runAnchor). It returns the run's
-// lateness by the slot it leaves.
+// followStep takes a run at sec, late seconds after its slot (not a
+// followed clock change), as a run of a step if it is one, and at its
+// stepRuns-th moves the slot to the step's earliest run (under a day only
+// for a clear move). The anchor has moved as for any late run
+// (runAnchor). It returns the run's lateness by the slot it leaves.
 func (m *RateModel) followStep(sec, late int64) int64 {
 	u := m.lateUnit()
 	l := late / u
@@ -126,6 +126,9 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 		// what it was before the step, every lateness seen moves by the
 		// step.
 		m.lateMean = uint16(mean)
+		// lateMax also says whether a first ping ever came over startLate
+		// late (then it is no start ping, startend.go): taking the step
+		// back must not make a start of it.
 		m.lateMax = uint16(max(int64(m.lateMax)-lo, int64(m.lateMean), min(int64(m.lateMax), startLate/u+1)))
 		return late - lo*u
 	}

@@ -63,6 +63,7 @@ type options struct {
 	windows     bool
 	screen      bool
 	dump        string
+	trace       bool
 	commandLine string
 }
 
@@ -109,6 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.lofo, "lofo", true, "with NAB: also the leave-one-file-out score")
 	fs.BoolVar(&o.windows, "windows", false, "with NAB: also list every labelled window (found or not, how late, what it paid, events seen against expected) and every false-positive row")
 	fs.BoolVar(&o.screen, "screen", true, "leave-one-out: a set chosen on five files must also keep the synthetic tuning seeds within the false-alarm goals (a full synthetic run per set that passes the NAB rules; false: seconds, not screened)")
+	fs.BoolVar(&o.trace, "trace", false, "also write to stderr one line per synthetic incident (found, time to detect, the yardstick's) and per false alarm, each naming its stream for -dump")
 	fs.StringVar(&o.dump, "dump", "", "print one stream (a name from a report, e.g. cron-hourly/clean/3) as `beet backtest` input, and nothing else")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -178,6 +180,9 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 		}
 		rep.Elapsed = time.Since(start)
 		fmt.Fprintf(stderr, "detectjudge: %s, %d synthetic events replayed in %s\n", opt.detector, rep.Synth.Events, rep.Elapsed.Round(time.Millisecond))
+		if opt.trace {
+			writeTrace(stderr, rep.Synth)
+		}
 	}
 	if runNAB {
 		if rep.NAB, err = detectjudge.EvaluateNAB(series, entry.factory, profiles); err != nil {
@@ -326,6 +331,23 @@ func repoRoot(dir string) (string, error) {
 		}
 		if filepath.Dir(d) == d {
 			return "", fmt.Errorf("no github.com/beethq/beet go.mod above %s: run from the repository or pass -nab DIR", dir)
+		}
+	}
+}
+
+// writeTrace lists every synthetic incident and false alarm, one line
+// each, for reading a report's figures back to the streams behind them:
+//
+//	incident negbin-5/outage 6h/3 detectable=true found=true kind=silence ttd=3h10m yard=true yttd=2h50m
+//	false negbin-5/clean/7 2026-03-07T18:00:37Z drop
+func writeTrace(w io.Writer, res *detectjudge.Results) {
+	for _, o := range res.Incidents {
+		fmt.Fprintf(w, "incident %s detectable=%t found=%t kind=%s ttd=%s yard=%t yttd=%s learning=%t ingrace=%t\n",
+			o.Stream, o.Detectable, o.Detected, o.Kind, o.TTD, o.YardFound, o.YardTTD, o.Learning, o.InGrace)
+	}
+	for _, s := range res.Streams {
+		for _, a := range s.False {
+			fmt.Fprintf(w, "false %s %s %s\n", s.Name, a.At.UTC().Format(time.RFC3339), a.Kind)
 		}
 	}
 }

@@ -55,6 +55,7 @@ const (
 // An IncidentOutcome is how a detector did on one injected incident.
 type IncidentOutcome struct {
 	Family, Incident string
+	Stream           string // the stream's name, to replay it (-dump)
 	Detectable       bool
 	Detected         bool
 	TTD              time.Duration // first raised alarm in the detection window − incident start
@@ -93,6 +94,7 @@ type StreamOutcome struct {
 	FalseAlarms int
 	FalseKinds  map[string]int // false alarms by kind (silence, drop, surge, missed_run, …)
 	FirstFalse  time.Time      // the first false alarm, to replay the stream (-dump)
+	False       []Alarm        // every false alarm, in time order (-trace)
 	// ArmedAfter is the time from the first event to arming (-1: never);
 	// ArmedLate says the stream was not armed within the stated bound.
 	ArmedAfter time.Duration
@@ -212,6 +214,7 @@ func (j *job) run(cfg Config, f Factory) {
 			continue
 		}
 		o := ScoreIncident(s.Info.Family, in, alarms)
+		o.Stream = s.Info.Name
 		armed := armedAt(d, s)
 		o.Learning = armed.IsZero() || in.Start.Before(armed)
 		j.inc = &o
@@ -324,6 +327,7 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 		}
 		o.FalseAlarms++
 		o.FalseKinds[a.Kind]++
+		o.False = append(o.False, a)
 		if a.At.Before(learnEnd) {
 			o.LearningFalse++
 		}

@@ -361,6 +361,9 @@ func (s Stream) WriteCSV(w io.Writer) error {
 	// The beet's zone is part of what the judge replayed: auto mode learns
 	// by its local hours and days.
 	fmt.Fprintf(bw, "# replay: beet backtest --timezone %s < this file\n", s.Info.Location)
+	if m, ok := s.model.(*rateModel); ok && m.nbShape > 0 {
+		fmt.Fprintf(bw, "# traffic: negative binomial hours of size %.2f, daily level of Gamma shape %g\n", m.nbShape, m.dayShape)
+	}
 	for _, in := range s.Incidents {
 		yard := ""
 		switch {

@@ -343,7 +343,7 @@ func repoRoot(dir string) (string, error) {
 func writeTrace(w io.Writer, res *detectjudge.Results) {
 	for _, o := range res.Incidents {
 		fmt.Fprintf(w, "incident %s detectable=%t found=%t kind=%s ttd=%s yard=%t yttd=%s learning=%t ingrace=%t\n",
-			o.Stream, o.Detectable, o.Detected, o.Kind, o.TTD, o.YardFound, o.YardTTD, o.Learning, o.InGrace)
+			o.Stream, o.Detectable, o.Detected, o.Kind, o.TTD.Round(time.Second), o.YardFound, o.YardTTD.Round(time.Second), o.Learning, o.InGrace)
 	}
 	for _, s := range res.Streams {
 		for _, a := range s.False {

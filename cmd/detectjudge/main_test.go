@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -112,5 +113,43 @@ func TestSelectFamiliesGroups(t *testing.T) {
 		if !f.Untuned {
 			t.Errorf("untuned: %s is tuned", f.Name)
 		}
+	}
+}
+
+// TestTraceListsIncidentsAndFalseAlarms: -trace writes one line per
+// incident and one per false alarm, as many as the report counts, each
+// naming a stream -dump finds.
+func TestTraceListsIncidentsAndFalseAlarms(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"-detector", "always", "-families", "cron-daily", "-streams", "1", "-clean", "1", "-trace"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var incidents, falses int
+	for _, line := range strings.Split(errb.String(), "\n") {
+		kind, rest, _ := strings.Cut(line, " ")
+		switch kind {
+		case "incident":
+			incidents++
+			name, _, _ := strings.Cut(rest, " detectable=")
+			if _, err := detectjudge.StreamByName(detectjudge.SeedTune, name); err != nil {
+				t.Errorf("%q: %v", line, err)
+			}
+			if !strings.Contains(rest, "found=true") {
+				t.Errorf("always missed an incident: %q", line)
+			}
+		case "false":
+			falses++
+		}
+	}
+	fam := detectjudge.Families()
+	for _, f := range fam {
+		if f.Name == "cron-daily" && incidents != len(f.Incidents) {
+			t.Errorf("%d incident lines for %d incident kinds", incidents, len(f.Incidents))
+		}
+	}
+	want := fmt.Sprintf("(%d in ", falses)
+	if falses == 0 || !strings.Contains(out.String(), want) {
+		t.Errorf("%d false alarm lines; the report does not say %q:\n%.600s", falses, want, out.String())
 	}
 }

@@ -107,6 +107,23 @@ func TestSlowSurgeFound(t *testing.T) {
 	}
 }
 
+// TestSlowSurgeNotOverdispersedByItself: beets of 2 events an hour whose
+// rate goes fourfold for 3 hours (six sets of 24) are flagged as a surge
+// in at least 88 of 144 (99). When the surge's hours taught the
+// dispersion index in full, D passed 2 within the surge and the beet was
+// read as overdispersed from then on: 75 were (surgeDispShare).
+func TestSlowSurgeNotOverdispersedByItself(t *testing.T) {
+	found := 0
+	for stream := range uint64(6) {
+		n, _ := slowSurgesFlagged(t, stream+1)
+		found += n
+	}
+	t.Logf("%d of 144 surges flagged", found)
+	if found < 88 {
+		t.Fatalf("%d of 144 surges flagged", found)
+	}
+}
+
 // slowSurgesFlagged runs 24 beets of 2 events an hour (PCG stream) for
 // three weeks, then at 8 an hour for 3 hours, and says how many were
 // flagged as a surge and after how long, all told.

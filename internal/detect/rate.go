@@ -546,6 +546,9 @@ func (m *RateModel) learn(hour int64, count float32) {
 		x := (count - mu) * (count - mu)
 		early := 2 / (2 + float32(hour-m.first)/3600) // faster in the first days
 		w := max(0.03, early)
+		if m.surgeBuilding() {
+			w /= surgeDispShare
+		}
 		m.disp = min(maxDisp, max(1, (1-w)*d+w*x/mu))
 		// The size r of hourly counts weighs heavy-tailed squares: it takes
 		// longer to settle, and the CUSUMs lean on it (Params.DispWeight).
@@ -563,7 +566,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 				y += float32(dispClipLoss(float64(mu), m.unit(), m.size(), float64(cap)))
 			}
 		}
-		if m.up.s < sizeHoldNats || m.overdispersed() && !m.bursty() {
+		if !m.surgeBuilding() {
 			m.nbNum = (1-w)*m.nbNum + w*y
 			m.nbDen = (1-w)*m.nbDen + w*mu*mu
 		}

@@ -338,7 +338,7 @@ func repoRoot(dir string) (string, error) {
 // writeTrace lists every synthetic incident and false alarm, one line
 // each, for reading a report's figures back to the streams behind them:
 //
-//	incident negbin-5/outage 6h/3 detectable=true found=true kind=silence ttd=3h10m yard=true yttd=2h50m
+//	incident negbin-5/outage 6h/3 detectable=true found=true kind=silence ttd=3h10m5s yard=true yttd=2h50m0s learning=false ingrace=false
 //	false negbin-5/clean/7 2026-03-07T18:00:37Z drop
 func writeTrace(w io.Writer, res *detectjudge.Results) {
 	for _, o := range res.Incidents {

@@ -48,7 +48,9 @@ const surgeDispShare = 3
 
 // surgeBuilding reports whether the closing hour comes while the surge
 // CUSUM is at sizeHoldNats or more on a beet whose size and D do not keep
-// learning from such hours (sizeHoldNats: overdispersed beets do).
+// learning from such hours (sizeHoldNats: overdispersed beets that are not
+// bursty do). Not bursty, overdispersed is D ≥ windowDisp alone, so
+// bursty's scan of the rates runs once.
 func (m *RateModel) surgeBuilding() bool {
-	return m.up.s >= sizeHoldNats && !(m.overdispersed() && !m.bursty())
+	return m.up.s >= sizeHoldNats && (m.disp < windowDisp || m.bursty())
 }

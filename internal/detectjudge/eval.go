@@ -93,8 +93,7 @@ type StreamOutcome struct {
 	Days        float64
 	FalseAlarms int
 	FalseKinds  map[string]int // false alarms by kind (silence, drop, surge, missed_run, …)
-	FirstFalse  time.Time      // the first false alarm, to replay the stream (-dump)
-	False       []Alarm        // every false alarm, in time order (-trace)
+	False       []Alarm        // every false alarm, in time order (-dump the stream from the first, -trace lists them)
 	// ArmedAfter is the time from the first event to arming (-1: never);
 	// ArmedLate says the stream was not armed within the stated bound.
 	ArmedAfter time.Duration
@@ -323,7 +322,7 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 			continue
 		}
 		if o.FalseAlarms == 0 {
-			o.FirstFalse, o.FalseKinds = a.At, map[string]int{}
+			o.FalseKinds = map[string]int{}
 		}
 		o.FalseAlarms++
 		o.FalseKinds[a.Kind]++

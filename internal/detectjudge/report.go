@@ -215,7 +215,7 @@ func (r Report) writeFalseAlarms(w io.Writer) {
 			}
 		}
 		lines = append(lines, fmt.Sprintf("| %s | %s | %s (%d, the first at %s) |", f.Name, strings.Join(kinds, ", "),
-			worst.Name, worst.FalseAlarms, worst.FirstFalse.UTC().Format(time.RFC3339)))
+			worst.Name, worst.FalseAlarms, worst.False[0].At.UTC().Format(time.RFC3339)))
 	}
 	if len(lines) == 0 {
 		return

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/beethq/beet"
@@ -229,4 +230,18 @@ const tooOftenExtras = 16
 // tooOftenReason says why a schedule's extra runs are an alarm.
 func (m *RateModel) tooOftenReason() string {
 	return "Runs too often: more than one extra run between its scheduled runs, again and again (" + m.describeSchedule() + ")."
+}
+
+// noteFirstSpread learns the spread of a daily candidate's first runs
+// (seconds between their earliest and latest time of day) as lateness, as
+// a run that late would teach it.
+func (m *RateModel) noteFirstSpread(spread int64) {
+	if spread <= 0 {
+		return
+	}
+	l := uint16(min(spread/m.lateUnit(), math.MaxUint16))
+	m.lateMax = max(m.lateMax, l)
+	if m.lateMean == 0 {
+		m.lateMean = l
+	}
 }

@@ -106,6 +106,28 @@ func TestYoungNotFromEarlyRun(t *testing.T) {
 	}
 }
 
+// TestYoungNotFromRoundedGaps: a daily job delayed at random by hours
+// runs at 12:07, 09:24 and 08:43, 08:14, 08:22, then 12:02: its first two
+// gaps (21 h 17 min, 23 h 19 min) are taken as whole days, and the 3 h
+// 24 min its first run came after the third's time of day is lateness
+// seen, so its sixth run is not flagged as missed on the way. Held
+// punctual from those three runs, it was (at 10:49, after a grace of
+// 2 h 24 min).
+func TestYoungNotFromRoundedGaps(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	a := newAutoBeet("America/New_York")
+	for d, hm := range [][2]int{{12, 7}, {9, 24}, {8, 43}, {8, 14}, {8, 22}, {12, 2}} {
+		a.event(t, time.Date(2026, 9, 29+d, hm[0], hm[1], 0, 0, ny), 1)
+	}
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, a.flips, ny)
+		t.Errorf("want nothing flagged, got %d alarms", len(al))
+	}
+	if w, ok := Watch(&a.b); !ok || w.Model != "schedule" {
+		t.Errorf("want it watched as a schedule: %+v", w)
+	}
+}
+
 // TestHourlyJobGapOnDayFour: an hourly job whose runs stop for 6 hours on
 // day 4 (an outage in its first week) is flagged then, and is still
 // watched as an hourly job after it, not as a rate beet.

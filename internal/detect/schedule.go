@@ -251,6 +251,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			// off the wall-clock grid a weekend is skipped on.
 			gap = d
 		}
+		raw := p + late
 		if gap = dayFraction(hourFraction(gap)); gap == 86400/2 {
 			// Twice a day: a daily pair, the second run at its own time
 			// (runs at 11:50 and 23:26 on a 12 h grid are each a quarter
@@ -265,6 +266,17 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		}
 		m.period = uint32(gap)
 		late = 0
+		if gap == 86400 {
+			// Taken as whole days, the candidate's two gaps (p, then raw)
+			// put its first two runs off this one's time of day: by
+			// gap−raw and 2·gap−p−raw. Their spread is lateness seen. Left
+			// out, a job delayed at random by hours whose first run came
+			// 3 h 24 min after its third's time was held punctual, with a
+			// grace of 2 h 24 min, and its sixth run flagged as missed
+			// (cron-daily-delay, seed 1: 2 of its 5 false alarms).
+			o1, o0 := gap-raw, 2*gap-p-raw
+			m.noteFirstSpread(max(0, o1, o0) - min(0, o1, o0))
+		}
 	}
 	if !clean && shift == 0 && m.offDayRun(sec-late) {
 		// A run on a day the schedule does not run on, after slots it

@@ -233,15 +233,18 @@ func (m *RateModel) tooOftenReason() string {
 }
 
 // noteFirstSpread learns the spread of a daily candidate's first runs
-// (seconds between their earliest and latest time of day) as lateness, as
-// a run that late would teach it.
-func (m *RateModel) noteFirstSpread(spread int64) {
+// (seconds between their earliest and latest time of day) as the largest
+// lateness seen, and their mean lateness after the earliest as the mean.
+// The mean, not the spread: a job whose first run was set up by hand an
+// hour off its time kept a grace of 4 h 11 min into its second week
+// (TestWeekdayJobConfirmedAfterAWeek).
+func (m *RateModel) noteFirstSpread(spread, mean int64) {
 	if spread <= 0 {
 		return
 	}
-	l := uint16(min(spread/m.lateUnit(), math.MaxUint16))
-	m.lateMax = max(m.lateMax, l)
+	u := m.lateUnit()
+	m.lateMax = max(m.lateMax, uint16(min(spread/u, math.MaxUint16)))
 	if m.lateMean == 0 {
-		m.lateMean = l
+		m.lateMean = uint16(min(max(1, mean/u), math.MaxUint16))
 	}
 }

@@ -128,6 +128,26 @@ func TestYoungNotFromRoundedGaps(t *testing.T) {
 	}
 }
 
+// TestYoungNotFromRoundedGap: a daily job delayed at random by hours
+// runs at 15:40, then 16:41 and 16:05: its first gap, 25 h 1 min, is taken
+// as a day, and the hour its runs were apart in the day is lateness seen,
+// so its fourth run at 19:34 is not flagged as missed. Held punctual, it
+// was (at 18:47, after a grace of 2 h 24 min).
+func TestYoungNotFromRoundedGap(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	a := newAutoBeet("America/New_York")
+	for d, hm := range [][2]int{{15, 40}, {16, 41}, {16, 5}, {19, 34}, {17, 32}, {16, 53}} {
+		a.event(t, time.Date(2026, 10, 9+d, hm[0], hm[1], 0, 0, ny), 1)
+	}
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, a.flips, ny)
+		t.Errorf("want nothing flagged, got %d alarms", len(al))
+	}
+	if w, ok := Watch(&a.b); !ok || w.Model != "schedule" {
+		t.Errorf("want it watched as a schedule: %+v", w)
+	}
+}
+
 // TestHourlyJobGapOnDayFour: an hourly job whose runs stop for 6 hours on
 // day 4 (an outage in its first week) is flagged then, and is still
 // watched as an hourly job after it, not as a rate beet.

@@ -569,7 +569,8 @@ func TestDailyJobFirstPingByHand(t *testing.T) {
 // day) for 60 days, in 100 streams, raises at most 20 alarms. A daily
 // candidate that let its runs be a quarter of a day off took it for a
 // daily job far more often, and flagged the late ones as missed (43); a
-// sixth of a day raises 13 (the code before either, a tenth: 10).
+// sixth of a day raised 13 (the code before either, a tenth: 10), and 11
+// since a daily candidate learns its first runs' spread (noteFirstSpread).
 func TestOnceADayAtRandomTimes(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	total := alarmsAtRandomTimes(t, "Europe/Berlin", 5, 100, 60, 16*time.Hour, time.Date(2026, 11, 1, 0, 0, 0, 0, berlin),

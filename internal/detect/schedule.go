@@ -543,19 +543,6 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	if d, ok := wholeDays(raw); ok {
 		p = d
 	}
-	defer func() {
-		if !m.pairDay(p0, streak, prev, now) && p == 86400 && m.period == 86400 {
-			// A daily candidate from a gap off a day: its two runs were
-			// that far apart in the day, lateness seen. Taken as punctual,
-			// a job delayed at random by hours whose first runs came within
-			// an hour of each other had a grace of 2 h 24 min, and a later
-			// run was flagged as missed (cron-daily-delay, seed 1, 800
-			// streams: 18 false alarms, 8 now, for 3 of 300 stops found
-			// fewer, first-week stops waiting for a fourth run). Not a
-			// start and end pair (pairDay): its gap is the run's length.
-			m.noteFirstSpread(abs(p-raw), abs(p-raw)/2)
-		}
-	}()
 	if k := p / 86400; k >= 27 && k <= 32 && abs(now-m.monthNext(prev, 1)) <= monthPeriod/20 {
 		p = monthPeriod // the same day of the next month, give or take a day and a half
 	}
@@ -582,6 +569,17 @@ func (m *RateModel) startPeriod(prev, now int64) {
 		m.noteMisses(1<<0 | 1<<6)
 	}
 	m.learnCalendar(now)
+	if !m.pairDay(p0, streak, prev, now) && p == 86400 && m.period == 86400 {
+		// A daily candidate from a gap off a day: its two runs were
+		// that far apart in the day, lateness seen. Taken as punctual,
+		// a job delayed at random by hours whose first runs came within
+		// an hour of each other had a grace of 2 h 24 min, and a later
+		// run was flagged as missed (cron-daily-delay, seed 1, 800
+		// streams: 18 false alarms, 8 now, for 3 of 300 stops found
+		// fewer, first-week stops waiting for a fourth run). Not a
+		// start and end pair (pairDay): its gap is the run's length.
+		m.noteFirstSpread(abs(p-raw), abs(p-raw)/2)
+	}
 }
 
 // pairDay: a candidate period p0 (the gap before prev, seen once)

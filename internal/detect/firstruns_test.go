@@ -107,44 +107,35 @@ func TestYoungNotFromEarlyRun(t *testing.T) {
 }
 
 // TestYoungNotFromRoundedGaps: a daily job delayed at random by hours
-// runs at 12:07, 09:24 and 08:43, 08:14, 08:22, then 12:02: its first two
-// gaps (21 h 17 min, 23 h 19 min) are taken as whole days, and the 3 h
-// 24 min its first run came after the third's time of day is lateness
-// seen, so its sixth run is not flagged as missed on the way. Held
-// punctual from those three runs, it was (at 10:49, after a grace of
-// 2 h 24 min).
+// whose first gaps are taken as whole days learns what the rounding took
+// as lateness (noteFirstSpread), so a later run hours after its first
+// runs' time is not flagged as missed on the way. Held punctual from
+// their first three runs, both were, after a grace of 2 h 24 min:
+//   - 12:07, then 09:24 and 08:43 (gaps of 21 h 17 min and 23 h 19 min,
+//     the first match: the first run came 3 h 24 min after the third's
+//     time), 08:14, 08:22, then 12:02 (flagged at 10:49);
+//   - 15:40, then 16:41 (a gap of 25 h 1 min, a new daily candidate: an
+//     hour apart) and 16:05, then 19:34 (flagged at 18:47).
 func TestYoungNotFromRoundedGaps(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
-	a := newAutoBeet("America/New_York")
-	for d, hm := range [][2]int{{12, 7}, {9, 24}, {8, 43}, {8, 14}, {8, 22}, {12, 2}} {
-		a.event(t, time.Date(2026, 9, 29+d, hm[0], hm[1], 0, 0, ny), 1)
-	}
-	if al := alarms(a.flips); len(al) != 0 {
-		logFlips(t, a.flips, ny)
-		t.Errorf("want nothing flagged, got %d alarms", len(al))
-	}
-	if w, ok := Watch(&a.b); !ok || w.Model != "schedule" {
-		t.Errorf("want it watched as a schedule: %+v", w)
-	}
-}
-
-// TestYoungNotFromRoundedGap: a daily job delayed at random by hours
-// runs at 15:40, then 16:41 and 16:05: its first gap, 25 h 1 min, is taken
-// as a day, and the hour its runs were apart in the day is lateness seen,
-// so its fourth run at 19:34 is not flagged as missed. Held punctual, it
-// was (at 18:47, after a grace of 2 h 24 min).
-func TestYoungNotFromRoundedGap(t *testing.T) {
-	ny, _ := time.LoadLocation("America/New_York")
-	a := newAutoBeet("America/New_York")
-	for d, hm := range [][2]int{{15, 40}, {16, 41}, {16, 5}, {19, 34}, {17, 32}, {16, 53}} {
-		a.event(t, time.Date(2026, 10, 9+d, hm[0], hm[1], 0, 0, ny), 1)
-	}
-	if al := alarms(a.flips); len(al) != 0 {
-		logFlips(t, a.flips, ny)
-		t.Errorf("want nothing flagged, got %d alarms", len(al))
-	}
-	if w, ok := Watch(&a.b); !ok || w.Model != "schedule" {
-		t.Errorf("want it watched as a schedule: %+v", w)
+	for _, c := range []struct {
+		first time.Time
+		runs  [][2]int // hour and minute of each day's run
+	}{
+		{time.Date(2026, 9, 29, 0, 0, 0, 0, ny), [][2]int{{12, 7}, {9, 24}, {8, 43}, {8, 14}, {8, 22}, {12, 2}}},
+		{time.Date(2026, 10, 9, 0, 0, 0, 0, ny), [][2]int{{15, 40}, {16, 41}, {16, 5}, {19, 34}, {17, 32}, {16, 53}}},
+	} {
+		a := newAutoBeet("America/New_York")
+		for d, hm := range c.runs {
+			a.event(t, c.first.AddDate(0, 0, d).Add(time.Duration(hm[0])*time.Hour+time.Duration(hm[1])*time.Minute), 1)
+		}
+		if al := alarms(a.flips); len(al) != 0 {
+			logFlips(t, a.flips, ny)
+			t.Errorf("first run %s: want nothing flagged, got %d alarms", c.first.Format("Jan 2"), len(al))
+		}
+		if w, ok := Watch(&a.b); !ok || w.Model != "schedule" {
+			t.Errorf("first run %s: want it watched as a schedule: %+v", c.first.Format("Jan 2"), w)
+		}
 	}
 }
 

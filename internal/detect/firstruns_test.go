@@ -139,6 +139,29 @@ func TestYoungNotFromRoundedGaps(t *testing.T) {
 	}
 }
 
+// TestDelayedDailyJobStoppedAfterThirdRun: a daily job delayed at random
+// whose first three runs spread over hours (09:10, 11:00, 10:20: not
+// punctual) is not recognised from them; stopped after the third, it is
+// flagged by the learning guard within three times its longest gap
+// (25 h 50 min), saying the beet is still learning (ten times, 10 days
+// 18 h, before guardDailyFactor).
+func TestDelayedDailyJobStoppedAfterThirdRun(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	a := newAutoBeet("Europe/Berlin")
+	var last time.Time
+	for d, hm := range [][2]int{{9, 10}, {11, 0}, {10, 20}} {
+		last = time.Date(2026, 9, 5+d, hm[0], hm[1], 0, 0, berlin) // from a Saturday
+		a.event(t, last, 1)
+	}
+	a.until(t, last.Add(20*24*time.Hour))
+	al := alarms(a.flips)
+	by := last.Add(3 * (25*time.Hour + 51*time.Minute))
+	if len(al) == 0 || al[0].From != beet.StatusLearning || al[0].At.After(by) || !strings.Contains(al[0].Reason, "still learning") {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("want the silence flagged by %s (3 × the longest gap), saying the beet is still learning", by.In(berlin))
+	}
+}
+
 // TestHourlyJobGapOnDayFour: an hourly job whose runs stop for 6 hours on
 // day 4 (an outage in its first week) is flagged then, and is still
 // watched as an hourly job after it, not as a rate beet.

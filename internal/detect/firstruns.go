@@ -91,8 +91,12 @@ func (m *RateModel) noteYoung(late int64) {
 // three times as long as the one that recognises a schedule (one stray
 // event allowed).
 func (m *RateModel) allRuns() bool {
-	return m.streak >= 3*m.youngStreak() && int64(m.events) <= m.streakRuns()+1
+	return m.streak >= 3*m.youngStreak() && m.onlyRuns()
 }
+
+// onlyRuns reports whether every event the beet had was a run of its
+// streak, one stray event allowed (a first ping by hand).
+func (m *RateModel) onlyRuns() bool { return int64(m.events) <= m.streakRuns()+1 }
 
 // streakRuns is the runs the streak holds: it counts the equal gaps after
 // the first, and the first two runs make one gap.
@@ -176,7 +180,7 @@ func (w guard) ready() bool { return w.m.events >= guardEvents }
 
 func (w guard) limit() time.Duration {
 	m, k := w.m, time.Duration(guardFactor)
-	if m.period == 86400 && m.streak >= 1 && int64(m.events) <= m.streakRuns()+1 {
+	if m.period == 86400 && m.streak >= 1 && m.onlyRuns() {
 		k = guardDailyFactor
 	}
 	return max(guardFloor, k*m.longestGap())

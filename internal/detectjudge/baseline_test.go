@@ -104,8 +104,8 @@ func TestPeriodGraceQuietOnCleanCron(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o := ScoreStream(s, alarms, s.Info.LearnEnd, 7, 30); o.FalseAlarms != 0 {
-				t.Errorf("%s: %d false alarms on a clean cron stream", s.Info.Name, o.FalseAlarms)
+			if o := ScoreStream(s, alarms, s.Info.LearnEnd, 7, 30); len(o.False) != 0 {
+				t.Errorf("%s: %d false alarms on a clean cron stream", s.Info.Name, len(o.False))
 			}
 		}
 	}

@@ -90,17 +90,17 @@ type StreamOutcome struct {
 	Name   string
 	// Days are the beet-days judged for false alarms: from the first event
 	// to the end, less the incident's detection window and excused windows.
-	Days        float64
-	FalseAlarms int
-	FalseKinds  map[string]int // false alarms by kind (silence, drop, surge, missed_run, …)
-	False       []Alarm        // every false alarm, in time order (-dump the stream from the first, -trace lists them)
+	Days float64
+	// False is every false alarm, in time order (-dump the stream from
+	// the first, -trace lists them).
+	False []Alarm
 	// ArmedAfter is the time from the first event to arming (-1: never);
 	// ArmedLate says the stream was not armed within the stated bound.
 	ArmedAfter time.Duration
 	ArmedLate  bool
 	// LearningDays are the judged beet-days before the detector armed
 	// (all of them if it never did), and LearningFalse the false alarms
-	// raised in them: counted in FalseAlarms too, and reported apart.
+	// raised in them: in False too, and reported apart.
 	LearningDays  float64
 	LearningFalse int
 }
@@ -321,11 +321,6 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 		if inside {
 			continue
 		}
-		if o.FalseAlarms == 0 {
-			o.FalseKinds = map[string]int{}
-		}
-		o.FalseAlarms++
-		o.FalseKinds[a.Kind]++
 		o.False = append(o.False, a)
 		if a.At.Before(learnEnd) {
 			o.LearningFalse++

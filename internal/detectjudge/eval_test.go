@@ -52,7 +52,7 @@ func TestScoreStream(t *testing.T) {
 	}
 	o := ScoreStream(s, alarms, at("02:00"), 0, 2)
 	// Judged: 01:00-13:00 less 07:00-09:00 and 10:00-11:00 = 9 h.
-	if o.FalseAlarms != 2 || o.Days != 9.0/24 {
+	if len(o.False) != 2 || o.Days != 9.0/24 {
 		t.Errorf("%+v, want 2 false alarms over 9 h", o)
 	}
 	if o.ArmedAfter != time.Hour || o.ArmedLate {
@@ -84,7 +84,7 @@ func TestScoreStream(t *testing.T) {
 	if o := ScoreStream(s, nil, time.Time{}, 0, 4); o.ArmedLate {
 		t.Errorf("never armed, but the bound (4 events) was never reached: not late")
 	}
-	sum := SummariseStreams([]StreamOutcome{o, {Family: "f", Days: 1.5 - 9.0/24, ArmedAfter: -1}, {Family: "g", Days: 9, FalseAlarms: 9}},
+	sum := SummariseStreams([]StreamOutcome{o, {Family: "f", Days: 1.5 - 9.0/24, ArmedAfter: -1}, {Family: "g", Days: 9, False: make([]Alarm, 9)}},
 		func(o StreamOutcome) bool { return o.Family == "f" })
 	if sum.Per1000() != 2000/1.5 || sum.Noisy != 1 || sum.Streams != 2 || sum.Never != 1 || sum.ArmMedian != time.Hour {
 		t.Errorf("%+v: per 1000 %v", sum, sum.Per1000())

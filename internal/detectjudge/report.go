@@ -210,12 +210,12 @@ func (r Report) writeFalseAlarms(w io.Writer) {
 		sort.Strings(kinds)
 		var worst StreamOutcome
 		for _, o := range r.Synth.Streams {
-			if o.Family == f.Name && o.FalseAlarms > worst.FalseAlarms {
+			if o.Family == f.Name && len(o.False) > len(worst.False) {
 				worst = o
 			}
 		}
 		lines = append(lines, fmt.Sprintf("| %s | %s | %s (%d, the first at %s) |", f.Name, strings.Join(kinds, ", "),
-			worst.Name, worst.FalseAlarms, worst.False[0].At.UTC().Format(time.RFC3339)))
+			worst.Name, len(worst.False), worst.False[0].At.UTC().Format(time.RFC3339)))
 	}
 	if len(lines) == 0 {
 		return

@@ -108,16 +108,16 @@ func SummariseStreams(outs []StreamOutcome, keep func(StreamOutcome) bool) Strea
 		}
 		s.Streams++
 		s.Days += o.Days
-		s.FalseAlarms += o.FalseAlarms
+		s.FalseAlarms += len(o.False)
 		s.LearningDays += o.LearningDays
 		s.LearningFalse += o.LearningFalse
-		for k, n := range o.FalseKinds {
+		for _, a := range o.False {
 			if s.FalseKinds == nil {
 				s.FalseKinds = map[string]int{}
 			}
-			s.FalseKinds[k] += n
+			s.FalseKinds[a.Kind]++
 		}
-		if o.FalseAlarms > 0 {
+		if len(o.False) > 0 {
 			s.Noisy++
 		}
 		if o.ArmedAfter < 0 {

@@ -146,7 +146,7 @@ func TestKeepsSyntheticGoals(t *testing.T) {
 	results := func(fa ...int) *Results {
 		r := &Results{}
 		for i, n := range fa {
-			r.Streams = append(r.Streams, StreamOutcome{Family: fmt.Sprintf("f%d", i), Days: 1000, FalseAlarms: n})
+			r.Streams = append(r.Streams, StreamOutcome{Family: fmt.Sprintf("f%d", i), Days: 1000, False: make([]Alarm, n)})
 		}
 		return r
 	}

@@ -43,7 +43,16 @@ const (
 	burstSlow = 64
 	// burstyFactor: a beet is bursty when B is at least this many times
 	// the mean cluster that Poisson events at its busiest rate would form.
-	burstyFactor = 1.5
+	// Negative binomial beets at 50 an hour reached B of 1.7-2 times it on
+	// busy days (their hours' chance chains), bursts at 3 an hour of 1-20
+	// events stay at 3-4 times it.
+	burstyFactor = 2.5
+	// chanceFactor: a beet's clusters are chance (singles) while B is under
+	// this many times chanceCluster's bound.
+	chanceFactor = 1.5
+	// mergedFactor: while a surge builds, a bursty beet's cluster of more
+	// than mergedFactor·B calls counts as merged bursts (noteMerged).
+	mergedFactor = 1.75
 	// dispHoursEarly is how many hours the dispersion must have learned
 	// from before the rate model may arm early.
 	dispHoursEarly = 24
@@ -174,12 +183,12 @@ func (w bursts) describe(t time.Time) string {
 
 // singles reports whether the beet's clusters are what single events of
 // the learned rates and dispersion would form by chance, with room to
-// spare: B under burstyFactor times chanceCluster's bound. Only then does
+// spare: B under chanceFactor times chanceCluster's bound. Only then does
 // the silence deadline read its hours as negative binomial in events
 // (silenceNeed); otherwise its clusters may be bursts that bursty, which
 // compares B with the busiest hour's chance cluster alone, does not see.
 func (m *RateModel) singles() bool {
-	return float64(m.burst) < burstyFactor*m.chanceCluster()
+	return float64(m.burst) < chanceFactor*m.chanceCluster()
 }
 
 // singleCalls reports whether the beet's calls carry single events, as
@@ -237,12 +246,18 @@ func (m *RateModel) chanceCluster() float64 {
 // times as much as the bursts, about 30% less evidence an hour). Its
 // drops alarm without Params.DropDispAlarm (dropLevel).
 //
-// Surges still count events over B: in a surge bursts come minutes apart
-// and clusters merge (at 12 bursts an hour of 1-20 events 5 s apart,
-// about a third of them), so a surge's clusters undercount it; counted in
-// clusters the tuning seed's bursty surges were found 12% of the times the
-// yardstick found them, 58% in events over B. A drop makes merging rarer:
-// its count of clusters errs on the safe side.
+// Its surge CUSUM counts bursts too, unless its bursts are overdispersed
+// (surgeBursts). In a surge bursts come minutes apart and clusters merge
+// (at 12 bursts an hour of 1-20 events 5 s apart, about a third of them):
+// counted as one each, the tuning seed's bursty surges were found 12% of
+// the times the yardstick found them, 58% in events over B. So while a
+// surge builds a cluster of more than mergedFactor·B calls counts as
+// merged bursts (noteMerged): on the tuning seed's 168 streams of bursts
+// at 3 an hour, drops and surges found 25 -> 28 of the yardstick's 40
+// (surges 67% -> 86% of the detectable), as many false alarms (at 1.5·B:
+// 29, six times as many false surges; at 2·B: 27). A drop makes merging
+// rarer: its count of clusters errs on the safe side, and without surge
+// evidence a long cluster is one burst.
 //
 // The learned size r is of hourly counts in units of B: for bursts of
 // Poisson arrival, of sizes of coefficient of variation v, 1/r holds v²/λ
@@ -255,6 +270,28 @@ func (m *RateModel) chanceCluster() float64 {
 
 // countsBursts reports whether the drop CUSUM counts bursts (bursty beets).
 func (m *RateModel) countsBursts() bool { return m.bursty() }
+
+// surgeBursts reports whether the surge CUSUM counts bursts: a bursty
+// beet's whose bursts come as a Poisson process (not overdispersed: those
+// are read in whole hours of events over B, as NAB's and negative binomial
+// beets are).
+func (m *RateModel) surgeBursts() bool { return m.countsBursts() && !m.overdispersed() }
+
+// noteMerged counts one burst more in the open window for every B calls
+// the latest cluster (calls so far) holds past mergedFactor·B, while the
+// surge CUSUM holds evidence on a beet whose surges count bursts: such a
+// cluster is bursts merged, minutes apart in a surge.
+func (m *RateModel) noteMerged() {
+	if m.up.s <= 0 {
+		return
+	}
+	b := float64(m.burst)
+	over := float64(m.calls) - mergedFactor*b
+	if over <= 0 || math.Mod(over, b) >= 1 || !m.surgeBursts() {
+		return // calls grow one at a time: one of every B past the mark counts
+	}
+	m.winBursts = min(m.winBursts+1, math.MaxUint8)
+}
 
 // dropCount is a window's count for the drop CUSUM, in units u (unit): its
 // bursts on a bursty beet, else its events over u.

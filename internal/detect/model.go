@@ -199,6 +199,7 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	} else {
 		m.clusterN = uint8(min(int(m.clusterN)+count, math.MaxUint8))
 		m.calls = uint8(min(int(m.calls)+1, math.MaxUint8))
+		m.noteMerged()
 		if m.clusterN > maxRunEvents && m.Scheduled() {
 			// A run pings once or twice: this schedule is getting more
 			// than its runs (extra pings, a retry loop). The rate model

@@ -56,10 +56,11 @@ func nbLLR(rho, c, mu, r float64) float64 {
 // count's variance (an EWMA of weight a holds as much as (2−a)/a
 // samples), so the count's variance is (1 + 1/n)(mu + mu²/r). Early on,
 // when a bucket has been seen once or twice, the drop and surge tests ask
-// for that much more evidence.
-func (m *RateModel) sizeAt(unix int64, mu float64, drop bool) float64 {
+// for that much more evidence. With bursts, of the count the drop CUSUM
+// takes (dropCount: a bursty beet's bursts).
+func (m *RateModel) sizeAt(unix int64, mu float64, bursts bool) float64 {
 	r := m.size()
-	if drop {
+	if bursts {
 		r = m.dropSize(r, mu)
 	}
 	return m.predSize(r, m.seen(unix, m.bucket(unix)), mu)
@@ -167,6 +168,9 @@ func (m *RateModel) closeWindow(start, n int64, count, bursts, lo, hi float64) {
 	u, k := m.unit(), 1/float64(n)
 	c, end := count/u, start+3600/n
 	mu, r := k*hi/u, k*m.sizeAt(start, hi/u, false)
+	if u > 1 && m.surgeBursts() {
+		c, r = bursts, k*m.sizeAt(start, hi/u, true) // burst.go
+	}
 	m.up.close(start, end, m.surgeHeld(m.young(start, nbLLR(m.p.SurgeRatio, c, mu, r)), c, mu, r), count, m.surgeDecay(n))
 	m.noteCalm(end)
 	if m.dropWarm(start) {
@@ -253,10 +257,11 @@ func (m *RateModel) partial(rho float64) float64 {
 		mu = hi
 	}
 	u := m.unit()
-	r := m.sizeAt(m.hourStart, mu/u, rho < 1) / float64(n) // the whole window's, as dropDeadline takes it
+	bursts := rho < 1 || u > 1 && m.surgeBursts()         // counted in bursts (burst.go)
+	r := m.sizeAt(m.hourStart, mu/u, bursts) / float64(n) // the whole window's, as dropDeadline takes it
 	mu *= float64(end-m.winStart) / 3600
 	c := m.winCount() / u
-	if rho < 1 {
+	if bursts {
 		c = m.dropCount(m.winCount(), float64(m.winBursts), u)
 	}
 	x := nbLLR(rho, c, mu/u, r)

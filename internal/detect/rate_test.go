@@ -792,9 +792,11 @@ func TestDropLevelOverdispersed(t *testing.T) {
 	if got := m.dropLevel(1); got != p.DropAlarm+p.DropDispAlarm || p.DropDispAlarm <= 0 {
 		t.Fatalf("overdispersed beet: drop level %v, want %v + %v", got, p.DropAlarm, p.DropDispAlarm)
 	}
-	m.burst, m.disp = 3, 1 // bursty: clusters of 3 where single events at 40 an hour form clusters of under 2
-	if got := m.dropLevel(1); !m.bursty() || got != p.DropAlarm {
-		t.Fatalf("bursty beet: drop level %v, want %v", got, p.DropAlarm)
+	// Bursty: clusters of 6 where single events at 40 an hour form
+	// clusters of under 2. Its 6.7 bursts an hour make it slow (slowCut).
+	m.burst, m.disp = 6, windowDisp
+	if want := p.DropAlarm - m.slowCut(p.DropSlowCut); !m.bursty() || m.dropLevel(1) != want {
+		t.Fatalf("bursty beet: drop level %v, want %v", m.dropLevel(1), want)
 	}
 	m.burst, m.disp = 1, windowDisp
 	if got := m.dropLevel(6); got != p.DropAlarm+p.DropDispAlarm+math.Log(6) {

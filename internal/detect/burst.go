@@ -215,8 +215,8 @@ func (m *RateModel) singleCalls() bool {
 // bound at times (their busiest hours: read in units of B then, the safe
 // side), and ended under 1.5 of it (tuning seed, 24 clean beets), while
 // bursts at 3 an hour of 1-20 events stayed at 3-6 times it once armed.
-// Such a beet whose busiest hours bring 120 events is not bursty (B 10.5
-// under 1.5·e²).
+// Such a beet whose busiest hours bring 90 events is not bursty (B 10.5
+// under burstyFactor·e^1.5).
 func (m *RateModel) chanceCluster() float64 {
 	var s1, s2 float64
 	for b, r := range m.rate {
@@ -271,9 +271,9 @@ func (m *RateModel) chanceCluster() float64 {
 // countsBursts reports whether the drop CUSUM counts bursts (bursty beets).
 func (m *RateModel) countsBursts() bool { return m.bursty() }
 
-// surgeBursts reports whether the surge CUSUM counts bursts: a bursty
-// beet's whose bursts come as a Poisson process (not overdispersed: those
-// are read in whole hours of events over B, as NAB's and negative binomial
+// surgeBursts reports whether the surge CUSUM counts bursts: on a bursty
+// beet whose bursts come as a Poisson process (an overdispersed one is read
+// in whole hours of events over B, as NAB's series and negative binomial
 // beets are).
 func (m *RateModel) surgeBursts() bool { return m.countsBursts() && !m.overdispersed() }
 

@@ -257,7 +257,7 @@ func (m *RateModel) partial(rho float64) float64 {
 		mu = hi
 	}
 	u := m.unit()
-	bursts := rho < 1 || u > 1 && m.surgeBursts()         // counted in bursts (burst.go)
+	bursts := rho < 1 || u > 1 && m.surgeBursts()         // counted as the drop CUSUM counts (burst.go)
 	r := m.sizeAt(m.hourStart, mu/u, bursts) / float64(n) // the whole window's, as dropDeadline takes it
 	mu *= float64(end-m.winStart) / 3600
 	c := m.winCount() / u

@@ -272,10 +272,11 @@ func (m *RateModel) chanceCluster() float64 {
 func (m *RateModel) countsBursts() bool { return m.bursty() }
 
 // surgeBursts reports whether the surge CUSUM counts bursts: on a bursty
-// beet whose bursts come as a Poisson process (an overdispersed one is read
-// in whole hours of events over B, as NAB's series and negative binomial
-// beets are).
-func (m *RateModel) surgeBursts() bool { return m.countsBursts() && !m.overdispersed() }
+// beet whose bursts come as a Poisson process. One whose bursts are
+// overdispersed (burstDisp, the only way a bursty beet is overdispersed)
+// is read in whole hours of events over B, as NAB's series and negative
+// binomial beets are. A single scan of the rates: this is asked at events.
+func (m *RateModel) surgeBursts() bool { return m.countsBursts() && m.burstDisp() < windowDisp }
 
 // noteMerged counts one burst more in the open window for every B calls
 // the latest cluster (calls so far) holds past mergedFactor·B, while the
@@ -294,7 +295,8 @@ func (m *RateModel) noteMerged() {
 }
 
 // dropCount is a window's count for the drop CUSUM, in units u (unit): its
-// bursts on a bursty beet, else its events over u.
+// bursts on a bursty beet, else its events over u. The surge CUSUM takes
+// it too where it counts bursts (surgeBursts).
 func (m *RateModel) dropCount(events, bursts, u float64) float64 {
 	if u > 1 && m.countsBursts() {
 		return bursts

@@ -167,10 +167,11 @@ func (m *RateModel) cusumsOn() bool {
 func (m *RateModel) closeWindow(start, n int64, count, bursts, lo, hi float64) {
 	u, k := m.unit(), 1/float64(n)
 	c, end := count/u, start+3600/n
-	mu, r := k*hi/u, k*m.sizeAt(start, hi/u, false)
-	if u > 1 && m.surgeBursts() {
-		c, r = bursts, k*m.sizeAt(start, hi/u, true) // burst.go
+	inBursts := u > 1 && m.surgeBursts() // burst.go
+	if inBursts {
+		c = bursts
 	}
+	mu, r := k*hi/u, k*m.sizeAt(start, hi/u, inBursts)
 	m.up.close(start, end, m.surgeHeld(m.young(start, nbLLR(m.p.SurgeRatio, c, mu, r)), c, mu, r), count, m.surgeDecay(n))
 	m.noteCalm(end)
 	if m.dropWarm(start) {

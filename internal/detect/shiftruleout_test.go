@@ -51,3 +51,43 @@ func TestOtherZonesChangeRuledOut(t *testing.T) {
 		t.Errorf("the American change ruled out after %s (median of 20 streams), want within 3 days; all: %v", med, took)
 	}
 }
+
+// A beet that starts after another zone's clock change follows it until
+// its hours rule it out, as any other does (20 streams at 2 events an hour,
+// quiet nights, starting 4 days after Sydney's change, traffic on Riga's
+// clock). Its buckets' first rates are a count or two: read as points, a
+// night hour learned at 0 made one event tens of nats of evidence, and 5 of
+// the 20 streams had their evidence at int8's limit (about 32 nats) for or
+// against a move no hour showed, which kept a change blurred (drops read
+// against the lower of two hours) for its three weeks or ruled out one the
+// traffic did follow; 10 of 20 still followed it after two weeks.
+func TestYoungRatesNoShiftEvidence(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	sydneyChange := time.Date(2026, 10, 3, 16, 0, 0, 0, time.UTC) // 03:00 AEDT on Oct 4
+	followed, saturated := 0, 0
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(12, seed))
+		a := newAutoBeet("Europe/Riga")
+		h := sydneyChange.Add(4 * 24 * time.Hour).Truncate(time.Hour)
+		for h.Before(sydneyChange.Add(18 * 24 * time.Hour)) {
+			mean := 2 * (1 + 0.9*math.Cos(float64(h.In(riga).Hour()-14)*math.Pi/12))
+			a.hourOfEvents(t, r, h, poissonCount(r, mean))
+			h = h.Add(time.Hour)
+		}
+		m, err := LoadRateModel(a.b.Model, riga)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.following(h.Unix()) != 0 {
+			followed++
+		}
+		for _, ev := range m.shiftEv {
+			if ev <= math.MinInt8+4 || ev >= math.MaxInt8-4 {
+				saturated++
+			}
+		}
+	}
+	if followed > 8 || saturated > 0 {
+		t.Errorf("after two weeks, Sydney's change followed by %d of 20 beets whose traffic keeps Riga's clock (want at most 8), evidence at its limit in %d (want 0)", followed, saturated)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/beethq/beet"
 )
 
 // TestOtherZonesChangeRuledOut: a Berlin beet at 5 events an hour whose
@@ -89,5 +91,40 @@ func TestYoungRatesNoShiftEvidence(t *testing.T) {
 	}
 	if followed > 8 || saturated > 0 {
 		t.Errorf("after two weeks, Sydney's change followed by %d of 20 beets whose traffic keeps Riga's clock (want at most 8), evidence at its limit in %d (want 0)", followed, saturated)
+	}
+}
+
+// TestSilenceUnderClockChangeReadings: 20 beets of about 5 events a day
+// (quiet nights) in Sydney, whose traffic keeps Sydney's clock, stop 3 days
+// after New Zealand's clocks went forward (Sep 27, 2026), a change the
+// beet follows for three weeks since its few events cannot rule it out.
+// Read hour by hour at the lower of each hour's rate and its neighbour's
+// (noisy learned hours: the lower of two is low), the silence was flagged
+// after a median of 77 h; under each reading held for the whole silence,
+// the latest crossing, after 58 h, as with no change followed (57 h).
+func TestSilenceUnderClockChangeReadings(t *testing.T) {
+	sydney, _ := time.LoadLocation("Australia/Sydney")
+	stop := time.Date(2026, 9, 30, 2, 0, 0, 0, time.UTC)
+	var took []time.Duration
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(13, seed))
+		a := newAutoBeet("Australia/Sydney")
+		for h := stop.Add(-40 * 24 * time.Hour); h.Before(stop); h = h.Add(time.Hour) {
+			mean := 0.2 * (1 + 0.9*math.Cos(float64(h.In(sydney).Hour()-14)*math.Pi/12))
+			a.hourOfEvents(t, r, h, poissonCount(r, mean))
+		}
+		a.until(t, stop.Add(10*24*time.Hour))
+		flagged := 10 * 24 * time.Hour
+		for _, f := range a.since(stop) {
+			if f.To == beet.StatusDown {
+				flagged = f.At.Sub(stop)
+				break
+			}
+		}
+		took = append(took, flagged)
+	}
+	slices.Sort(took)
+	if med := took[len(took)/2]; med > 62*time.Hour {
+		t.Errorf("a stop of a beet of 5 events a day flagged after %s (median of 20), want within 62 h; all: %v", med, took)
 	}
 }

@@ -193,7 +193,26 @@ func (m *RateModel) blurred(unix int64) uint8 {
 // clock change at unix: those blurred whose evidence (shiftEv) has not
 // ruled the shift out.
 func (m *RateModel) following(unix int64) uint8 {
-	dirs := m.blurred(unix)
+	return m.notRuledOut(m.blurred(unix))
+}
+
+// followedWithin returns the directions following returns at some instant
+// in [from, to]: a change that comes within the span is followed from then.
+func (m *RateModel) followedWithin(from, to int64) uint8 {
+	dirs := m.blurred(from)
+	ch := candidateChanges()
+	i, _ := slices.BinarySearchFunc(ch, from+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
+	for ; i < len(ch) && ch[i].at <= to; i++ {
+		if d := m.shiftDir(ch[i]); d >= 0 {
+			dirs |= 1 << d
+		}
+	}
+	return m.notRuledOut(dirs)
+}
+
+// notRuledOut is dirs less the directions whose evidence (shiftEv) ruled
+// the shift out.
+func (m *RateModel) notRuledOut(dirs uint8) uint8 {
 	for d := range m.shiftEv {
 		if float64(m.shiftEv[d]) <= -m.p.ShiftRuleOut*shiftEvScale {
 			dirs &^= 1 << d
@@ -242,6 +261,15 @@ func (m *RateModel) noteShift(hour int64, count float32) {
 		ev := float64(m.shiftEv[d]) + shiftEvScale*llr
 		m.shiftEv[d] = int8(math.Round(min(max(ev, math.MinInt8), math.MaxInt8)))
 	}
+}
+
+// shiftBit is the direction (shiftLater, shiftEarlier) in which traffic
+// reads the rate off seconds from its hour.
+func shiftBit(off int64) int {
+	if off < 0 {
+		return shiftLater
+	}
+	return shiftEarlier
 }
 
 // rateRange is the rate at unix and, while a clock change is followed,

@@ -58,7 +58,7 @@ func TestOtherZonesChangeRuledOut(t *testing.T) {
 // its hours rule it out, as any other does (20 streams at 2 events an hour,
 // quiet nights, starting 4 days after Sydney's change, traffic on Riga's
 // clock). Its buckets' first rates are a count or two: read as points, a
-// night hour learned at 0 made one event tens of nats of evidence, and 5 of
+// night hour learned at 0 made one event tens of nats of evidence, and 3 of
 // the 20 streams had their evidence at int8's limit (about 32 nats) for or
 // against a move no hour showed, which kept a change blurred (drops read
 // against the lower of two hours) for its three weeks or ruled out one the

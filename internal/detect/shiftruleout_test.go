@@ -128,3 +128,37 @@ func TestSilenceUnderClockChangeReadings(t *testing.T) {
 		t.Errorf("a stop of a beet of 5 events a day flagged after %s (median of 20), want within 62 h; all: %v", med, took)
 	}
 }
+
+// TestSlowDropDeadlineUnderClockChange: 40 beets of about 12 events a day
+// (quiet nights) in Sydney fall to a fifth of their traffic 3 days after
+// New Zealand's change, which they still follow. With few events left, the
+// drop is mostly flagged at its deadline (the CUSUM projected over hours
+// with no event); projected against the lower of each hour's rate and its
+// neighbour's (noisy learned hours) it came after a median of 38 h, under
+// each reading held throughout (the latest), after 34 h.
+func TestSlowDropDeadlineUnderClockChange(t *testing.T) {
+	sydney, _ := time.LoadLocation("Australia/Sydney")
+	start := time.Date(2026, 9, 29, 22, 0, 0, 0, time.UTC) // 08:00 AEST
+	var took []time.Duration
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(14, seed))
+		a := newAutoBeet("Australia/Sydney")
+		flagged := 72 * time.Hour
+		for h := start.Add(-35 * 24 * time.Hour); h.Before(start.Add(72 * time.Hour)); h = h.Add(time.Hour) {
+			mean := 0.5 * (1 + 0.9*math.Cos(float64(h.In(sydney).Hour()-14)*math.Pi/12))
+			if !h.Before(start) {
+				mean *= 0.2
+			}
+			a.hourOfEvents(t, r, h, poissonCount(r, mean))
+			if fl := a.since(start); len(fl) > 0 {
+				flagged = fl[0].At.Sub(start)
+				break
+			}
+		}
+		took = append(took, flagged)
+	}
+	slices.Sort(took)
+	if med := took[len(took)/2]; med > 36*time.Hour {
+		t.Errorf("a drop to a fifth of a beet of 12 events a day flagged after %s (median of 40), want within 36 h", med)
+	}
+}

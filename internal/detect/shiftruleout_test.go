@@ -54,6 +54,18 @@ func TestOtherZonesChangeRuledOut(t *testing.T) {
 	}
 }
 
+// quietNights is the mean events of the hour from h of a beet of perHour
+// an hour on average, busiest at 14:00 in loc, ten times quieter at night.
+func quietNights(h time.Time, loc *time.Location, perHour float64) float64 {
+	return perHour * (1 + 0.9*math.Cos(float64(h.In(loc).Hour()-14)*math.Pi/12))
+}
+
+// median sorts d and returns its middle value.
+func median(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
 // A beet that starts after another zone's clock change follows it until
 // its hours rule it out, as any other does (20 streams at 2 events an hour,
 // quiet nights, starting 4 days after Sydney's change, traffic on Riga's
@@ -72,7 +84,7 @@ func TestYoungRatesNoShiftEvidence(t *testing.T) {
 		a := newAutoBeet("Europe/Riga")
 		h := sydneyChange.Add(4 * 24 * time.Hour).Truncate(time.Hour)
 		for h.Before(sydneyChange.Add(18 * 24 * time.Hour)) {
-			mean := 2 * (1 + 0.9*math.Cos(float64(h.In(riga).Hour()-14)*math.Pi/12))
+			mean := quietNights(h, riga, 2)
 			a.hourOfEvents(t, r, h, poissonCount(r, mean))
 			h = h.Add(time.Hour)
 		}
@@ -110,7 +122,7 @@ func TestSilenceUnderClockChangeReadings(t *testing.T) {
 		r := rand.New(rand.NewPCG(13, seed))
 		a := newAutoBeet("Australia/Sydney")
 		for h := stop.Add(-40 * 24 * time.Hour); h.Before(stop); h = h.Add(time.Hour) {
-			mean := 0.2 * (1 + 0.9*math.Cos(float64(h.In(sydney).Hour()-14)*math.Pi/12))
+			mean := quietNights(h, sydney, 0.2)
 			a.hourOfEvents(t, r, h, poissonCount(r, mean))
 		}
 		a.until(t, stop.Add(10*24*time.Hour))
@@ -123,8 +135,7 @@ func TestSilenceUnderClockChangeReadings(t *testing.T) {
 		}
 		took = append(took, flagged)
 	}
-	slices.Sort(took)
-	if med := took[len(took)/2]; med > 62*time.Hour {
+	if med := median(took); med > 62*time.Hour {
 		t.Errorf("a stop of a beet of 5 events a day flagged after %s (median of 20), want within 62 h; all: %v", med, took)
 	}
 }
@@ -145,7 +156,7 @@ func TestSlowDropDeadlineUnderClockChange(t *testing.T) {
 		a := newAutoBeet("Australia/Sydney")
 		flagged := 72 * time.Hour
 		for h := start.Add(-35 * 24 * time.Hour); h.Before(start.Add(72 * time.Hour)); h = h.Add(time.Hour) {
-			mean := 0.5 * (1 + 0.9*math.Cos(float64(h.In(sydney).Hour()-14)*math.Pi/12))
+			mean := quietNights(h, sydney, 0.5)
 			if !h.Before(start) {
 				mean *= 0.2
 			}
@@ -157,8 +168,7 @@ func TestSlowDropDeadlineUnderClockChange(t *testing.T) {
 		}
 		took = append(took, flagged)
 	}
-	slices.Sort(took)
-	if med := took[len(took)/2]; med > 36*time.Hour {
+	if med := median(took); med > 36*time.Hour {
 		t.Errorf("a drop to a fifth of a beet of 12 events a day flagged after %s (median of 40), want within 36 h", med)
 	}
 }

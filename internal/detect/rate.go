@@ -97,8 +97,12 @@ func (m *RateModel) seen(unix int64, b int) float64 {
 // then a usual Monday night read as a drop). Surges keep seen's estimate,
 // discounted by young: a first week's surges are what early windows find.
 func (m *RateModel) dropWarm(unix int64) bool {
-	return 1+float64(m.kindDays(unix, m.bucket(unix))) >= m.p.WarmSamples
+	return m.warmDays(m.kindDays(unix, m.bucket(unix)))
 }
+
+// warmDays reports whether a bucket whose hours closed n times since the
+// first event (kindDays) has been seen Params.WarmSamples times.
+func (m *RateModel) warmDays(n int64) bool { return 1+float64(n) >= m.p.WarmSamples }
 
 // kindDays counts the hours of bucket b (of unix, just mapped by bucket)
 // closed since the first event: local days of b's kind from the first
@@ -291,28 +295,11 @@ func (m *RateModel) Surging() bool {
 // pair a beet of 12 events a day whose traffic fell to a fifth was flagged
 // after a median of 38 h, not 34 (TestSlowDropDeadlineUnderClockChange).
 func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
-	at, ok := m.dropDeadlineAs(until, 0)
-	if !ok {
-		return at, ok
-	}
-	dirs := m.followedWithin(m.last/1e6, until.Unix())
-	for d, off := range [2]int64{-3600, 3600} {
-		if dirs&(1<<d) == 0 {
-			continue
-		}
-		t, ok := m.dropDeadlineAs(until, off)
-		if !ok {
-			return time.Time{}, false
-		}
-		if t.After(at) {
-			at = t
-		}
-	}
-	return at, true
+	return m.latestReading(m.last/1e6, until.Unix(), func(d int) (time.Time, bool) { return m.dropDeadlineAs(until, d) })
 }
 
 // dropDeadlineAs is dropDeadline under one reading (readingBucket).
-func (m *RateModel) dropDeadlineAs(until time.Time, off int64) (time.Time, bool) {
+func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 	r0, u := m.size(), m.unit()
 	dropRatio := m.p.DropRatio
 	s := float64(m.dn.s)
@@ -343,7 +330,7 @@ func (m *RateModel) dropDeadlineAs(until time.Time, off int64) (time.Time, bool)
 			windows = m.windows(h) // as the hour would open
 		}
 		dropAlarm := alarmLevel(level, windows)
-		x := max(0, float64(m.rate[m.readingBucket(h, b, off)]))
+		x := max(0, float64(m.rate[m.readingBucket(h, b, d)]))
 		rate := m.levelAt(h) * x / u // the day's level (daylevel.go)
 		size := m.predSize(m.dropSize(r0, rate), n, rate)
 		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
@@ -468,36 +455,50 @@ func (m *RateModel) silenceNeed() silenceBound {
 // another zone's change was flagged after a median of 77 h, not 58
 // (TestSilenceUnderClockChangeReadings).
 func (m *RateModel) walk(from time.Time, b silenceBound) (time.Time, bool) {
-	at, ok := m.walkAs(from, b, 0)
-	dirs := m.followedWithin(from.Unix(), from.Add(maxWalk).Unix())
-	for d, off := range [2]int64{-3600, 3600} {
-		if !ok || dirs&(1<<d) == 0 {
+	return m.latestReading(from.Unix(), from.Add(maxWalk).Unix(), func(d int) (time.Time, bool) { return m.walkAs(from, b, d) })
+}
+
+// ownReading is the reading of the hours as learned (latestReading).
+const ownReading = -1
+
+// latestReading is the latest of what as returns for each reading of the
+// hours a clock change followed in [from, to] leaves open: as(ownReading)
+// and as(d) for each direction d followed; not ok if any is not.
+func (m *RateModel) latestReading(from, to int64, as func(d int) (time.Time, bool)) (time.Time, bool) {
+	at, ok := as(ownReading)
+	if !ok {
+		return time.Time{}, false
+	}
+	dirs := m.followedWithin(from, to)
+	for d := range shiftOffs {
+		if dirs&(1<<d) == 0 {
 			continue
 		}
-		var t time.Time
-		if t, ok = m.walkAs(from, b, off); t.After(at) {
+		t, ok := as(d)
+		if !ok {
+			return time.Time{}, false
+		}
+		if t.After(at) {
 			at = t
 		}
 	}
-	return at, ok
+	return at, true
 }
 
 // readingBucket is the bucket whose rate the hour from h (bucket b) has
-// under the reading off: its own, or while the change in off's direction
-// is followed, that of the hour off seconds on, once seen.
-func (m *RateModel) readingBucket(h int64, b int, off int64) int {
-	if off != 0 && m.following(h)&(1<<shiftBit(off)) != 0 {
-		if nb := m.bucket(h + off); m.rate[nb] >= 0 {
+// under reading d: its own (ownReading), or while the change in direction
+// d is followed, that of the hour shiftOffs[d] on, once seen.
+func (m *RateModel) readingBucket(h int64, b int, d int) int {
+	if d != ownReading && m.following(h)&(1<<d) != 0 {
+		if nb := m.bucket(h + shiftOffs[d]); m.rate[nb] >= 0 {
 			return nb
 		}
 	}
 	return b
 }
 
-// walkAs is walk under one reading: each hour at its own rate, or, while
-// the clock change in its direction is followed, at the rate of the hour
-// off seconds on (shiftLater: −3600, an hour back).
-func (m *RateModel) walkAs(from time.Time, b silenceBound, off int64) (time.Time, bool) {
+// walkAs is walk under reading d (readingBucket).
+func (m *RateModel) walkAs(from time.Time, b silenceBound, d int) (time.Time, bool) {
 	const hourUs = int64(time.Hour / time.Microsecond)
 	us := from.UnixMicro()
 	end := us + int64(maxWalk/time.Microsecond)
@@ -508,7 +509,7 @@ func (m *RateModel) walkAs(from time.Time, b silenceBound, off int64) (time.Time
 	for us < end {
 		hourEnd := (us/hourUs + 1) * hourUs
 		h := us / 1e6
-		bucket := m.readingBucket(h, m.bucket(h), off)
+		bucket := m.readingBucket(h, m.bucket(h), d)
 		x := max(0, float64(m.rate[bucket]))
 		x *= m.levelAt(h) // the day's level (daylevel.go)
 		span := float64(hourEnd-us) / float64(hourUs)

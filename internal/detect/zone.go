@@ -145,6 +145,10 @@ const (
 	shiftEarlier = 1 // it rose by an hour: read the rate an hour on
 )
 
+// shiftOffs is, by direction, where the hour a shifted traffic looks like
+// lies (seconds from the hour).
+var shiftOffs = [2]int64{shiftLater: -3600, shiftEarlier: 3600}
+
 // shiftDir is the direction of ch relative to the beet's zone, or −1 when
 // the beet's zone changed its clock the same way (or ch is not an hour).
 func (m *RateModel) shiftDir(ch dstChange) int {
@@ -200,6 +204,9 @@ func (m *RateModel) following(unix int64) uint8 {
 // in [from, to]: a change that comes within the span is followed from then.
 func (m *RateModel) followedWithin(from, to int64) uint8 {
 	dirs := m.blurred(from)
+	if to < m.blurTo {
+		return m.notRuledOut(dirs) // no change comes before blurred's answer ends
+	}
 	ch := candidateChanges()
 	i, _ := slices.BinarySearchFunc(ch, from+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
 	for ; i < len(ch) && ch[i].at <= to; i++ {
@@ -247,49 +254,35 @@ func (m *RateModel) noteShift(hour int64, count float32) {
 	if mu <= 0 || m.flags&flagFrozen != 0 {
 		return // an outage's hours say nothing about the clock
 	}
+	nmu := m.kindDays(hour, m.bucket(hour))
+	if !m.warmDays(nmu) {
+		return // a rate from a count or two says nothing about a clock
+	}
 	r, u := m.size(), float64(m.burst)
-	for d, off := range [2]int64{-3600, 3600} {
-		x := float64(m.rate[m.bucket(hour+off)])
-		if dirs&(1<<d) == 0 || x <= 0 {
+	for d, off := range shiftOffs {
+		nb := m.bucket(hour + off)
+		x, nx := float64(m.rate[nb]), m.kindDays(hour+off, nb)
+		if dirs&(1<<d) == 0 || x <= 0 || !m.warmDays(nx) {
 			continue
 		}
-		if !m.dropWarm(hour) || !m.dropWarm(hour+off) {
-			continue // a rate from a count or two says nothing about a clock
-		}
-		nx, nmu := m.kindDays(hour+off, m.bucket(hour+off)), m.kindDays(hour, m.bucket(hour))
 		llr := m.shiftLLR(float64(count)/u, x/u, float64(nx), mu/u, float64(nmu), r)
 		ev := float64(m.shiftEv[d]) + shiftEvScale*llr
 		m.shiftEv[d] = int8(math.Round(min(max(ev, math.MinInt8), math.MaxInt8)))
 	}
 }
 
-// shiftBit is the direction (shiftLater, shiftEarlier) in which traffic
-// reads the rate off seconds from its hour.
-func shiftBit(off int64) int {
-	if off < 0 {
-		return shiftLater
-	}
-	return shiftEarlier
-}
-
 // rateRange is the rate at unix and, while a clock change is followed,
 // the lowest and the highest of it and the same hour's neighbour in the
-// direction of the change.
+// direction of the change: what a CUSUM window is read against.
 func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
-	return m.rateRangeIn(unix, m.bucket(unix))
-}
-
-// rateRangeIn is rateRange for a caller that has the hour's bucket b
-// already (the silence walk needs it too, and the lookup is a zone
-// conversion).
-func (m *RateModel) rateRangeIn(unix int64, b int) (lo, hi float64) {
+	b := m.bucket(unix)
 	r := max(0, float64(m.rate[b]))
 	lo, hi = r, r
 	dirs := m.following(unix)
 	if dirs == 0 {
 		return lo, hi
 	}
-	for d, off := range [2]int64{-3600, 3600} {
+	for d, off := range shiftOffs {
 		if dirs&(1<<d) == 0 {
 			continue
 		}

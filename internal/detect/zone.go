@@ -260,9 +260,12 @@ func (m *RateModel) noteShift(hour int64, count float32) {
 	}
 	r, u := m.size(), float64(m.burst)
 	for d, off := range shiftOffs {
+		if dirs&(1<<d) == 0 {
+			continue
+		}
 		nb := m.bucket(hour + off)
 		x, nx := float64(m.rate[nb]), m.kindDays(hour+off, nb)
-		if dirs&(1<<d) == 0 || x <= 0 || !m.warmDays(nx) {
+		if x <= 0 || !m.warmDays(nx) {
 			continue
 		}
 		llr := m.shiftLLR(float64(count)/u, x/u, float64(nx), mu/u, float64(nmu), r)

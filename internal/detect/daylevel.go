@@ -44,9 +44,16 @@ import "math"
 // variance too, so an hour read against L is read at least as wide as it
 // truly is.
 type levelState struct {
-	level    float32 // today's level (the open hour's local day), as stored (quantLevel)
-	levelCV  float32 // coefficient of variation of days' levels, √v, as stored (quantCV)
-	levelEnd int64   // not stored: the end of the level's day (Unix seconds)
+	level    float32    // today's level (the open hour's local day), as stored (quantLevel)
+	levelCV  float32    // coefficient of variation of days' levels, √v, as stored (quantCV)
+	levelEnd int64      // not stored: the end of the level's day (Unix seconds)
+	openW    openWeight // not stored: a cache (openDayWeight)
+}
+
+// openWeight is dayWeight of the open hour, weighed in burst unit unit.
+type openWeight struct {
+	w, unit float64
+	hour    int64
 }
 
 const (
@@ -208,4 +215,30 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 		m.levelCV = quantCV(math.Sqrt(v))
 	}
 	m.level, m.levelEnd = 1, m.dayEnd(hour+3600)
+}
+
+// levelSize is the size of the count of the hour from unix read at the
+// day's level L rather than at its rate alone. The learned size r of
+// hourly counts around the rates holds the days' variance v too (1/r =
+// 1/rₕ + v + v/rₕ, rₕ an hour's own size around its day's level); once
+// the day's closed hours have taught L, what is left of v is L's
+// posterior uncertainty, a Gamma of shape α = L·(a + W) (CV² 1/α).
+func (m *RateModel) levelSize(unix int64, r float64) float64 {
+	if unix >= m.levelEnd || !m.levelOn() {
+		return r
+	}
+	v := float64(m.levelCV) * float64(m.levelCV)
+	own := max((1/r-v)/(1+v), 1e-3)
+	c := min(v, 1/(float64(m.level)*(m.levelPrior()+m.openDayWeight())))
+	return 1 / (own + c + own*c)
+}
+
+// openDayWeight is dayWeight of the open hour, cached for the hour and
+// the burst unit it was weighed in.
+func (m *RateModel) openDayWeight() float64 {
+	u := m.unit()
+	if m.openW.hour != m.hourStart || m.openW.unit != u {
+		m.openW = openWeight{w: m.dayWeight(m.hourStart, u, m.size()), unit: u, hour: m.hourStart}
+	}
+	return m.openW.w
 }

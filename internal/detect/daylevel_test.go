@@ -70,3 +70,32 @@ func TestDropAfterUsualMorningFound(t *testing.T) {
 		}
 	}
 }
+
+// TestDropReadAtKnownLevel: once the day's hours have taught its level,
+// what is left of the days' variance in the learned size is the level's
+// own uncertainty (levelSize). After a usual morning of 9 hours the rate
+// falls to 30% for the rest of the day (the judge's drops, on its negbin
+// traffic: size 5, days of CV 18%). Read with the whole days' variance on
+// top of the level the morning showed, 20 beets were flagged after a median
+// of 12 h 13 min (13 within 15 h); now after 11 h 5 min (15).
+func TestDropReadAtKnownLevel(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	var took []time.Duration
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed+1, 30))
+		a := newAutoBeet("UTC")
+		day := a.levelDays(t, r, t0, 21)
+		drop := a.negbinHours(t, r, day, 9, 50, gammaDraw(r, 30)/30, 5)
+		a.negbinHours(t, r, drop, 15, 50*0.3, 1, 5)
+		d := 24 * time.Hour // not flagged
+		for _, f := range a.since(drop) {
+			if f.To == beet.StatusAnomalous && f.Kind == beet.FlipDrop {
+				d = min(d, f.At.Sub(drop))
+			}
+		}
+		took = append(took, d)
+	}
+	if m := median(took); m > 11*time.Hour+30*time.Minute {
+		t.Fatalf("drops flagged after a median of %s, want at most 11 h 30 min: %v", m, took)
+	}
+}

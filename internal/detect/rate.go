@@ -66,6 +66,13 @@ func (m *RateModel) sizeAt(unix int64, mu float64, bursts bool) float64 {
 	return m.predSize(r, m.seen(unix, m.bucket(unix)), mu)
 }
 
+// dropSizeAt is sizeAt for the drop CUSUM, whose hours are counted as
+// bursts (dropCount) and read at the day's level, with what is left of
+// the days' variance once the day's hours have taught it (levelSize).
+func (m *RateModel) dropSizeAt(unix int64, mu float64) float64 {
+	return m.predSize(m.dropSize(m.levelSize(unix, m.size()), mu), m.seen(unix, m.bucket(unix)), mu)
+}
+
 // predSize is sizeAt for a bucket seen n times, r the size of counts.
 func (m *RateModel) predSize(r, n, mu float64) float64 {
 	n = m.learnedHours(n)
@@ -179,7 +186,7 @@ func (m *RateModel) closeWindow(start, n int64, count, bursts, lo, hi float64) {
 	m.up.close(start, end, m.surgeHeld(m.young(start, nbLLR(m.p.SurgeRatio, c, mu, r)), c, mu, r), count, m.surgeDecay(n))
 	m.noteCalm(end)
 	if m.dropWarm(start) {
-		m.dn.close(start, end, nbLLR(m.p.DropRatio, m.dropCount(count, bursts, u), k*lo/u, k*m.sizeAt(start, lo/u, true)), count, 1)
+		m.dn.close(start, end, nbLLR(m.p.DropRatio, m.dropCount(count, bursts, u), k*lo/u, k*m.dropSizeAt(start, lo/u)), count, 1)
 	}
 	if m.flags&flagSurge != 0 {
 		m.up.s = min(m.up.s, float32(m.surgeLevel(n))) // hysteresis: recovery is a fall from the alarm level to 0
@@ -262,8 +269,13 @@ func (m *RateModel) partial(rho float64) float64 {
 		mu = hi
 	}
 	u := m.unit()
-	bursts := rho < 1 || u > 1 && m.surgeBursts()         // counted as the drop CUSUM counts (burst.go)
-	r := m.sizeAt(m.hourStart, mu/u, bursts) / float64(n) // the whole window's, as dropDeadline takes it
+	bursts := rho < 1 || u > 1 && m.surgeBursts() // counted as the drop CUSUM counts (burst.go)
+	var r float64                                 // the whole window's, as dropDeadline takes it
+	if rho < 1 {
+		r = m.dropSizeAt(m.hourStart, mu/u) / float64(n)
+	} else {
+		r = m.sizeAt(m.hourStart, mu/u, bursts) / float64(n)
+	}
 	mu *= float64(end-m.winStart) / 3600
 	c := m.winCount() / u
 	if bursts {
@@ -300,7 +312,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 
 // dropDeadlineAs is dropDeadline under one reading (readingBucket).
 func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
-	r0, u := m.size(), m.unit()
+	u := m.unit()
 	dropRatio := m.p.DropRatio
 	s := float64(m.dn.s)
 	c := m.dropCount(m.winCount(), float64(m.winBursts), u)
@@ -332,7 +344,7 @@ func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 		dropAlarm := alarmLevel(level, windows)
 		x := max(0, float64(m.rate[m.readingBucket(h, b, d)]))
 		rate := m.levelAt(h) * x / u // the day's level (daylevel.go)
-		size := m.predSize(m.dropSize(r0, rate), n, rate)
+		size := m.dropSizeAt(h, rate)
 		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
 			span := hourEnd - w // the rest of the hour once no event is in it …
 			if c > 0 {

@@ -16,59 +16,68 @@ import (
 // the open hour's events all before the open window; version 5 (196
 // bytes, before the open window's bursts and the day's level) is read as
 // 6 with the open window's events as bursts of the burst unit, today's
-// level at 1 and the levels' CV at its prior; version 1 (326 bytes) is
+// level at 1 and the levels' CV at its prior; version 6 (200 bytes, Unix
+// µs of the last event in 8 bytes, not the taught weight) is read as 7,
+// the hours of today before the open one taken as having taught its
+// level (dayWeight, as version 6 counted them); version 1 (326 bytes) is
 // not: a beet with one starts learning again at its next event.
-const modelVersion = 6
+const modelVersion = 7
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database. Version 6, little-endian, offsets in bytes:
+// keeps in the database. Version 7, little-endian, offsets in bytes:
 //
 //	  0  u8      version (modelVersion)
 //	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
 //	 97  f32×5   rateState.disp, .nbNum, .nbDen; burstState.burst; rateState.hourCount
 //	117  u32     lifeState.first (Unix seconds)
-//	121  u64     lifeState.last (Unix µs; the open hour, hourStart, and
+//	121  i56     lifeState.last (Unix µs; the open hour, hourStart, and
 //	             the open window, winStart, are its own)
-//	129  u32     lifeState.events
-//	133  u16     lifeState.armedAt
-//	135  u8      lifeState.flags: bit 0 flagFrozen, 1 flagSurge, 2 flagHoldDisp
+//	128  u32     lifeState.events
+//	132  u16     lifeState.armedAt
+//	134  u8      lifeState.flags: bit 0 flagFrozen, 1 flagSurge, 2 flagHoldDisp
 //	             (rate.go), 3 flagSuspended, 4 flagResumed, 5 flagPaired,
 //	             7 flagYoung (schedule.go), 6 flagCalm (surgeend.go)
-//	136  8×2     rateState.up, then .dn: f32 s, u16 minWindows before the
+//	135  8×2     rateState.up, then .dn: f32 s, u16 minWindows before the
 //	             open window that the run (or the calm) started, plus 1
 //	             (0: none), u16 obs (encCount)
-//	152  u32     scheduleState.cluster (Unix seconds)
-//	156  u8×2    scheduleState.clusterN, .calls
-//	158  f32     burstState.callGap
-//	162  u32     scheduleState.period
-//	166  u8      scheduleState.streak
-//	167  u16×2   scheduleState.lateMean, .lateMax
-//	171  u8×2    scheduleState.daysOn, .daysMissed
-//	173  u16×3   scheduleState.winLo, .winHi, .endOff
-//	179  u8      bits 0-4 scheduleState.extraN, bits 5-7 .endRunN
-//	180  u8      bits 0-1 scheduleState.pair, bits 2-7 burstState.dispHourN
-//	181  u16     scheduleState.calDay
-//	183  i16     scheduleState.shiftDay (under a day: a pending step)
-//	185  u16×3   fallbackState.gapMax
-//	191  u8      fallbackState.gapWeek
-//	192  i8×2    zoneState.shiftEv
-//	194  u16     rateState.winN (bits 14-15, encWindow) and .winBase (bits 0-13)
-//	196  u8      rateState.winBursts
-//	197  u24     levelState.level (bits 0-11, q/1024) and .levelCV (bits 12-23,
+//	151  u32     scheduleState.cluster (Unix seconds)
+//	155  u8×2    scheduleState.clusterN, .calls
+//	157  f32     burstState.callGap
+//	161  u32     scheduleState.period
+//	165  u8      scheduleState.streak
+//	166  u16×2   scheduleState.lateMean, .lateMax
+//	170  u8×2    scheduleState.daysOn, .daysMissed
+//	172  u16×3   scheduleState.winLo, .winHi, .endOff
+//	178  u8      bits 0-4 scheduleState.extraN, bits 5-7 .endRunN
+//	179  u8      bits 0-1 scheduleState.pair, bits 2-7 burstState.dispHourN
+//	180  u16     scheduleState.calDay
+//	182  i16     scheduleState.shiftDay (under a day: a pending step)
+//	184  u16×3   fallbackState.gapMax
+//	190  u8      fallbackState.gapWeek
+//	191  i8×2    zoneState.shiftEv
+//	193  u16     rateState.winN (bits 14-15, encWindow) and .winBase (bits 0-13)
+//	195  u8      rateState.winBursts
+//	196  u24     levelState.level (bits 0-11, q/1024) and .levelCV (bits 12-23,
 //	             q/4096) (daylevel.go, encLevel)
+//	199  u8      levelState.taught (encTaught)
 //	200          end
 //
-// Version 5 ends before winBursts.
+// Version 6 holds lifeState.last in 8 bytes (u64) and ends before
+// taught; version 5 also ends before winBursts.
 //
 // Versions 3 and 4 hold each CUSUM in 10 bytes (the run's start in hours
 // before the open hour, and u16 exp, its expected events, after obs: the
 // rates say them now) and end before winBase; version 3 also before shiftEv.
-const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 8 + 4 + 2 + 1 + 2*8 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
-	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2 + 2 + 1 + 3
+const encodedModelLen = 1 + 48*2 + 4*4 + 4 + 4 + 7 + 4 + 2 + 1 + 2*8 + 4 + 1 + 1 + 4 + 4 + 1 + 2 + 2 +
+	1 + 1 + 2 + 2 + 2 + 1 + 1 + 2 + 2 + 2*fallbackWeeks + 1 + 2 + 2 + 1 + 3 + 1
+
+// v6Len is version 6: version 7 with the last event in 8 bytes, without
+// the taught weight.
+const v6Len = encodedModelLen + 1 - 1
 
 // v5Len is version 5: version 6 without the open window's bursts and the
 // day's level.
-const v5Len = encodedModelLen - 1 - 3
+const v5Len = v6Len - 1 - 3
 
 // v4Len is version 4 (see encodedModelLen).
 const v4Len = v5Len + 2*2 - 2
@@ -144,6 +153,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	}
 	b = le.AppendUint32(b, uint32(m.first))
 	b = le.AppendUint64(b, uint64(m.last))
+	b = b[:len(b)-1] // 7 bytes (readers sign-extend): Unix µs to the year 3111
 	b = le.AppendUint32(b, m.events)
 	b = le.AppendUint16(b, m.armedAt)
 	b = append(b, m.flags)
@@ -179,6 +189,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	b = append(b, m.winBursts)
 	lv := encLevel(m.level, m.levelCV)
 	b = append(b, lv[:]...)
+	b = append(b, encTaught(m.taught))
 	return b, nil
 }
 
@@ -201,8 +212,9 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	}
 	v3 := len(b) == v3Len && b[0] == 3       // read as version 5 with no clock-change evidence …
 	v4 := v3 || len(b) == v4Len && b[0] == 4 // … and, as version 4, CUSUMs held at the open hour's start
-	v5 := v4 || len(b) == v5Len && b[0] == 5 // … and, as version 5, without the open window's bursts and the day's level
-	if !v5 && (len(b) != encodedModelLen || b[0] != modelVersion) {
+	v5 := v4 || len(b) == v5Len && b[0] == 5 // … and, as version 5, without the open window's bursts and the day's level …
+	v6 := v5 || len(b) == v6Len && b[0] == 6 // … and, as version 6, the last event in 8 bytes and no taught weight
+	if !v6 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -212,7 +224,11 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	}
 	m.disp, m.nbNum, m.nbDen, m.burst, m.hourCount = r.f32(), r.f32(), r.f32(), r.f32(), r.f32()
 	m.first = int64(r.u32())
-	m.last = int64(r.u64())
+	if v6 {
+		m.last = int64(r.u64())
+	} else {
+		m.last = r.i56()
+	}
 	m.hourStart = m.last / 1e6 / 3600 * 3600
 	m.events = r.u32()
 	m.armedAt = r.u16()
@@ -254,8 +270,14 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 		m.winBursts = r.u8()
 		m.level, m.levelCV = decLevel([3]byte{r.u8(), r.u8(), r.u8()})
 	}
+	if !v6 {
+		m.taught = decTaught(r.u8())
+	}
 	if m.levelOn() {
 		m.levelEnd = m.dayEnd(m.hourStart) // a zone lookup or two: only for a beet that reads its level
+		if v6 {
+			m.taught = quantTaught(m.dayWeight(m.hourStart, m.unit(), m.size()))
+		}
 	}
 	m.winStart = m.windowOf(m.last / 1e6)
 	if v5 {
@@ -358,6 +380,14 @@ func (r *reader) u64() uint64 {
 	v := binary.LittleEndian.Uint64(r.b)
 	r.b = r.b[8:]
 	return v
+}
+
+// i56 reads 7 bytes, sign-extended.
+func (r *reader) i56() int64 {
+	var b [8]byte
+	copy(b[:7], r.b)
+	r.b = r.b[7:]
+	return int64(binary.LittleEndian.Uint64(b[:])<<8) >> 8
 }
 
 func (r *reader) f32() float32 { return math.Float32frombits(r.u32()) }

@@ -229,8 +229,8 @@ func encodeRates(m *RateModel) []byte {
 // hold, the open window's events taken as bursts of B (at least one if
 // any), today's level at 1 and the levels' CV at its prior; they say what
 // they said then (the .txt beside each), and are stored again in the
-// current version (version 5's bytes, the bursts, the level), which loads
-// to the same state.
+// current version (version 5's bytes, the bursts, the level, the taught
+// weight), which loads to the same state.
 func TestVersion5ModelsLoad(t *testing.T) {
 	for name, v5 := range readModels(t, "models-v5") {
 		if len(v5) != v5Len || v5[0] != 5 {
@@ -260,7 +260,8 @@ func TestVersion5ModelsLoad(t *testing.T) {
 		}
 		b, _ := m.MarshalBinary()
 		lv := encLevel(1, quantCV(levelPriorCV))
-		if wantB := append(append(append([]byte{modelVersion}, v5[1:]...), m.winBursts), lv[:]...); !bytes.Equal(b, wantB) {
+		wantB := append(append(append(append([]byte{modelVersion}, v5[1:128]...), v5[129:]...), m.winBursts), lv[:]...)
+		if wantB = append(wantB, encTaught(m.taught)); !bytes.Equal(b, wantB) {
 			t.Errorf("%s: stored again as\n%x\nwant\n%x", name, b, wantB)
 		}
 		again, err := LoadRateModel(b, loc)
@@ -269,6 +270,50 @@ func TestVersion5ModelsLoad(t *testing.T) {
 		}
 		last := time.UnixMicro(m.last)
 		if got, want := observed(again, last), observed(m, last); got != want || again.winBursts != m.winBursts {
+			t.Errorf("%s: stored again, decodes to\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}
+
+// TestVersion6ModelsLoad: models stored in version 6 (testdata/models-v6:
+// the last event in 8 bytes, no taught weight) load with all they hold,
+// today's hours before the open one taken as having taught its level, as
+// version 6 read them (dayWeight); they say what they said then (the .txt
+// beside each), and are stored again in the current version (the last
+// event in 7 bytes, the taught weight after the level), which loads to
+// the same state.
+func TestVersion6ModelsLoad(t *testing.T) {
+	for name, v6 := range readModels(t, "models-v6") {
+		if len(v6) != v6Len || v6[0] != 6 {
+			t.Fatalf("%s: %d bytes of version %d, want %d of version 6", name, len(v6), v6[0], v6Len)
+		}
+		zone, events := goldenModels[name](t)
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := LoadRateModel(v6, loc)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "models-v6", name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := observed(m, events[len(events)-1]); got != string(want) {
+			t.Errorf("%s: version 6 model decodes to:\n%s\nwant:\n%s", name, got, want)
+		}
+		b, _ := m.MarshalBinary()
+		wantB := append(append(append([]byte{modelVersion}, v6[1:128]...), v6[129:]...), encTaught(m.taught))
+		if v6[128] != 0 || !bytes.Equal(b, wantB) {
+			t.Errorf("%s: stored again as\n%x\nwant\n%x", name, b, wantB)
+		}
+		again, err := LoadRateModel(b, loc)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		last := time.UnixMicro(m.last)
+		if got, want := observed(again, last), observed(m, last); got != want || again.taught != m.taught {
 			t.Errorf("%s: stored again, decodes to\n%s\nwant\n%s", name, got, want)
 		}
 	}

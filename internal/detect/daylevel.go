@@ -36,24 +36,21 @@ import "math"
 // slow day. Frozen hours (an incident is open) teach nothing either.
 //
 // v is learned from each finished day: with R = Σc/Σµ (weighted as
-// above) and W = Σ µ/(1 + µ/r), (R − 1)² − 1/W estimates it (1/W the
-// share the hours' own noise holds), in an EWMA over days. It starts at
+// above) and W = Σ µ/(1 + µ/r), both over the hours that taught the level
+// (taught), (R − 1)² − 1/W estimates it (1/W the share the hours' own
+// noise holds), in an EWMA over days. Counted over all the day's hours,
+// the held ones (4 in 10 on a beet of 5 an hour) pulled R towards 1 and v
+// to 0.03-0.13 where it was 0.18 (TestLevelsLearnedOnSlowBeet). It starts at
 // levelPriorCV²; days that vary no more than their hours say teach it 0,
 // and L then stays within a few % of 1 (the prior's CV is at least
 // levelMinCV). The learned size r of hourly counts holds the day's
 // variance too, so an hour read against L is read at least as wide as it
 // truly is.
 type levelState struct {
-	level    float32    // today's level (the open hour's local day), as stored (quantLevel)
-	levelCV  float32    // coefficient of variation of days' levels, √v, as stored (quantCV)
-	levelEnd int64      // not stored: the end of the level's day (Unix seconds)
-	openW    openWeight // not stored: a cache (openDayWeight)
-}
-
-// openWeight is dayWeight of the open hour, weighed in burst unit unit.
-type openWeight struct {
-	w, unit float64
-	hour    int64
+	level    float32 // today's level (the open hour's local day), as stored (quantLevel)
+	levelCV  float32 // coefficient of variation of days' levels, √v, as stored (quantCV)
+	levelEnd int64   // not stored: the end of the level's day (Unix seconds)
+	taught   float32 // W of the day's hours that taught the level, as stored (quantTaught)
 }
 
 const (
@@ -78,6 +75,18 @@ const (
 	// teach the level (levelHeld).
 	levelHoldNats = 0.5
 )
+
+// taughtScale: the weight of the hours that taught today's level is
+// stored in 8 bits as 2^(q/taughtScale) − 1, within 2.2% up to about 63,000.
+const taughtScale = 16
+
+func encTaught(x float32) uint8 {
+	return uint8(min(max(math.Round(math.Log2(float64(x)+1)*taughtScale), 0), 255))
+}
+
+func decTaught(q uint8) float32 { return float32(math.Exp2(float64(q)/taughtScale) - 1) }
+
+func quantTaught(x float64) float32 { return decTaught(encTaught(float32(x))) }
 
 func quantLevel(x float64) float32 {
 	return float32(min(max(math.Round(x*levelScale), 1), 1<<12-1)) / levelScale
@@ -161,8 +170,9 @@ func (m *RateModel) hourWeight(unix int64, u, r float64) (w, mu float64) {
 }
 
 // dayWeight is the weight of the day's closed hours before the hour from
-// unix: the Σ µ/(1 + µ/r) of the level's estimate. The day began after the
-// last hour whose local hour of day is above the next one's.
+// unix, Σ µ/(1 + µ/r), whether or not they taught the level: what a
+// version 6 model, which did not store taught, is loaded with. The day
+// began after the last hour whose local hour of day is above the next one's.
 func (m *RateModel) dayWeight(unix int64, u, r float64) float64 {
 	W := 0.0
 	next := m.bucket(unix) % 24
@@ -183,29 +193,29 @@ func (m *RateModel) dayWeight(unix int64, u, r float64) float64 {
 // day's end, the day's level into the levels' variance.
 func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 	if !m.levelOn() {
-		m.level, m.levelEnd = 1, 0 // no day to follow (levelEnd is found at load only for a beet that reads its level)
+		m.level, m.levelEnd, m.taught = 1, 0, 0 // no day to follow (levelEnd is found at load only for a beet that reads its level)
 		return
 	}
 	if end := m.dayEnd(hour); end != m.levelEnd {
-		m.level, m.levelEnd = 1, end // a new day (or the first)
+		m.level, m.levelEnd, m.taught = 1, end, 0 // a new day (or the first)
 	}
 	u, r := m.unit(), m.size()
 	a := m.levelPrior()
+	W := float64(m.taught)
 	if !held && m.flags&flagFrozen == 0 {
 		if w, mu := m.hourWeight(hour, u, r); w > 0 {
-			W := m.dayWeight(hour, u, r)
 			c := float64(count) / u
 			c = min(c, mu+3*math.Sqrt(mu*(1+mu/r))) // winsorised: one wild hour moves the day little
 			L := (float64(m.level)*(a+W) + c*w/mu) / (a + W + w)
-			m.level = quantLevel(L)
+			m.level, m.taught = quantLevel(L), quantTaught(W+w)
+			W = float64(m.taught)
 		}
 	}
 	if hour+3600 < m.levelEnd {
 		return
 	}
 	// The day is over: what it says of v.
-	w, _ := m.hourWeight(hour, u, r)
-	if W := m.dayWeight(hour, u, r) + w; W >= 1 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
+	if W >= 1 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
 		R := (float64(m.level)*(a+W) - a) / W
 		x := min(levelMaxSample, (R-1)*(R-1)-1/W)
 		days := float64(hour-m.first) / 86400
@@ -214,7 +224,7 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 		v = max(0, (1-wt)*v+wt*x)
 		m.levelCV = quantCV(math.Sqrt(v))
 	}
-	m.level, m.levelEnd = 1, m.dayEnd(hour+3600)
+	m.level, m.levelEnd, m.taught = 1, m.dayEnd(hour+3600), 0
 }
 
 // levelSize is the size of the count of the hour from unix read at the
@@ -229,16 +239,6 @@ func (m *RateModel) levelSize(unix int64, r float64) float64 {
 	}
 	v := float64(m.levelCV) * float64(m.levelCV)
 	own := max((1/r-v)/(1+v), 1e-3)
-	c := min(v, 1/(float64(m.level)*(m.levelPrior()+m.openDayWeight())))
+	c := min(v, 1/(float64(m.level)*(m.levelPrior()+float64(m.taught))))
 	return 1 / (own + c + own*c)
-}
-
-// openDayWeight is dayWeight of the open hour, cached for the hour and
-// the burst unit it was weighed in.
-func (m *RateModel) openDayWeight() float64 {
-	u := m.unit()
-	if m.openW.hour != m.hourStart || m.openW.unit != u {
-		m.openW = openWeight{w: m.dayWeight(m.hourStart, u, m.size()), unit: u, hour: m.hourStart}
-	}
-	return m.openW.w
 }

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -98,4 +99,33 @@ func TestDropReadAtKnownLevel(t *testing.T) {
 	if m := median(took); m > 11*time.Hour+30*time.Minute {
 		t.Fatalf("drops flagged after a median of %s, want at most 11 h 30 min: %v", m, took)
 	}
+}
+
+// TestLevelsLearnedOnSlowBeet: the days' variance is learned from the
+// hours that taught each day's level. On a beet of 5 events an hour
+// (size 5), about 4 hours in 10 close with a CUSUM at levelHoldNats or
+// more and teach nothing; counted as if they had, they held each day's
+// level near 1, and five beets learned the days' CV at 0.03-0.13 (median
+// 0.09) where it is 0.18 (the judge's negbin families); now 0.15-0.26.
+func TestLevelsLearnedOnSlowBeet(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	var cvs []float64
+	for seed := range uint64(5) {
+		r := rand.New(rand.NewPCG(seed+1, 31))
+		a := newAutoBeet("UTC")
+		h := t0
+		for range 42 {
+			h = a.negbinHours(t, r, h, 24, 5, gammaDraw(r, 30)/30, 5)
+		}
+		m, err := LoadRateModel(a.b.Model, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cvs = append(cvs, float64(m.levelCV))
+	}
+	slices.Sort(cvs)
+	if cv := cvs[len(cvs)/2]; cv < 0.1 || cv > 0.3 {
+		t.Fatalf("days' CV learned at a median of %.2f (%.2f), want 0.18 or so", cv, cvs)
+	}
+	t.Logf("days' CV learned: %.3f", cvs)
 }

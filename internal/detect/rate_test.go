@@ -134,7 +134,7 @@ func TestRateModelRoundTrip(t *testing.T) {
 		t.Fatalf("encoded %d bytes, want %d (at most 200, issue 28)", len(b), encodedModelLen)
 	}
 	got, err := LoadRateModel(b, time.UTC)
-	got.zone, got.blurFrom, got.blurTo, got.blurDirs, got.openW = m.zone, m.blurFrom, m.blurTo, m.blurDirs, m.openW // caches, not state
+	got.zone, got.blurFrom, got.blurTo, got.blurDirs = m.zone, m.blurFrom, m.blurTo, m.blurDirs // caches, not state
 	if err != nil || *got != *m {
 		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
 	}

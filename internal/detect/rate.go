@@ -312,7 +312,7 @@ func (m *RateModel) dropDeadline(until time.Time) (time.Time, bool) {
 
 // dropDeadlineAs is dropDeadline under one reading (readingBucket).
 func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
-	u := m.unit()
+	r0, u := m.size(), m.unit()
 	dropRatio := m.p.DropRatio
 	s := float64(m.dn.s)
 	c := m.dropCount(m.winCount(), float64(m.winBursts), u)
@@ -344,7 +344,7 @@ func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 		dropAlarm := alarmLevel(level, windows)
 		x := max(0, float64(m.rate[m.readingBucket(h, b, d)]))
 		rate := m.levelAt(h) * x / u // the day's level (daylevel.go)
-		size := m.dropSizeAt(h, rate)
+		size := m.predSize(m.dropSize(m.levelSize(h, r0), rate), n, rate) // dropSizeAt, with what the hour loop knows
 		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
 			span := hourEnd - w // the rest of the hour once no event is in it …
 			if c > 0 {

@@ -483,3 +483,27 @@ func TestDelayedDailyJobStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomEventsNoYoungPairs: random traffic at about 5 events a day
+// (the judge's poisson-0.2, seed 93) whose first events happen to fall 8 h
+// apart, each "run" with one more event 22 min to 1 h 36 min after it, is
+// not recognised as an 8-hourly job with start and end pings: its next
+// random events were flagged as running too often and a missed run. A
+// young schedule's end pings come within an eighth of its period
+// (youngEndShare); these beets are learned as the rate beets they are.
+func TestRandomEventsNoYoungPairs(t *testing.T) {
+	t0 := time.Date(2026, 2, 22, 9, 0, 51, 0, time.UTC)
+	offsets := []int64{0, 35573, 68118, 83909, 96152, 101925, 124633, 125980, 152988, 168847, 171204,
+		177380, 179585, 183028, 199040, 206573, 215080, 252327, 252646, 288746, 293093, 293727,
+		418678, 421539, 425789, 434142, 435295, 443433, 471021, 476217, 514832, 537818, 548502,
+		553187, 571473, 626542}
+	a := newAutoBeet("Europe/Berlin")
+	for _, off := range offsets {
+		a.event(t, t0.Add(time.Duration(off)*time.Second), 1)
+	}
+	for _, f := range a.flips {
+		if f.To == beet.StatusDown || f.To == beet.StatusAnomalous || strings.Contains(f.Reason, "runs every") {
+			t.Errorf("%s at %s: %s", f.Kind, f.At.Format(time.RFC3339), f.Reason)
+		}
+	}
+}

@@ -232,47 +232,17 @@ func encodeRates(m *RateModel) []byte {
 // current version (version 5's bytes, the bursts, the level, the taught
 // weight), which loads to the same state.
 func TestVersion5ModelsLoad(t *testing.T) {
-	for name, v5 := range readModels(t, "models-v5") {
-		if len(v5) != v5Len || v5[0] != 5 {
-			t.Fatalf("%s: %d bytes of version %d, want %d of version 5", name, len(v5), v5[0], v5Len)
-		}
-		zone, events := goldenModels[name](t)
-		loc, err := time.LoadLocation(zone)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := LoadRateModel(v5, loc)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+	checkOldModels(t, "models-v5", 5, v5Len, func(name string, v5 []byte, m *RateModel) []byte {
 		if m.level != 1 || m.levelCV != quantCV(levelPriorCV) {
 			t.Errorf("%s: level %v, CV %v; want 1 and the prior", name, m.level, m.levelCV)
 		}
 		if want := v5Bursts(m.winCount(), m.burst); m.winBursts != want || m.winCount() > 0 && want == 0 {
 			t.Errorf("%s: %d bursts in an open window of %v events (B %.1f)", name, m.winBursts, m.winCount(), m.burst)
 		}
-		want, err := os.ReadFile(filepath.Join("testdata", "models-v5", name+".txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := observed(m, events[len(events)-1]); got != string(want) {
-			t.Errorf("%s: version 5 model decodes to:\n%s\nwant:\n%s", name, got, want)
-		}
-		b, _ := m.MarshalBinary()
 		lv := encLevel(1, quantCV(levelPriorCV))
-		wantB := append(append(append(append([]byte{modelVersion}, v5[1:128]...), v5[129:]...), m.winBursts), lv[:]...)
-		if wantB = append(wantB, encTaught(m.taught)); !bytes.Equal(b, wantB) {
-			t.Errorf("%s: stored again as\n%x\nwant\n%x", name, b, wantB)
-		}
-		again, err := LoadRateModel(b, loc)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		last := time.UnixMicro(m.last)
-		if got, want := observed(again, last), observed(m, last); got != want || again.winBursts != m.winBursts {
-			t.Errorf("%s: stored again, decodes to\n%s\nwant\n%s", name, got, want)
-		}
-	}
+		b := append(append(append([]byte{modelVersion}, v5[1:128]...), v5[129:]...), m.winBursts)
+		return append(append(b, lv[:]...), encTaught(m.taught))
+	})
 }
 
 // TestVersion6ModelsLoad: models stored in version 6 (testdata/models-v6:
@@ -283,29 +253,42 @@ func TestVersion5ModelsLoad(t *testing.T) {
 // event in 7 bytes, the taught weight after the level), which loads to
 // the same state.
 func TestVersion6ModelsLoad(t *testing.T) {
-	for name, v6 := range readModels(t, "models-v6") {
-		if len(v6) != v6Len || v6[0] != 6 {
-			t.Fatalf("%s: %d bytes of version %d, want %d of version 6", name, len(v6), v6[0], v6Len)
+	checkOldModels(t, "models-v6", 6, v6Len, func(name string, v6 []byte, m *RateModel) []byte {
+		if v6[128] != 0 {
+			t.Errorf("%s: the last event's eighth byte is %#x", name, v6[128])
+		}
+		return append(append(append([]byte{modelVersion}, v6[1:128]...), v6[129:]...), encTaught(m.taught))
+	})
+}
+
+// checkOldModels loads the models of version v stored under testdata/dir
+// (n bytes each) and checks that each says what it said then (the .txt
+// beside it), is stored again as stored returns (which checks the loaded
+// model besides), and loads from that to the same state.
+func checkOldModels(t *testing.T, dir string, v byte, n int, stored func(name string, old []byte, m *RateModel) []byte) {
+	t.Helper()
+	for name, old := range readModels(t, dir) {
+		if len(old) != n || old[0] != v {
+			t.Fatalf("%s: %d bytes of version %d, want %d of version %d", name, len(old), old[0], n, v)
 		}
 		zone, events := goldenModels[name](t)
 		loc, err := time.LoadLocation(zone)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := LoadRateModel(v6, loc)
+		m, err := LoadRateModel(old, loc)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		want, err := os.ReadFile(filepath.Join("testdata", "models-v6", name+".txt"))
+		want, err := os.ReadFile(filepath.Join("testdata", dir, name+".txt"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := observed(m, events[len(events)-1]); got != string(want) {
-			t.Errorf("%s: version 6 model decodes to:\n%s\nwant:\n%s", name, got, want)
+			t.Errorf("%s: version %d model decodes to:\n%s\nwant:\n%s", name, v, got, want)
 		}
 		b, _ := m.MarshalBinary()
-		wantB := append(append(append([]byte{modelVersion}, v6[1:128]...), v6[129:]...), encTaught(m.taught))
-		if v6[128] != 0 || !bytes.Equal(b, wantB) {
+		if wantB := stored(name, old, m); !bytes.Equal(b, wantB) {
 			t.Errorf("%s: stored again as\n%x\nwant\n%x", name, b, wantB)
 		}
 		again, err := LoadRateModel(b, loc)
@@ -313,7 +296,7 @@ func TestVersion6ModelsLoad(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		last := time.UnixMicro(m.last)
-		if got, want := observed(again, last), observed(m, last); got != want || again.taught != m.taught {
+		if got, want := observed(again, last), observed(m, last); got != want || again.winBursts != m.winBursts || again.taught != m.taught {
 			t.Errorf("%s: stored again, decodes to\n%s\nwant\n%s", name, got, want)
 		}
 	}

@@ -344,7 +344,8 @@ func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 		dropAlarm := alarmLevel(level, windows)
 		x := max(0, float64(m.rate[m.readingBucket(h, b, d)]))
 		rate := m.levelAt(h) * x / u // the day's level (daylevel.go)
-		size := m.predSize(m.dropSize(m.levelSize(h, r0), rate), n, rate) // dropSizeAt, with what the hour loop knows
+		// dropSizeAt, from what the hour loop knows already
+		size := m.predSize(m.dropSize(m.levelSize(h, r0), rate), n, rate)
 		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
 			span := hourEnd - w // the rest of the hour once no event is in it …
 			if c > 0 {

@@ -43,9 +43,9 @@ import "math"
 // to 0.03-0.13 where it was 0.18 (TestLevelsLearnedOnSlowBeet). It starts at
 // levelPriorCV²; days that vary no more than their hours say teach it 0,
 // and L then stays within a few % of 1 (the prior's CV is at least
-// levelMinCV). The learned size r of hourly counts holds the day's
-// variance too, so an hour read against L is read at least as wide as it
-// truly is.
+// levelMinCV). The learned size r of hourly counts holds the days'
+// variance too: the silence walk reads an hour against L at r, at least as
+// wide as it truly is; the drop CUSUM at what L leaves of it (levelSize).
 type levelState struct {
 	level    float32 // today's level (the open hour's local day), as stored (quantLevel)
 	levelCV  float32 // coefficient of variation of days' levels, √v, as stored (quantCV)
@@ -232,7 +232,9 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 // hourly counts around the rates holds the days' variance v too (1/r =
 // 1/rₕ + v + v/rₕ, rₕ an hour's own size around its day's level); once
 // the day's closed hours have taught L, what is left of v is L's
-// posterior uncertainty, a Gamma of shape α = L·(a + W) (CV² 1/α).
+// posterior uncertainty, a Gamma of shape α = L·(a + W) (CV² 1/α, W the
+// taught weight), never more than v itself (the prior's CV is at least
+// levelMinCV, more than some beets' days vary: TestDropReadAtKnownLevel).
 func (m *RateModel) levelSize(unix int64, r float64) float64 {
 	if unix >= m.levelEnd || !m.levelOn() {
 		return r

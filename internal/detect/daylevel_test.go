@@ -78,7 +78,7 @@ func TestDropAfterUsualMorningFound(t *testing.T) {
 // falls to 30% for the rest of the day (the judge's drops, on its negbin
 // traffic: size 5, days of CV 18%). Read with the whole days' variance on
 // top of the level the morning showed, 20 beets were flagged after a median
-// of 12 h 13 min (13 within 15 h); now after 11 h 5 min (15).
+// of 12 h 13 min (13 within 15 h); now after 11 h 19 min (15).
 func TestDropReadAtKnownLevel(t *testing.T) {
 	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	var took []time.Duration

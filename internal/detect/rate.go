@@ -70,7 +70,13 @@ func (m *RateModel) sizeAt(unix int64, mu float64, bursts bool) float64 {
 // bursts (dropCount) and read at the day's level, with what is left of
 // the days' variance once the day's hours have taught it (levelSize).
 func (m *RateModel) dropSizeAt(unix int64, mu float64) float64 {
-	return m.predSize(m.dropSize(m.levelSize(unix, m.size()), mu), m.seen(unix, m.bucket(unix)), mu)
+	return m.dropSizeOf(unix, m.size(), m.seen(unix, m.bucket(unix)), mu)
+}
+
+// dropSizeOf is dropSizeAt for a caller that has the size r and the
+// bucket's times seen n already (the drop deadline, hour after hour).
+func (m *RateModel) dropSizeOf(unix int64, r, n, mu float64) float64 {
+	return m.predSize(m.dropSize(m.levelSize(unix, r), mu), n, mu)
 }
 
 // predSize is sizeAt for a bucket seen n times, r the size of counts.
@@ -344,8 +350,7 @@ func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 		dropAlarm := alarmLevel(level, windows)
 		x := max(0, float64(m.rate[m.readingBucket(h, b, d)]))
 		rate := m.levelAt(h) * x / u // the day's level (daylevel.go)
-		// dropSizeAt, from what the hour loop knows already
-		size := m.predSize(m.dropSize(m.levelSize(h, r0), rate), n, rate)
+		size := m.dropSizeOf(h, r0, n, rate)
 		for hourEnd := h + 3600; w < hourEnd && w < until.Unix(); {
 			span := hourEnd - w // the rest of the hour once no event is in it …
 			if c > 0 {
@@ -503,7 +508,7 @@ func (m *RateModel) latestReading(from, to int64, as func(d int) (time.Time, boo
 // d is followed, that of the hour shiftOffs[d] on, once seen.
 func (m *RateModel) readingBucket(h int64, b int, d int) int {
 	if d != ownReading && m.following(h)&(1<<d) != 0 {
-		if nb := m.bucket(h + shiftOffs[d]); m.rate[nb] >= 0 {
+		if nb, ok := m.neighbour(h, d); ok {
 			return nb
 		}
 	}

@@ -285,15 +285,23 @@ func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
 	if dirs == 0 {
 		return lo, hi
 	}
-	for d, off := range shiftOffs {
+	for d := range shiftOffs {
 		if dirs&(1<<d) == 0 {
 			continue
 		}
-		if x := float64(m.rate[m.bucket(unix+off)]); x >= 0 {
+		if nb, ok := m.neighbour(unix, d); ok {
+			x := float64(m.rate[nb])
 			lo, hi = min(lo, x), max(hi, x)
 		}
 	}
 	return lo, hi
+}
+
+// neighbour is the bucket of the hour shiftOffs[d] on from h, the hour a
+// traffic shifted in direction d looks like, if it has been seen.
+func (m *RateModel) neighbour(h int64, d int) (int, bool) {
+	nb := m.bucket(h + shiftOffs[d])
+	return nb, m.rate[nb] >= 0
 }
 
 // rateZone returns the candidate zone whose latest clock change the rate

@@ -54,3 +54,46 @@ func TestSurgeHoursDoNotTeachSmoothSize(t *testing.T) {
 		t.Fatalf("%d of 144 surges flagged, want 82", found)
 	}
 }
+
+// TestQuietFirstHoursAreNoSurgeBaseline: a beet of 100 events an hour,
+// negative binomial of size 1.5, whose weekend 10:00 came almost empty on
+// its first weekend by chance (1 and 0 events). Read against the rate those
+// hours taught, an ordinary 10:00 the next Saturday was a surge of over 100
+// times normal (6 of 6 flagged); a real surge in that hour (ten times its
+// neighbours) is still flagged.
+func TestQuietFirstHoursAreNoSurgeBaseline(t *testing.T) {
+	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) // a Monday
+	surges := func(seed uint64, tenth int) bool {
+		r := rand.New(rand.NewPCG(seed+1, 41))
+		a := newAutoBeet("UTC")
+		h := a.negbinHours(t, r, t0, 5*24+10, 100, 1, 1.5)
+		for _, quiet := range []int{1, 0} {
+			a.hourOfEvents(t, r, h, quiet)
+			h = a.negbinHours(t, r, h.Add(time.Hour), 23, 100, 1, 1.5)
+		}
+		h = a.negbinHours(t, r, h, 5*24, 100, 1, 1.5)
+		if a.b.Status != beet.StatusUp {
+			t.Fatalf("beet %d: %s before the Saturday: %+v", seed, a.b.Status, a.flips)
+		}
+		a.hourOfEvents(t, r, h, tenth)
+		a.negbinHours(t, r, h.Add(time.Hour), 1, 100, 1, 1.5)
+		for _, f := range a.since(h) {
+			if f.Kind == beet.FlipSurge {
+				return true
+			}
+		}
+		return false
+	}
+	falseSurges, found := 0, 0
+	for seed := range uint64(6) {
+		if surges(seed, 100) {
+			falseSurges++
+		}
+		if surges(seed, 1000) {
+			found++
+		}
+	}
+	if falseSurges > 0 || found < 6 {
+		t.Fatalf("an ordinary hour after quiet first ones: %d of 6 flagged as surges, want 0; ten times the neighbours: %d of 6 flagged, want 6", falseSurges, found)
+	}
+}

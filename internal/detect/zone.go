@@ -302,10 +302,11 @@ func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
 // not below 1/(n+1) of the busier neighbouring hour's rate, b seen n times.
 // A bucket's first hours of an overdispersed beet can teach it next to
 // nothing by chance (an hour of negative-binomial size 1.5 falls under a
-// tenth of its mean one time in twenty), and its next ordinary hour was then
-// a surge of 30-150 times normal: four of the seven false surges on the
-// tuning seed, all in a beet's first week. An hour that is that quiet is
-// learned as such: the floor fades as its bucket is seen.
+// tenth of its mean one time in twenty), and the next ordinary hours then
+// read as a surge (up to 150 times normal): four of the six false surges on
+// the tuning seed (untuned families included), all in a beet's first week.
+// An hour that is that quiet is learned as such: the floor fades as its
+// bucket is seen.
 func (m *RateModel) surgeFloor(unix int64, b int, r float64) float64 {
 	nb := r
 	for d := range shiftOffs {

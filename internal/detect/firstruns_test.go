@@ -497,15 +497,7 @@ func TestRandomEventsNoYoungPairs(t *testing.T) {
 		177380, 179585, 183028, 199040, 206573, 215080, 252327, 252646, 288746, 293093, 293727,
 		418678, 421539, 425789, 434142, 435295, 443433, 471021, 476217, 514832, 537818, 548502,
 		553187, 571473, 626542}
-	a := newAutoBeet("Europe/Berlin")
-	for _, off := range offsets {
-		a.event(t, t0.Add(time.Duration(off)*time.Second), 1)
-	}
-	for _, f := range a.flips {
-		if f.To == beet.StatusDown || f.To == beet.StatusAnomalous || strings.Contains(f.Reason, "runs every") {
-			t.Errorf("%s at %s: %s", f.Kind, f.At.Format(time.RFC3339), f.Reason)
-		}
-	}
+	learnedAsRates(t, "Europe/Berlin", t0, offsets)
 }
 
 // TestJobLateAmongFirstRunsStopped: an hourly job (runs 0-2 min after
@@ -557,7 +549,14 @@ func TestRandomEventsNoSpreadPair(t *testing.T) {
 		259924, 280043, 284330, 311919, 323888, 330654, 336271, 348765, 361573, 361605, 369607, 384089,
 		394578, 412696, 450742, 456650, 459771, 459854, 460407, 465275, 470598, 480232, 510379, 530331,
 		530341, 542951, 590844, 590980, 620024}
-	a := newAutoBeet("Europe/Riga")
+	learnedAsRates(t, "Europe/Riga", t0, offsets)
+}
+
+// learnedAsRates feeds a beet in zone tz one event at each of offsets
+// (seconds from t0) and fails on any alarm or any schedule it learned.
+func learnedAsRates(t *testing.T, tz string, t0 time.Time, offsets []int64) {
+	t.Helper()
+	a := newAutoBeet(tz)
 	for _, off := range offsets {
 		a.event(t, t0.Add(time.Duration(off)*time.Second), 1)
 	}

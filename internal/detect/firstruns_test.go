@@ -538,11 +538,11 @@ func TestJobLateAmongFirstRunsStopped(t *testing.T) {
 // TestRandomEventsNoSpreadPair: random traffic at about 5 events a day
 // (the judge's poisson-0.2 "outage 6h"/3, seed 98) whose first events fell
 // 4 h 45 min apart, then a day after the first, is taken for a daily job
-// with an end ping (pairDay), and its next event an hour later on day 3
-// for the job's third run. Four runs a day apart and nothing else make a
-// daily job however spread (a delay at random), and the pair counted as
-// a run: recognised with two events besides its three runs, it was then
-// flagged as running too often. A pair's ends are events besides the runs.
+// with a second ping (pairDay), which credits the pair a run; its next
+// event, an hour later on day 3, made the third "run". Counted as four
+// runs, with its events 4 h 45 min and 6 h 52 min after them as one ping a
+// run and a stray, it was recognised from its first runs, then flagged as
+// running too often. A second ping at another offset takes the credit back.
 func TestRandomEventsNoSpreadPair(t *testing.T) {
 	t0 := time.Date(2026, 3, 14, 9, 26, 47, 0, time.UTC)
 	offsets := []int64{0, 17094, 86986, 111692, 177293, 189295, 194493, 207558, 227108, 229743, 251190,

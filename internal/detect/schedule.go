@@ -489,11 +489,13 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		switch {
 		case m.endOff == 0 || abs(off-int64(m.endOff)) > max(60, int64(m.endOff)/4):
 			if m.endOff != 0 && m.streak > 0 && m.flags&flagYoung == 0 && !m.Scheduled() {
-				// The offset a daily pair was credited a run for (pairDay)
-				// did not come again: the credit goes (random traffic at 5
-				// a day made a "pair" of events 4 h 45 min and 6 h 52 min
-				// after two runs, recognised from its first runs, then
-				// running too often: TestRandomEventsNoSpreadPair).
+				// A young candidate's second ping at another offset than
+				// the last: no pair, and the run a pair is credited when it
+				// forms (pairDay) goes (random traffic at 5 a day made a
+				// "pair" of events 4 h 45 min and 6 h 52 min after two runs,
+				// recognised from its first runs, then running too often:
+				// TestRandomEventsNoSpreadPair). Any young streak pays it:
+				// second pings that wander are no job's.
 				m.streak--
 			}
 			m.flags &^= flagPaired

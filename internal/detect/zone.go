@@ -277,29 +277,29 @@ func (m *RateModel) noteShift(hour int64, count float32) {
 // rateRange is the rate at unix and, while a clock change is followed,
 // the lowest and the highest of it and the same hour's neighbour in the
 // direction of the change: what a CUSUM window is read against. A surge is
-// read against the rate no lower than surgeFloor.
+// read against no less than surgeFloor of the busier neighbouring hour.
 func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
 	b := m.bucket(unix)
 	r := max(0, float64(m.rate[b]))
-	lo, hi = r, m.surgeFloor(unix, b, r)
+	lo, hi = r, r
+	busiest := r
 	dirs := m.following(unix)
-	if dirs == 0 {
-		return lo, hi
-	}
 	for d := range shiftOffs {
-		if dirs&(1<<d) == 0 {
+		nb, ok := m.neighbour(unix, d)
+		if !ok {
 			continue
 		}
-		if nb, ok := m.neighbour(unix, d); ok {
-			x := float64(m.rate[nb])
+		x := float64(m.rate[nb])
+		busiest = max(busiest, x)
+		if dirs&(1<<d) != 0 {
 			lo, hi = min(lo, x), max(hi, x)
 		}
 	}
-	return lo, hi
+	return lo, max(hi, m.surgeFloor(unix, b, busiest))
 }
 
-// surgeFloor is the rate r of unix's bucket b as the surge test reads it:
-// not below 1/(n+1) of the busier neighbouring hour's rate, b seen n times.
+// surgeFloor is the least rate a surge is read against in unix's bucket b,
+// seen n times: 1/(n+1) of busiest, the busier neighbouring hour's rate.
 // A bucket's first hours of an overdispersed beet can teach it next to
 // nothing by chance (an hour of negative-binomial size 1.5 falls under a
 // tenth of its mean one time in twenty), and the next ordinary hours then
@@ -307,14 +307,8 @@ func (m *RateModel) rateRange(unix int64) (lo, hi float64) {
 // the tuning seed (untuned families included), all in a beet's first week.
 // An hour that is that quiet is learned as such: the floor fades as its
 // bucket is seen.
-func (m *RateModel) surgeFloor(unix int64, b int, r float64) float64 {
-	nb := r
-	for d := range shiftOffs {
-		if x, ok := m.neighbour(unix, d); ok {
-			nb = max(nb, float64(m.rate[x]))
-		}
-	}
-	return max(r, nb/(m.seen(unix, b)+1))
+func (m *RateModel) surgeFloor(unix int64, b int, busiest float64) float64 {
+	return busiest / (m.seen(unix, b) + 1)
 }
 
 // neighbour is the bucket of the hour shiftOffs[d] on from h, the hour a

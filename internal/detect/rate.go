@@ -26,6 +26,9 @@ type rateState struct {
 	winBursts uint8   // clusters started in the open window (at most 60 an hour: they are a minute apart)
 
 	up, dn cusum // surge and drop
+
+	dailySum float64 // daily's answer while dailyOK (a cache; not stored)
+	dailyOK  bool
 }
 
 // The rate model's flags (lifeState.flags).
@@ -47,6 +50,9 @@ const (
 // a rate ratio rho against normal, when an hour's count is negative
 // binomial with size r (Poisson as r grows).
 func nbLLR(rho, c, mu, r float64) float64 {
+	if c == 0 {
+		return r * math.Log((mu+r)/(rho*mu+r)) // the same, one logarithm fewer: the drop deadline's hours with no event
+	}
 	return c*math.Log(rho*(mu+r)/(rho*mu+r)) + r*math.Log((mu+r)/(rho*mu+r))
 }
 
@@ -579,12 +585,18 @@ func (m *RateModel) Expected(a, b time.Time) float64 {
 
 func (m *RateModel) rateAt(unix int64) float64 { return max(0, float64(m.rate[m.bucket(unix)])) }
 
-// daily is the expected events in an average day.
+// daily is the expected events in an average day. The sum is kept until a
+// rate changes (setRate): the drop deadline, the silence bound and both
+// alarm levels ask it at every event, a twelfth of an event's cost.
 func (m *RateModel) daily() float64 {
+	if m.dailyOK {
+		return m.dailySum
+	}
 	s := 0.0
 	for b := range 24 {
 		s += (5*max(0, float64(m.rate[b])) + 2*max(0, float64(m.rate[24+b]))) / 7
 	}
+	m.dailySum, m.dailyOK = s, true
 	return s
 }
 
@@ -677,6 +689,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 func (m *RateModel) setRate(b int, r float32) {
 	m.q[b] = encodeRate(r)
 	m.rate[b] = decodeRate(m.q[b])
+	m.dailyOK = false
 }
 
 // bucket maps an instant to its local hour of day, weekdays 0-23, weekend

@@ -134,7 +134,8 @@ func TestRateModelRoundTrip(t *testing.T) {
 		t.Fatalf("encoded %d bytes, want %d (at most 200, issue 28)", len(b), encodedModelLen)
 	}
 	got, err := LoadRateModel(b, time.UTC)
-	got.zone, got.blurFrom, got.blurTo, got.blurDirs = m.zone, m.blurFrom, m.blurTo, m.blurDirs // caches, not state
+	got.zone, got.blurFrom, got.blurTo, got.blurDirs, got.dirs = m.zone, m.blurFrom, m.blurTo, m.blurDirs, m.dirs // caches, not state
+	got.dailySum, got.dailyOK = m.dailySum, m.dailyOK
 	if err != nil || *got != *m {
 		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
 	}

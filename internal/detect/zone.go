@@ -14,6 +14,7 @@ type zoneState struct {
 	zone             zoneSpan // cache for bucket, not stored
 	blurFrom, blurTo int64    // cache for blurred: its answer holds in [blurFrom, blurTo); not stored
 	blurDirs         uint8
+	dirs             *[]int8 // shiftDir's answers for the beet's zone (zoneShiftDirs); not stored
 	shiftEv          [2]int8 // evidence for following a clock change, by direction
 }
 
@@ -149,11 +150,39 @@ const (
 // lies (seconds from the hour).
 var shiftOffs = [2]int64{shiftLater: -3600, shiftEarlier: 3600}
 
-// shiftDir is the direction of ch relative to the beet's zone, or −1 when
-// the beet's zone changed its clock the same way (or ch is not an hour).
-func (m *RateModel) shiftDir(ch dstChange) int {
-	_, a := time.Unix(ch.at-86400, 0).In(m.loc).Zone()
-	_, b := time.Unix(ch.at+86400, 0).In(m.loc).Zone()
+// shiftDir is the direction of the i-th candidate clock change
+// (candidateChanges) relative to the beet's zone, or −1 when the beet's
+// zone changed its clock the same way (or the change is not an hour).
+func (m *RateModel) shiftDir(i int) int {
+	if m.dirs == nil {
+		m.dirs = zoneShiftDirs(m.loc)
+	}
+	return int((*m.dirs)[i])
+}
+
+// shiftDirs caches shiftDir's answers per zone, for every candidate change:
+// blurred asks them for each change in its span at every event (a model
+// lives for one event), two zone lookups each, a twentieth of an event's
+// cost. Zones come from loadLocation's cache, one pointer per name.
+var shiftDirs sync.Map // *time.Location → *[]int8
+
+func zoneShiftDirs(loc *time.Location) *[]int8 {
+	if d, ok := shiftDirs.Load(loc); ok {
+		return d.(*[]int8)
+	}
+	ch := candidateChanges()
+	dirs := make([]int8, len(ch))
+	for i, c := range ch {
+		dirs[i] = int8(shiftDirIn(c, loc))
+	}
+	shiftDirs.Store(loc, &dirs)
+	return &dirs
+}
+
+// shiftDirIn is shiftDir for the change ch and the zone loc.
+func shiftDirIn(ch dstChange, loc *time.Location) int {
+	_, a := time.Unix(ch.at-86400, 0).In(loc).Zone()
+	_, b := time.Unix(ch.at+86400, 0).In(loc).Zone()
 	switch ch.delta - int64(b-a) {
 	case -3600:
 		return shiftLater
@@ -186,7 +215,7 @@ func (m *RateModel) blurred(unix int64) uint8 {
 			break
 		}
 		m.blurTo = min(m.blurTo, ch[j].at+span)
-		if d := m.shiftDir(ch[j]); d >= 0 {
+		if d := m.shiftDir(j); d >= 0 {
 			m.blurDirs |= 1 << d
 		}
 	}
@@ -210,7 +239,7 @@ func (m *RateModel) followedWithin(from, to int64) uint8 {
 	ch := candidateChanges()
 	i, _ := slices.BinarySearchFunc(ch, from+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
 	for ; i < len(ch) && ch[i].at <= to; i++ {
-		if d := m.shiftDir(ch[i]); d >= 0 {
+		if d := m.shiftDir(i); d >= 0 {
 			dirs |= 1 << d
 		}
 	}
@@ -246,7 +275,7 @@ func (m *RateModel) noteShift(hour int64, count float32) {
 	ch := candidateChanges()
 	i, _ := slices.BinarySearchFunc(ch, hour-3600+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
 	for ; i < len(ch) && ch[i].at <= hour; i++ { // changes in (hour−1h, hour]: this is the first hour after them
-		if d := m.shiftDir(ch[i]); d >= 0 {
+		if d := m.shiftDir(i); d >= 0 {
 			m.shiftEv[d] = 0
 		}
 	}
@@ -330,7 +359,7 @@ func (m *RateModel) rateZone() string {
 		}
 		i, _ := slices.BinarySearchFunc(ch, last+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
 		for i--; i >= 0; i-- {
-			if m.shiftDir(ch[i]) == d {
+			if m.shiftDir(i) == d {
 				if z := dstZone(m.loc, ch[i].at-86400, ch[i].at+86400, shift); z != nil {
 					return z.String()
 				}

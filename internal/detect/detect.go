@@ -91,6 +91,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	if err != nil {
 		model = newRateModel(location(b), p) // an old or unreadable model starts over
 	}
+	defer releaseModel(model) // nothing below keeps it: the decision holds its encoding
 	switch {
 	case freeze:
 		model.Freeze() // a maintenance window's hours are not normal either
@@ -206,6 +207,7 @@ func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 	if err != nil {
 		return Decision{}, nil // an old model: learning starts over at the next event
 	}
+	defer releaseModel(model)
 	at, kind, ok := model.Deadline(b.Status == beet.StatusUp)
 	if !ok {
 		return Decision{}, nil

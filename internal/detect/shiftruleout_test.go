@@ -171,3 +171,27 @@ func TestSlowDropDeadlineUnderClockChange(t *testing.T) {
 		t.Errorf("a drop to a fifth of a beet of 12 events a day flagged after %s (median of 40), want within 36 h", med)
 	}
 }
+
+// TestClockChangeTableOnlyForSharedZones: the per-zone table of clock-change
+// directions is kept only for zones loadLocation hands out, so callers that
+// make their own zones (a fixed offset, a zone loaded per call) cannot grow
+// it; their models answer the same, change by change.
+func TestClockChangeTableOnlyForSharedZones(t *testing.T) {
+	own, err := time.LoadLocation("Europe/Riga") // not loadLocation's: another pointer
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	shared, _ := loadLocation("Europe/Riga")
+	a, b := NewRateModel(own), NewRateModel(shared)
+	for i := range candidateChanges() {
+		if x, y := a.shiftDir(i), b.shiftDir(i); x != y {
+			t.Fatalf("change %d: direction %d in a zone of its own, %d in the shared one", i, x, y)
+		}
+	}
+	if _, ok := shiftDirs.Load(own); ok {
+		t.Fatal("a zone loadLocation did not hand out was kept in the table")
+	}
+	if _, ok := shiftDirs.Load(shared); !ok {
+		t.Fatal("the shared zone's table was not kept")
+	}
+}

@@ -157,18 +157,29 @@ func (m *RateModel) shiftDir(i int) int {
 	if m.dirs == nil {
 		m.dirs = zoneShiftDirs(m.loc)
 	}
+	if m.dirs == unsharedZone {
+		return shiftDirIn(candidateChanges()[i], m.loc)
+	}
 	return int((*m.dirs)[i])
 }
 
 // shiftDirs caches shiftDir's answers per zone, for every candidate change:
 // blurred asks them for each change in its span at every event (a model
 // lives for one event), two zone lookups each, a twentieth of an event's
-// cost. Zones come from loadLocation's cache, one pointer per name.
+// cost. Only for the zones loadLocation hands out, one pointer per name
+// (a few hundred at most, about a kilobyte each); a zone made elsewhere is
+// looked up change by change (unsharedZone), so the cache cannot grow with
+// its callers.
 var shiftDirs sync.Map // *time.Location → *[]int8
+
+var unsharedZone = new([]int8)
 
 func zoneShiftDirs(loc *time.Location) *[]int8 {
 	if d, ok := shiftDirs.Load(loc); ok {
 		return d.(*[]int8)
+	}
+	if shared, ok := locations.Load(loc.String()); !ok || shared.(*time.Location) != loc {
+		return unsharedZone
 	}
 	ch := candidateChanges()
 	dirs := make([]int8, len(ch))

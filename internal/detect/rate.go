@@ -50,10 +50,11 @@ const (
 // a rate ratio rho against normal, when an hour's count is negative
 // binomial with size r (Poisson as r grows).
 func nbLLR(rho, c, mu, r float64) float64 {
+	l := r * math.Log((mu+r)/(rho*mu+r))
 	if c == 0 {
-		return r * math.Log((mu+r)/(rho*mu+r)) // the same, one logarithm fewer: the drop deadline's hours with no event
+		return l // one logarithm fewer: the drop deadline's hours with no event
 	}
-	return c*math.Log(rho*(mu+r)/(rho*mu+r)) + r*math.Log((mu+r)/(rho*mu+r))
+	return c*math.Log(rho*(mu+r)/(rho*mu+r)) + l
 }
 
 // sizeAt is the size of the predictive distribution of the count of the

@@ -56,7 +56,7 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 			due, _, _ := g.due(false)
 			w.AlertAfter = due.Sub(last)
 			guarded = fmt.Sprintf(" Meanwhile a silence is flagged after %s (%d× the longest gap so far, %s, and not before a day of events).",
-				Duration(w.AlertAfter), guardFactor, Duration(m.longestGap()))
+				Duration(w.AlertAfter), g.factor(), Duration(m.longestGap()))
 		}
 		by := time.Unix(m.first, 0).Add(armBy)
 		if !by.After(last) {

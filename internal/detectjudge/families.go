@@ -218,6 +218,9 @@ func Families() []*Family {
 				m.holiday = 20 + r.IntN(25)
 				return m
 			}},
+		{Name: "u-sparse-1-a-day", Untuned: true,
+			Description: "seasonal Poisson at about 1 event a day (a quiet webhook or sign-up form): random times whose gaps can pass for a job's (untuned)",
+			Zones:       zones, Incidents: rateIncidents, newModel: seasonal(1.0 / 24)},
 		{Name: "u-webhook-nightly-quiet-10", Untuned: true,
 			Description: "a webhook, seasonal Poisson at 10 events/h on average, silent every night for 6-9 h from between 21:00 and 01:00 local (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

@@ -622,3 +622,39 @@ func TestDelayedDailyJobFirstWeek(t *testing.T) {
 		t.Errorf("%d alarms in 200 streams of 10 days, want at most 4", total)
 	}
 }
+
+// TestDailyScheduleNotFromChanceWeek: a beet of random events at about one
+// a day (a quiet webhook), silent for three days in its third week, then
+// twelve days with one event each between 09:00 and 15:00, then a day with
+// none: those days fit a daily job delayed at random, but the gaps before
+// them do not (gapsFitDays), so the missing day raises no missed run (it
+// did, as the run due at 11:43).
+func TestDailyScheduleNotFromChanceWeek(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	r := rand.New(rand.NewPCG(5, 5))
+	a := newAutoBeet("Europe/Berlin")
+	day := func(d int) time.Time { return time.Date(2026, 9, 1+d, 0, 0, 0, 0, berlin) }
+	for d := range 21 {
+		if d >= 14 && d < 17 {
+			continue // three days with none
+		}
+		at := []time.Duration{time.Duration(r.Int64N(int64(24 * time.Hour)))}
+		if r.IntN(2) == 0 {
+			at = append(at, time.Duration(r.Int64N(int64(24*time.Hour))))
+			slices.Sort(at)
+		}
+		for _, h := range at {
+			a.event(t, day(d).Add(h), 1)
+		}
+	}
+	for d := 21; d < 33; d++ {
+		a.event(t, day(d).Add(9*time.Hour+time.Duration(r.Int64N(int64(6*time.Hour)))), 1)
+	}
+	a.event(t, day(34).Add(12*time.Hour), 1) // day 33 had none
+	for _, f := range alarms(a.flips) {
+		if f.Kind == beet.FlipMissedRun {
+			logFlips(t, a.flips, berlin)
+			t.Fatalf("a missed run flagged on a beet whose gaps were never a daily job's: %s", f.Reason)
+		}
+	}
+}

@@ -207,11 +207,11 @@ func (w guard) limit() time.Duration {
 
 // factor is how many times the longest gap so far the guard waits.
 func (w guard) factor() int {
-	if m := w.m; m.period == 86400 && m.streak >= 1 && m.onlyRuns() {
-		return guardDailyFactor
-	}
-	if w.m.aboutDaily() {
+	switch m := w.m; {
+	case m.aboutDaily():
 		return aboutDailyFactor
+	case m.period == 86400 && m.streak >= 1 && m.onlyRuns():
+		return guardDailyFactor
 	}
 	return guardFactor
 }

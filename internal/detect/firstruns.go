@@ -14,10 +14,14 @@ import (
 // sure yet, the learning guard flags a silence far longer than any gap seen.
 
 // youngStreak is the streak of runs that recognises a schedule from its
-// first runs: 1 (three runs, two equal gaps) for whole days, 2 (four runs)
-// for shorter periods, whose equal gaps random traffic makes more often.
+// first runs: 1 (three runs, two equal gaps) for a day, 2 (four runs) for
+// shorter periods, whose equal gaps random traffic makes more often, and
+// for several days: random events at about one a day made three events
+// two days apart within an hour, none between, and their "missed runs"
+// were the false alarms of 5 of 34 such streams that raised any, of 260
+// (u-sparse-1-a-day, seed 1; no other family changed).
 func (m *RateModel) youngStreak() uint8 {
-	if int64(m.period)%86400 == 0 {
+	if m.period == 86400 {
 		return youngRunsDaily - 2
 	}
 	return youngRunsShorter - 2

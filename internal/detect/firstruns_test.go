@@ -622,3 +622,19 @@ func TestAboutDailyGuardSaysItsFactor(t *testing.T) {
 		t.Fatalf("want the silence flagged by %s, saying the beet is still learning", stop)
 	}
 }
+
+// TestEveryTwoDaysFromFourRuns: three events two days apart, each within
+// minutes of the same time and none between, are not yet a job "every 2
+// days" (random events at about one a day make them now and then); a
+// fourth makes one.
+func TestEveryTwoDaysFromFourRuns(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	a := newAutoBeet("Europe/Berlin")
+	for i, m := range []int{0, 5, -2, 2} {
+		a.event(t, time.Date(2026, 9, 1+2*i, 10, 0, 0, 0, berlin).Add(time.Duration(m)*time.Minute), 1)
+		w, _ := Watch(&a.b)
+		if every := strings.Contains(w.Description, "every 2 days"); every != (i == 3) {
+			t.Errorf("after %d runs: %q", i+1, w.Description)
+		}
+	}
+}

@@ -15,11 +15,9 @@ import (
 
 // youngStreak is the streak of runs that recognises a schedule from its
 // first runs: 1 (three runs, two equal gaps) for a day, 2 (four runs) for
-// shorter periods, whose equal gaps random traffic makes more often, and
-// for several days: random events at about one a day made three events
-// two days apart within an hour, none between, and their "missed runs"
-// were the false alarms of 5 of 34 such streams that raised any, of 260
-// (u-sparse-1-a-day, seed 1; no other family changed).
+// other periods, whose equal gaps random traffic makes more often: under a
+// day, and over several days (random events at about one a day make three
+// two days apart within an hour, none between, now and then).
 func (m *RateModel) youngStreak() uint8 {
 	if m.period == 86400 {
 		return youngRunsDaily - 2
@@ -224,13 +222,9 @@ func (w guard) factor() int {
 // apart: at least aboutDailyEvents of them, a day apart on average (within
 // a tenth), none more than aboutDailyGap apart. A daily job started at
 // random up to 8 h late has gaps of 16-32 h, so its first runs may make no
-// streak; twice its longest gap is then longer than any it can have. At
-// 10 times, the judge's cron-daily-delay stopped for 3 days on day 4-5 or
-// day 9 went unflagged through the stop in 5 of 24 streams on the tuning
-// seed; now in 1 (the four found at 34-43 h), with no false alarm more, and
-// 500 streams of random events at about one a day (not a job, but their
-// gaps can look like one's) raised 72 alarms in their first 14 days, 71
-// before (at 3 times, or up to 36 h apart, 73; at both, 81).
+// streak, and at 10 times its longest gap a 3-day stop went unflagged;
+// twice that gap is longer than any such a job can have. (Random events at
+// about one a day pass the test too; their alarms hardly changed.)
 func (m *RateModel) aboutDaily() bool {
 	if m.events < aboutDailyEvents || m.longestGap() > aboutDailyGap {
 		return false

@@ -281,20 +281,22 @@ func (m *RateModel) calendarKnown() bool {
 
 // gapsFitDays reports whether the beet's gaps of the last three weeks fit
 // its daily schedule's days: none longer than one missed run past its
-// longest run of days off, plus its runs' lateness. Flagged silences do
-// not count (their gaps are not learned, noteGap), unflagged ones do:
-// random events at about one a day fit a daily schedule with hours of
-// lateness for a week now and then, and each day with none was a missed
-// run (u-sparse-1-a-day, seed 1: 5.9 false alarms per 1000 beet-days,
-// now 4.1; no other family's alarms changed). With no missed run
-// allowed, a job delayed at random that missed one run waited three weeks
-// to be learned again (TestRandomisedDelayDailyJob).
+// longest run of days off, plus its runs' lateness. Random events at about
+// one a day fit a daily schedule with hours of lateness for a week now and
+// then, and every day with none after was a missed run; a job's gaps do
+// fit, as its flagged silences are not learned as gaps (noteGap). One
+// missed run is allowed: a delayed job that missed one would otherwise
+// wait three weeks to be learned again (TestRandomisedDelayDailyJob).
 func (m *RateModel) gapsFitDays() bool {
 	if m.period != 86400 {
 		return true
 	}
-	most := time.Duration(longestOff(m.daysOn)+2)*24*time.Hour + time.Duration(m.lateMax)*time.Second
-	return m.longestGap() <= most
+	gap, late := m.longestGap(), time.Duration(m.lateMax)*time.Second
+	const day = 24 * time.Hour
+	if gap <= 2*day+late {
+		return true // the common case: no day off needs counting
+	}
+	return gap <= time.Duration(longestOff(m.daysOn)+2)*day+late
 }
 
 // longestOff is the longest run of days off in a week's mask of days on

@@ -264,9 +264,20 @@ func (m *RateModel) Scheduled() bool {
 
 // confirmed reports whether the streak of runs on the schedule confirms
 // it: a schedule recognised from its first runs (young), or one whose
-// days and hours are known (calendarKnown).
+// days and hours are known (calendarKnown), whose runs fit its grace
+// (lateFits).
 func (m *RateModel) confirmed() bool {
-	return m.calendarKnown() || m.youngConfirmed()
+	return (m.calendarKnown() || m.youngConfirmed()) && m.lateFits()
+}
+
+// lateFits reports whether the latest run of the schedule fits the grace
+// it can give: tolerance asks a quarter more than that run's lateness and
+// gives at most half a period. Events at random times about a day apart
+// passed for a daily job up to 10-16 h late, and each day with none was a
+// missed run "flagged 12 h after its time"; such a beet is watched by its
+// rates instead. (Monthly runs have their own spread, monthTolerance.)
+func (m *RateModel) lateFits() bool {
+	return m.monthly() || int64(m.lateMax)*m.lateUnit()*5/4 <= int64(m.period)/2
 }
 
 // calendarKnown reports whether the schedule has run long enough for its

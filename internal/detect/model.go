@@ -267,17 +267,17 @@ func (m *RateModel) Scheduled() bool {
 // days and hours are known (calendarKnown), whose runs fit its grace
 // (lateFits).
 func (m *RateModel) confirmed() bool {
-	return (m.calendarKnown() || m.youngConfirmed()) && m.lateFits()
+	return m.lateFits() && (m.calendarKnown() || m.youngConfirmed())
 }
 
 // lateFits reports whether the latest run of the schedule fits the grace
-// it can give: tolerance asks a quarter more than that run's lateness and
-// gives at most half a period. Events at random times about a day apart
+// it can give: the grace that run asks for (lateGrace) is within the most
+// a schedule gives (graceCap, half a period). Events at random times about a day apart
 // passed for a daily job up to 10-16 h late, and each day with none was a
 // missed run "flagged 12 h after its time"; such a beet is watched by its
 // rates instead. (Monthly runs have their own spread, monthTolerance.)
 func (m *RateModel) lateFits() bool {
-	return m.monthly() || int64(m.lateMax)*m.lateUnit()*5/4 <= int64(m.period)/2
+	return m.monthly() || m.lateGrace() <= m.graceCap()
 }
 
 // calendarKnown reports whether the schedule has run long enough for its

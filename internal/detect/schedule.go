@@ -713,14 +713,20 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 // 1-in-10,000 quantile of a shifted-exponential fit of lateness. At most
 // half a period, so a slot's window never reaches the next.
 func (m *RateModel) tolerance() int64 {
-	p := int64(m.period)
 	if m.monthly() {
 		return m.monthTolerance() // monthly.go
 	}
-	u := m.lateUnit()
-	g := max(graceFloor, m.periodGrace(), int64(m.lateMax)*u*5/4, int64(lateTail*float64(m.lateMean))*u)
-	return min(g, max(graceFloor, p/2))
+	g := max(graceFloor, m.periodGrace(), m.lateGrace(), int64(lateTail*float64(m.lateMean))*m.lateUnit())
+	return min(g, m.graceCap())
 }
+
+// lateGrace is the grace the latest run seen asks for: a quarter more
+// than its lateness.
+func (m *RateModel) lateGrace() int64 { return int64(m.lateMax) * m.lateUnit() * 5 / 4 }
+
+// graceCap is the most grace a schedule under a month gives: half a
+// period (at least graceFloor).
+func (m *RateModel) graceCap() int64 { return max(graceFloor, int64(m.period)/2) }
 
 // NextRun returns when the next scheduled run is due (before grace): the
 // first slot the schedule expects after the latest run that no event has

@@ -74,7 +74,7 @@ func (m *RateModel) startGrace() (int64, bool) {
 		// few hours apart, each pinging at its end).
 		return 0, false
 	}
-	g := max(graceFloor, int64(m.lateMax)*5/4, int64(lateTail*float64(m.lateMean)))
+	g := max(graceFloor, m.lateGrace(), int64(lateTail*float64(m.lateMean)))
 	return min(g, m.tolerance()), true
 }
 

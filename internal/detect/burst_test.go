@@ -187,11 +187,7 @@ func TestArmedModelKeepsWatching(t *testing.T) {
 // raises nothing now.
 func TestTwiceDailyNearTwelveHours(t *testing.T) {
 	s := readDump(t, "testdata/twice-daily-near-12h.csv")
-	a := newAutoBeet(s.zone)
-	for _, at := range s.events {
-		a.event(t, at, 1)
-	}
-	a.until(t, s.events[len(s.events)-1].Add(6*time.Hour))
+	a := s.replay(t, 6*time.Hour)
 	if al := alarms(a.flips); len(al) != 0 {
 		t.Fatalf("a twice-daily job that ran every time raised %d alarms, the first: %s (%s)", len(al), al[0].At, al[0].Reason)
 	}
@@ -205,12 +201,8 @@ func TestTwiceDailyNearTwelveHours(t *testing.T) {
 // event every 12 s for 3 h/8"`. Nothing is raised after the loop now.
 func TestHourlyAfterRetryLoop(t *testing.T) {
 	s := readDump(t, "testdata/hourly-retry-loop.csv")
-	a := newAutoBeet(s.zone)
-	for _, at := range s.events {
-		a.event(t, at, 1)
-	}
-	a.until(t, s.events[len(s.events)-1].Add(time.Minute)) // the stream ends here: no later run is due to it
-	excusedEnd := s.end.Add(time.Hour)                     // the judge excuses the incident and an hour after it
+	a := s.replay(t, time.Minute)      // the stream ends here: no later run is due to it
+	excusedEnd := s.end.Add(time.Hour) // the judge excuses the incident and an hour after it
 	for _, al := range alarms(a.flips) {
 		if al.At.After(excusedEnd) {
 			t.Fatalf("an hourly job that ran every hour after its retry loop raised an alarm at %s (%s)", al.At, al.Reason)

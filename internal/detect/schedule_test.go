@@ -66,6 +66,18 @@ func readDump(t *testing.T, path string) dumpedStream {
 	return s
 }
 
+// replay runs the whole stream through a new auto beet, and its deadlines
+// up to after past the last event.
+func (s dumpedStream) replay(t *testing.T, after time.Duration) *autoBeet {
+	t.Helper()
+	a := newAutoBeet(s.zone)
+	for _, at := range s.events {
+		a.event(t, at, 1)
+	}
+	a.until(t, s.events[len(s.events)-1].Add(after))
+	return a
+}
+
 // TestStartEndLateRun: jobs that ping at the start and at the end of each
 // run (hourly, the end under a minute after the start, so in the start's
 // cluster; and daily, the end 1-50 min after), whose ends come at varying
@@ -78,11 +90,7 @@ func readDump(t *testing.T, path string) dumpedStream {
 func TestStartEndLateRun(t *testing.T) {
 	for _, path := range []string{"testdata/startend-hourly-late-run.csv", "testdata/startend-daily-late-run.csv"} {
 		s := readDump(t, path)
-		a := newAutoBeet(s.zone)
-		for _, at := range s.events {
-			a.event(t, at, 1)
-		}
-		a.until(t, s.events[len(s.events)-1].Add(time.Minute))
+		a := s.replay(t, time.Minute)
 		al := alarms(a.flips)
 		if len(al) != 1 || al[0].Kind != beet.FlipOverrun || al[0].At.Before(s.start) || !al[0].At.Before(s.end) {
 			t.Errorf("%s: want one overrun between the late run's start %s and its end %s, got %d alarms", path, s.start, s.end, len(al))

@@ -82,8 +82,7 @@ const (
 
 // monthTolerance is a monthly schedule's grace (tolerance), in seconds.
 func (m *RateModel) monthTolerance() int64 {
-	u := m.lateUnit()
-	g := max(monthGraceFloor, int64(m.lateMax)*u*monthSpreadFactor, int64(lateTail*float64(m.lateMean))*u)
+	g := max(monthGraceFloor, int64(m.lateMax)*m.lateUnit()*monthSpreadFactor, m.tailGrace())
 	return min(g, int64(m.period)/10)
 }
 

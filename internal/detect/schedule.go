@@ -716,13 +716,21 @@ func (m *RateModel) tolerance() int64 {
 	if m.monthly() {
 		return m.monthTolerance() // monthly.go
 	}
-	g := max(graceFloor, m.periodGrace(), m.lateGrace(), int64(lateTail*float64(m.lateMean))*m.lateUnit())
-	return min(g, m.graceCap())
+	return min(max(m.periodGrace(), m.runsGrace()), m.graceCap())
 }
+
+// runsGrace is the grace the runs seen ask for: at least graceFloor, the
+// latest run's (lateGrace) and the fit's tail (tailGrace). A start+end
+// job's starts get it alone (startGrace).
+func (m *RateModel) runsGrace() int64 { return max(graceFloor, m.lateGrace(), m.tailGrace()) }
 
 // lateGrace is the grace the latest run seen asks for: a quarter more
 // than its lateness.
 func (m *RateModel) lateGrace() int64 { return int64(m.lateMax) * m.lateUnit() * 5 / 4 }
+
+// tailGrace is the 1-in-10,000 quantile of the shifted-exponential fit of
+// the runs' lateness: lateTail times its mean.
+func (m *RateModel) tailGrace() int64 { return int64(lateTail*float64(m.lateMean)) * m.lateUnit() }
 
 // graceCap is the most grace a schedule under a month gives: half a
 // period (at least graceFloor).

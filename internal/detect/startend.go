@@ -74,8 +74,7 @@ func (m *RateModel) startGrace() (int64, bool) {
 		// few hours apart, each pinging at its end).
 		return 0, false
 	}
-	g := max(graceFloor, m.lateGrace(), int64(lateTail*float64(m.lateMean)))
-	return min(g, m.tolerance()), true
+	return min(m.runsGrace(), m.tolerance()), true
 }
 
 // startLate: a start ping comes within a minute of its slot (seconds: it

@@ -244,7 +244,7 @@ func (m *RateModel) chanceCluster() float64 {
 // events over B vary with the bursts' sizes too, noise the count of bursts
 // does not have (bursts of 1-20 events: hourly events over B vary 1.3
 // times as much as the bursts, about 30% less evidence an hour). Its
-// drops alarm without Params.DropDispAlarm (dropLevel).
+// drops alarm at the level of a beet read as Poisson (dropLevel).
 //
 // Its surge CUSUM counts bursts too, unless its bursts are overdispersed
 // (surgeBursts). In a surge bursts come minutes apart and clusters merge

@@ -76,7 +76,7 @@ func TestBurstyDropCountsBursts(t *testing.T) {
 // TestBurstyDropFound: bursts at 3 an hour whose rate falls to 30% for 12
 // hours (a drop the judge's yardstick CUSUM, which counts bursts, flags
 // after about 8 hours) are flagged as a drop in at least 9 of 24 beets;
-// counted in events over B, at DropAlarm + DropDispAlarm, 6 were.
+// counted in events over B, at DropAlarm + 2 nats, 6 were.
 func TestBurstyDropFound(t *testing.T) {
 	found, took := burstyChangeFlagged(t, 24, 0.3, 12, beet.FlipDrop)
 	t.Logf("%d of 24 drops flagged, after %s on average", found, took)

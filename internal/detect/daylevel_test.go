@@ -20,22 +20,21 @@ func (a *autoBeet) levelDays(t *testing.T, r *rand.Rand, h time.Time, days int) 
 }
 
 // TestSlowDayIsNoDrop: on traffic whose days vary in level as well as its
-// hours, a whole day at 55% of the usual level is a slow day, not a drop:
+// hours, a whole day at 45% of the usual level is a slow day, not a drop:
 // every hour is read against the level the day's hours before it showed
-// (daylevel.go). Read against the usual rates, as the CUSUMs did, its
-// shortfalls added up hour after hour; with the day's level, none of
-// these six days is flagged.
+// (daylevel.go). Of 30 such days at most 3 are flagged (2 are); read at
+// the usual rates, 9 were.
 func TestSlowDayIsNoDrop(t *testing.T) {
 	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	flagged := 0
-	for seed := range uint64(6) {
+	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed+1, 28))
 		a := newAutoBeet("UTC")
 		slow := a.levelDays(t, r, t0, 21)
 		if a.b.Status != beet.StatusUp {
 			t.Fatalf("beet %d: %s after three weeks: %+v", seed, a.b.Status, a.flips)
 		}
-		a.negbinHours(t, r, slow, 24, 50, 0.55, 5)
+		a.negbinHours(t, r, slow, 24, 50, 0.45, 5)
 		for _, f := range a.since(slow) {
 			t.Logf("beet %d: %s: %s", seed, f.Kind, f.Reason)
 			if f.To != beet.StatusUp {
@@ -43,8 +42,8 @@ func TestSlowDayIsNoDrop(t *testing.T) {
 			}
 		}
 	}
-	if flagged > 0 {
-		t.Fatalf("%d of six slow days flagged", flagged)
+	if flagged > 3 {
+		t.Fatalf("%d of 30 slow days flagged", flagged)
 	}
 }
 

@@ -17,14 +17,6 @@ type Params struct {
 	// per 1000 beet-days on every synthetic family (docs/DETECTION.md).
 	DropRatio, SurgeRatio float64
 	DropAlarm, SurgeAlarm float64
-	// DropDispAlarm is added to DropAlarm on an overdispersed beet whose
-	// drops count events in burst units (unit; a bursty beet's count bursts,
-	// countsBursts, and do without it): its hours share a day's
-	// level the model does not know, so a slow day's evidence adds up
-	// faster than its likelihood says (the yardstick CUSUM of such sources
-	// knows each day's level). Smooth beets' drops are flagged at the lower
-	// DropAlarm.
-	DropDispAlarm float64
 	// SlowRate, DropSlowCut and SurgeSlowCut lower the drop and surge
 	// alarm levels of slow beets (slowCut, window.go): by ln(SlowRate/µ),
 	// µ the units (unit) an average hour expects, at most DropSlowCut and
@@ -108,7 +100,7 @@ type Params struct {
 // DefaultParams returns the parameters the live service runs.
 func DefaultParams() Params {
 	return Params{
-		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 12.5, SurgeAlarm: 13, DropDispAlarm: 2,
+		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 12.5, SurgeAlarm: 13,
 		SlowRate: 10, DropSlowCut: 3, SurgeSlowCut: 3, SurgeSmoothCut: 1.5,
 		SilenceFalseAlarms: 0.0002,
 		SilenceSizeShare:   1,

@@ -774,11 +774,11 @@ func TestSparseDropFound(t *testing.T) {
 	}
 }
 
-// TestDropLevelOverdispersed: an overdispersed beet (counted in burst
-// units) alarms on drops at DropAlarm + DropDispAlarm, a smooth one at
-// DropAlarm, and so does a bursty one, whose drops count bursts (each +
-// ln n for an hour of n windows; beets of 40 events an hour, too busy for
-// slowCut).
+// TestDropLevelOverdispersed: a drop alarms at DropAlarm on a busy beet,
+// smooth or overdispersed (counted in burst units), and on a bursty one,
+// whose drops count bursts (each + ln n for an hour of n windows); on a
+// slow beet the level is cut (slowCut) unless its events are
+// overdispersed.
 func TestDropLevelOverdispersed(t *testing.T) {
 	p := DefaultParams()
 	m := &RateModel{p: &p}
@@ -790,17 +790,29 @@ func TestDropLevelOverdispersed(t *testing.T) {
 		t.Fatalf("smooth beet: drop level %v, want %v", got, p.DropAlarm)
 	}
 	m.disp = windowDisp
-	if got := m.dropLevel(1); got != p.DropAlarm+p.DropDispAlarm || p.DropDispAlarm <= 0 {
-		t.Fatalf("overdispersed beet: drop level %v, want %v + %v", got, p.DropAlarm, p.DropDispAlarm)
+	if got := m.dropLevel(1); got != p.DropAlarm {
+		t.Fatalf("overdispersed beet: drop level %v, want %v", got, p.DropAlarm)
 	}
 	// Bursty: clusters of 6 where single events at 40 an hour form
 	// clusters of under 2. Its 6.7 bursts an hour make it slow (slowCut).
 	m.burst, m.disp = 6, windowDisp
-	if want := p.DropAlarm - m.slowCut(p.DropSlowCut); !m.bursty() || m.dropLevel(1) != want {
+	if want := p.DropAlarm - m.slowCut(p.DropSlowCut); !m.bursty() || m.dropLevel(1) != want || want >= p.DropAlarm {
 		t.Fatalf("bursty beet: drop level %v, want %v", m.dropLevel(1), want)
 	}
 	m.burst, m.disp = 1, windowDisp
-	if got := m.dropLevel(6); got != p.DropAlarm+p.DropDispAlarm+math.Log(6) {
+	if got := m.dropLevel(6); got != p.DropAlarm+math.Log(6) {
 		t.Fatalf("an hour of 6 windows: drop level %v", got)
+	}
+	// Slow: 4 events an hour.
+	for b := range m.rate {
+		m.rate[b] = 4
+	}
+	m.dailyOK = false
+	if got := m.dropLevel(1); got != p.DropAlarm {
+		t.Fatalf("slow overdispersed beet: drop level %v, want %v", got, p.DropAlarm)
+	}
+	m.disp = 1
+	if want := p.DropAlarm - math.Log(p.SlowRate/4); math.Abs(m.dropLevel(1)-want) > 1e-9 {
+		t.Fatalf("slow smooth beet: drop level %v, want %v", m.dropLevel(1), want)
 	}
 }

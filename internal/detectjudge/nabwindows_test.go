@@ -56,9 +56,13 @@ func TestNABWindowsListsFoundAndMissed(t *testing.T) {
 // outside it, the one just after the window charged less than NAB's full
 // 0.11 and the far one in full, each with the alarm before it and its
 // recovery, so a second page of one episode is told from a new one: the
-// events come back 40 minutes into an hour, and the drop raised at once
-// after the silence's recovery (the hour's silent minutes read as a drop,
-// docs/DETECTION.md, nab72g) is listed with that silence before it.
+// silence just after the window is flagged as a drop first (its hour's
+// 100 events where 138 were due, 18 minutes into it) and as a silence two
+// minutes later, the silence listed with that drop before it and not
+// recovered; the events come back 40 minutes into an hour, and the drop
+// raised at once after the silence's recovery (the hour's silent minutes
+// read as a drop, docs/DETECTION.md, nab72g) is listed with that silence
+// before it.
 func TestNABFalsePositivesListsRows(t *testing.T) {
 	base := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
 	s := NABSeries{Name: "steady.csv", Bucket: 5 * time.Minute, Windows: []RowWindow{{First: 4000, Last: 4100}}}
@@ -74,10 +78,13 @@ func TestNABFalsePositivesListsRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fps) != 3 {
-		t.Fatalf("%d false positives, want 3: %+v", len(fps), fps)
+	if len(fps) != 4 {
+		t.Fatalf("%d false positives, want 4: %+v", len(fps), fps)
 	}
-	near, again, far := fps[0], fps[1], fps[2]
+	near, escalated, again, far := fps[0], fps[1], fps[2], fps[3]
+	if escalated.Kinds != "silence" || escalated.PrevKind != "drop" || !escalated.Recovered.IsZero() || escalated.Row.Sub(near.Row) > 5*time.Minute {
+		t.Errorf("silence after the drop: %+v; want raised minutes after it, the drop listed before it, not recovered", escalated)
+	}
 	if again.PrevKind != "silence" || again.Prev.Before(near.Row) || again.Recovered.IsZero() || again.Row.Sub(again.Recovered) > 5*time.Minute {
 		t.Errorf("second page: %+v; want raised on the silence's recovery, the silence listed before it", again)
 	}
@@ -92,7 +99,7 @@ func TestNABFalsePositivesListsRows(t *testing.T) {
 	}
 	var b strings.Builder
 	WriteNABFalsePositives(&b, fps)
-	if !strings.Contains(b.String(), "3 false-positive rows") {
+	if !strings.Contains(b.String(), "4 false-positive rows") {
 		t.Errorf("table:\n%s", b.String())
 	}
 }

@@ -70,11 +70,23 @@ func readDump(t *testing.T, path string) dumpedStream {
 // up to after past the last event.
 func (s dumpedStream) replay(t *testing.T, after time.Duration) *autoBeet {
 	t.Helper()
+	last := s.events[len(s.events)-1]
+	a := s.feed(t, last)
+	a.until(t, last.Add(after))
+	return a
+}
+
+// feed runs the stream's events up to to (inclusive) through a new auto
+// beet.
+func (s dumpedStream) feed(t *testing.T, to time.Time) *autoBeet {
+	t.Helper()
 	a := newAutoBeet(s.zone)
 	for _, at := range s.events {
+		if at.After(to) {
+			break
+		}
 		a.event(t, at, 1)
 	}
-	a.until(t, s.events[len(s.events)-1].Add(after))
 	return a
 }
 
@@ -151,13 +163,7 @@ func TestMonthlyJob(t *testing.T) {
 func TestTwiceDailyPairStatesRunTime(t *testing.T) {
 	s := readDump(t, "testdata/twice-daily-missed-run.csv")
 	loc, _ := time.LoadLocation(s.zone)
-	a := newAutoBeet(s.zone)
-	for _, at := range s.events {
-		if at.After(s.start) {
-			break
-		}
-		a.event(t, at, 1)
-	}
+	a := s.feed(t, s.start)
 	if w, _ := Watch(&a.b); !strings.HasPrefix(w.Description, "runs every day at ") || !strings.Contains(w.Description, "with a second ping about 11 h") {
 		t.Errorf("not learned as a daily pair: %s", w.Description)
 	}
@@ -220,13 +226,7 @@ func testStatedRunTime(t *testing.T, paths ...string) {
 	t.Helper()
 	for _, path := range paths {
 		s := readDump(t, path)
-		a := newAutoBeet(s.zone)
-		for _, at := range s.events {
-			if at.After(s.start) {
-				break
-			}
-			a.event(t, at, 1)
-		}
+		a := s.feed(t, s.start)
 		m, _ := LoadRateModel(a.b.Model, time.UTC) // the grace the alarm states
 		n := len(a.flips)
 		a.until(t, s.end)

@@ -141,10 +141,7 @@ func TestSilenceSaysHowSure(t *testing.T) {
 // first run is missed every day (28 false alarms).
 func TestDailyJobMovedHoursLater(t *testing.T) {
 	s := readDump(t, "testdata/schedule-change-moved-later.csv")
-	a := newAutoBeet(s.zone)
-	for _, at := range s.events {
-		a.event(t, at, 1)
-	}
+	a := s.feed(t, s.events[len(s.events)-1])
 	loc, _ := time.LoadLocation(s.zone)
 	var before []beet.Flip
 	for _, f := range alarms(a.flips) {

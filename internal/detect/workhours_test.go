@@ -18,11 +18,7 @@ import (
 func TestWorkhoursStrayLateRun(t *testing.T) {
 	s := readDump(t, "testdata/workhours-late-run-sydney.csv")
 	loc, _ := time.LoadLocation(s.zone)
-	a := newAutoBeet(s.zone)
-	for _, at := range s.events {
-		a.event(t, at, 1)
-	}
-	a.until(t, s.events[len(s.events)-1].Add(6*time.Hour))
+	a := s.replay(t, 6*time.Hour)
 	var after []beet.Flip
 	for _, f := range alarms(a.flips) {
 		if !f.At.Before(s.end) {

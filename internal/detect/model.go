@@ -24,7 +24,8 @@ import (
 //   - the burst watch (burst.go): a bursty beet's silence, counted in
 //     bursts rather than events; it leads instead of the rate watch;
 //   - the fallback (fallback.go): a silence over twice the longest gap of
-//     the last three weeks, for every beet, once it has had events for two
+//     the last three weeks (for gaps at random times, one such gaps pass
+//     once in 5000 days), for every beet, once it has had events for two
 //     weeks at the latest;
 //   - the learning guard (firstruns.go): until one of the above is sure,
 //     from the 3rd event, a silence of 10× the longest gap so far.
@@ -362,7 +363,7 @@ func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
 	// silence can go unflagged: twice as far out, as the gaps of bursty
 	// (overdispersed) traffic are too heavy-tailed for twice the longest.
 	if fb.ready() {
-		if at := time.UnixMicro(m.last).Add(fallbackCapFactor * fb.limit()); !ok || at.Before(due) {
+		if at := time.UnixMicro(m.last).Add(fallbackCapFactor * fb.capLimit()); !ok || at.Before(due) {
 			due, kind, ok = at, kindFallback, true
 		}
 	}

@@ -207,6 +207,41 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	m.onRun(sec, late, shift, clean)
 }
 
+// spreadDaily reports whether the schedule is a daily one whose runs
+// spread over more than a twentieth of the day (youngLate): usually up to
+// 3 × their mean lateness after the slot, as calendarWords says.
+func (m *RateModel) spreadDaily() bool {
+	return int64(m.period)%86400 == 0 && !m.monthly() && 3*int64(m.lateMean)*m.lateUnit() > m.youngLate()
+}
+
+// strayPing takes a second event in a spread daily schedule's period, at
+// another offset from its run than the last one: an extra, counted as a
+// third ping is (strayWeight), and when extras keep coming the schedule is
+// dropped. A job delayed at random runs once a day; events at random times
+// about one a day have a second in a quarter of their days, and a day with
+// none in a third, each then flagged as a missed run (u-sparse-1-a-day,
+// tuning seeds: about 1.5 false missed runs per 1000 beet-days). It
+// reports whether the event was taken so.
+func (m *RateModel) strayPing(prev, sec, off int64) bool {
+	if !m.Scheduled() && m.streak < 2 {
+		return false
+	}
+	m.endOff = uint16(off)
+	m.flags &^= flagYoung // the first runs were chance: recognised again from a full streak
+	n := m.extraCount() + strayWeight
+	if n < tooOftenExtras {
+		m.setExtraCount(n)
+		return true
+	}
+	m.setExtraCount(0)
+	m.startPeriod(prev, sec)
+	return true
+}
+
+// strayWeight is what a stray second event adds to the extra pings' count
+// (tooOftenExtras, −1 a run): two such a week keep it climbing.
+const strayWeight = 8
+
 // usualLate reports whether a run late seconds after its slot is within
 // the runs' usual band: at most 10 min early (the slot is the early edge),
 // at most 3 × the mean lateness late (the 95% point of the fit, what
@@ -500,6 +535,9 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 			}
 			m.flags &^= flagPaired
 			m.pair &^= flagPairOnce
+			if m.spreadDaily() && m.strayPing(prev, sec, off) {
+				return
+			}
 		case m.pair&flagPairOnce != 0:
 			m.flags |= flagPaired
 		default:
@@ -527,6 +565,11 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		switch {
 		case n < tooOftenExtras:
 			return
+		case m.spreadDaily():
+			// A daily job's runs spread over hours, and extra events
+			// again and again: events at random times, not a job that
+			// runs too often (strayPing).
+			m.setExtraCount(0)
 		case m.Scheduled():
 			if n-4 < tooOftenExtras {
 				// The extra runs persist: the job runs too often (flagged

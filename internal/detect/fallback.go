@@ -97,19 +97,23 @@ func (w fallback) capLimit() time.Duration {
 	return max(fallbackFloor, fallbackFactor*w.m.longestGap())
 }
 
-// randomLimit is, for a beet whose gaps look random (the longest of the
-// last three weeks at least irregularGaps times the mean gap), the silence
-// that gaps at random times pass with probability SilenceFalseAlarms a
-// day: with n gaps over T seconds, the rate's Gamma posterior (shape n,
-// rate T) makes a gap longer than t with probability (1 + t/T)^−n. Twice
+// randomLimit is, for a beet whose gaps look random (randomGaps), the
+// silence such gaps pass with probability SilenceFalseAlarms a day. Twice
 // the longest of n random gaps is passed once in (n+1)(n+2)/2 gaps, about
 // one in 200 at 20: a webhook at one event a day, watched by the fallback
 // from its second week until the rate model arms (armEvents), raised about
 // 3 false alarms per 1000 beet-days that way (u-sparse-1-a-day, tuning
-// seeds). Regular gaps (a job whose schedule is not learned yet, whose
-// longest gap is a weekend) keep twice the longest. 0: not random.
-func (w fallback) randomLimit() time.Duration {
-	m := w.m
+// seeds). Regular gaps (a job whose schedule is not learned yet) keep
+// twice the longest. 0: not random.
+func (w fallback) randomLimit() time.Duration { return w.m.randomGaps(w.m.p.SilenceFalseAlarms) }
+
+// randomGaps is, when the beet's gaps look random (the longest of the last
+// three weeks at least irregularGaps times the mean gap), the silence that
+// gaps at random times pass with probability perDay a day: with n gaps
+// over T seconds, the rate's Gamma posterior (shape n, rate T) makes a gap
+// longer than t with probability (1 + t/T)^−n, and a gap's share of the
+// day's budget is its mean over a day. 0: not random.
+func (m *RateModel) randomGaps(perDay float64) time.Duration {
 	n := float64(m.events) - 1
 	span := float64(m.last/1e6 - m.first)
 	if n < 2 || !(span > 0) {
@@ -119,7 +123,7 @@ func (w fallback) randomLimit() time.Duration {
 	if m.longestGap().Seconds() < irregularGaps*mean {
 		return 0
 	}
-	alpha := min(0.5, m.p.SilenceFalseAlarms*mean/86400) // a gap's share of the day's budget
+	alpha := min(0.5, perDay*mean/86400)
 	t := span * (math.Pow(alpha, -1/n) - 1)
 	return time.Duration(min(t, maxWalk.Seconds())) * time.Second
 }

@@ -204,8 +204,25 @@ type guard struct{ m *RateModel }
 func (w guard) ready() bool { return w.m.events >= guardEvents }
 
 func (w guard) limit() time.Duration {
-	return max(guardFloor, time.Duration(w.factor())*w.m.longestGap())
+	return max(guardFloor, time.Duration(w.factor())*w.m.longestGap(), w.randomLimit())
 }
+
+// randomLimit is, for a beet whose first gaps look random (randomGaps) and
+// not a daily job's, the silence such gaps pass once in 1000 days
+// (guardFalseAlarms). Ten times the longest of n random gaps is passed once
+// in about (n+1)…(n+10)/(10!·n) gaps: 1 in 66 at 2. A webhook at one event
+// a day whose first three came within 3 h was flagged the next evening
+// (TestAboutOneADayAtRandom). 0: not random.
+func (w guard) randomLimit() time.Duration {
+	if w.factor() != guardFactor {
+		return 0
+	}
+	return w.m.randomGaps(guardFalseAlarms)
+}
+
+// guardFalseAlarms is the learning guard's false alarms a day on random
+// gaps (randomLimit): issue 28's goal for learning beets.
+const guardFalseAlarms = 0.001
 
 // factor is how many times the longest gap so far the guard waits.
 func (w guard) factor() int {
@@ -287,8 +304,31 @@ func (w guard) alarm(_ string, due time.Time) *alarm {
 }
 
 func (w guard) describe(time.Time) string {
+	if w.random() {
+		return fmt.Sprintf("meanwhile a silence over %s (%s, not before a day of events) is flagged", Duration(w.limit()), w.randomWords())
+	}
 	return fmt.Sprintf("meanwhile a silence over %s (%d× the longest gap so far, not before a day of events) is flagged",
 		Duration(w.limit()), w.factor())
+}
+
+// random reports whether the guard waits for its random gaps' limit.
+func (w guard) random() bool {
+	return w.randomLimit() > time.Duration(w.factor())*w.m.longestGap()
+}
+
+// randomWords says what the random gaps' limit is.
+func (w guard) randomWords() string {
+	return fmt.Sprintf("its %d gaps so far came at random times, and by chance so long a silence comes about once in %.0f years",
+		w.m.events-1, 1/guardFalseAlarms/365)
+}
+
+// basis says what the guard's limit is: the random gaps' (randomWords) or
+// its factor times the longest gap so far.
+func (w guard) basis() string {
+	if w.random() {
+		return w.randomWords()
+	}
+	return fmt.Sprintf("%d× the longest gap so far, %s", w.factor(), Duration(w.m.longestGap()))
 }
 
 // tooOftenExtras is the leaky count of extra pings (+4 each beyond one a

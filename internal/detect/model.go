@@ -28,7 +28,8 @@ import (
 //     once in 5000 days), for every beet, once it has had events for two
 //     weeks at the latest;
 //   - the learning guard (firstruns.go): until one of the above is sure,
-//     from the 3rd event, a silence of 10× the longest gap so far.
+//     from the 3rd event, a silence of 10× the longest gap so far (for
+//     gaps at random times, one such gaps pass once in 1000 days).
 //
 // Between events every "downward" statistic (silence, the drop CUSUM, a
 // missed run) grows deterministically, so the model can say at each event

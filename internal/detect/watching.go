@@ -55,8 +55,8 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 		if g := (guard{m}); g.ready() {
 			due, _, _ := g.due(false)
 			w.AlertAfter = due.Sub(last)
-			guarded = fmt.Sprintf(" Meanwhile a silence is flagged after %s (%d× the longest gap so far, %s, and not before a day of events).",
-				Duration(w.AlertAfter), g.factor(), Duration(m.longestGap()))
+			guarded = fmt.Sprintf(" Meanwhile a silence is flagged after %s (%s, and not before a day of events).",
+				Duration(w.AlertAfter), g.basis())
 		}
 		by := time.Unix(m.first, 0).Add(armBy)
 		if !by.After(last) {

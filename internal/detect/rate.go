@@ -419,7 +419,11 @@ func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 // predSize). What all hours share, the burst unit B's own error (k set:
 // the clusters B rests on, burstEvidence), makes the silence's total
 // expected nats Gamma of shape k: the silence must reach k·(e^(need/k) − 1)
-// of them, whose k·ln(1 + that/k) is need.
+// of them, whose k·ln(1 + that/k) is need. A silence of days walks a
+// bucket once a day, and its hours share the bucket's one uncertain rate:
+// S hours of it in all give k·ln(1 + S/n), not k·ln(1 + 1/n) an hour
+// (which said slow beets' silences of days were up to a tenth more
+// unlikely than they are; TestSilenceBucketWalkedTwice).
 type silenceBound struct {
 	need, d, size, u float64
 	events           bool
@@ -531,6 +535,7 @@ func (m *RateModel) walkAs(from time.Time, b silenceBound, d int) (time.Time, bo
 	if b.k > 0 {
 		need = b.k * math.Expm1(b.need/b.k)
 	}
+	var seen [len(m.rate)]float64 // each bucket's hours walked so far (exposure)
 	for us < end {
 		hourEnd := (us/hourUs + 1) * hourUs
 		h := us / 1e6
@@ -545,12 +550,14 @@ func (m *RateModel) walkAs(from time.Time, b silenceBound, d int) (time.Time, bo
 		n := m.learnedHours(m.seen(h, bucket))
 		if b.size <= 0 {
 			k := n * x / b.d // the bucket's evidence, in units of d
-			e := k * math.Log1p(span/n)
+			w := n + seen[bucket] // its hours walked before this one add to n
+			e := k * math.Log1p(span/w)
 			if acc+e >= need {
-				s := n * math.Expm1((need-acc)/k) // k·ln(1 + s/n) = need − acc, solved for s
+				s := w * math.Expm1((need-acc)/k) // k·ln(1 + s/w) = need − acc, solved for s
 				return time.UnixMicro(us + int64(s*float64(hourUs))), true
 			}
 			acc += e
+			seen[bucket] += span
 			us = hourEnd
 			continue
 		}

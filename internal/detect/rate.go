@@ -535,7 +535,7 @@ func (m *RateModel) walkAs(from time.Time, b silenceBound, d int) (time.Time, bo
 	if b.k > 0 {
 		need = b.k * math.Expm1(b.need/b.k)
 	}
-	var seen [len(m.rate)]float64 // each bucket's hours walked so far (exposure)
+	var walked [len(m.rate)]float64 // each bucket's hours walked so far
 	for us < end {
 		hourEnd := (us/hourUs + 1) * hourUs
 		h := us / 1e6
@@ -549,15 +549,15 @@ func (m *RateModel) walkAs(from time.Time, b silenceBound, d int) (time.Time, bo
 		}
 		n := m.learnedHours(m.seen(h, bucket))
 		if b.size <= 0 {
-			k := n * x / b.d // the bucket's evidence, in units of d
-			w := n + seen[bucket] // its hours walked before this one add to n
+			k := n * x / b.d        // the bucket's evidence, in units of d
+			w := n + walked[bucket] // its hours walked before this one add to n
 			e := k * math.Log1p(span/w)
 			if acc+e >= need {
 				s := w * math.Expm1((need-acc)/k) // k·ln(1 + s/w) = need − acc, solved for s
 				return time.UnixMicro(us + int64(s*float64(hourUs))), true
 			}
 			acc += e
-			seen[bucket] += span
+			walked[bucket] += span
 			us = hourEnd
 			continue
 		}

@@ -212,7 +212,7 @@ func (w guard) limit() time.Duration {
 // (guardFalseAlarms). Ten times the longest of n random gaps is passed once
 // in about (n+1)…(n+10)/(10!·n) gaps: 1 in 66 at 2. A webhook at one event
 // a day whose first three came within 3 h was flagged the next evening
-// (TestAboutOneADayAtRandom). 0: not random.
+// (TestGuardRandomFirstGaps). 0: not random.
 func (w guard) randomLimit() time.Duration {
 	if w.factor() != guardFactor {
 		return 0

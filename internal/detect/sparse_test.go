@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -12,31 +11,28 @@ import (
 )
 
 // TestAboutOneADayAtRandom: a quiet webhook, a Poisson number of events a
-// day (mean 1) at random times between 08:00 and 22:00, in 150 streams of
-// 42 days (6,300 beet-days, the judge's u-sparse-1-a-day, which raised
-// about 3 false alarms per 1000 beet-days on the tuning seeds). Such a
-// beet has no silence a watch could tell from chance in a week, so
-// anything it raises is false. Missed runs: its days with one event pass
-// for a daily job delayed at random, and the day with none after was a
-// missed run; days with two are now stray pings that drop the schedule
-// (strayPing): 30 missed runs and a "runs too often" before, 11 now (16
-// without strayPing; most of the rest are three events at one time of day
-// on three days, a daily job's first runs). Silences: the learning guard
-// flagged 10 times the longest of a first day's few gaps, and until the
-// rate model arms (30 events) the fallback twice the longest gap; n random
-// gaps pass those once in about 66 (at 2) and (n+1)(n+2)/2 gaps. Both now
-// wait, on random gaps, for what such gaps pass once in 1000 and 5000
-// days (randomGaps): 8 silences before, 6 with the fallback's change, 3
-// with the guard's too.
+// day (mean 1) at random times between 08:00 and 22:00, in 300 streams of
+// 42 days (12,600 beet-days; the judge's u-sparse-1-a-day raised about 3
+// false alarms per 1000 beet-days on the tuning seeds). Such a beet has no
+// silence a watch could tell from chance in a week, so anything it raises
+// is false. Missed runs: its days with one event pass for a daily job
+// delayed at random, and the day with none after was a missed run; days
+// with two now count as stray events that drop the schedule (strayPing):
+// 27 missed runs and a "runs too often" before, 18 now (most of the rest:
+// three or four days with one event each, at about one time of day).
+// Silences: until the rate model arms (30 events), the fallback flagged
+// twice the longest gap, which n random gaps pass once in (n+1)(n+2)/2;
+// it now waits, on random gaps, for what they pass once in 5000 days
+// (randomGaps): 11 silences before, 6 now.
 func TestAboutOneADayAtRandom(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	start := time.Date(2026, 9, 7, 0, 0, 0, 0, berlin)
 	kinds := map[beet.FlipKind]int{}
-	for i := range uint64(150) {
+	for i := range uint64(300) {
 		r := rand.New(rand.NewPCG(13, i))
 		a := newAutoBeet("Europe/Berlin")
 		for d := range 42 {
-			n := poisson(r, 1)
+			n := poissonCount(r, 1)
 			at := make([]time.Duration, n)
 			for j := range at {
 				at[j] = 8*time.Hour + time.Duration(r.Int64N(int64(14*time.Hour)))
@@ -53,8 +49,8 @@ func TestAboutOneADayAtRandom(t *testing.T) {
 		}
 	}
 	t.Logf("alarms by kind: %v", kinds)
-	if kinds[beet.FlipMissedRun] > 12 || kinds[beet.FlipSilence] > 4 || kinds[beet.FlipTooOften] > 0 {
-		t.Errorf("%v false alarms in 150 streams of 42 days, want at most 12 missed runs, 4 silences, no runs too often", kinds)
+	if kinds[beet.FlipMissedRun] > 20 || kinds[beet.FlipSilence] > 8 || kinds[beet.FlipTooOften] > 0 {
+		t.Errorf("%v false alarms in 300 streams of 42 days, want at most 20 missed runs, 8 silences, no runs too often", kinds)
 	}
 }
 
@@ -83,18 +79,6 @@ func TestRandomGapsFallbackLimit(t *testing.T) {
 	t.Logf("longest gap %s; %s", longest, w.Description)
 	if a.b.DueAt == nil || a.b.DueAt.Sub(at) < 4*longest || !strings.Contains(w.Description, "came at random times") {
 		t.Errorf("want the fallback's random limit (over 4 times the longest gap, said so), got a deadline at %v (last event %s): %s", a.b.DueAt, at, w.Description)
-	}
-}
-
-// poisson draws a Poisson count of mean mu (Knuth's product of uniforms).
-func poisson(r *rand.Rand, mu float64) int {
-	l, k, p := math.Exp(-mu), 0, 1.0
-	for {
-		p *= r.Float64()
-		if p <= l {
-			return k
-		}
-		k++
 	}
 }
 

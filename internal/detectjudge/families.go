@@ -221,6 +221,14 @@ func Families() []*Family {
 		{Name: "u-sparse-1-a-day", Untuned: true,
 			Description: "seasonal Poisson at about 1 event a day (a quiet webhook or sign-up form): random times whose gaps can pass for a job's (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: seasonal(1.0 / 24)},
+		{Name: "u-startend-daily-delay", Untuned: true, Schedule: true,
+			Description: "daily at a fixed local time, each run started at random up to 1-8 h later, with a start ping and an end ping (a backup run by runitor from a systemd timer with RandomizedDelaySec) (untuned)",
+			Zones:       zones, Incidents: startEndIncidents, newModel: func(r *rand.Rand) model {
+				cal, period := daily(r)
+				m := newSchedule(r, cal, period, true)
+				m.delay = time.Duration(60+r.IntN(7*60+1)) * time.Minute
+				return m
+			}},
 		{Name: "u-webhook-nightly-quiet-10", Untuned: true,
 			Description: "a webhook, seasonal Poisson at 10 events/h on average, silent every night for 6-9 h from between 21:00 and 01:00 local (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

@@ -255,8 +255,8 @@ func (c *cusum) arrival(t time.Time) (time.Time, bool) {
 
 // yardstick on a scheduled job: a missed run is flagged by the oracle the
 // moment a normal run would certainly have reported (its start ping for a
-// job that sends one, else the latest a normal run ends, lateMax after its
-// slot), provided the job ran minRunsBefore times before it (Detectable).
+// job that sends one, its randomised delay after the slot, else the latest
+// a normal run ends, lateMax after its slot), provided the job ran minRunsBefore times before it (Detectable).
 // Normal runs never report later, so this oracle raises no false alarm at
 // all; one held to the budget could flag a little earlier, inside the 1%
 // tail of very late runs (by under a tenth of the spread of run times).
@@ -270,7 +270,7 @@ func (m *scheduleModel) yardstick(_ *time.Location, _ time.Time, inc *Incident) 
 	}
 	bound := m.lateMax()
 	if m.startEnd {
-		bound = min(5*time.Second, m.spread/10)
+		bound = m.delay + min(5*time.Second, m.spread/10) // a start ping comes as the run starts: at most the delay after its slot
 	}
 	inc.YardAt = inc.Start.Add(bound)
 }

@@ -217,15 +217,15 @@ func (m *RateModel) spreadDaily() bool {
 // strayPing takes a second event in a spread daily schedule's period, at
 // another offset from its run than the last one: an extra, counted as a
 // third ping is (strayWeight), and when extras keep coming the schedule is
-// dropped. Not one before the run's anchor (an early run moves the anchor
-// only half way to it): that is the run's own end ping, and taken as a
-// stray, delayed jobs with start and end pings lost their schedule
-// (u-startend-daily-delay, tuning seeds: 32-38 of 48 missed runs and stops
-// found, 34-38 with this). A job delayed at random runs once a day; events at random times
-// about one a day have a second in a quarter of their days, and a day with
-// none in a third, each then flagged as a missed run (u-sparse-1-a-day,
-// tuning seeds: about 1.5 false missed runs per 1000 beet-days). It
-// reports whether the event was taken so.
+// dropped. A job delayed at random runs once a day; events at random
+// times about one a day have a second in a quarter of their days, and a
+// day with none in a third, each then flagged as a missed run
+// (u-sparse-1-a-day, tuning seeds: about 1.5 false missed runs per 1000
+// beet-days). Not an event before the run's anchor (an early run moves the
+// anchor only half way to it): that is the run's own end ping, and taken
+// as a stray, delayed jobs with start and end pings lost their schedule
+// (u-startend-daily-delay, tuning seeds: 32-34 of 48 missed runs and stops
+// found, 34-38 now). It reports whether the event was taken so.
 func (m *RateModel) strayPing(prev, sec, off int64) bool {
 	if !m.Scheduled() && m.streak < 2 {
 		return false

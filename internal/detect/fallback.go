@@ -147,7 +147,7 @@ func (w fallback) alarm(_ string, due time.Time) *alarm {
 	last := time.UnixMicro(m.last)
 	why := fmt.Sprintf("the longest gap of the last 3 weeks was %s", Duration(m.longestGap()))
 	if w.random() {
-		why = w.randomWords()
+		why = m.randomGapsWords(m.p.SilenceFalseAlarms)
 	}
 	return &alarm{kind: beet.FlipSilence, observed: 0, expected: 1, reason: fmt.Sprintf(
 		"No event since %s (%s); %s.", last.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), why)}
@@ -155,7 +155,7 @@ func (w fallback) alarm(_ string, due time.Time) *alarm {
 
 func (w fallback) describe(time.Time) string {
 	if w.random() {
-		return fmt.Sprintf("events at irregular times; silence is flagged after %s (%s)", Duration(w.limit()), w.randomWords())
+		return fmt.Sprintf("events at irregular times; silence is flagged after %s (%s)", Duration(w.limit()), w.m.randomGapsWords(w.m.p.SilenceFalseAlarms))
 	}
 	return fmt.Sprintf("events at irregular times; silence is flagged after %s (twice the longest gap of the last 3 weeks, at least %s)",
 		Duration(w.limit()), Duration(fallbackFloor))
@@ -167,11 +167,13 @@ func (w fallback) random() bool {
 	return w.m.finer() == nil && w.randomLimit() > w.capLimit()
 }
 
-// randomWords says why a random beet's silence limit is what it is.
-func (w fallback) randomWords() string {
-	m := w.m
-	n := int64(m.events)
+// randomGapsWords says what randomGaps(perDay) waits for: "its 21 gaps so
+// far came at random times, about one every 16 h 3 min; by chance so long a
+// silence comes about once in 14 years". Only for a beet whose gaps are
+// random (at least 2 of them).
+func (m *RateModel) randomGapsWords(perDay float64) string {
+	n := int64(m.events) - 1
 	span := time.UnixMicro(m.last).Sub(time.Unix(m.first, 0))
-	return fmt.Sprintf("%d events in %s came at random times, about one every %s; by chance so long a silence comes about once in %.0f years",
-		n, Duration(span), Duration(span/time.Duration(n-1)), 1/m.p.SilenceFalseAlarms/365)
+	return fmt.Sprintf("its %d gaps so far came at random times, about one every %s; by chance so long a silence comes about once in %.0f years",
+		n, Duration(span/time.Duration(n)), 1/perDay/365)
 }

@@ -304,11 +304,7 @@ func (w guard) alarm(_ string, due time.Time) *alarm {
 }
 
 func (w guard) describe(time.Time) string {
-	if w.random() {
-		return fmt.Sprintf("meanwhile a silence over %s (%s, not before a day of events) is flagged", Duration(w.limit()), w.randomWords())
-	}
-	return fmt.Sprintf("meanwhile a silence over %s (%d× the longest gap so far, not before a day of events) is flagged",
-		Duration(w.limit()), w.factor())
+	return fmt.Sprintf("meanwhile a silence over %s (%s, not before a day of events) is flagged", Duration(w.limit()), w.basis())
 }
 
 // random reports whether the guard waits for its random gaps' limit.
@@ -316,17 +312,11 @@ func (w guard) random() bool {
 	return w.randomLimit() > time.Duration(w.factor())*w.m.longestGap()
 }
 
-// randomWords says what the random gaps' limit is.
-func (w guard) randomWords() string {
-	return fmt.Sprintf("its %d gaps so far came at random times, and by chance so long a silence comes about once in %.0f years",
-		w.m.events-1, 1/guardFalseAlarms/365)
-}
-
-// basis says what the guard's limit is: the random gaps' (randomWords) or
-// its factor times the longest gap so far.
+// basis says what the guard's limit is: the random gaps' (randomGapsWords)
+// or its factor times the longest gap so far.
 func (w guard) basis() string {
 	if w.random() {
-		return w.randomWords()
+		return w.m.randomGapsWords(guardFalseAlarms)
 	}
 	return fmt.Sprintf("%d× the longest gap so far, %s", w.factor(), Duration(w.m.longestGap()))
 }

@@ -225,21 +225,19 @@ func (m *RateModel) spreadDaily() bool {
 // anchor only half way to it): that is the run's own end ping, and taken
 // as a stray, delayed jobs with start and end pings lost their schedule
 // (u-startend-daily-delay, tuning seeds: 32-34 of 48 missed runs and stops
-// found, 34-38 now). It reports whether the event was taken so.
-func (m *RateModel) strayPing(prev, sec, off int64) bool {
+// found, 34-38 now).
+func (m *RateModel) strayPing(prev, sec int64) {
 	if !m.Scheduled() && m.streak < 2 {
-		return false
+		return
 	}
-	m.endOff = uint16(off)
 	m.flags &^= flagYoung // the first runs were chance: recognised again from a full streak
 	n := m.extraCount() + strayWeight
 	if n < tooOftenExtras {
 		m.setExtraCount(n)
-		return true
+		return
 	}
 	m.setExtraCount(0)
 	m.startPeriod(prev, sec)
-	return true
 }
 
 // strayWeight is what a stray second event adds to the extra pings' count
@@ -525,6 +523,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// A second ping at the same offset as the last two runs' (within
 		// a minute or a quarter): a pair of runs or a start and an end
 		// (secondDue), not an extra ping at random.
+		stray := false
 		switch {
 		case m.endOff == 0 || abs(off-int64(m.endOff)) > max(60, int64(m.endOff)/4):
 			if m.endOff != 0 && m.streak > 0 && m.flags&flagYoung == 0 && !m.Scheduled() {
@@ -539,15 +538,16 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 			}
 			m.flags &^= flagPaired
 			m.pair &^= flagPairOnce
-			if m.spreadDaily() && gap > 0 && m.strayPing(prev, sec, off) {
-				return
-			}
+			stray = m.spreadDaily() && gap > 0
 		case m.pair&flagPairOnce != 0:
 			m.flags |= flagPaired
 		default:
 			m.pair |= flagPairOnce
 		}
 		m.endOff = uint16(off)
+		if stray {
+			m.strayPing(prev, sec)
+		}
 		return
 	}
 	if m.Scheduled() && sec > m.slotFrom(prev, 1)+m.tolerance() && m.expectedSlot(m.slotFrom(prev, 1)) {

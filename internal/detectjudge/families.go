@@ -86,6 +86,16 @@ func Families() []*Family {
 		}
 	}
 	daily := func(r *rand.Rand) (calendar, time.Duration) { return everyDay(minuteOfDay(r, 0, 24)), 24 * time.Hour }
+	// delayedDaily: a daily job each of whose runs starts at random up to
+	// 1-8 h after its time (a systemd timer's RandomizedDelaySec).
+	delayedDaily := func(startEnd bool) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			cal, period := daily(r)
+			m := newSchedule(r, cal, period, startEnd)
+			m.delay = time.Duration(60+r.IntN(7*60+1)) * time.Minute
+			return m
+		}
+	}
 	return []*Family{
 		{Name: "poisson-0.2", Description: "seasonal Poisson, 0.2 events/h on average (hour-of-day × weekend profile, local time)",
 			Zones: zones, Incidents: rateIncidents, newModel: seasonal(0.2)},
@@ -121,12 +131,7 @@ func Families() []*Family {
 		{Name: "cron-daily", Description: "daily at a fixed local time", Schedule: true,
 			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), Episodes: scheduleEpisodes, newModel: job(false, daily)},
 		{Name: "cron-daily-delay", Description: "daily at a fixed local time, each run started at random up to 1-8 h later (a systemd timer's RandomizedDelaySec)", Schedule: true,
-			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), newModel: func(r *rand.Rand) model {
-				cal, period := daily(r)
-				m := newSchedule(r, cal, period, false)
-				m.delay = time.Duration(60+r.IntN(7*60+1)) * time.Minute
-				return m
-			}},
+			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), newModel: delayedDaily(false)},
 		{Name: "cron-weekdays", Description: "weekdays only (Mon-Fri) at a fixed local time between 05:00 and 09:00", Schedule: true,
 			Zones: zones, Incidents: with(scheduleIncidents, firstWeekDaily...), newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
 				return weekdays(minuteOfDay(r, 5, 9)), 24 * time.Hour
@@ -223,12 +228,7 @@ func Families() []*Family {
 			Zones:       zones, Incidents: rateIncidents, newModel: seasonal(1.0 / 24)},
 		{Name: "u-startend-daily-delay", Untuned: true, Schedule: true,
 			Description: "daily at a fixed local time, each run started at random up to 1-8 h later, with a start ping and an end ping (a backup run by runitor from a systemd timer with RandomizedDelaySec) (untuned)",
-			Zones:       zones, Incidents: startEndIncidents, newModel: func(r *rand.Rand) model {
-				cal, period := daily(r)
-				m := newSchedule(r, cal, period, true)
-				m.delay = time.Duration(60+r.IntN(7*60+1)) * time.Minute
-				return m
-			}},
+			Zones:       zones, Incidents: startEndIncidents, newModel: delayedDaily(true)},
 		{Name: "u-webhook-nightly-quiet-10", Untuned: true,
 			Description: "a webhook, seasonal Poisson at 10 events/h on average, silent every night for 6-9 h from between 21:00 and 01:00 local (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

@@ -843,7 +843,7 @@ func TestSilenceBucketWalkedTwice(t *testing.T) {
 		t.Fatal("no deadline")
 	}
 	// The evidence at due, counted both ways.
-	var walked [48]float64
+	var walked [len(m.rate)]float64
 	agg, perHour := 0.0, 0.0
 	for at := from; at.Before(due); {
 		h := at.Unix()

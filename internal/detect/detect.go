@@ -96,17 +96,8 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	case freeze:
 		model.Freeze() // a maintenance window's hours are not normal either
 	case b.Status == beet.StatusDown:
-		if downSince != nil && model.events > 0 && !(guard{model}).heldJob() {
-			// The silence up to the alarm was within what the model
-			// allowed: the fallback keeps it as a gap (a weekend that
-			// ended in an outage must still be known as a weekend). Not
-			// where the learning guard held the beet to a job's gaps
-			// (heldJob): that silence was missed runs. Learned as a gap,
-			// a daily job delayed at random that stopped for three days
-			// before it was recognised failed its schedule's gaps
-			// (gapsFitDays) for three weeks after, its missed runs left
-			// to the fallback (TestJobStoppedWhileLearningStaysAJob).
-			model.noteGap(downSince.Unix(), downSince.Unix()-model.last/1e6)
+		if downSince != nil {
+			model.noteAlarmedGap(downSince.Unix()) // fallback.go
 		}
 		model.Freeze() // the outage's silent hours must not teach "silence is normal"
 	case b.Status == beet.StatusAnomalous:

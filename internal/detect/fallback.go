@@ -39,6 +39,22 @@ const (
 	week        = 7 * 24 * 3600
 )
 
+// noteAlarmedGap learns the silence from the last event to its alarm at
+// sec, as the beet comes back: it was within what the model allowed, so
+// the fallback keeps it as a gap (a weekend that ended in an outage must
+// still be known as a weekend). Not where the learning guard held the beet
+// to a job's gaps (heldJob): that silence was missed runs. Learned as a
+// gap, a daily job delayed at random that stopped for three days before it
+// was recognised failed its schedule's gaps (gapsFitDays) for three weeks
+// after, its missed runs left to the fallback
+// (TestJobStoppedWhileLearningStaysAJob).
+func (m *RateModel) noteAlarmedGap(sec int64) {
+	if m.events == 0 || (guard{m}).heldJob() {
+		return
+	}
+	m.noteGap(sec, sec-m.last/1e6)
+}
+
 // noteGap learns the gap (seconds) that ended at sec. An outage (the beet
 // down) or a maintenance window teaches nothing: the caller froze the model.
 func (m *RateModel) noteGap(sec, gap int64) {

@@ -511,9 +511,13 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
-		if calls == 1 && gap > 0 && p >= minEndPeriod && (gap < p/4 || m.endRuns() >= endRunsSure && !usual) {
+		if calls == 1 && (gap > 0 || sec > m.last/1e6) && p >= minEndPeriod && (gap < p/4 || m.endRuns() >= endRunsSure && !usual) {
 			// The end of a run that came as its start alone (a late end,
-			// once ends are known, still is one and widens endOff).
+			// once ends are known, still is one and widens endOff). It
+			// may come before the anchor, which an early start moved half
+			// way to it: after its start, it is still the run's end (a
+			// job delayed at random whose early starts reset the count of
+			// start+end runs never had its starts watched as such).
 			m.noteEnd(gap)
 			return
 		}
@@ -778,9 +782,15 @@ func (m *RateModel) tolerance() int64 {
 }
 
 // runsGrace is the grace the runs seen ask for: at least graceFloor, the
-// latest run's (lateGrace) and the fit's tail (tailGrace). A start+end
+// latest run's (lateGrace) and the fit's tail (tailGrace), or for starts
+// delayed at random the bound of their span (delayGrace). A start+end
 // job's starts get it alone (startGrace).
-func (m *RateModel) runsGrace() int64 { return max(graceFloor, m.lateGrace(), m.tailGrace()) }
+func (m *RateModel) runsGrace() int64 {
+	if g, ok := m.delayGrace(); ok {
+		return max(graceFloor, m.lateGrace(), g) // startend.go
+	}
+	return max(graceFloor, m.lateGrace(), m.tailGrace())
+}
 
 // lateGrace is the grace the latest run seen asks for: a quarter more
 // than its lateness.

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -313,6 +314,51 @@ func TestHourlyJobMovedStopFlaggedInGrace(t *testing.T) {
 		if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.After(due.Add(12*time.Minute)) {
 			logFlips(t, a.flips, time.UTC)
 			t.Fatalf("stream %d: the stop due at %s not flagged within 12 min", i, due)
+		}
+	}
+}
+
+// TestDelayedStartsFlaggedAfterTheirSpan: a job run by a timer that delays
+// each start at random by up to 2 or 6 h (systemd's RandomizedDelaySec),
+// pinging at its start and its end, learns that span: after seven weeks its
+// stop is flagged within 1.5 times the span after the slot, where the tail
+// of a run's lateness (9.6 times its mean) waited 7-8 h and more; its starts
+// are read as starts however late within the span (not as the ends of
+// missed runs), an end that came before the anchor its early start moved
+// is still its run's, and no normal start is flagged.
+func TestDelayedStartsFlaggedAfterTheirSpan(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	const days = 50
+	for _, c := range []struct{ span, run time.Duration }{{2 * time.Hour, 15 * time.Minute}, {6 * time.Hour, 4 * time.Minute}} {
+		var waits []time.Duration
+		others := 0
+		for seed := range uint64(20) {
+			r := rand.New(rand.NewPCG(36, seed))
+			a := newAutoBeet("Europe/Riga")
+			slot := func(d int) time.Time { return time.Date(2026, 1, 5+d, 3, 10, 0, 0, riga) }
+			for d := range days {
+				start := slot(d).Add(time.Duration(r.Int64N(int64(c.span))))
+				a.event(t, start, 1)
+				a.event(t, start.Add(c.run+time.Duration(r.Int64N(int64(c.run)))), 1)
+			}
+			a.until(t, slot(days+1))
+			flagged := false
+			for _, f := range alarms(a.flips) {
+				if f.Kind == beet.FlipMissedRun && !f.At.Before(slot(days)) && !flagged {
+					flagged = true
+					waits = append(waits, f.At.Sub(slot(days)))
+					continue
+				}
+				others++
+				t.Logf("span %s, seed %d: %s %s: %s", c.span, seed, f.At.In(riga).Format("Jan 2 15:04"), f.Kind, f.Reason)
+			}
+			if !flagged {
+				t.Errorf("span %s, seed %d: the stop was not flagged", c.span, seed)
+			}
+		}
+		slices.Sort(waits)
+		if med := waits[len(waits)/2]; med > c.span*3/2 || others > 0 {
+			t.Errorf("span %s: stops flagged after a median of %s (want at most %s), %d other alarms (want none)", c.span, med, c.span*3/2, others)
 		}
 	}
 }

@@ -224,7 +224,7 @@ func (m *RateModel) spreadDaily() bool {
 // beet-days). Not an event before the run's anchor (an early run moves the
 // anchor only half way to it): that is the run's own end ping, and taken
 // as a stray, delayed jobs with start and end pings lost their schedule
-// (u-startend-daily-delay, tuning seeds: 32-34 of 48 missed runs and stops
+// (startend-daily-delay, tuning seeds: 32-34 of 48 missed runs and stops
 // found, 34-38 now).
 func (m *RateModel) strayPing(prev, sec int64) {
 	if !m.Scheduled() && m.streak < 2 {
@@ -873,7 +873,7 @@ func (w calendar) due(bool) (time.Time, string, bool) {
 func (w calendar) alarm(kind string, due time.Time) *alarm {
 	m := w.m
 	if kind == kindMissedSecond && m.endRuns() >= endRunsSure {
-		start := time.Unix(m.cluster, 0)
+		start := time.Unix(m.runStart(), 0)
 		return &alarm{kind: beet.FlipOverrun, expected: 1, reason: fmt.Sprintf("The run that started at %s has not reported its end by %s; the longest run of the last %d ended %s after its start (%s).",
 			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), endRunsSure, Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
 	}

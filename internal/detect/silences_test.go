@@ -362,3 +362,29 @@ func TestDelayedStartsFlaggedAfterTheirSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestDelayedRunOverdueFromItsStart: a run of a job delayed at random that
+// starts late in its span and never reports its end is overdue a quarter
+// period after it started, not after its slot (from the slot, a start 6 h
+// late was "overdue" minutes after it came), and the reason says when it
+// started.
+func TestDelayedRunOverdueFromItsStart(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	r := rand.New(rand.NewPCG(36, 1))
+	a := newAutoBeet("Europe/Riga")
+	slot := func(d int) time.Time { return time.Date(2026, 1, 5+d, 3, 10, 0, 0, riga) }
+	const days = 40
+	for d := range days {
+		a.event(t, slot(d).Add(time.Duration(r.Int64N(int64(2*time.Hour)))), 1)
+		a.event(t, slot(d).Add(2*time.Hour+time.Duration(r.Int64N(int64(20*time.Minute)))), 1)
+	}
+	start := slot(days).Add(115 * time.Minute) // late in its span, and no end
+	a.event(t, start, 1)
+	a.until(t, slot(days+1))
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipOverrun || al[0].At.Before(start.Add(6*time.Hour)) || al[0].At.After(start.Add(6*time.Hour+time.Minute)) ||
+		!strings.Contains(al[0].Reason, "started at "+start.Format("Jan 2 15:04")) {
+		logFlips(t, a.flips, riga)
+		t.Errorf("want one overrun 6 h after the run started at %s, naming its start", start.Format("Jan 2 15:04"))
+	}
+}

@@ -150,14 +150,20 @@ func (m *RateModel) secondDue() (time.Time, bool) {
 	case m.flags&flagPaired != 0 && m.pair&flagPairOnce != 0 && off >= p/4 && p%86400 == 0: // not after a miss (onRun)
 		at = time.Unix(m.secondSlot()+m.tolerance()+m.pairSlack(), 0)
 	case m.endRuns() >= endRunsSure && m.calls < 2: // a second call within the run's cluster was its end
-		at = time.Unix(m.cluster+m.overrunAfter(), 0)
+		at = time.Unix(m.runStart()+m.overrunAfter(), 0)
 	default:
 		return time.Time{}, false
 	}
 	return at, at.UnixMicro() > m.last
 }
 
-// overrunAfter is how long after its slot a run of a start+end job is
+// runStart is when the latest run, still without its end, started: its
+// one ping, which a start delayed at random sends hours after the slot
+// (the anchor, m.cluster). From the slot, a start 6 h late was overdue 4
+// minutes after it came.
+func (m *RateModel) runStart() int64 { return max(m.cluster, m.last/1e6) }
+
+// overrunAfter is how long after its start a run of a start+end job is
 // overdue without its end: twice the longest run of the streak, at least
 // a quarter period and graceFloor more than that longest run.
 func (m *RateModel) overrunAfter() int64 {
@@ -237,7 +243,7 @@ func (m *RateModel) pairSlack() int64 {
 // whose slow days run long; a delay drawn from a fixed span has no tail,
 // and held to it a stop of a job delayed by up to 2 h was flagged 7 h
 // after its time (TestDelayedStartsFlaggedAfterTheirSpan; the judge's
-// u-startend-daily-delay at 2.8-3.0 times the time by which a normal run
+// startend-daily-delay at 2.8-3.0 times the time by which a normal run
 // would certainly have started). Only for starts spread wider than
 // pairGrace (a delay: a job twice a day whose second run passes for an
 // end has its runs' spread, minutes, and their rare very late runs need

@@ -153,6 +153,9 @@ func Families() []*Family {
 			Zones: zones, Incidents: startEndIncidents, newModel: job(true, every(time.Hour))},
 		{Name: "startend-daily", Description: "daily at a fixed local time, a start ping and an end ping per run", Schedule: true,
 			Zones: zones, Incidents: startEndIncidents, newModel: job(true, daily)},
+		{Name: "startend-daily-delay", Schedule: true,
+			Description: "daily at a fixed local time, each run started at random up to 1-8 h later, with a start ping and an end ping (a backup run by runitor from a systemd timer with RandomizedDelaySec; untuned until 2026-12-01)",
+			Zones:       zones, Incidents: startEndIncidents, newModel: delayedDaily(true)},
 		{Name: "berlin-on-utc-daily", Description: "daily at a fixed Europe/Berlin time between 05:00 and 09:00, on a beet whose zone was left at UTC", Schedule: true,
 			Zones: berlin, BeetZone: "UTC", Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
 				return everyDay(minuteOfDay(r, 5, 9)), 24 * time.Hour
@@ -226,9 +229,6 @@ func Families() []*Family {
 		{Name: "u-sparse-1-a-day", Untuned: true,
 			Description: "seasonal Poisson at about 1 event a day (a quiet webhook or sign-up form): random times whose gaps can pass for a job's (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: seasonal(1.0 / 24)},
-		{Name: "u-startend-daily-delay", Untuned: true, Schedule: true,
-			Description: "daily at a fixed local time, each run started at random up to 1-8 h later, with a start ping and an end ping (a backup run by runitor from a systemd timer with RandomizedDelaySec) (untuned)",
-			Zones:       zones, Incidents: startEndIncidents, newModel: delayedDaily(true)},
 		{Name: "u-webhook-nightly-quiet-10", Untuned: true,
 			Description: "a webhook, seasonal Poisson at 10 events/h on average, silent every night for 6-9 h from between 21:00 and 01:00 local (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

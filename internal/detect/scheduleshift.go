@@ -111,8 +111,11 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 		// pair, whose grace then goes by its lateness): no clear move.
 		// Under a day such runs leave the slot too: slots under a day
 		// follow late runs at 1/32 a run, and only a clear move faster.
+		// So do starts delayed at random (delayedStarts): three in the
+		// top of their span come now and then, and the slot moved to them
+		// took the next early start for a run hours early.
 		moved := hi-lo <= max(over, lo/8) && float64(lo) > lateTail*float64(mean)
-		if moved || m.wholeDays() {
+		if moved || m.wholeDays() && !m.delayedStarts() {
 			m.cluster = max(m.cluster, slot+lo*u)
 		}
 		if !moved {

@@ -251,12 +251,17 @@ func (m *RateModel) pairSlack() int64 {
 // mean (a uniform span's is about twice), once delayRuns runs came in a
 // row.
 func (m *RateModel) delayGrace() (int64, bool) {
-	late := int64(m.lateMax) * m.lateUnit()
-	if m.endRuns() < endRunsSure || m.flags&flagPaired != 0 || m.monthly() || late <= pairGrace ||
-		int64(m.streak) < delayRuns || float64(m.lateMax) > delayRatio*float64(m.lateMean) {
+	if !m.delayedStarts() {
 		return 0, false
 	}
-	return int64(float64(late) * delayFactor(float64(m.streak))), true
+	return int64(float64(int64(m.lateMax)*m.lateUnit()) * delayFactor(float64(m.streak))), true
+}
+
+// delayedStarts reports whether the schedule's starts are delayed at
+// random within a span (delayGrace).
+func (m *RateModel) delayedStarts() bool {
+	return m.endRuns() >= endRunsSure && m.flags&flagPaired == 0 && !m.monthly() && int64(m.lateMax)*m.lateUnit() > pairGrace &&
+		int64(m.streak) >= delayRuns && float64(m.lateMax) <= delayRatio*float64(m.lateMean)
 }
 
 const (

@@ -342,19 +342,13 @@ func TestDelayedStartsFlaggedAfterTheirSpan(t *testing.T) {
 				a.event(t, start.Add(c.run+time.Duration(r.Int64N(int64(c.run)))), 1)
 			}
 			a.until(t, slot(days+1))
-			flagged := false
-			for _, f := range alarms(a.flips) {
-				if f.Kind == beet.FlipMissedRun && !f.At.Before(slot(days)) && !flagged {
-					flagged = true
-					waits = append(waits, f.At.Sub(slot(days)))
-					continue
-				}
-				others++
-				t.Logf("span %s, seed %d: %s %s: %s", c.span, seed, f.At.In(riga).Format("Jan 2 15:04"), f.Kind, f.Reason)
-			}
-			if !flagged {
+			at, n := missedRunIn(t, a, slot(days), slot(days+1), riga, seed)
+			if at.IsZero() {
 				t.Errorf("span %s, seed %d: the stop was not flagged", c.span, seed)
+			} else {
+				waits = append(waits, at.Sub(slot(days)))
 			}
+			others += n
 		}
 		slices.Sort(waits)
 		if med := waits[len(waits)/2]; med > c.span*3/2 || others > 0 {
@@ -400,37 +394,61 @@ func TestDelayedRunOverdueFromItsStart(t *testing.T) {
 // first few are flagged as missed: TestDelayedDailyJobFirstWeek's limit.)
 func TestDelayedStartsKeepTheirSlot(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
-	const days, missDay = 56, 45
-	unflagged, others := 0, 0
+	first := time.Date(2026, 1, 27, 12, 38, 0, 0, ny)
+	unflagged, others := delayedJobMissedRun(t, 37, first, 56, 45, 7*time.Hour+30*time.Minute, 20*time.Minute, 40*time.Minute)
+	if unflagged > 0 || others > 2 {
+		t.Errorf("%d of 20 missed runs not flagged within the day, %d other alarms", unflagged, others)
+	}
+}
+
+// delayedJobMissedRun runs 20 start+end jobs from first (its zone the
+// beet's) for days days, each start delayed at random by up to span, its
+// end run to run+runSpread later, with no run on missDay; it returns how
+// many of the missing runs were not flagged within that day, and how many
+// other alarms the jobs raised.
+func delayedJobMissedRun(t *testing.T, pcg uint64, first time.Time, days, missDay int, span, run, runSpread time.Duration) (unflagged, others int) {
+	t.Helper()
+	loc := first.Location()
 	for seed := range uint64(20) {
-		r := rand.New(rand.NewPCG(37, seed))
-		a := newAutoBeet("America/New_York")
-		slot := func(d int) time.Time { return time.Date(2026, 1, 27+d, 12, 38, 0, 0, ny) }
+		r := rand.New(rand.NewPCG(pcg, seed))
+		a := newAutoBeet(loc.String())
+		slot := func(d int) time.Time { return first.AddDate(0, 0, d) }
 		for d := range days {
 			if d == missDay {
 				continue
 			}
-			start := slot(d).Add(time.Duration(r.Int64N(int64(7*time.Hour + 30*time.Minute))))
+			start := slot(d).Add(time.Duration(r.Int64N(int64(span))))
 			a.event(t, start, 1)
-			a.event(t, start.Add(20*time.Minute+time.Duration(r.Int64N(int64(40*time.Minute)))), 1)
+			a.event(t, start.Add(run+time.Duration(r.Int64N(int64(runSpread)))), 1)
 		}
 		a.until(t, slot(days))
-		flagged := false
-		for _, f := range alarms(a.flips) {
-			if f.Kind == beet.FlipMissedRun && !f.At.Before(slot(missDay)) && f.At.Before(slot(missDay+1)) {
-				flagged = true
-				continue
-			}
-			others++
-			t.Logf("seed %d: %s %s: %s", seed, f.At.In(ny).Format("Jan 2 15:04"), f.Kind, f.Reason)
-		}
-		if !flagged {
+		at, n := missedRunIn(t, a, slot(missDay), slot(missDay+1), loc, seed)
+		if at.IsZero() {
 			unflagged++
-			w, _ := Watch(&a.b)
-			t.Logf("seed %d: the missed run of %s not flagged; %s", seed, slot(missDay).Format("Jan 2"), w.Description)
 		}
+		others += n
 	}
-	if unflagged > 0 || others > 2 {
-		t.Errorf("%d of 20 missed runs not flagged within the day, %d other alarms", unflagged, others)
+	return unflagged, others
+}
+
+// missedRunIn returns the first missed run a flagged in [from, to) (zero:
+// none), and how many other alarms it raised; it logs those, and the
+// beet's watch when the run was not flagged.
+func missedRunIn(t *testing.T, a *autoBeet, from, to time.Time, loc *time.Location, seed uint64) (at time.Time, others int) {
+	t.Helper()
+	for _, f := range alarms(a.flips) {
+		if f.Kind == beet.FlipMissedRun && !f.At.Before(from) && f.At.Before(to) {
+			if at.IsZero() {
+				at = f.At
+			}
+			continue
+		}
+		others++
+		t.Logf("seed %d: %s %s: %s", seed, f.At.In(loc).Format("Jan 2 15:04"), f.Kind, f.Reason)
 	}
+	if at.IsZero() {
+		w, _ := Watch(&a.b)
+		t.Logf("seed %d: the missed run of %s not flagged; %s", seed, from.In(loc).Format("Jan 2"), w.Description)
+	}
+	return at, others
 }

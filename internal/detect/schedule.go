@@ -516,13 +516,14 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
-		if calls == 1 && (gap > 0 || sec > m.last/1e6) && p >= minEndPeriod && (gap < p/4 || m.endRuns() >= endRunsSure && !usual) {
+		if calls == 1 && p >= minEndPeriod && (gap < p/4 || m.endRuns() >= endRunsSure && !usual) {
 			// The end of a run that came as its start alone (a late end,
 			// once ends are known, still is one and widens endOff). It
 			// may come before the anchor, which an early start moved half
-			// way to it: after its start, it is still the run's end (a
-			// job delayed at random whose early starts reset the count of
-			// start+end runs never had its starts watched as such).
+			// way to it (gap ≤ 0; noteEnd takes a second): a cluster is
+			// always after the run's start, so it is still the run's end
+			// (a job delayed at random whose early starts reset the count
+			// of start+end runs never had its starts watched as such).
 			m.noteEnd(gap)
 			return
 		}

@@ -328,27 +328,12 @@ func TestHourlyJobMovedStopFlaggedInGrace(t *testing.T) {
 // is still its run's, and no normal start is flagged.
 func TestDelayedStartsFlaggedAfterTheirSpan(t *testing.T) {
 	riga, _ := time.LoadLocation("Europe/Riga")
+	first := time.Date(2026, 1, 5, 3, 10, 0, 0, riga)
 	const days = 50
 	for _, c := range []struct{ span, run time.Duration }{{2 * time.Hour, 15 * time.Minute}, {6 * time.Hour, 4 * time.Minute}} {
-		var waits []time.Duration
-		others := 0
-		for seed := range uint64(20) {
-			r := rand.New(rand.NewPCG(36, seed))
-			a := newAutoBeet("Europe/Riga")
-			slot := func(d int) time.Time { return time.Date(2026, 1, 5+d, 3, 10, 0, 0, riga) }
-			for d := range days {
-				start := slot(d).Add(time.Duration(r.Int64N(int64(c.span))))
-				a.event(t, start, 1)
-				a.event(t, start.Add(c.run+time.Duration(r.Int64N(int64(c.run)))), 1)
-			}
-			a.until(t, slot(days+1))
-			at, n := missedRunIn(t, a, slot(days), slot(days+1), riga, seed)
-			if at.IsZero() {
-				t.Errorf("span %s, seed %d: the stop was not flagged", c.span, seed)
-			} else {
-				waits = append(waits, at.Sub(slot(days)))
-			}
-			others += n
+		waits, unflagged, others := delayedJobMissedRun(t, 36, first, days+1, days, c.span, c.run, c.run)
+		if unflagged > 0 {
+			t.Errorf("span %s: %d of 20 stops not flagged", c.span, unflagged)
 		}
 		slices.Sort(waits)
 		if med := waits[len(waits)/2]; med > c.span*3/2 || others > 0 {
@@ -395,7 +380,7 @@ func TestDelayedRunOverdueFromItsStart(t *testing.T) {
 func TestDelayedStartsKeepTheirSlot(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	first := time.Date(2026, 1, 27, 12, 38, 0, 0, ny)
-	unflagged, others := delayedJobMissedRun(t, 37, first, 56, 45, 7*time.Hour+30*time.Minute, 20*time.Minute, 40*time.Minute)
+	_, unflagged, others := delayedJobMissedRun(t, 37, first, 56, 45, 7*time.Hour+30*time.Minute, 20*time.Minute, 40*time.Minute)
 	if unflagged > 0 || others > 2 {
 		t.Errorf("%d of 20 missed runs not flagged within the day, %d other alarms", unflagged, others)
 	}
@@ -403,10 +388,11 @@ func TestDelayedStartsKeepTheirSlot(t *testing.T) {
 
 // delayedJobMissedRun runs 20 start+end jobs from first (its zone the
 // beet's) for days days, each start delayed at random by up to span, its
-// end run to run+runSpread later, with no run on missDay; it returns how
-// many of the missing runs were not flagged within that day, and how many
-// other alarms the jobs raised.
-func delayedJobMissedRun(t *testing.T, pcg uint64, first time.Time, days, missDay int, span, run, runSpread time.Duration) (unflagged, others int) {
+// end run to run+runSpread later, with no run on missDay (the last day: a
+// stop); it returns how long after its slot each missing run was flagged
+// within that day, how many were not, and how many other alarms the jobs
+// raised.
+func delayedJobMissedRun(t *testing.T, pcg uint64, first time.Time, days, missDay int, span, run, runSpread time.Duration) (waits []time.Duration, unflagged, others int) {
 	t.Helper()
 	loc := first.Location()
 	for seed := range uint64(20) {
@@ -425,10 +411,12 @@ func delayedJobMissedRun(t *testing.T, pcg uint64, first time.Time, days, missDa
 		at, n := missedRunIn(t, a, slot(missDay), slot(missDay+1), loc, seed)
 		if at.IsZero() {
 			unflagged++
+		} else {
+			waits = append(waits, at.Sub(slot(missDay)))
 		}
 		others += n
 	}
-	return unflagged, others
+	return waits, unflagged, others
 }
 
 // missedRunIn returns the first missed run a flagged in [from, to) (zero:

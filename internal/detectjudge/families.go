@@ -96,6 +96,16 @@ func Families() []*Family {
 			return m
 		}
 	}
+	// curlJob: a job whose ping is the cron line's first command (`curl …
+	// && backup.sh`) or a timer's start: it comes within 1-5 s of its time
+	// (cron's own jitter and the request), 1 run in 100 up to 4× that.
+	curlJob := func(draw func(r *rand.Rand) (calendar, time.Duration)) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			m := job(false, draw)(r).(*scheduleModel)
+			m.dur0, m.spread = 0, time.Duration(1+r.IntN(5))*time.Second
+			return m
+		}
+	}
 	return []*Family{
 		{Name: "poisson-0.2", Description: "seasonal Poisson, 0.2 events/h on average (hour-of-day × weekend profile, local time)",
 			Zones: zones, Incidents: rateIncidents, newModel: seasonal(0.2)},
@@ -219,6 +229,12 @@ func Families() []*Family {
 				IncidentSpec{Name: "4 runs an hour for 1d", Kind: IncidentTooOften, PerPeriod: 4, Duration: 24 * time.Hour}),
 			Episodes: []IncidentSpec{{Name: "one run by hand", Kind: IncidentExtra, Runs: 1, Extra: 1}},
 			newModel: job(false, every(time.Hour))},
+		{Name: "u-cron-hourly-curl", Untuned: true, Schedule: true,
+			Description: "hourly at a fixed minute, pinged as the cron line starts: within 1-5 s of its time, 1 run in 100 up to 4× that (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), Episodes: scheduleEpisodes, newModel: curlJob(every(time.Hour))},
+		{Name: "u-cron-daily-curl", Untuned: true, Schedule: true,
+			Description: "daily at a fixed local time, pinged as the cron line starts: within 1-5 s of its time, 1 run in 100 up to 4× that (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekDaily...), Episodes: scheduleEpisodes, newModel: curlJob(daily)},
 		{Name: "u-checkout-holiday-50", Untuned: true,
 			Description: "a checkout: seasonal negative binomial, 50 events/h, with one public holiday on a weekday between days 20 and 45 whose traffic follows the Sunday profile (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

@@ -668,3 +668,61 @@ func TestDailyScheduleNotFromChanceWeek(t *testing.T) {
 		}
 	}
 }
+
+// TestStartPingJobFlaggedInMinutes: `0 2 * * * curl … && backup.sh`, a
+// daily job whose ping is sent as it starts, 0.3-3 s after 02:00 (one run
+// in a hundred up to 10 s). Once it ran a week, a stop is flagged a minute
+// or two after 02:00, not 2 h 24 min (a tenth of the day, the grace of runs
+// that ping as they end); a month of runs raises nothing on 16 streams.
+func TestStartPingJobFlaggedInMinutes(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 3, 2, 2, 0, 0, 0, berlin)
+	for seed := range uint64(16) {
+		r := rand.New(rand.NewPCG(seed, 29))
+		a := newAutoBeet("Europe/Berlin")
+		const days = 30
+		for d := range days {
+			late := 300*time.Millisecond + time.Duration(r.Int64N(int64(2700*time.Millisecond)))
+			if r.IntN(100) == 0 {
+				late = 10 * time.Second
+			}
+			a.event(t, start.AddDate(0, 0, d).Add(late), 1)
+		}
+		stop := start.AddDate(0, 0, days)
+		a.until(t, stop.Add(6*time.Hour))
+		got := alarms(a.flips)
+		if len(got) != 1 || got[0].Kind != beet.FlipMissedRun {
+			logFlips(t, a.flips, berlin)
+			t.Fatalf("seed %d: %d alarms, want the one missed run", seed, len(got))
+		}
+		if wait := got[0].At.Sub(stop); wait > 2*time.Minute {
+			t.Errorf("seed %d: the stop was flagged %s after 02:00, want 2 min at most: %s", seed, wait, got[0].Reason)
+		}
+	}
+}
+
+// TestTightStartsNeedADay: an hourly job from 00:17 whose runs end up to
+// a minute after their slot, the first ten within 10 s by chance, then one
+// 100 s late (a slow run, well within the tenth of the hour its schedule
+// gives): nothing is raised. Seven tight runs alone made it a job pinged
+// at its start, and the slow run was flagged a minute after its time.
+func TestTightStartsNeedADay(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 3, 2, 0, 17, 0, 0, berlin)
+	r := rand.New(rand.NewPCG(3, 30))
+	a := newAutoBeet("Europe/Berlin")
+	for h := range 48 {
+		late := time.Duration(r.Int64N(int64(60 * time.Second)))
+		switch {
+		case h < 10:
+			late = time.Duration(r.Int64N(int64(10 * time.Second)))
+		case h == 10:
+			late = 100 * time.Second
+		}
+		a.event(t, start.Add(time.Duration(h)*time.Hour+late), 1)
+	}
+	if got := alarms(a.flips); len(got) != 0 {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("%d alarms on a job that ran every hour: %s", len(got), got[0].Reason)
+	}
+}

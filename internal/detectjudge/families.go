@@ -235,6 +235,13 @@ func Families() []*Family {
 		{Name: "u-cron-daily-curl", Untuned: true, Schedule: true,
 			Description: "daily at a fixed local time, pinged as the cron line starts: within 1-5 s of its time, 1 run in 100 up to 4× that (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekDaily...), Episodes: scheduleEpisodes, newModel: curlJob(daily)},
+		{Name: "u-cron-weekly", Untuned: true, Schedule: true,
+			Description: "weekly on a fixed day at a fixed local time (`0 3 * * 0`), runs as long as a daily job's; 160-day streams (untuned)",
+			Zones:       zones, Days: 160, Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				cal := dailyCal{mins: []int{minuteOfDay(r, 0, 24)}}
+				cal.days[r.IntN(7)] = true
+				return cal, 24 * time.Hour // runs take as long as a daily job's
+			})},
 		{Name: "u-checkout-holiday-50", Untuned: true,
 			Description: "a checkout: seasonal negative binomial, 50 events/h, with one public holiday on a weekday between days 20 and 45 whose traffic follows the Sunday profile (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

@@ -726,3 +726,30 @@ func TestTightStartsNeedADay(t *testing.T) {
 		t.Fatalf("%d alarms on a job that ran every hour: %s", len(got), got[0].Reason)
 	}
 }
+
+// TestWeeklyJobGraceOfADay: a weekly backup, Sundays at 03:00, whose runs
+// end 5-45 min later. After twelve weeks it stops: the missed run is
+// flagged within 4 h of 03:00, on the fit of its runs' lateness (a tenth of
+// the week flagged it 17 h after), and the runs before raise nothing.
+func TestWeeklyJobGraceOfADay(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 3, 1, 3, 0, 0, 0, berlin) // a Sunday
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 31))
+		a := newAutoBeet("Europe/Berlin")
+		const weeks = 12
+		for w := range weeks {
+			a.event(t, start.AddDate(0, 0, 7*w).Add(5*time.Minute+time.Duration(r.Int64N(int64(40*time.Minute)))), 1)
+		}
+		stop := start.AddDate(0, 0, 7*weeks)
+		a.until(t, stop.Add(24*time.Hour))
+		got := alarms(a.flips)
+		if len(got) != 1 || got[0].Kind != beet.FlipMissedRun {
+			logFlips(t, a.flips, berlin)
+			t.Fatalf("seed %d: %d alarms, want the one missed run", seed, len(got))
+		}
+		if wait := got[0].At.Sub(stop); wait > 4*time.Hour {
+			t.Errorf("seed %d: the stop was flagged %s after 03:00, want 4 h at most: %s", seed, wait, got[0].Reason)
+		}
+	}
+}

@@ -105,12 +105,15 @@ func (m *RateModel) tightStarts() bool {
 // on the second, and a request takes a few.
 const tightLate = 10
 
-// periodGrace is the least grace the period asks for: a tenth of it; for
-// a daily schedule with a second run (a pair learned as such, or a second
-// ping after a first that is no start ping: two runs each pinging at its
-// end), pairGrace. Such a job's run times vary as a job's of half the
-// period: a tenth of the day flagged its missed runs at 2.6× the time by
-// which a normal run would certainly have reported.
+// periodGrace is the least grace the period asks for: a tenth of it, a
+// day's at most (2 h 24 min: a weekly job's runs take as long as a daily
+// one's, and a tenth of the week flagged its missed runs 17 h after their
+// time, 6.5 times the oracle's, u-cron-weekly); for a daily schedule with
+// a second run (a pair learned as such, or a second ping after a first
+// that is no start ping: two runs each pinging at its end), pairGrace.
+// Such a job's run times vary as a job's of half the period: a tenth of
+// the day flagged its missed runs at 2.6× the time by which a normal run
+// would certainly have reported.
 func (m *RateModel) periodGrace() int64 {
 	p := int64(m.period)
 	if p == 86400 && (m.flags&flagPaired != 0 || m.endRuns() >= endRunsSure && int64(m.lateMax) > startLate) {
@@ -119,7 +122,7 @@ func (m *RateModel) periodGrace() int64 {
 		}
 		return pairGrace
 	}
-	return p / 10
+	return min(p, 86400) / 10
 }
 
 // pairGrace: 1 h 30 min, while the fit of lateness is young; a twentieth

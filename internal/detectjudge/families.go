@@ -235,6 +235,13 @@ func Families() []*Family {
 		{Name: "u-cron-daily-curl", Untuned: true, Schedule: true,
 			Description: "daily at a fixed local time, pinged as the cron line starts: within 1-5 s of its time, 1 run in 100 up to 4× that (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekDaily...), Episodes: scheduleEpisodes, newModel: curlJob(daily)},
+		{Name: "u-cron-daily-short", Untuned: true, Schedule: true,
+			Description: "daily at a fixed local time, pinged as a short job ends (`job && curl …`): runs of 30 s-2 min varying by 1-4 min, 1 run in 100 up to 4× that (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekDaily...), Episodes: scheduleEpisodes, newModel: func(r *rand.Rand) model {
+				m := job(false, daily)(r).(*scheduleModel)
+				m.dur0, m.spread = time.Duration(30+r.IntN(91))*time.Second, time.Duration(1+r.IntN(4))*time.Minute
+				return m
+			}},
 		{Name: "u-cron-weekly", Untuned: true, Schedule: true,
 			Description: "weekly on a fixed day at a fixed local time (`0 3 * * 0`), runs as long as a daily job's; 160-day streams (untuned)",
 			Zones:       zones, Days: 160, Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {

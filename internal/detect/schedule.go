@@ -869,7 +869,8 @@ type calendar struct{ m *RateModel }
 func (w calendar) ready() bool { return w.m.Scheduled() }
 
 func (w calendar) due(bool) (time.Time, string, bool) {
-	due := w.m.NextRun().Add(w.m.Grace())
+	next := w.m.NextRun()
+	due := next.Add(w.m.Grace() + w.m.laterClock(next))
 	if at, ok := w.m.secondDue(); ok && at.Before(due) {
 		return at, kindMissedSecond, true
 	}

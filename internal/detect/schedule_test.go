@@ -743,3 +743,26 @@ func TestWeeklyJobGraceOfADay(t *testing.T) {
 		}
 	}
 }
+
+// TestShortJobGraceFromItsRuns: `0 2 * * * backup.sh && curl …`, a daily
+// job pinged as it ends, 1-4 min after 02:00. After three weeks of runs it
+// stops: the missed run is flagged within an hour of 02:00 (10 × the
+// latest lateness, under a tenth of the day), not 2 h 24 min after, and
+// the runs before raise nothing on 16 streams.
+func TestShortJobGraceFromItsRuns(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 3, 2, 2, 0, 0, 0, berlin)
+	for seed := range uint64(16) {
+		r := rand.New(rand.NewPCG(seed, 32))
+		a := newAutoBeet("Europe/Berlin")
+		const days = 21
+		for d := range days {
+			a.event(t, start.AddDate(0, 0, d).Add(time.Minute+time.Duration(r.Int64N(int64(3*time.Minute)))), 1)
+		}
+		stop := start.AddDate(0, 0, days)
+		a.until(t, stop.Add(6*time.Hour))
+		if at, others := missedRunIn(t, a, stop, stop.Add(time.Hour), berlin, seed); at.IsZero() || others > 0 {
+			t.Errorf("seed %d: the stop flagged within an hour of 02:00: %v; other alarms: %d", seed, !at.IsZero(), others)
+		}
+	}
+}

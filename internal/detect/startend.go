@@ -122,8 +122,27 @@ func (m *RateModel) periodGrace() int64 {
 		}
 		return pairGrace
 	}
-	return min(p, 86400) / 10
+	floor := min(p, 86400) / 10
+	if m.streak >= spreadRuns {
+		// Runs that have kept within minutes of their slot for two weeks of
+		// them: a tenth of the day was 11-15 times the oracle's time for a
+		// daily job pinged as it ends (u-cron-daily-short, runs of 1-4 min).
+		floor = min(floor, max(graceFloor, spreadFactor*int64(m.lateMax)))
+	}
+	return floor
 }
+
+// spreadRuns and spreadFactor: after spreadRuns runs in a row, the period's
+// floor of the grace is at most spreadFactor times the latest lateness seen
+// (a job whose runs came within 3 min of their slot: 30 min). The fit of
+// lateness alone (9.6 × its mean) raised a third more false alarms on the
+// tuning seeds' scheduled families, from the 32nd run; 10 × the latest
+// after 7 runs one more, where the slot had moved earlier run by run and the
+// lateness measured from it was small.
+const (
+	spreadRuns   = 14
+	spreadFactor = 10
+)
 
 // pairGrace: 1 h 30 min, while the fit of lateness is young; a twentieth
 // of the day (a tenth of a half) flagged the rare very late run of jobs

@@ -84,6 +84,26 @@ func (m *RateModel) clockChange(t int64) int64 {
 	return d
 }
 
+// laterClock is an hour when a candidate zone's clocks went back, relative
+// to the beet's, between the latest run and slot, for a schedule of whole
+// days: a job that follows that zone's clock runs an hour later in the
+// beet's that day (a Berlin job on a UTC beet, the night Berlin's clocks go
+// back), and its run is waited for that much longer. A grace of a tenth of
+// the day held it; a job whose runs keep within minutes has less.
+func (m *RateModel) laterClock(slot time.Time) time.Duration {
+	if !m.wholeDays() || m.monthly() {
+		return 0
+	}
+	ch := candidateChanges()
+	i, _ := slices.BinarySearchFunc(ch, m.cluster+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
+	for ; i < len(ch) && ch[i].at <= slot.Unix(); i++ {
+		if m.shiftDir(i) == shiftLater {
+			return time.Hour
+		}
+	}
+	return 0
+}
+
 // SuggestedZone returns a zone the beet's runs follow better than its own,
 // when the schedule followed a whole-hour shift of its runs at a clock
 // change of that zone, or the hours of a rate beet moved with it (rateZone):

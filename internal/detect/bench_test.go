@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -61,5 +62,42 @@ func BenchmarkDeadline(b *testing.B) {
 	}
 	for b.Loop() {
 		m.Deadline(true)
+	}
+}
+
+// BenchmarkOnEventsSchedule is the per-event cost of auto mode on a
+// learned schedule (a daily job pinged as it ends, 1-4 min after 02:00):
+// decode, match the run to its slot, learn its lateness, find the next
+// missed-run deadline, encode.
+func BenchmarkOnEventsSchedule(b *testing.B) {
+	bt := &beet.Beet{Status: beet.StatusNew, Timezone: "Europe/Berlin", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	r := rand.New(rand.NewPCG(1, 3))
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	day := time.Date(2026, 3, 2, 2, 0, 0, 0, berlin)
+	step := func() {
+		t := day.Add(time.Minute + time.Duration(r.Int64N(int64(3*time.Minute))))
+		day = day.AddDate(0, 0, 1)
+		d, _ := OnEvents(bt, t, 1, nil)
+		bt.Model = d.Model
+		if d.Flip != nil {
+			bt.Status = d.Flip.To
+		}
+	}
+	for range 30 {
+		step()
+	}
+	if bt.Status != beet.StatusUp {
+		b.Fatalf("status %s after 30 days", bt.Status)
+	}
+	// Replay the next four weeks again and again from the learned model:
+	// days run on for years otherwise, into dates past the zone's table.
+	model, from := slices.Clone(bt.Model), day
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if n++; n%28 == 0 {
+			bt.Model, day = slices.Clone(model), from
+		}
+		step()
 	}
 }

@@ -124,9 +124,10 @@ func (m *RateModel) periodGrace() int64 {
 	}
 	floor := min(p, 86400) / 10
 	if m.streak >= spreadRuns {
-		// Runs that have kept within minutes of their slot for two weeks of
-		// them: a tenth of the day was 11-15 times the oracle's time for a
-		// daily job pinged as it ends (u-cron-daily-short, runs of 1-4 min).
+		// Runs that kept within minutes of their slot, 14 in a row (two
+		// weeks of a daily job's): a tenth of the day was 11-15 times the
+		// oracle's time for a daily job pinged as it ends (u-cron-daily-short,
+		// runs of 1-4 min).
 		floor = min(floor, max(graceFloor, spreadFactor*int64(m.lateMax)))
 	}
 	return floor

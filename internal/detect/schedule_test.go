@@ -766,3 +766,34 @@ func TestShortJobGraceFromItsRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestStartPingJobAcrossClockChanges: a daily job pinged as it starts,
+// within 3 s of its time, for 11 months from January: at 02:30 Berlin on
+// a Berlin beet (the spring night skips it), 01:30 New York on a New York
+// beet (the autumn night repeats it), and New York's 06:00 and 09:00 on
+// beets left at UTC and at Berlin. Nothing is raised, though its grace is
+// a minute: the night New York's clocks go back, its run comes an hour
+// later on the other beets' clocks, and is waited for (laterClock).
+func TestStartPingJobAcrossClockChanges(t *testing.T) {
+	cases := []struct {
+		beet, job string
+		h, m      int
+	}{{"Europe/Berlin", "Europe/Berlin", 2, 30}, {"America/New_York", "America/New_York", 1, 30},
+		{"UTC", "America/New_York", 6, 0}, {"Europe/Berlin", "America/New_York", 9, 0}}
+	for _, c := range cases {
+		loc, _ := time.LoadLocation(c.job)
+		for seed := range uint64(3) {
+			r := rand.New(rand.NewPCG(seed, 6))
+			a := newAutoBeet(c.beet)
+			for d := range 330 {
+				a.event(t, time.Date(2026, 1, 5+d, c.h, c.m, 0, 0, loc).Add(time.Duration(r.Int64N(int64(3*time.Second)))), 1)
+			}
+			if got := alarms(a.flips); len(got) > 0 {
+				t.Errorf("%s job on a %s beet, seed %d: %d alarms, the first: %s", c.job, c.beet, seed, len(got), got[0].Reason)
+			}
+			if m, _ := LoadRateModel(a.b.Model, loc); m.Grace() > 2*time.Minute {
+				t.Errorf("%s job on a %s beet, seed %d: grace %s, want a minute or two", c.job, c.beet, seed, m.Grace())
+			}
+		}
+	}
+}

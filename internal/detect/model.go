@@ -304,7 +304,13 @@ func (m *RateModel) calendarKnown() bool {
 // calendarStreak reports whether the schedule's streak holds scheduleStreak
 // runs covering a day, and its calendar a week (calendarWeek).
 func (m *RateModel) calendarStreak() bool {
-	return m.streak >= scheduleStreak && (int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8) && m.calendarWeek()
+	return m.streak >= scheduleStreak && m.streakCoversDay() && m.calendarWeek()
+}
+
+// streakCoversDay reports whether the streak's runs span a day (or the
+// streak saturated, runs minutes apart).
+func (m *RateModel) streakCoversDay() bool {
+	return int64(m.streak)*int64(m.period) >= 86400 || m.streak == math.MaxUint8
 }
 
 // gapsFitDays reports whether the beet's gaps of the last three weeks fit

@@ -98,7 +98,7 @@ const startLate = 60
 // alarm more; 0-8 more a seed with a bound of 20-60 s, 2 from the seventh
 // run).
 func (m *RateModel) tightStarts() bool {
-	return m.streak >= endRunsSure && int64(m.streak)*int64(m.period) >= 86400 && int64(m.lateMax) <= tightLate
+	return m.streak >= endRunsSure && m.streakCoversDay() && int64(m.lateMax) <= tightLate
 }
 
 // tightLate bounds the lateness of pings sent as a job starts: cron fires

@@ -91,15 +91,8 @@ func (m *RateModel) clockChange(t int64) int64 {
 // back), and its run is waited for that much longer. A grace of a tenth of
 // the day held it; a job whose runs keep within minutes has less.
 func (m *RateModel) laterClock(slot time.Time) time.Duration {
-	if !m.wholeDays() || m.monthly() {
-		return 0
-	}
-	ch := candidateChanges()
-	i, _ := slices.BinarySearchFunc(ch, m.cluster+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
-	for ; i < len(ch) && ch[i].at <= slot.Unix(); i++ {
-		if m.shiftDir(i) == shiftLater {
-			return time.Hour
-		}
+	if m.wholeDays() && !m.monthly() && m.changeDirs(m.cluster, slot.Unix())&(1<<shiftLater) != 0 {
+		return time.Hour
 	}
 	return 0
 }
@@ -264,9 +257,16 @@ func (m *RateModel) following(unix int64) uint8 {
 // in [from, to]: a change that comes within the span is followed from then.
 func (m *RateModel) followedWithin(from, to int64) uint8 {
 	dirs := m.blurred(from)
-	if to < m.blurTo {
-		return m.notRuledOut(dirs) // no change comes before blurred's answer ends
+	if to >= m.blurTo { // else no change comes before blurred's answer ends
+		dirs |= m.changeDirs(from, to)
 	}
+	return m.notRuledOut(dirs)
+}
+
+// changeDirs returns the directions (bits shiftLater, shiftEarlier) of the
+// candidate zones' clock changes, relative to the beet's zone, in (from, to].
+func (m *RateModel) changeDirs(from, to int64) uint8 {
+	var dirs uint8
 	ch := candidateChanges()
 	i, _ := slices.BinarySearchFunc(ch, from+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
 	for ; i < len(ch) && ch[i].at <= to; i++ {
@@ -274,7 +274,7 @@ func (m *RateModel) followedWithin(from, to int64) uint8 {
 			dirs |= 1 << d
 		}
 	}
-	return m.notRuledOut(dirs)
+	return dirs
 }
 
 // notRuledOut is dirs less the directions whose evidence (shiftEv) ruled
@@ -303,10 +303,9 @@ func (m *RateModel) noteShift(hour int64, count float32) {
 	if dirs == 0 {
 		return
 	}
-	ch := candidateChanges()
-	i, _ := slices.BinarySearchFunc(ch, hour-3600+1, func(c dstChange, t int64) int { return cmp.Compare(c.at, t) })
-	for ; i < len(ch) && ch[i].at <= hour; i++ { // changes in (hour−1h, hour]: this is the first hour after them
-		if d := m.shiftDir(i); d >= 0 {
+	fresh := m.changeDirs(hour-3600, hour) // changes in (hour−1h, hour]: this is the first hour after them
+	for d := range m.shiftEv {
+		if fresh&(1<<d) != 0 {
 			m.shiftEv[d] = 0
 		}
 	}

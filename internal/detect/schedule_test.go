@@ -676,34 +676,33 @@ func TestDailyScheduleNotFromChanceWeek(t *testing.T) {
 // that ping as they end); a month of runs raises nothing on 16 streams.
 func TestStartPingJobFlaggedInMinutes(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	start := time.Date(2026, 3, 2, 2, 0, 0, 0, berlin)
-	for seed := range uint64(16) {
-		r := rand.New(rand.NewPCG(seed, 29))
-		var runs []time.Time
-		for d := range 30 {
-			late := 300*time.Millisecond + time.Duration(r.Int64N(int64(2700*time.Millisecond)))
-			if r.IntN(100) == 0 {
-				late = 10 * time.Second
-			}
-			runs = append(runs, start.AddDate(0, 0, d).Add(late))
+	stopFlaggedWithin(t, 16, 29, time.Date(2026, 3, 2, 2, 0, 0, 0, berlin), 30, 1, func(r *rand.Rand) time.Duration {
+		late := 300*time.Millisecond + time.Duration(r.Int64N(int64(2700*time.Millisecond)))
+		if r.IntN(100) == 0 {
+			late = 10 * time.Second
 		}
-		stopFlaggedWithin(t, seed, runs, start.AddDate(0, 0, 30), 2*time.Minute)
-	}
+		return late
+	}, 2*time.Minute)
 }
 
-// stopFlaggedWithin replays a job's runs on a new Berlin beet, then nothing
-// for a day: the run due at stop is flagged as missed within the given
-// time, and nothing else is raised.
-func stopFlaggedWithin(t *testing.T, seed uint64, runs []time.Time, stop time.Time, within time.Duration) {
+// stopFlaggedWithin replays, for each of seeds streams (PCG(seed, stream)),
+// n runs of a job every so many days from start, each late as late draws,
+// on a new Berlin beet, then nothing for a day: the run due after them is
+// flagged as missed within the given time, and nothing else is raised.
+func stopFlaggedWithin(t *testing.T, seeds, stream uint64, start time.Time, n, everyDays int, late func(*rand.Rand) time.Duration, within time.Duration) {
 	t.Helper()
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	a := newAutoBeet("Europe/Berlin")
-	for _, at := range runs {
-		a.event(t, at, 1)
-	}
-	a.until(t, stop.Add(24*time.Hour))
-	if at, others := missedRunIn(t, a, stop, stop.Add(within), berlin, seed); at.IsZero() || others > 0 {
-		t.Errorf("seed %d: the stop flagged within %s of its time: %v; other alarms: %d", seed, within, !at.IsZero(), others)
+	for seed := range seeds {
+		r := rand.New(rand.NewPCG(seed, stream))
+		a := newAutoBeet("Europe/Berlin")
+		for k := range n {
+			a.event(t, start.AddDate(0, 0, k*everyDays).Add(late(r)), 1)
+		}
+		stop := start.AddDate(0, 0, n*everyDays)
+		a.until(t, stop.Add(24*time.Hour))
+		if at, others := missedRunIn(t, a, stop, stop.Add(within), berlin, seed); at.IsZero() || others > 0 {
+			t.Errorf("seed %d: the stop flagged within %s of its time: %v; other alarms: %d", seed, within, !at.IsZero(), others)
+		}
 	}
 }
 
@@ -739,15 +738,9 @@ func TestTightStartsNeedADay(t *testing.T) {
 // the week flagged it 17 h after), and the runs before raise nothing.
 func TestWeeklyJobGraceOfADay(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	start := time.Date(2026, 3, 1, 3, 0, 0, 0, berlin) // a Sunday
-	for seed := range uint64(8) {
-		r := rand.New(rand.NewPCG(seed, 31))
-		var runs []time.Time
-		for w := range 12 {
-			runs = append(runs, start.AddDate(0, 0, 7*w).Add(5*time.Minute+time.Duration(r.Int64N(int64(40*time.Minute)))))
-		}
-		stopFlaggedWithin(t, seed, runs, start.AddDate(0, 0, 7*12), 4*time.Hour)
-	}
+	stopFlaggedWithin(t, 8, 31, time.Date(2026, 3, 1, 3, 0, 0, 0, berlin), 12, 7, func(r *rand.Rand) time.Duration { // Sundays
+		return 5*time.Minute + time.Duration(r.Int64N(int64(40*time.Minute)))
+	}, 4*time.Hour)
 }
 
 // TestShortJobGraceFromItsRuns: `0 2 * * * backup.sh && curl …`, a daily
@@ -757,15 +750,9 @@ func TestWeeklyJobGraceOfADay(t *testing.T) {
 // the runs before raise nothing on 16 streams.
 func TestShortJobGraceFromItsRuns(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	start := time.Date(2026, 3, 2, 2, 0, 0, 0, berlin)
-	for seed := range uint64(16) {
-		r := rand.New(rand.NewPCG(seed, 32))
-		var runs []time.Time
-		for d := range 21 {
-			runs = append(runs, start.AddDate(0, 0, d).Add(time.Minute+time.Duration(r.Int64N(int64(3*time.Minute)))))
-		}
-		stopFlaggedWithin(t, seed, runs, start.AddDate(0, 0, 21), time.Hour)
-	}
+	stopFlaggedWithin(t, 16, 32, time.Date(2026, 3, 2, 2, 0, 0, 0, berlin), 21, 1, func(r *rand.Rand) time.Duration {
+		return time.Minute + time.Duration(r.Int64N(int64(3*time.Minute)))
+	}, time.Hour)
 }
 
 // TestStartPingJobAcrossClockChanges: a daily job pinged as it starts,

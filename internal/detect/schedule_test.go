@@ -785,3 +785,38 @@ func TestStartPingJobAcrossClockChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestShortJobGraceFromItsFirstRuns: a nightly job at 02:00 whose runs
+// end 1-4 min later stops after its 7th run: the missed run is flagged
+// within 80 min of its time (the lateness its runs predict), not a tenth
+// of the day later.
+func TestShortJobGraceFromItsFirstRuns(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	stopFlaggedWithin(t, 16, 33, time.Date(2026, 3, 2, 2, 0, 0, 0, berlin), 7, 1, func(r *rand.Rand) time.Duration {
+		return time.Minute + time.Duration(r.Int64N(int64(3*time.Minute)))
+	}, 80*time.Minute)
+}
+
+// TestEarlierRunsWidenTheGrace: a daily job whose runs came at 17:47-17:48
+// for nine days, then earlier (17:27 to 17:21), and from then on spread
+// over that half hour.
+// Nothing is raised: the runs before the slot count in its spread. Without
+// them its largest lateness was a minute, and the run 19 min after the
+// earliest was flagged as missed once the grace came from the runs.
+func TestEarlierRunsWidenTheGrace(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	first := []int{47, 48, 47, 48, 47, 47, 48, 47, 48, 27, 22, 21, 22, 40}
+	r := rand.New(rand.NewPCG(5, 34))
+	a := newAutoBeet("Europe/Riga")
+	for d := range 30 {
+		m := 21 + r.IntN(38)
+		if d < len(first) {
+			m = first[d]
+		}
+		a.event(t, time.Date(2026, 8, 12+d, 17, m, r.IntN(60), 0, riga), 1)
+	}
+	if got := alarms(a.flips); len(got) > 0 {
+		logFlips(t, a.flips, riga)
+		t.Fatalf("%d alarms on a job that ran every day: %s", len(got), got[0].Reason)
+	}
+}

@@ -123,15 +123,47 @@ func (m *RateModel) periodGrace() int64 {
 		return pairGrace
 	}
 	floor := min(p, 86400) / 10
-	if m.streak >= spreadRuns {
+	switch {
+	case m.streak >= spreadRuns:
 		// Runs that kept within minutes of their slot, 14 in a row (two
 		// weeks of a daily job's): a tenth of the day was 11-15 times the
 		// oracle's time for a daily job pinged as it ends (u-cron-daily-short,
 		// runs of 1-4 min).
 		floor = min(floor, max(graceFloor, spreadFactor*int64(m.lateMax)))
+	case m.streak >= predictRuns && m.streakCoversDay():
+		// Fewer runs: what they say of the next one's lateness, and no
+		// less than spreadRuns' bound.
+		floor = min(floor, max(graceFloor, spreadFactor*int64(m.lateMax), m.lateQuantile()))
 	}
 	return floor
 }
+
+// lateQuantile is the 1-in-10,000 point of the next run's lateness as the
+// streak's n runs predict it, runs whose lateness past an early edge is
+// exponential, the edge and the scale both learned from them: the
+// predictive tail is P(late > x) = n/(n+1)·(1 + x/(n·µ))^−(n−1), µ their
+// mean lateness past the slot (the earliest run), at most 10⁻⁴ from x =
+// n·µ·(10⁴^(1/(n−1)) − 1): 45 µ at 5 runs, 18 µ at 10, 11 µ at 32 (lateTail's
+// 9.6 is about its limit). Until two weeks of runs (spreadRuns) a daily job pinged as it
+// ends, within minutes of its slot, had a tenth of the day, 8 times the
+// oracle's time (u-cron-daily-short); from its 5th run it has this. From
+// the 3rd, one more false alarm on the tuning seeds for little.
+func (m *RateModel) lateQuantile() int64 {
+	n := min(int(m.streak), len(lateQuantiles)-1)
+	return int64(lateQuantiles[n]*float64(m.lateMean)) * m.lateUnit()
+}
+
+// predictRuns is the streak from which the runs' lateness predicts the
+// grace (lateQuantile).
+const predictRuns = 5
+
+// lateQuantiles holds lateQuantile's factor of the mean for n runs.
+var lateQuantiles = func() (q [spreadRuns + 1]float64) {
+	for n := 2; n < len(q); n++ {
+		q[n] = float64(n) * (math.Pow(1e4, 1/float64(n-1)) - 1)
+	}
+	return q
+}()
 
 // spreadRuns and spreadFactor: after spreadRuns runs in a row, the period's
 // floor of the grace is at most spreadFactor times the latest lateness seen

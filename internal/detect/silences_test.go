@@ -440,3 +440,29 @@ func missedRunIn(t *testing.T, a *autoBeet, from, to time.Time, loc *time.Locati
 	}
 	return at, others
 }
+
+// TestTwiceDailyGraceFromItsFirstRuns: a job at 04:10 and 15:40 whose runs
+// end 1-4 min after their time stops after its 8th day: the missed run is
+// flagged within an hour of 04:10, on what its runs predict, not after the
+// hour and a half of a pair whose lateness is not learned yet.
+func TestTwiceDailyGraceFromItsFirstRuns(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	day0 := time.Date(2026, 4, 6, 0, 0, 0, 0, riga)
+	times := []time.Duration{4*time.Hour + 10*time.Minute, 15*time.Hour + 40*time.Minute}
+	const stopDay = 8
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 38))
+		a := newAutoBeet("Europe/Riga")
+		for d := range stopDay {
+			for _, at := range times {
+				a.event(t, day0.AddDate(0, 0, d).Add(at+time.Minute+time.Duration(r.Int64N(int64(3*time.Minute)))), 1)
+			}
+		}
+		missed := day0.AddDate(0, 0, stopDay).Add(times[0])
+		a.until(t, missed.Add(24*time.Hour))
+		if at, others := missedRunIn(t, a, missed, missed.Add(time.Hour), riga, seed); at.IsZero() || others > 0 {
+			logFlips(t, a.flips, riga)
+			t.Errorf("seed %d: the run of %s flagged within 1 h: %v; other alarms: %d", seed, missed.Format("Jan 2 15:04"), !at.IsZero(), others)
+		}
+	}
+}

@@ -416,6 +416,9 @@ func (m *RateModel) shiftLLR(c, x, nx, mu, nmu, r float64) float64 {
 // logNB is ln P(c) for a negative binomial count of mean mu and size r
 // (c need not be whole: counts in burst units).
 func logNB(c, mu, r float64) float64 {
+	if c == 0 {
+		return r * math.Log(r/(r+mu)) // the log-gammas cancel: most hours of a job's beet
+	}
 	a, _ := math.Lgamma(c + r)
 	b, _ := math.Lgamma(r)
 	f, _ := math.Lgamma(c + 1)

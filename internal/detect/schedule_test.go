@@ -799,10 +799,10 @@ func TestShortJobGraceFromItsFirstRuns(t *testing.T) {
 
 // TestEarlierRunsWidenTheGrace: a daily job whose runs came at 17:47-17:48
 // for nine days, then earlier (17:27 to 17:21), and from then on spread
-// over that half hour.
-// Nothing is raised: the runs before the slot count in its spread. Without
-// them its largest lateness was a minute, and the run 19 min after the
-// earliest was flagged as missed once the grace came from the runs.
+// over that half hour. Nothing is raised: the runs before the slot count
+// in its spread. Without them its largest lateness was a minute, and the
+// run 19 min after the earliest was flagged as missed once the grace came
+// from the runs.
 func TestEarlierRunsWidenTheGrace(t *testing.T) {
 	riga, _ := time.LoadLocation("Europe/Riga")
 	first := []int{47, 48, 47, 48, 47, 47, 48, 47, 48, 27, 22, 21, 22, 40}

@@ -144,9 +144,10 @@ func (m *RateModel) periodGrace() int64 {
 	return floor
 }
 
-// predictedGrace is the grace a streak of predictRuns runs or more, not
-// yet spreadRuns, asks for: what the runs say of the next one's lateness
-// (lateQuantile), no less than spreadRuns' bound.
+// predictedGrace is the grace a streak of predictRuns runs or more asks
+// for (a single run's until spreadRuns, a pair's until its fit is grown):
+// what the runs say of the next one's lateness (lateQuantile), no less
+// than spreadRuns' bound.
 func (m *RateModel) predictedGrace() int64 {
 	return max(graceFloor, spreadFactor*int64(m.lateMax), m.lateQuantile())
 }
@@ -156,11 +157,12 @@ func (m *RateModel) predictedGrace() int64 {
 // exponential, the edge and the scale both learned from them: the
 // predictive tail is P(late > x) = n/(n+1)·(1 + x/(n·µ))^−(n−1), µ their
 // mean lateness past the slot (the earliest run), at most 10⁻⁴ from x =
-// n·µ·(10⁴^(1/(n−1)) − 1): 45 µ at 5 runs, 18 µ at 10, 11 µ at 32 (lateTail's
-// 9.6 is about its limit). Until two weeks of runs (spreadRuns) a daily job pinged as it
-// ends, within minutes of its slot, had a tenth of the day, 8 times the
-// oracle's time (u-cron-daily-short); from its 5th run it has this. From
-// the 3rd, one more false alarm on the tuning seeds for little.
+// n·µ·(10⁴^(1/(n−1)) − 1): 45 µ at 5 runs, 18 µ at 10, 14 µ from 14 (n
+// stops there; lateTail's 9.6 is about its limit). Until two weeks of runs
+// (spreadRuns) a daily job pinged as it ends, within minutes of its slot,
+// had a tenth of the day, 8 times the oracle's time (u-cron-daily-short);
+// from its 5th run it has this. From the 3rd, one more false alarm on the
+// tuning seeds for little.
 func (m *RateModel) lateQuantile() int64 {
 	n := min(int(m.streak), len(lateQuantiles)-1)
 	return int64(lateQuantiles[n]*float64(m.lateMean)) * m.lateUnit()

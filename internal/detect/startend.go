@@ -137,7 +137,7 @@ func (m *RateModel) periodGrace() int64 {
 		// weeks of a daily job's): a tenth of the day was 11-15 times the
 		// oracle's time for a daily job pinged as it ends (u-cron-daily-short,
 		// runs of 1-4 min).
-		floor = min(floor, max(graceFloor, spreadFactor*int64(m.lateMax)))
+		floor = min(floor, m.spreadGrace())
 	case m.streak >= predictRuns && m.streakCoversDay():
 		floor = min(floor, m.predictedGrace())
 	}
@@ -147,10 +147,12 @@ func (m *RateModel) periodGrace() int64 {
 // predictedGrace is the grace a streak of predictRuns runs or more asks
 // for (a single run's until spreadRuns, a pair's until its fit is grown):
 // what the runs say of the next one's lateness (lateQuantile), no less
-// than spreadRuns' bound.
-func (m *RateModel) predictedGrace() int64 {
-	return max(graceFloor, spreadFactor*int64(m.lateMax), m.lateQuantile())
-}
+// than spreadGrace.
+func (m *RateModel) predictedGrace() int64 { return max(m.spreadGrace(), m.lateQuantile()) }
+
+// spreadGrace is spreadFactor times the latest lateness seen, at least
+// graceFloor: what a streak of spreadRuns runs asks for.
+func (m *RateModel) spreadGrace() int64 { return max(graceFloor, spreadFactor*int64(m.lateMax)) }
 
 // lateQuantile is the 1-in-10,000 point of the next run's lateness as the
 // streak's n runs predict it, runs whose lateness past an early edge is
@@ -182,11 +184,10 @@ var lateQuantiles = func() (q [spreadRuns + 1]float64) {
 
 // spreadRuns and spreadFactor: after spreadRuns runs in a row, the period's
 // floor of the grace is at most spreadFactor times the latest lateness seen
-// (a job whose runs came within 3 min of their slot: 30 min). The fit of
-// lateness alone (9.6 × its mean) raised a third more false alarms on the
-// tuning seeds' scheduled families, from the 32nd run; 10 × the latest
-// after 7 runs one more, where the slot had moved earlier run by run and the
-// lateness measured from it was small.
+// (a job whose runs came within 3 min of their slot: 30 min); before,
+// from predictRuns, no more than predictedGrace. The fit of lateness alone
+// (9.6 × its mean) raised a third more false alarms on the tuning seeds'
+// scheduled families, from the 32nd run.
 const (
 	spreadRuns   = 14
 	spreadFactor = 10

@@ -134,6 +134,11 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			}
 		}
 	}
+	if slot, jump := m.jumpRun(prev, sec, k); ok && jump {
+		// Taken as its slot's run, on time: the anchor goes to the slot
+		// (the next day's run, an hour early by it, is on time: above).
+		sec, late = slot, 0
+	}
 	if m.flags&flagYoung != 0 && abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && !m.calendarKnown() && !m.allRuns() {
 		// After a missed run (flagged), a run further off its slot than
 		// the first runs that recognised the schedule allowed

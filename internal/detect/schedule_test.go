@@ -458,6 +458,51 @@ func TestRunNearClockChange(t *testing.T) {
 	}
 }
 
+// TestSkippedHourRunAtTheJump: a job at 02:21 Berlin and one at 02:40 New
+// York, each reporting within 40 s, on a beet in its zone. The night the
+// clocks skip 02:00-03:00 its time does not exist, and cron runs it at
+// the jump (03:00); the next day at its time again. That run is on time:
+// a month later the grace is what it was before (minutes), and a stop
+// is flagged within 10 min of the missed run's time. Taken for a run
+// early by 21 min (its slot was 03:21), it widened the spread for good:
+// 2 h 24 min of grace, a stop flagged after 2 h 29 min.
+func TestSkippedHourRunAtTheJump(t *testing.T) {
+	for _, c := range []struct {
+		zone      string
+		from      time.Time // the first day, five weeks before the change
+		hour, min int
+	}{
+		{"Europe/Berlin", time.Date(2026, 2, 20, 0, 0, 0, 0, time.UTC), 2, 21},
+		{"America/New_York", time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), 2, 40},
+	} {
+		loc, err := time.LoadLocation(c.zone)
+		if err != nil {
+			t.Skip("no zone data:", err)
+		}
+		r := rand.New(rand.NewPCG(21, 3))
+		a := newAutoBeet(c.zone)
+		var stop time.Time
+		for d := range 70 {
+			at := time.Date(c.from.Year(), c.from.Month(), c.from.Day()+d, c.hour, c.min, 0, 0, loc)
+			if h, _, _ := at.Clock(); h != c.hour {
+				at = time.Date(at.Year(), at.Month(), at.Day(), 3, 0, 0, 0, loc) // cron: at the jump
+			}
+			if d == 60 {
+				stop = at
+				break
+			}
+			a.event(t, at.Add(time.Duration(r.Int64N(int64(40*time.Second)))), 1)
+		}
+		a.until(t, stop.Add(6*time.Hour))
+		m, _ := LoadRateModel(a.b.Model, loc)
+		al := alarms(a.flips)
+		if len(al) != 1 || al[0].At.Sub(stop) > 10*time.Minute || m.Grace() > 10*time.Minute {
+			logFlips(t, a.flips, loc)
+			t.Errorf("%s: %d alarms, want 1 within 10 min of the missed run at %s (grace %s)", c.zone, len(al), stop.Format("Jan 2 15:04 MST"), m.Grace())
+		}
+	}
+}
+
 // TestPairNearHalfDayAfterLateRun: a job twice a day about 12 h apart
 // (05:10 and 17:10 Riga, reporting up to 25 min later) whose morning run
 // came 4 h 30 min late once, or never came once. That run is flagged; the

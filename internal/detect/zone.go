@@ -84,6 +84,29 @@ func (m *RateModel) clockChange(t int64) int64 {
 	return d
 }
 
+// jumpRun reports whether a run at sec is the run of a whole-day schedule
+// due k periods after the anchor prev at a wall time the beet's clocks
+// skipped that night, come between the jump and the slot (slotFrom's: the
+// later reading, 24 h on): cron runs such a job at the jump (03:00, the
+// night Berlin's clocks skip 02:00-03:00, for a job at 02:21), systemd at
+// the slot (03:21). Either is the slot's run, on time. Read as a run 21 min
+// early (or, where the wall-clock reading was nearer, 20 min late: a job at
+// 02:40 New York), the jump's run widened the job's spread for good: a
+// job whose runs kept within a minute had 2 h 24 min of grace from then
+// on, not 5 min (TestSkippedHourRunAtTheJump). It returns the slot.
+func (m *RateModel) jumpRun(prev, sec, k int64) (int64, bool) {
+	if int64(m.period)%86400 != 0 || m.monthly() {
+		return 0, false
+	}
+	c := time.Unix(prev, 0).In(m.loc)
+	w := time.Date(c.Year(), c.Month(), c.Day()+int(k*int64(m.period)/86400), c.Hour(), c.Minute(), c.Second(), 0, m.loc)
+	if h, mi, s := w.Clock(); h == c.Hour() && mi == c.Minute() && s == c.Second() {
+		return 0, false // the wall time exists that day
+	}
+	slot := m.slotFrom(prev, k)
+	return slot, sec < slot && sec >= zoneAt(slot, m.loc).start
+}
+
 // laterClock is an hour when a candidate zone's clocks went back, relative
 // to the beet's, between the latest run and slot, for a schedule of whole
 // days: a job that follows that zone's clock runs an hour later in the

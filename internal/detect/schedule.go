@@ -760,6 +760,10 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 		if w := now - m.wallNext(prev, k*p/86400); abs(w) < abs(late) {
 			late = w
 		}
+	} else if m.wallHours() {
+		if w, _ := m.wallAfter(prev, k*p); abs(now-w) < abs(late) {
+			late = now - w
+		}
 	}
 	tol := max(30, p/10)
 	switch {
@@ -856,6 +860,14 @@ func (m *RateModel) slotFrom(anchor, k int64) int64 {
 		// The same wall-clock time k·p/86400 days later, or later if DST
 		// made real time the longer one.
 		next = max(next, m.wallNext(anchor, k*p/86400))
+	} else if m.wallHours() {
+		// Likewise on the wall clock's hours; a slot the clocks skipped
+		// is the next one's.
+		w, ok := m.wallAfter(anchor, k*p)
+		if !ok {
+			return m.slotFrom(anchor, k+1)
+		}
+		next = max(next, w)
 	}
 	return next
 }

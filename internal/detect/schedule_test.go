@@ -503,6 +503,47 @@ func TestSkippedHourRunAtTheJump(t *testing.T) {
 	}
 }
 
+// TestEveryFewHoursAcrossClockChanges: a job every 2, 3, 4, 6 or 8 hours
+// by the wall clock (cron's "0 */3 * * *": 00:00, 03:00, …; a run in the
+// hour the clocks skip is not run, one in the hour they repeat runs once),
+// on a beet in its zone, from February to November: nothing is flagged
+// across either clock change, and a stop after the second is flagged
+// within a tenth of the period. So is a job on UTC's hours on the same
+// beet. Read in real time alone, the run after each change was an hour
+// early or late, and the slot it left was flagged as missed, twice a year.
+func TestEveryFewHoursAcrossClockChanges(t *testing.T) {
+	for _, zone := range []string{"Europe/Berlin", "America/New_York"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Skip("no zone data:", err)
+		}
+		for _, hours := range []int{2, 3, 4, 6, 8} {
+			for _, jobLoc := range []*time.Location{loc, time.UTC} {
+				r := rand.New(rand.NewPCG(uint64(hours), 8))
+				a := newAutoBeet(zone)
+				stop := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+				seen := map[string]bool{}
+				for h := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC); h.Before(stop); h = h.Add(time.Hour) {
+					l := h.In(jobLoc)
+					key := l.Format("2006-01-02 15")
+					if l.Hour()%hours != 0 || seen[key] {
+						continue
+					}
+					seen[key] = true
+					a.event(t, h.Add(time.Duration(1+r.Int64N(20))*time.Second), 1)
+				}
+				a.until(t, stop.Add(time.Duration(hours)*time.Hour))
+				al := alarms(a.flips)
+				period := time.Duration(hours) * time.Hour
+				if len(al) != 1 || al[0].At.After(stop.Add(period+period/10+time.Minute)) {
+					logFlips(t, a.flips, loc)
+					t.Errorf("%s, every %d h on %s's clock: %d alarms, want 1 within %s of the first missed run", zone, hours, jobLoc, len(al), period/10+time.Minute)
+				}
+			}
+		}
+	}
+}
+
 // TestPairNearHalfDayAfterLateRun: a job twice a day about 12 h apart
 // (05:10 and 17:10 Riga, reporting up to 25 min later) whose morning run
 // came 4 h 30 min late once, or never came once. That run is flagged; the

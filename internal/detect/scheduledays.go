@@ -180,6 +180,31 @@ func (m *RateModel) localDay(unix int64) (day, sod int64) {
 // weekday of a local day number: 0 Sunday … 6 Saturday (1970-01-01 was a Thursday).
 func weekday(day int64) int64 { return ((day+4)%7 + 7) % 7 }
 
+// wallHours reports whether the schedule's period is whole hours from 2
+// to 12 that divide a day: cron's "0 */6 * * *", whose runs keep to the
+// wall clock's hours (00:00, 06:00, …) across a clock change, so one gap
+// between them is an hour longer or shorter in real time. Read in real
+// time alone, the run after the change was an hour late or early: a job
+// every 3 h on a Berlin beet was flagged as missed at both changes of
+// every year (TestEveryFewHoursAcrossClockChanges). Its slots are read
+// as whole days' are: on the wall clock and in real time, the later of
+// the two expected, the nearer taken as a run's lateness. A slot whose
+// wall time the clocks skipped is not expected: cron does not run a job
+// whose hours are a step ("*/2") in the skipped hour.
+func (m *RateModel) wallHours() bool {
+	p := int64(m.period)
+	return p >= 7200 && p < 86400 && p%3600 == 0 && 86400%p == 0
+}
+
+// wallAfter is the wall-clock time secs seconds after t's, and whether
+// that time exists (the clocks may have skipped it).
+func (m *RateModel) wallAfter(t, secs int64) (int64, bool) {
+	c := time.Unix(t, 0).In(m.loc)
+	w := time.Date(c.Year(), c.Month(), c.Day(), c.Hour(), c.Minute(), c.Second()+int(secs), 0, m.loc)
+	h, mi, sec := w.Clock()
+	return w.Unix(), (int64(h*3600+mi*60+sec)-int64(c.Hour()*3600+c.Minute()*60+c.Second())-secs)%86400 == 0
+}
+
 // wallNext is the same wall-clock time as t, days later.
 func (m *RateModel) wallNext(t, days int64) int64 {
 	c := time.Unix(t, 0).In(m.loc)

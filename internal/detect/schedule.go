@@ -117,6 +117,15 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	p := int64(m.period)
 	k := max(1, (sec-prev+p/2)/p)
 	late, ok := m.lateness(prev, sec, k)
+	if kw := max(1, (wallGap(prev, sec, m.loc)+p/2)/p); kw != k && m.wallHours() {
+		// Periods counted on the wall clock: across a clock change its
+		// hours are one more or fewer than real ones (a job every 2 h on
+		// weekdays is 31 periods from Friday 18:30 to Monday 08:30 after
+		// the clocks went back, in real time 32).
+		if l, wok := m.lateness(prev, sec, kw); abs(l) < abs(late) {
+			k, late, ok = kw, l, wok
+		}
+	}
 	if l, mok := m.monthlyCandidate(prev, sec, late); mok {
 		p, k, late, ok = monthPeriod, 1, l, true
 	}
@@ -581,7 +590,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		}
 		return
 	}
-	if m.Scheduled() && sec > m.slotFrom(prev, 1)+m.tolerance() && m.expectedSlot(m.slotFrom(prev, 1)) {
+	if next, wall := m.slotAt(prev, 1); m.Scheduled() && sec > next+m.tolerance() && m.expectedSlot(wall) {
 		// The slot after the latest run passed with no run, and this one
 		// is off the grid: the job moved. Follow it at once (its slots are
 		// flagged no more); it is confirmed again after scheduleStreak runs
@@ -841,35 +850,50 @@ func (m *RateModel) NextRun() time.Time {
 	after := m.last/1e6 + min(m.tolerance(), p/2)
 	k0 := max(1, (after-m.cluster)/p)
 	for k := k0; ; k++ {
-		if next := m.slot(k); next > after && (m.watchedSlot(next) || k-k0 > maxSlotScan) {
+		if next, wall := m.slotAt(m.cluster, k); next > after && (m.watchedSlot(wall) || k-k0 > maxSlotScan) {
 			return time.Unix(next, 0)
 		}
 	}
 }
 
-// slot is the k-th scheduled run after the latest run's (smoothed) time.
-func (m *RateModel) slot(k int64) int64 { return m.slotFrom(m.cluster, k) }
-
+// slotFrom is when the k-th scheduled run after the anchor is due.
 func (m *RateModel) slotFrom(anchor, k int64) int64 {
+	due, _ := m.slotAt(anchor, k)
+	return due
+}
+
+// slotAt is the k-th slot after anchor: when it is due, and where it lies
+// on the wall clock, whose days and window say whether it is expected at
+// all (expectedSlot). They differ only after a clock change, for a job
+// every few hours (wallHours): due at the later of the real and the wall
+// reading, the wall's grid says which slot of the day it is. By its due
+// time, the first slot of a job every 2 h from 08:00 to 18:00, the
+// morning after the clocks went forward, was 07:00: within the window's
+// margin of half a period, and flagged as missed before the job's first
+// run at 08:00.
+func (m *RateModel) slotAt(anchor, k int64) (due, wall int64) {
 	p := int64(m.period)
 	if m.monthly() {
-		return m.monthNext(anchor, k)
+		due = m.monthNext(anchor, k)
+		return due, due
 	}
-	next := anchor + k*p
+	due = anchor + k*p
 	if p%86400 == 0 {
 		// The same wall-clock time k·p/86400 days later, or later if DST
 		// made real time the longer one.
-		next = max(next, m.wallNext(anchor, k*p/86400))
-	} else if m.wallHours() {
-		// Likewise on the wall clock's hours; a slot the clocks skipped
-		// is the next one's.
-		w, ok := m.wallAfter(anchor, k*p)
-		if !ok {
-			return m.slotFrom(anchor, k+1)
-		}
-		next = max(next, w)
+		due = max(due, m.wallNext(anchor, k*p/86400))
+		return due, due
 	}
-	return next
+	if !m.wallHours() {
+		return due, due
+	}
+	// Likewise on the wall clock's hours; a slot the clocks skipped is
+	// the next one's.
+	w, ok := m.wallAfter(anchor, k*p)
+	if !ok {
+		return m.slotAt(anchor, k+1)
+	}
+	return max(due, w), w
 }
 
 // Grace is how long after NextRun a missing run is flagged: the

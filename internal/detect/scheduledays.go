@@ -144,7 +144,7 @@ const maxSlotScan = 4096
 func (m *RateModel) skippedDays(prev int64, k int64) uint8 {
 	var days uint8
 	for j := int64(1); j < min(k, maxSlotScan); j++ {
-		if s := m.slotFrom(prev, j); m.expectedSlot(s) {
+		if _, s := m.slotAt(prev, j); m.expectedSlot(s) {
 			day, _ := m.localDay(s)
 			days |= 1 << weekday(day)
 		}

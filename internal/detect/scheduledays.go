@@ -72,12 +72,55 @@ func (m *RateModel) inWindow(sod int64) bool {
 // day's first run the window missed, is learned once the next run follows.
 func (m *RateModel) learnRun(prev, slot int64) {
 	p := int64(m.period)
+	m.noteWindowCut(prev, slot)
 	if p < 86400 && abs(slot-prev-p) <= p/2 {
 		m.learnCalendar(prev)
 	} else if day, sod := m.localDay(slot); day-int64(m.calDay) > 1 && !m.inWindow(sod) {
 		return
 	}
 	m.learnCalendar(slot)
+}
+
+// windowCut (a bit of daysMissed no weekday uses) marks that the last
+// day the schedule ran on began its runs a slot or more after the
+// window's start, or the day before it ended them a slot or more before
+// its end (noteWindowCut).
+const windowCut = 1 << 7
+
+// noteWindowCut takes a day's first run at slot, the run before it (the
+// last of an earlier day) at prev: a window whose start or end the runs
+// kept short of two days in a row moves to them. The job's hours changed
+// (a crontab edited from 9-17 to 10-17), or it keeps to another zone's
+// clock that has just changed (a job on UTC's working hours, on a beet in
+// Berlin, runs 10:00-18:45 there from the spring change): kept, the
+// window's first slot was flagged as missed every day from then on (168
+// false alarms until the autumn; TestWorkingHoursMove). One such day is
+// flagged and moves nothing: a morning's outage is no new window.
+func (m *RateModel) noteWindowCut(prev, slot int64) {
+	p := int64(m.period)
+	if p >= 86400 || m.winLo == noWindow || m.monthly() || !m.Scheduled() {
+		return
+	}
+	pd, psod := m.localDay(prev)
+	d, sod := m.localDay(slot)
+	if d <= pd {
+		return // not the day's first run
+	}
+	step := p / 60 // a slot, in minutes
+	late := sod/60 >= int64(m.winLo)+step
+	early := psod/60+step <= int64(m.winHi)
+	if m.daysMissed&windowCut != 0 {
+		if late {
+			m.winLo = uint16(sod / 60)
+		}
+		if early {
+			m.winHi = uint16(psod / 60)
+		}
+	}
+	m.daysMissed &^= windowCut
+	if late || early {
+		m.daysMissed |= windowCut
+	}
 }
 
 // calendarWeek reports whether the schedule has been learned for a whole
@@ -132,7 +175,7 @@ const weekdayStreak = 3
 // which is on the grid and adds its day: nothing is flagged wrongly,
 // only its weekend runs are not watched until then.
 func (m *RateModel) weekdaysLearned() bool {
-	return m.period == 86400 && m.daysOn == weekdayMask && m.daysMissed&^weekdayMask == weekendMask && m.streak >= weekdayStreak
+	return m.period == 86400 && m.daysOn == weekdayMask && m.daysMissed&^weekdayMask&^windowCut == weekendMask && m.streak >= weekdayStreak
 }
 
 // maxSlotScan bounds the slots looked at to skip those the schedule does

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -36,5 +37,68 @@ func TestWorkhoursStrayLateRun(t *testing.T) {
 	}
 	if w, _ := Watch(&a.b); !strings.Contains(w.Description, " to 16:45 weekdays") {
 		t.Errorf("the working day's end moved: %s", w.Description)
+	}
+}
+
+// TestWorkingHoursMove: a job every 15 min on weekdays in working hours
+// whose hours move for good, on a beet in Berlin: its crontab edited from
+// 09:00-17:45 to 10:00-17:45 (its first two days at 10:00 are flagged,
+// the 09:00 slot, and nothing after), or a job on UTC's 08:00-16:45 whose
+// hours are an hour later in Berlin from the spring change and back from
+// the autumn one (two days flagged at each, where the window's first or
+// last slot was flagged every day until the next change: 168 false
+// alarms). A single morning's outage moves nothing: the next week's
+// missing 09:00 run is flagged at 09:00.
+func TestWorkingHoursMove(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	// run feeds runs every 15 min on weekdays from, to (end days), hours
+	// (of clock loc) from first(day) to 17:45 (16:45 on UTC's), and
+	// returns the alarms.
+	run := func(loc *time.Location, from, to time.Time, first func(time.Time) int, last int) []beet.Flip {
+		a := newAutoBeet("Europe/Berlin")
+		r := rand.New(rand.NewPCG(15, 9))
+		for h := from; h.Before(to); h = h.Add(15 * time.Minute) {
+			l := h.In(loc)
+			if wd := l.Weekday(); wd == time.Saturday || wd == time.Sunday || l.Hour() < first(l) || l.Hour() > last {
+				continue
+			}
+			a.event(t, h.Add(time.Duration(1+r.Int64N(20))*time.Second), 1)
+		}
+		a.until(t, to)
+		return alarms(a.flips)
+	}
+	edit := time.Date(2026, 5, 11, 0, 0, 0, 0, berlin) // a Monday
+	al := run(berlin, time.Date(2026, 4, 6, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 20, 0, 0, 0, 0, time.UTC), func(l time.Time) int {
+		if l.Before(edit) {
+			return 9
+		}
+		return 10
+	}, 17)
+	if len(al) != 2 || al[1].At.After(edit.AddDate(0, 0, 1).Add(10*time.Hour)) {
+		logFlips(t, al, berlin)
+		t.Errorf("hours moved from 09:00 to 10:00: %d alarms, want the first two days' 09:00 slots", len(al))
+	}
+	al = run(time.UTC, time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), func(time.Time) int { return 8 }, 16)
+	if len(al) > 4 {
+		logFlips(t, al, berlin)
+		t.Errorf("a job on UTC's working hours: %d alarms, want at most two days' at each clock change", len(al))
+	}
+	outage := time.Date(2026, 5, 12, 0, 0, 0, 0, berlin) // a Tuesday: no run before 11:00
+	missed := time.Date(2026, 5, 19, 9, 0, 0, 0, berlin) // the next Tuesday: none before 10:00
+	al = run(berlin, time.Date(2026, 4, 6, 0, 0, 0, 0, time.UTC), time.Date(2026, 5, 30, 0, 0, 0, 0, time.UTC), func(l time.Time) int {
+		switch {
+		case l.YearDay() == outage.YearDay():
+			return 11
+		case l.YearDay() == missed.YearDay():
+			return 10
+		}
+		return 9
+	}, 17)
+	if len(al) != 2 || al[1].At.Sub(missed) > 5*time.Minute || al[1].At.Before(missed) {
+		logFlips(t, al, berlin)
+		t.Errorf("a morning's outage, and a week later a missing 09:00 run: %d alarms, want 2, the second at %s", len(al), missed.Format("Jan 2 15:04"))
 	}
 }

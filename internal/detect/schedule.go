@@ -590,11 +590,15 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		}
 		return
 	}
-	if next, wall := m.slotAt(prev, 1); m.Scheduled() && sec > next+m.tolerance() && m.expectedSlot(wall) {
+	if m.Scheduled() && sec > m.firstSlot(prev)+m.tolerance() {
 		// The slot after the latest run passed with no run, and this one
 		// is off the grid: the job moved. Follow it at once (its slots are
 		// flagged no more); it is confirmed again after scheduleStreak runs
-		// at the new time, or a new period is learned.
+		// at the new time, or a new period is learned. The first slot the
+		// schedule expects: after the night, or the weekend, a job in
+		// working hours whose runs moved half a period (every 2 h, on
+		// Berlin's clock, on a UTC beet after a clock change) was never
+		// followed, and every slot of every day flagged as missed.
 		m.streak, m.cluster, m.extraN, m.endRunN = 0, sec, 0, 0 // extra pings and ends counted afresh
 		m.flags &^= flagResumed
 		m.setRunPings(0)
@@ -852,6 +856,16 @@ func (m *RateModel) NextRun() time.Time {
 	for k := k0; ; k++ {
 		if next, wall := m.slotAt(m.cluster, k); next > after && (m.watchedSlot(wall) || k-k0 > maxSlotScan) {
 			return time.Unix(next, 0)
+		}
+	}
+}
+
+// firstSlot is when the first slot after the anchor prev that the
+// schedule expects (expectedSlot) is due.
+func (m *RateModel) firstSlot(prev int64) int64 {
+	for k := int64(1); ; k++ {
+		if due, wall := m.slotAt(prev, k); m.expectedSlot(wall) || k >= maxSlotScan {
+			return due
 		}
 	}
 }

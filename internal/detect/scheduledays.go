@@ -106,9 +106,9 @@ func (m *RateModel) noteWindowCut(prev, slot int64) {
 	if d <= pd {
 		return // not the day's first run
 	}
-	step := p / 60 // a slot, in minutes
-	late := sod/60 >= int64(m.winLo)+step
-	early := psod/60+step <= int64(m.winHi)
+	// A slot the window expects (inWindow: give or take its margin)
+	// before the first run, or after the last.
+	late, early := m.inWindow(sod-p), m.inWindow(psod+p)
 	if m.daysMissed&windowCut != 0 {
 		if late {
 			m.winLo = uint16(sod / 60)

@@ -47,28 +47,32 @@ func TestWorkhoursStrayLateRun(t *testing.T) {
 // hours are an hour later in Berlin from the spring change and back from
 // the autumn one (two days flagged at each, where the window's first or
 // last slot was flagged every day until the next change: 168 false
-// alarms). A single morning's outage moves nothing: the next week's
-// missing 09:00 run is flagged at 09:00.
+// alarms). So for a job every 2 h in Berlin's working hours on a UTC
+// beet, whose runs move half a period at each change (followed once the
+// first slot the schedule expects has passed: firstSlot). A single
+// morning's outage moves nothing: the next week's missing 09:00 run is
+// flagged at 09:00.
 func TestWorkingHoursMove(t *testing.T) {
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Skip("no zone data:", err)
 	}
-	// run feeds runs every 15 min on weekdays from, to (end days), hours
-	// (of clock loc) from first(day) to 17:45 (16:45 on UTC's), and
-	// returns the alarms.
-	run := func(loc *time.Location, from, to time.Time, first func(time.Time) int, last int) []beet.Flip {
-		a := newAutoBeet("Europe/Berlin")
+	// runOn feeds a beet in zone runs on weekdays at the quarter hours
+	// of clock loc that on accepts, from, to, and returns the alarms.
+	runOn := func(zone string, loc *time.Location, from, to time.Time, on func(l time.Time) bool) []beet.Flip {
+		a := newAutoBeet(zone)
 		r := rand.New(rand.NewPCG(15, 9))
 		for h := from; h.Before(to); h = h.Add(15 * time.Minute) {
-			l := h.In(loc)
-			if wd := l.Weekday(); wd == time.Saturday || wd == time.Sunday || l.Hour() < first(l) || l.Hour() > last {
-				continue
+			if l := h.In(loc); l.Weekday() != time.Saturday && l.Weekday() != time.Sunday && on(l) {
+				a.event(t, h.Add(time.Duration(1+r.Int64N(20))*time.Second), 1)
 			}
-			a.event(t, h.Add(time.Duration(1+r.Int64N(20))*time.Second), 1)
 		}
 		a.until(t, to)
 		return alarms(a.flips)
+	}
+	// run: every 15 min from the hour first(day) to last:45.
+	run := func(loc *time.Location, from, to time.Time, first func(time.Time) int, last int) []beet.Flip {
+		return runOn("Europe/Berlin", loc, from, to, func(l time.Time) bool { return l.Hour() >= first(l) && l.Hour() <= last })
 	}
 	edit := time.Date(2026, 5, 11, 0, 0, 0, 0, berlin) // a Monday
 	al := run(berlin, time.Date(2026, 4, 6, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 20, 0, 0, 0, 0, time.UTC), func(l time.Time) int {
@@ -100,5 +104,15 @@ func TestWorkingHoursMove(t *testing.T) {
 	if len(al) != 2 || al[1].At.Sub(missed) > 5*time.Minute || al[1].At.Before(missed) {
 		logFlips(t, al, berlin)
 		t.Errorf("a morning's outage, and a week later a missing 09:00 run: %d alarms, want 2, the second at %s", len(al), missed.Format("Jan 2 15:04"))
+	}
+	// Every 2 h from 08:30 to 18:30 on Berlin's clock, on a UTC beet: its
+	// runs move half a period at each change (every slot of every day
+	// was flagged until the next change: 169 alarms).
+	al = runOn("UTC", berlin, time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), func(l time.Time) bool {
+		return l.Minute() == 30 && l.Hour() >= 8 && l.Hour() <= 18 && l.Hour()%2 == 0
+	})
+	if len(al) > 6 {
+		logFlips(t, al, berlin)
+		t.Errorf("a job every 2 h on Berlin's working hours, on a UTC beet: %d alarms, want at most three days' at each clock change", len(al))
 	}
 }

@@ -81,10 +81,9 @@ func (m *RateModel) learnRun(prev, slot int64) {
 	m.learnCalendar(slot)
 }
 
-// windowCut (a bit of daysMissed no weekday uses) marks that the last
-// day the schedule ran on began its runs a slot or more after the
-// window's start, or the day before it ended them a slot or more before
-// its end (noteWindowCut).
+// windowCut (a bit of daysMissed no weekday uses) marks that the window
+// expected a slot before the first run of the last day the schedule ran
+// on, or after the last run of the day before it (noteWindowCut).
 const windowCut = 1 << 7
 
 // noteWindowCut takes a day's first run at slot, the run before it (the
@@ -93,9 +92,9 @@ const windowCut = 1 << 7
 // (a crontab edited from 9-17 to 10-17), or it keeps to another zone's
 // clock that has just changed (a job on UTC's working hours, on a beet in
 // Berlin, runs 10:00-18:45 there from the spring change): kept, the
-// window's first slot was flagged as missed every day from then on (168
-// false alarms until the autumn; TestWorkingHoursMove). One such day is
-// flagged and moves nothing: a morning's outage is no new window.
+// window's first slot was flagged as missed every weekday until the
+// autumn (TestWorkingHoursMove). One such day is flagged and moves
+// nothing: a morning's outage is no new window.
 func (m *RateModel) noteWindowCut(prev, slot int64) {
 	p := int64(m.period)
 	if p >= 86400 || m.winLo == noWindow || m.monthly() || !m.Scheduled() {

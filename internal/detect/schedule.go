@@ -485,6 +485,16 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	gap := sec - prev
 	if p%86400 == 0 {
 		gap = wallGap(prev, sec, m.loc) // a second run of the day keeps its wall-clock time
+		if e := int64(m.endOff); e != 0 {
+			if w, ok := m.wallAfter(prev, e); !ok && m.nearJump(w, sec) {
+				// The second's time was skipped by the clocks going
+				// forward, and cron ran it at the jump (02:15 in Sydney,
+				// at 03:00): on time, as jumpRun takes a day's run. By
+				// the wall clock 45 min late, it taught the pair that
+				// offset, and the next night's run at 02:15 was an extra.
+				gap = e
+			}
+		}
 	}
 	// (An early run moves the anchor half way to it, so its second ping
 	// may come before the anchor: it is still the run's.)

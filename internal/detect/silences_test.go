@@ -221,7 +221,7 @@ func TestTwiceDailyGraceFromItsRuns(t *testing.T) {
 // forward (it runs at 03:18 summer time), is not flagged that night: its
 // second run is due an hour later on a day the clocks change (pairSlack).
 func TestTwiceDailySecondRunInSkippedHour(t *testing.T) {
-	testTwiceDailySkippedHour(t, "Europe/Berlin", 15, 3, 2, 18, time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC))
+	testTwiceDailySkippedHour(t, "Europe/Berlin", 15, 3, 2, 18, time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC), false, 41)
 }
 
 // TestTwiceDailySecondRunBeforeSkippedHour: a job at 14:55 and 02:20 New
@@ -232,29 +232,56 @@ func TestTwiceDailySecondRunInSkippedHour(t *testing.T) {
 // flagged as missed: the offset is read by the hour the clocks moved, as
 // a run's own time is.
 func TestTwiceDailySecondRunBeforeSkippedHour(t *testing.T) {
-	testTwiceDailySkippedHour(t, "America/New_York", 14, 55, 2, 20, time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC))
+	testTwiceDailySkippedHour(t, "America/New_York", 14, 55, 2, 20, time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC), false, 41)
+}
+
+// TestTwiceDailySecondRunAtTheJump: a job at 14:15 and 02:15 Sydney time
+// ("15 2,14 * * *") whose second run's time does not exist the night the
+// clocks go forward, and cron runs it at the jump (03:00). By the wall
+// clock 45 min late, it taught the pair that offset: the next night's
+// run at 02:15 was an extra, the next second run was flagged as missed,
+// and a week later the job as running too often. It is on time. (Twelve
+// streams: which of the two runs is the day's, and so whether 02:15 is a
+// second run, varies with their first runs.)
+func TestTwiceDailySecondRunAtTheJump(t *testing.T) {
+	for seed := range uint64(12) {
+		testTwiceDailySkippedHour(t, "Australia/Sydney", 14, 15, 2, 15, time.Date(2026, 8, 25, 0, 0, 0, 0, time.UTC), true, seed)
+	}
 }
 
 // testTwiceDailySkippedHour runs a job at h1:m1 and h2:m2 (after
 // midnight) for 50 days from start across the spring change, each run's
 // time as time.Date gives it (a time the clocks skip: where Go puts it;
-// in Berlin the hour after, as cron runs it), and wants no alarm.
-func testTwiceDailySkippedHour(t *testing.T, zone string, h1, m1, h2, m2 int, start time.Time) {
+// in Berlin the hour after, as systemd runs it), 2-12 min late, or with
+// jump at the jump, as cron runs it, and within seconds; it wants no alarm.
+func testTwiceDailySkippedHour(t *testing.T, zone string, h1, m1, h2, m2 int, start time.Time, jump bool, seed uint64) {
 	t.Helper()
 	loc, _ := time.LoadLocation(zone)
-	r := rand.New(rand.NewPCG(41, 41))
+	r := rand.New(rand.NewPCG(seed, 41))
 	a := newAutoBeet(zone)
 	y, mo, d0 := start.Date()
 	for d := range 50 {
 		for _, hm := range [][2]int{{h1, m1}, {24 + h2, m2}} {
 			slot := time.Date(y, mo, d0+d, hm[0], hm[1], 0, 0, loc)
-			a.event(t, slot.Add(2*time.Minute+time.Duration(r.Int64N(int64(10*time.Minute)))), 1)
+			if h, mi, _ := slot.Clock(); jump && (h != hm[0]%24 || mi != hm[1]) {
+				from, to := slot.ZoneBounds()
+				if slot.Sub(from) < time.Hour {
+					slot = from // after the jump: it is its zone's start
+				} else {
+					slot = to
+				}
+			}
+			late := 2*time.Minute + time.Duration(r.Int64N(int64(10*time.Minute)))
+			if jump {
+				late = time.Duration(r.Int64N(int64(30 * time.Second))) // cron's runs: within seconds
+			}
+			a.event(t, slot.Add(late), 1)
 		}
 	}
 	a.until(t, start.AddDate(0, 0, 50))
 	if al := alarms(a.flips); len(al) != 0 {
 		logFlips(t, a.flips, loc)
-		t.Errorf("want no alarm, got %d", len(al))
+		t.Errorf("%s, stream %d: want no alarm, got %d", zone, seed, len(al))
 	}
 }
 

@@ -107,6 +107,19 @@ func (m *RateModel) jumpRun(prev, sec, k int64) (int64, bool) {
 	return slot, sec < slot && sec >= zoneAt(slot, m.loc).start
 }
 
+// nearJump reports whether sec is within the hour from the jump of the
+// beet's clocks going forward that skipped the wall time Go's time.Date
+// put at w (an hour either side of the jump, by zone: 02:15 Sydney at
+// 03:15 AEDT, 02:40 New York at 01:40 EST).
+func (m *RateModel) nearJump(w, sec int64) bool {
+	z := zoneAt(w, m.loc)
+	jump := z.end
+	if m.clockChange(w) > 0 {
+		jump = z.start
+	}
+	return sec >= jump && sec < jump+3600
+}
+
 // laterClock is an hour when a candidate zone's clocks went back, relative
 // to the beet's, between the latest run and slot, for a schedule of whole
 // days: a job that follows that zone's clock runs an hour later in the

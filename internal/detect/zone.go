@@ -104,7 +104,7 @@ func (m *RateModel) jumpRun(prev, sec, k int64) (int64, bool) {
 		return 0, false // the wall time exists that day
 	}
 	slot := m.slotFrom(prev, k)
-	return slot, sec < slot && sec >= zoneAt(slot, m.loc).start
+	return slot, sec < slot && m.nearJump(w.Unix(), sec)
 }
 
 // nearJump reports whether sec is within the hour from the jump of the

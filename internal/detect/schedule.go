@@ -470,7 +470,7 @@ func (m *RateModel) repeatedHour(slot int64) int64 {
 		return 0 // not read by the hours that passed
 	}
 	back := -m.clockChange(slot)
-	if back <= 0 || m.wallNext(m.cluster, days) != slot+back {
+	if w, _ := m.wallAfter(m.cluster, days*86400); back <= 0 || w != slot+back {
 		return 0 // not in the repeated hour (a job on UTC in a beet in New York)
 	}
 	return back
@@ -779,11 +779,7 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 	if m.monthly() {
 		late = now - m.monthNext(prev, k)
 	}
-	if p%86400 == 0 {
-		if w := now - m.wallNext(prev, k*p/86400); abs(w) < abs(late) {
-			late = w
-		}
-	} else if m.wallHours() {
+	if p%86400 == 0 || m.wallHours() {
 		if w, _ := m.wallAfter(prev, k*p); abs(now-w) < abs(late) {
 			late = now - w
 		}
@@ -902,20 +898,17 @@ func (m *RateModel) slotAt(anchor, k int64) (due, wall int64) {
 		return due, due
 	}
 	due = anchor + k*p
-	if p%86400 == 0 {
-		// The same wall-clock time k·p/86400 days later, or later if DST
-		// made real time the longer one.
-		due = max(due, m.wallNext(anchor, k*p/86400))
+	if p%86400 != 0 && !m.wallHours() {
 		return due, due
 	}
-	if !m.wallHours() {
-		return due, due
-	}
-	// Likewise on the wall clock's hours; a slot the clocks skipped is
-	// the next one's.
+	// The same wall-clock time k·p later, or later if DST made real time
+	// the longer one.
 	w, ok := m.wallAfter(anchor, k*p)
-	if !ok {
-		return m.slotAt(anchor, k+1)
+	switch {
+	case p%86400 == 0:
+		return max(due, w), max(due, w) // a day's time the clocks skipped is run that day (jumpRun)
+	case !ok:
+		return m.slotAt(anchor, k+1) // on the wall clock's hours, the next slot's
 	}
 	return max(due, w), w
 }

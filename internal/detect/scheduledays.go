@@ -238,19 +238,15 @@ func (m *RateModel) wallHours() bool {
 	return p >= 7200 && p < 86400 && p%3600 == 0 && 86400%p == 0
 }
 
-// wallAfter is the wall-clock time secs seconds after t's, and whether
-// that time exists (the clocks may have skipped it).
+// wallAfter is the wall-clock time secs seconds after t's (days later,
+// for whole days), and whether that time exists (the clocks may have
+// skipped it: where Go's time.Date puts it then, an hour either side of
+// the jump, depends on the zone).
 func (m *RateModel) wallAfter(t, secs int64) (int64, bool) {
 	c := time.Unix(t, 0).In(m.loc)
 	w := time.Date(c.Year(), c.Month(), c.Day(), c.Hour(), c.Minute(), c.Second()+int(secs), 0, m.loc)
 	h, mi, sec := w.Clock()
 	return w.Unix(), (int64(h*3600+mi*60+sec)-int64(c.Hour()*3600+c.Minute()*60+c.Second())-secs)%86400 == 0
-}
-
-// wallNext is the same wall-clock time as t, days later.
-func (m *RateModel) wallNext(t, days int64) int64 {
-	c := time.Unix(t, 0).In(m.loc)
-	return time.Date(c.Year(), c.Month(), c.Day()+int(days), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
 }
 
 // wallGap is the difference of two instants' local wall-clock readings.

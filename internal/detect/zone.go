@@ -98,13 +98,12 @@ func (m *RateModel) jumpRun(prev, sec, k int64) (int64, bool) {
 	if int64(m.period)%86400 != 0 || m.monthly() {
 		return 0, false
 	}
-	c := time.Unix(prev, 0).In(m.loc)
-	w := time.Date(c.Year(), c.Month(), c.Day()+int(k*int64(m.period)/86400), c.Hour(), c.Minute(), c.Second(), 0, m.loc)
-	if h, mi, s := w.Clock(); h == c.Hour() && mi == c.Minute() && s == c.Second() {
+	w, ok := m.wallAfter(prev, k*int64(m.period))
+	if ok {
 		return 0, false // the wall time exists that day
 	}
 	slot := m.slotFrom(prev, k)
-	return slot, sec < slot && m.nearJump(w.Unix(), sec)
+	return slot, sec < slot && m.nearJump(w, sec)
 }
 
 // nearJump reports whether sec is within the hour from the jump of the

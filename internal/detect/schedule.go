@@ -117,13 +117,15 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	p := int64(m.period)
 	k := max(1, (sec-prev+p/2)/p)
 	late, ok := m.lateness(prev, sec, k)
-	if kw := max(1, (wallGap(prev, sec, m.loc)+p/2)/p); kw != k && m.wallHours() {
+	if m.wallHours() && m.clocksChanged(prev, sec) {
 		// Periods counted on the wall clock: across a clock change its
 		// hours are one more or fewer than real ones (a job every 2 h on
 		// weekdays is 31 periods from Friday 18:30 to Monday 08:30 after
 		// the clocks went back, in real time 32).
-		if l, wok := m.lateness(prev, sec, kw); abs(l) < abs(late) {
-			k, late, ok = kw, l, wok
+		if kw := max(1, (wallGap(prev, sec, m.loc)+p/2)/p); kw != k {
+			if l, wok := m.lateness(prev, sec, kw); abs(l) < abs(late) {
+				k, late, ok = kw, l, wok
+			}
 		}
 	}
 	if l, mok := m.monthlyCandidate(prev, sec, late); mok {
@@ -470,7 +472,7 @@ func (m *RateModel) repeatedHour(slot int64) int64 {
 		return 0 // not read by the hours that passed
 	}
 	back := -m.clockChange(slot)
-	if w, _ := m.wallAfter(m.cluster, days*86400); back <= 0 || w != slot+back {
+	if back <= 0 || m.wallAfter(m.cluster, days*86400) != slot+back {
 		return 0 // not in the repeated hour (a job on UTC in a beet in New York)
 	}
 	return back
@@ -485,8 +487,8 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	gap := sec - prev
 	if p%86400 == 0 {
 		gap = wallGap(prev, sec, m.loc) // a second run of the day keeps its wall-clock time
-		if e := int64(m.endOff); e != 0 {
-			if w, ok := m.wallAfter(prev, e); !ok && m.nearJump(w, sec) {
+		if e := int64(m.endOff); e != 0 && m.clocksChanged(prev, sec) {
+			if w, skipped := m.wallSkipped(prev, e); skipped && m.nearJump(w, sec) {
 				// The second's time was skipped by the clocks going
 				// forward, and cron ran it at the jump (02:15 in Sydney,
 				// at 03:00): on time, as jumpRun takes a day's run. By
@@ -780,7 +782,7 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 		late = now - m.monthNext(prev, k)
 	}
 	if p%86400 == 0 || m.wallHours() {
-		if w, _ := m.wallAfter(prev, k*p); abs(now-w) < abs(late) {
+		if w := m.wallAfter(prev, k*p); abs(now-w) < abs(late) {
 			late = now - w
 		}
 	}
@@ -903,11 +905,12 @@ func (m *RateModel) slotAt(anchor, k int64) (due, wall int64) {
 	}
 	// The same wall-clock time k·p later, or later if DST made real time
 	// the longer one.
-	w, ok := m.wallAfter(anchor, k*p)
-	switch {
-	case p%86400 == 0:
-		return max(due, w), max(due, w) // a day's time the clocks skipped is run that day (jumpRun)
-	case !ok:
+	if p%86400 == 0 {
+		due = max(due, m.wallAfter(anchor, k*p)) // a day's time the clocks skipped is run that day (jumpRun)
+		return due, due
+	}
+	w, skipped := m.wallSkipped(anchor, k*p)
+	if skipped {
 		return m.slotAt(anchor, k+1) // on the wall clock's hours, the next slot's
 	}
 	return max(due, w), w

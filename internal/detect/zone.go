@@ -95,15 +95,24 @@ func (m *RateModel) clockChange(t int64) int64 {
 // job whose runs kept within a minute had 2 h 24 min of grace from then
 // on, not 5 min (TestSkippedHourRunAtTheJump). It returns the slot.
 func (m *RateModel) jumpRun(prev, sec, k int64) (int64, bool) {
-	if int64(m.period)%86400 != 0 || m.monthly() {
+	if int64(m.period)%86400 != 0 || m.monthly() || !m.clocksChanged(prev, sec) {
 		return 0, false
 	}
-	w, ok := m.wallAfter(prev, k*int64(m.period))
-	if ok {
+	w, skipped := m.wallSkipped(prev, k*int64(m.period))
+	if !skipped {
 		return 0, false // the wall time exists that day
 	}
 	slot := m.slotFrom(prev, k)
 	return slot, sec < slot && m.nearJump(w, sec)
+}
+
+// clocksChanged reports whether the beet's clocks changed between prev
+// and sec (the zone span localDay keeps for sec starts after prev): the
+// runs' readings on the wall clock and in real time differ only then, so
+// a run pays for the wall-clock reading's time.Date only then.
+func (m *RateModel) clocksChanged(prev, sec int64) bool {
+	m.localDay(sec)
+	return prev < m.zone.start
 }
 
 // nearJump reports whether sec is within the hour from the jump of the

@@ -51,8 +51,13 @@ func (m *RateModel) youngLate() int64 { return max(10, int64(m.period)/20) }
 func (m *RateModel) cronPeriod() bool {
 	p := int64(m.period)
 	switch {
-	case m.monthly() || p%86400 == 0:
-		return p > 0
+	case m.monthly():
+		return true
+	case p%86400 == 0:
+		// Not about half a month: the first runs of a job on the 1st and
+		// 15th are 14 days apart (semiMonthlyCandidate) as often as a
+		// job's every 14 days.
+		return p > 0 && (p < 12*86400 || p > 19*86400)
 	case p <= 3600:
 		return p >= 300 && 3600%p == 0
 	}

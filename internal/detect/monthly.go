@@ -43,8 +43,96 @@ const monthPeriod = 2629746
 // oracle calls a pattern; waiting for seven would take half a year.
 const monthStreak = 1
 
-// monthly reports whether the schedule runs once a month.
-func (s *scheduleState) monthly() bool { return s.period == monthPeriod }
+// monthly reports whether the schedule runs by the days of the month:
+// once a month, or on two days of it (semiMonthly).
+func (s *scheduleState) monthly() bool { return s.period == monthPeriod || s.period == semiMonthPeriod }
+
+// semiMonthPeriod is the period of a schedule on two days of each month
+// (`0 6 1,15 * *`, payroll and billing jobs): half a month. Its gaps are
+// 13 to 17 days, so an "every 14 days" candidate kept flagging its runs
+// after the longer gaps, and one whose gaps broke it at once was left to
+// the fallback, which flagged nothing until a month of silence (a missed
+// run was never flagged). Its days of the month are daysOn (the first)
+// and daysMissed (the second; 31: the last day), which only schedules up
+// to a day use otherwise.
+const semiMonthPeriod = monthPeriod / 2
+
+// semiMonthSlack is how far off its slot the run that makes a candidate
+// semi-monthly may be: a punctual daily job's tolerance (a tenth of a
+// day). Cron's `15,31` (no run in a month without a 31st) was taken at
+// a twentieth of the period (18 h) for a job on the 1st and 16th at 02:00
+// and flagged every other month.
+const semiMonthSlack = 86400 / 10
+
+// semiMonthly reports whether the schedule runs on two days of each month.
+func (s *scheduleState) semiMonthly() bool { return s.period == semiMonthPeriod }
+
+// semiMonthlyCandidate takes a run at sec, late seconds off a candidate of
+// 12-19 whole days and more than half a day off its grid, as a run of a
+// schedule on two days of the month, as monthlyCandidate does for a
+// month: the day of the run that started the candidate and this run's
+// (the first runs on the 1st and 15th, then on the 1st: 14 days, then
+// 17), when this run is an odd number of that schedule's slots after the
+// first, at its time give or take semiMonthSlack. The first run is the
+// anchor until a run on the candidate's grid moves it (runs a day off the
+// grid move it by up to a day); then its day (calDay) at this run's time.
+// The anchor's own time keeps a job whose pings straddle midnight from
+// being read on the next day (the 5th's run ended at 23:58, the 20th's at
+// 00:01: "the 5th and 21st", and the next run on the 5th a day late), and
+// near midnight calDay is not taken. A job every 14 days keeps its grid.
+func (m *RateModel) semiMonthlyCandidate(prev, sec, late int64) (int64, bool) {
+	p := int64(m.period)
+	if p%86400 != 0 || p < 12*86400 || p > 19*86400 || m.Scheduled() || abs(late) <= 43200 {
+		return 0, false
+	}
+	at := time.Unix(sec, 0).In(m.loc)
+	first := time.Unix(prev, 0).In(m.loc) // the candidate's first run, while no run moved the anchor
+	if m.streak > 0 {
+		if sod := int64(at.Hour()*3600 + at.Minute()*60 + at.Second()); sod < semiMonthSlack || sod > 86400-semiMonthSlack {
+			return 0, false // near midnight: the first run's may have been either side of it
+		}
+		y, mo, d := time.Unix(int64(m.calDay)*86400, 0).UTC().Date()
+		first = time.Date(y, mo, d, at.Hour(), at.Minute(), at.Second(), 0, m.loc)
+	}
+	d1, ok1 := dayOfMonth(first)
+	d2, ok2 := dayOfMonth(at)
+	if !ok1 || !ok2 || abs(int64(d2)-int64(d1)) < 12 || abs(int64(d2)-int64(d1)) > 19 {
+		return 0, false
+	}
+	was := m.scheduleState
+	m.period, m.daysOn, m.daysMissed = semiMonthPeriod, min(d1, d2), max(d1, d2)
+	slot, n := first.Unix(), 0
+	for ; slot < sec-semiMonthSlack && n < 64; n++ {
+		slot = m.semiNext(slot, 1)
+	}
+	l := sec - slot
+	if n%2 == 0 || abs(l) > semiMonthSlack || abs(l) >= abs(late) {
+		m.scheduleState = was
+		return 0, false
+	}
+	// The candidate's lateness was off its grid of whole days (runs a
+	// day either way); this run's is the first on the days of the month.
+	m.lateMean, m.lateMax = 0, 0
+	m.noteMonthSpread(l)
+	return l, true
+}
+
+// dayOfMonth is t's day of the month as a semi-monthly schedule keeps it,
+// if it can tell: 31 for the last day of a month of 29 or 30 days (a job
+// on the 15th and the last day ran on April 30 and runs on May 31). The
+// 31st, February 28 and other days from the 29th are not told: cron's
+// `15,31` runs on no day of a shorter month, and the slot would be
+// flagged there every time. Such a job waits for a run that tells.
+func dayOfMonth(t time.Time) (uint8, bool) {
+	d, last := t.Day(), t.AddDate(0, 0, 1).Day() == 1
+	switch {
+	case d <= 27 || d == 28 && !last:
+		return uint8(d), true
+	case d >= 29 && d <= 30 && last:
+		return 31, true
+	}
+	return 0, false
+}
 
 // lateUnit is the unit of lateMean and lateMax in seconds: minutes for a
 // monthly schedule, whose runs may come a day or more late (16 bits of
@@ -59,6 +147,9 @@ func (m *RateModel) lateUnit() int64 {
 // monthNext is the same day of the month and wall-clock time as t, months
 // later; a day the month does not have is its last day.
 func (m *RateModel) monthNext(t, months int64) int64 {
+	if m.semiMonthly() {
+		return m.semiNext(t, months)
+	}
 	c := time.Unix(t, 0).In(m.loc)
 	y, mo, d := c.Date()
 	if m.monthly() && m.daysOn > 28 {
@@ -90,4 +181,48 @@ func (m *RateModel) monthTolerance() int64 {
 // off its slot, early or late: lateMax keeps the most (in minutes).
 func (m *RateModel) noteMonthSpread(off int64) {
 	m.lateMax = uint16(min(max(abs(off)/60, int64(m.lateMax)), math.MaxUint16))
+}
+
+// semiNext is the k-th slot of a semi-monthly schedule after the one
+// nearest t, at t's wall-clock time; a day the month does not have is its
+// last day.
+func (m *RateModel) semiNext(t, k int64) int64 {
+	c := time.Unix(t, 0).In(m.loc)
+	near, best := 0, int64(math.MaxInt64)
+	for i := -2; i <= 2; i++ { // t's month's two slots and those either side
+		if d := abs(m.semiSlot(c, i) - t); d < best {
+			near, best = i, d
+		}
+	}
+	return m.semiSlot(c, near+int(k))
+}
+
+// semiSlot is the i-th slot of a semi-monthly schedule from the first
+// day's slot of c's month (i may be negative), at c's wall-clock time.
+func (m *RateModel) semiSlot(c time.Time, i int) int64 {
+	months, second := i/2, i%2 != 0
+	if i < 0 && second {
+		months-- // floor: slot −1 is the second day of the month before
+	}
+	first := time.Date(c.Year(), c.Month()+time.Month(months), 1, 12, 0, 0, 0, m.loc)
+	day := int(m.daysOn)
+	if second {
+		day = int(m.daysMissed)
+	}
+	last := first.AddDate(0, 1, -1).Day()
+	return time.Date(first.Year(), first.Month(), min(day, last), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
+}
+
+// thirdDay reports whether a run at sec of a semi-monthly schedule came
+// a day or more off both its days, at their wall-clock time (give or take
+// semiMonthSlack).
+func (m *RateModel) thirdDay(sec int64) bool {
+	slot := m.semiNext(sec, 0)
+	if abs(sec-slot) < 86400-semiMonthSlack {
+		return false // its day's run, early or late, or a second ping
+	}
+	_, s := m.localDay(sec)
+	_, a := m.localDay(m.cluster)
+	off := abs(s - a)
+	return min(off, 86400-off) <= semiMonthSlack
 }

@@ -130,6 +130,8 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	}
 	if l, mok := m.monthlyCandidate(prev, sec, late); mok {
 		p, k, late, ok = monthPeriod, 1, l, true
+	} else if l, sok := m.semiMonthlyCandidate(prev, sec, late); sok {
+		p, k, late, ok = semiMonthPeriod, 1, l, true
 	}
 	if m.secondOfMissed(prev, sec, late) {
 		return
@@ -497,6 +499,14 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 				gap = e
 			}
 		}
+	}
+	if m.semiMonthly() && m.thirdDay(sec) {
+		// A run on another day of the month at the runs' time: a job on
+		// three days (cron's `*/14`, the 1st, 15th and 29th), which two
+		// days cannot hold; taken for an extra every month, it was
+		// flagged as running too often months later. Learned again.
+		m.startPeriod(prev, sec)
+		return
 	}
 	// (An early run moves the anchor half way to it, so its second ping
 	// may come before the anchor: it is still the run's.)

@@ -33,6 +33,11 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	}
 	zone := m.loc.String()
 	switch {
+	case m.semiMonthly():
+		words = fmt.Sprintf("on the %s and %s of each month at %02d:%02d %s", monthDayWords(m.daysOn), monthDayWords(m.daysMissed), hh, mm, zone)
+		if m.daysMissed <= 28 {
+			cron = fmt.Sprintf("%d %d %d,%d * *", mm, hh, m.daysOn, m.daysMissed)
+		}
 	case m.monthly() && m.daysOn == 31:
 		words = fmt.Sprintf("monthly on the last day at %02d:%02d %s", hh, mm, zone)
 	case m.monthly():
@@ -109,6 +114,14 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
 	}
 	return words, cron
+}
+
+// monthDayWords says a day of the month: "15th", 31 as "last day".
+func monthDayWords(d uint8) string {
+	if d == 31 {
+		return "last day"
+	}
+	return schedule.Ordinal(int(d))
 }
 
 // lateWords writes seconds for "usually 0-… late".

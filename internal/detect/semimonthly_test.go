@@ -1,0 +1,82 @@
+package detect
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/schedule"
+)
+
+// TestSemiMonthlyJob: a job on two days of each month (`0 6 1,15 * *`,
+// `30 2 10,25 * *`, the 15th and the last day), first seen in any month,
+// is watched as such by its third or fourth run, raises nothing over a
+// year across both clock changes, and its missed run is flagged within
+// its grace. Its gaps are 13 to 17 days: read as "every 14 days" its
+// longer gaps were flagged, and left to the fallback a missed run was
+// never flagged (a month's silence at twice its longest gap). A job on
+// three days of the month raises nothing.
+func TestSemiMonthlyJob(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	for _, c := range []struct {
+		name       string
+		days       func(y int, m time.Month) []int
+		cron, says string
+	}{
+		{"0 6 1,15 * *", func(int, time.Month) []int { return []int{1, 15} }, "0 6 1,15 * *", "on the 1st and 15th of each month at 06:00"},
+		{"0 6 10,25 * *", func(int, time.Month) []int { return []int{10, 25} }, "0 6 10,25 * *", "on the 10th and 25th of each month at 06:00"},
+		{"the 15th and the last day at 06:00", func(y int, m time.Month) []int {
+			return []int{15, time.Date(y, m+1, 0, 12, 0, 0, 0, time.UTC).Day()}
+		}, "", "on the 15th and last day of each month at 06:00"},
+	} {
+		for first := range 12 {
+			var slots []time.Time
+			for m := range 14 {
+				y, mo := 2026, time.Month(first+1+m)
+				for _, d := range c.days(y, mo) {
+					slots = append(slots, time.Date(y, mo, d, 6, 0, 0, 0, berlin))
+				}
+			}
+			missed := slots[20]
+			r := rand.New(rand.NewPCG(uint64(first), 23))
+			a := newAutoBeet("Europe/Berlin")
+			for i, at := range slots[:26] {
+				if i != 20 {
+					a.event(t, at.Add(time.Duration(r.Int64N(int64(3*time.Minute)))), 1)
+				}
+			}
+			w, _ := Watch(&a.b)
+			al := alarms(a.flips)
+			if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(3*time.Hour)) {
+				logFlips(t, a.flips, berlin)
+				t.Errorf("%s from %s: want the run of %s flagged within 3 h, and nothing else", c.name, slots[0].Format("Jan 2"), missed)
+			}
+			if w.Model != "schedule" || w.Cron != c.cron || !strings.Contains(w.Description, c.says) {
+				t.Errorf("%s from %s: watching %+v", c.name, slots[0].Format("Jan 2"), w)
+			}
+			if w.Cron != "" {
+				if _, err := schedule.ParseCron(w.Cron); err != nil {
+					t.Errorf("the cron line %q cannot make a cron beet: %v", w.Cron, err)
+				}
+			}
+		}
+	}
+	// Cron's `0 6 */14 * *` runs on the 1st, 15th and 29th: no two days
+	// hold it, and it raises nothing (its third run is no extra).
+	for first := range 12 {
+		a := newAutoBeet("Europe/Berlin")
+		for m := range 14 {
+			for _, d := range []int{1, 15, 29} {
+				if at := time.Date(2026, time.Month(first+1+m), d, 6, 0, 0, 0, berlin); at.Day() == d {
+					a.event(t, at.Add(time.Minute), 1)
+				}
+			}
+		}
+		if al := alarms(a.flips); len(al) != 0 {
+			logFlips(t, a.flips, berlin)
+			t.Errorf("*/14 from month %d: %d alarms, want none", first+1, len(al))
+		}
+	}
+}

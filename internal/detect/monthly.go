@@ -87,10 +87,12 @@ func (m *RateModel) semiMonthlyCandidate(prev, sec, late int64) (int64, bool) {
 	}
 	at := time.Unix(sec, 0).In(m.loc)
 	first := time.Unix(prev, 0).In(m.loc) // the candidate's first run, while no run moved the anchor
-	if m.streak > 0 {
-		if sod := int64(at.Hour()*3600 + at.Minute()*60 + at.Second()); sod < semiMonthSlack || sod > 86400-semiMonthSlack {
-			return 0, false // near midnight: the first run's may have been either side of it
-		}
+	switch sod := int64(at.Hour()*3600 + at.Minute()*60 + at.Second()); {
+	case m.streak == 0:
+		at = time.Unix(m.toTimeOf(sec, prev), 0).In(m.loc) // its slot: the day a run after midnight belongs to
+	case sod < semiMonthSlack || sod > 86400-semiMonthSlack:
+		return 0, false // near midnight: the first run may have been either side of it
+	default:
 		y, mo, d := time.Unix(int64(m.calDay)*86400, 0).UTC().Date()
 		first = time.Date(y, mo, d, at.Hour(), at.Minute(), at.Second(), 0, m.loc)
 	}
@@ -214,15 +216,62 @@ func (m *RateModel) semiSlot(c time.Time, i int) int64 {
 }
 
 // thirdDay reports whether a run at sec of a semi-monthly schedule came
-// a day or more off both its days, at their wall-clock time (give or take
-// semiMonthSlack).
+// a day or more off both its days, at their time (atRunTime).
 func (m *RateModel) thirdDay(sec int64) bool {
-	slot := m.semiNext(sec, 0)
-	if abs(sec-slot) < 86400-semiMonthSlack {
+	if abs(sec-m.semiNext(sec, 0)) < 86400-semiMonthSlack {
 		return false // its day's run, early or late, or a second ping
 	}
+	return m.atRunTime(sec)
+}
+
+// secondMonthDay takes a monthly job's run at sec on another day of the
+// month, 12-19 days off its own, at its time (atRunTime), for the second
+// month in a row, as a job on two days of the month: the first such day
+// waits in daysMissed, which a monthly schedule does not use otherwise.
+// A job on the 1st and 15th that missed a run while it was learned
+// (August 1, then September 1) was "monthly on the 1st", its runs on the
+// 15th extras, and a missed one never flagged.
+func (m *RateModel) secondMonthDay(sec int64) bool {
+	if m.period != monthPeriod || !m.Scheduled() || !m.atRunTime(sec) {
+		return false
+	}
+	d, ok := dayOfMonth(time.Unix(m.toTimeOf(sec, m.cluster), 0).In(m.loc))
+	own := m.daysOn
+	if own == 0 {
+		own, _ = dayOfMonth(time.Unix(m.cluster, 0).In(m.loc))
+	}
+	if !ok || own == 0 || abs(int64(d)-int64(own)) < 12 || abs(int64(d)-int64(own)) > 19 {
+		return false
+	}
+	if m.daysMissed != d {
+		m.daysMissed = d // seen once: a run by hand, maybe
+		return false
+	}
+	m.period, m.daysOn, m.daysMissed = semiMonthPeriod, min(d, own), max(d, own)
+	m.cluster, m.endOff = sec, 0 // its runs were read as a second ping
+	m.setRunPings(0)
+	m.setExtraCount(0)
+	return true
+}
+
+// atRunTime reports whether sec is at the time of day of the schedule's
+// runs (its anchor's), give or take semiMonthSlack.
+func (m *RateModel) atRunTime(sec int64) bool {
+	return abs(m.toTimeOf(sec, m.cluster)-sec) <= semiMonthSlack
+}
+
+// toTimeOf is the instant nearest sec at ref's local time of day: the
+// slot of a run at sec, whose day is the slot's even when the run came
+// after midnight (a run at 00:01 of a job at 23:55).
+func (m *RateModel) toTimeOf(sec, ref int64) int64 {
 	_, s := m.localDay(sec)
-	_, a := m.localDay(m.cluster)
-	off := abs(s - a)
-	return min(off, 86400-off) <= semiMonthSlack
+	_, a := m.localDay(ref)
+	d := (a - s) % 86400
+	switch {
+	case d > 43200:
+		d -= 86400
+	case d <= -43200:
+		d += 86400
+	}
+	return sec + d
 }

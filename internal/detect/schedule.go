@@ -500,6 +500,9 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 			}
 		}
 	}
+	if m.secondMonthDay(sec) {
+		return // the run of a second day of the month (monthly.go)
+	}
 	if m.semiMonthly() && m.thirdDay(sec) {
 		// A run on another day of the month at the runs' time: a job on
 		// three days (cron's `*/14`, the 1st, 15th and 29th), which two

@@ -63,6 +63,25 @@ func TestSemiMonthlyJob(t *testing.T) {
 			}
 		}
 	}
+	// A job that missed its run of August 15 while it was learned, read
+	// as monthly on the 1st: its runs on the 15th are a second day once
+	// two months had them, and the missed run of December 15 is flagged.
+	a := newAutoBeet("Europe/Berlin")
+	for m := range 6 {
+		for _, d := range []int{1, 15} {
+			if at := time.Date(2026, time.Month(8+m), d, 6, 0, 0, 0, berlin); at.Month() != 8 || d != 15 {
+				if at.Month() != 12 || d != 15 {
+					a.event(t, at.Add(time.Minute), 1)
+				}
+			}
+		}
+	}
+	missed := time.Date(2026, 12, 15, 6, 0, 0, 0, berlin)
+	if al := alarms(a.flips); len(al) != 1 || al[0].At.Before(missed) || al[0].At.After(missed.Add(3*time.Hour)) ||
+		!strings.Contains(al[0].Reason, "on the 1st and 15th of each month") {
+		logFlips(t, a.flips, berlin)
+		t.Errorf("monthly, then the 15th too: want the run of %s flagged within 3 h, and nothing else", missed)
+	}
 	// Cron's `0 6 */14 * *` runs on the 1st, 15th and 29th: no two days
 	// hold it, and it raises nothing (its third run is no extra).
 	for first := range 12 {

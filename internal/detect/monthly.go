@@ -70,53 +70,70 @@ func (s *scheduleState) semiMonthly() bool { return s.period == semiMonthPeriod 
 // semiMonthlyCandidate takes a run at sec, late seconds off a candidate of
 // 12-19 whole days and more than half a day off its grid, as a run of a
 // schedule on two days of the month, as monthlyCandidate does for a
-// month: the day of the run that started the candidate and this run's
-// (the first runs on the 1st and 15th, then on the 1st: 14 days, then
-// 17), when this run is an odd number of that schedule's slots after the
-// first, at its time give or take semiMonthSlack. The first run is the
-// anchor until a run on the candidate's grid moves it (runs a day off the
-// grid move it by up to a day); then its day (calDay) at this run's time.
-// The anchor's own time keeps a job whose pings straddle midnight from
-// being read on the next day (the 5th's run ended at 23:58, the 20th's at
-// 00:01: "the 5th and 21st", and the next run on the 5th a day late), and
-// near midnight calDay is not taken. A job every 14 days keeps its grid.
-func (m *RateModel) semiMonthlyCandidate(prev, sec, late int64) (int64, bool) {
+// month: the day of the latest run and this run's (the first runs on the
+// 1st and 15th, then on the 1st: 14 days, then 17), when this run is an
+// odd number of that schedule's slots after the latest, at its time give
+// or take semiMonthSlack. The days are the slots', read at the latest
+// run's time of day (toTimeOf): a job whose 5th run ended at 23:58 and
+// whose 20th's ended at 00:01 was "the 5th and 21st", and its next run on
+// the 5th a day late. untold: a day could not be told (dayOfMonth), and
+// the next runs are to tell (the 15th and the last day, seen on the 15th
+// and the 31st, left a candidate of 15 days that took the later runs for
+// extras). A job every 14 days keeps its grid.
+func (m *RateModel) semiMonthlyCandidate(prev, sec, late int64) (l int64, ok, untold bool) {
 	p := int64(m.period)
 	if p%86400 != 0 || p < 12*86400 || p > 19*86400 || m.Scheduled() || abs(late) <= 43200 {
-		return 0, false
+		return 0, false, false
 	}
-	at := time.Unix(sec, 0).In(m.loc)
-	first := time.Unix(prev, 0).In(m.loc) // the candidate's first run, while no run moved the anchor
-	switch sod := int64(at.Hour()*3600 + at.Minute()*60 + at.Second()); {
-	case m.streak == 0:
-		at = time.Unix(m.toTimeOf(sec, prev), 0).In(m.loc) // its slot: the day a run after midnight belongs to
-	case sod < semiMonthSlack || sod > 86400-semiMonthSlack:
-		return 0, false // near midnight: the first run may have been either side of it
-	default:
-		y, mo, d := time.Unix(int64(m.calDay)*86400, 0).UTC().Date()
-		first = time.Date(y, mo, d, at.Hour(), at.Minute(), at.Second(), 0, m.loc)
+	first := time.Unix(prev, 0).In(m.loc)               // the latest run's slot: within half a day of it (lateness)
+	at := time.Unix(m.toTimeOf(sec, prev), 0).In(m.loc) // this run's slot: the day a run after midnight belongs to
+	d1, d2, told := m.semiDays(first, at)
+	if !told {
+		return 0, false, true
 	}
-	d1, ok1 := dayOfMonth(first)
-	d2, ok2 := dayOfMonth(at)
-	if !ok1 || !ok2 || abs(int64(d2)-int64(d1)) < 12 || abs(int64(d2)-int64(d1)) > 19 {
-		return 0, false
+	if abs(int64(d2)-int64(d1)) < 12 || abs(int64(d2)-int64(d1)) > 19 {
+		return 0, false, false
 	}
 	was := m.scheduleState
-	m.period, m.daysOn, m.daysMissed = semiMonthPeriod, min(d1, d2), max(d1, d2)
+	m.period, m.daysOn, m.daysMissed = semiMonthPeriod, d1, d2
 	slot, n := first.Unix(), 0
 	for ; slot < sec-semiMonthSlack && n < 64; n++ {
 		slot = m.semiNext(slot, 1)
 	}
-	l := sec - slot
+	l = sec - slot
 	if n%2 == 0 || abs(l) > semiMonthSlack || abs(l) >= abs(late) {
 		m.scheduleState = was
-		return 0, false
+		return 0, false, false
 	}
 	// The candidate's lateness was off its grid of whole days (runs a
 	// day either way); this run's is the first on the days of the month.
 	m.lateMean, m.lateMax = 0, 0
 	m.noteMonthSpread(l)
-	return l, true
+	return l, true, false
+}
+
+// semiDays is the two days of the month of a semi-monthly candidate whose
+// latest run's slot is first and this run's at: theirs, or when one of
+// them cannot be told (dayOfMonth), that of the run that started the
+// candidate in its place (calDay, while a run followed it on its grid):
+// a job on the 15th and the last day is seen on the 31st more often than
+// not, and on the 30th of a short month only between two runs 15 days
+// apart (on a 15-day candidate's grid).
+func (m *RateModel) semiDays(first, at time.Time) (d1, d2 uint8, told bool) {
+	d1, ok1 := dayOfMonth(first)
+	d2, ok2 := dayOfMonth(at)
+	if (!ok1 || !ok2) && m.streak > 0 {
+		y, mo, d := time.Unix(int64(m.calDay)*86400, 0).UTC().Date()
+		if dc, ok := dayOfMonth(time.Date(y, mo, d, 12, 0, 0, 0, m.loc)); ok && ok1 != ok2 {
+			if !ok1 {
+				d1 = dc
+			} else {
+				d2 = dc
+			}
+			ok1, ok2 = true, true
+		}
+	}
+	return min(d1, d2), max(d1, d2), ok1 && ok2 && d1 != d2
 }
 
 // dayOfMonth is t's day of the month as a semi-monthly schedule keeps it,

@@ -130,8 +130,11 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	}
 	if l, mok := m.monthlyCandidate(prev, sec, late); mok {
 		p, k, late, ok = monthPeriod, 1, l, true
-	} else if l, sok := m.semiMonthlyCandidate(prev, sec, late); sok {
+	} else if l, sok, untold := m.semiMonthlyCandidate(prev, sec, late); sok {
 		p, k, late, ok = semiMonthPeriod, 1, l, true
+	} else if untold {
+		m.startPeriod(prev, sec) // a new candidate, whose next runs may tell the days
+		return
 	}
 	if m.secondOfMissed(prev, sec, late) {
 		return
@@ -813,6 +816,12 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 		tol = dailyLearnTolerance
 	case m.monthly() && !m.Scheduled():
 		tol = p / 20 // learned from three runs: on the same day, give or take a day and a half
+	case p%86400 == 0 && p >= 12*86400 && p <= 19*86400 && !m.Scheduled():
+		// About half a month: a run a day off is a job on two days of the
+		// month (semiMonthlyCandidate), not a late run that moves the
+		// anchor by hours (its time of day was lost, and a job at 22:00
+		// on the 1st and 16th was never learned).
+		tol = 43200
 	}
 	if m.Scheduled() {
 		// Up to half a period late is a late run: flagged as missed when

@@ -204,21 +204,46 @@ func (m *RateModel) noteMonthSpread(off int64) {
 
 // semiNext is the k-th slot of a semi-monthly schedule after the one
 // nearest t, at t's wall-clock time; a day the month does not have is its
-// last day.
+// last day. The slot nearest t may be read a day off its day of the
+// month, when t (an anchor) crossed midnight: a job at 00:04 on the 2nd
+// and 17th whose anchor an early run moved to 23:59 on the 1st is due at
+// 23:59 on the 16th, not on the 17th, a day late.
 func (m *RateModel) semiNext(t, k int64) int64 {
 	c := time.Unix(t, 0).In(m.loc)
-	near, best := 0, int64(math.MaxInt64)
-	for i := -2; i <= 2; i++ { // t's month's two slots and those either side
-		if d := abs(m.semiSlot(c, i) - t); d < best {
-			near, best = i, d
+	near, shift := m.semiNearest(c)
+	return m.semiSlot(c, near+int(k), shift)
+}
+
+// semiNearest is the slot nearest c (semiSlot's i) and how many days off
+// its day of the month c reads it.
+func (m *RateModel) semiNearest(c time.Time) (near, shift int) {
+	best := int64(math.MaxInt64)
+	for _, s := range [...]int{0, -1, 1} {
+		for i := -2; i <= 2; i++ { // c's month's two slots and those either side
+			if d := abs(m.semiSlot(c, i, s) - c.Unix()); d < best {
+				near, shift, best = i, s, d
+			}
 		}
 	}
-	return m.semiSlot(c, near+int(k))
+	return near, shift
+}
+
+// semiDaysAt is the two days of the month at the anchor's time of day:
+// the schedule's, or a day before (after) them when the anchor crossed
+// midnight (semiNext), if that can be said without the last day.
+func (m *RateModel) semiDaysAt() (d1, d2 int) {
+	_, shift := m.semiNearest(time.Unix(m.cluster, 0).In(m.loc))
+	d1, d2 = int(m.daysOn), int(m.daysMissed)
+	if shift != 0 && d2 < 29 && d1+shift >= 1 && d2+shift <= 28 {
+		return d1 + shift, d2 + shift
+	}
+	return d1, d2
 }
 
 // semiSlot is the i-th slot of a semi-monthly schedule from the first
-// day's slot of c's month (i may be negative), at c's wall-clock time.
-func (m *RateModel) semiSlot(c time.Time, i int) int64 {
+// day's slot of c's month (i may be negative), at c's wall-clock time,
+// read shift days off its day of the month.
+func (m *RateModel) semiSlot(c time.Time, i, shift int) int64 {
 	months, second := i/2, i%2 != 0
 	if i < 0 && second {
 		months-- // floor: slot −1 is the second day of the month before
@@ -229,7 +254,7 @@ func (m *RateModel) semiSlot(c time.Time, i int) int64 {
 		day = int(m.daysMissed)
 	}
 	last := first.AddDate(0, 1, -1).Day()
-	return time.Date(first.Year(), first.Month(), min(day, last), c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
+	return time.Date(first.Year(), first.Month(), min(day, last)+shift, c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
 }
 
 // thirdDay reports whether a run at sec of a semi-monthly schedule came

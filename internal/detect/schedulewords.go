@@ -34,9 +34,10 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	zone := m.loc.String()
 	switch {
 	case m.semiMonthly():
-		words = fmt.Sprintf("on the %s and %s of each month at %02d:%02d %s", monthDayWords(m.daysOn), monthDayWords(m.daysMissed), hh, mm, zone)
-		if m.daysMissed <= 28 {
-			cron = fmt.Sprintf("%d %d %d,%d * *", mm, hh, m.daysOn, m.daysMissed)
+		d1, d2 := m.semiDaysAt()
+		words = fmt.Sprintf("on the %s and %s of each month at %02d:%02d %s", monthDayWords(d1), monthDayWords(d2), hh, mm, zone)
+		if d2 <= 28 {
+			cron = fmt.Sprintf("%d %d %d,%d * *", mm, hh, d1, d2)
 		}
 	case m.monthly() && m.daysOn == 31:
 		words = fmt.Sprintf("monthly on the last day at %02d:%02d %s", hh, mm, zone)
@@ -117,11 +118,11 @@ func (m *RateModel) calendarWords() (words, cron string) {
 }
 
 // monthDayWords says a day of the month: "15th", 31 as "last day".
-func monthDayWords(d uint8) string {
+func monthDayWords(d int) string {
 	if d == 31 {
 		return "last day"
 	}
-	return schedule.Ordinal(int(d))
+	return schedule.Ordinal(d)
 }
 
 // lateWords writes seconds for "usually 0-… late".

@@ -174,6 +174,11 @@ func Families() []*Family {
 			Zones: zones, Days: 160, Incidents: scheduleIncidents[:1], newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
 				return monthlyCal{day: 1 + r.IntN(28), min: minuteOfDay(r, 0, 24)}, 30 * 24 * time.Hour
 			})},
+		{Name: "cron-semi-monthly", Description: "on two days of each month 13-17 days apart (1st and 15th, 1st and 16th, 5th and 20th, 10th and 25th) at a fixed local time, runs as long as a daily job's; 160-day streams", Schedule: true,
+			Zones: zones, Days: 160, Incidents: scheduleIncidents[:1], newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				pairs := [][]int{{1, 15}, {1, 16}, {5, 20}, {10, 25}}
+				return monthDaysCal{days: pairs[r.IntN(len(pairs))], min: minuteOfDay(r, 0, 24)}, 24 * time.Hour
+			})},
 		{Name: "schedule-change", Description: "an hourly job whose minute moves, or a daily job whose time moves by 1-6 h, once between days 21 and 35 (not designed for; alarms in the two periods after the change are excused)",
 			Schedule: true, Zones: zones, Incidents: scheduleIncidents, newModel: func(r *rand.Rand) model {
 				var m *scheduleModel

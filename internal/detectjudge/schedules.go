@@ -68,6 +68,25 @@ func (c monthlyCal) next(loc *time.Location, t time.Time) time.Time {
 	}
 }
 
+// monthDaysCal runs on some days of each month at a local time, as cron's
+// day-of-month list does (`0 6 1,15 * *`): a day the month lacks is skipped.
+type monthDaysCal struct {
+	days []int // ascending
+	min  int
+}
+
+func (c monthDaysCal) next(loc *time.Location, t time.Time) time.Time {
+	lt := t.In(loc)
+	for k := 0; ; k++ {
+		for _, d := range c.days {
+			s := time.Date(lt.Year(), lt.Month()+time.Month(k), d, c.min/60, c.min%60, 0, 0, loc)
+			if s.Day() == d && !s.Before(t) {
+				return s
+			}
+		}
+	}
+}
+
 // lastDayCal runs on the last day of each month at a local time.
 type lastDayCal struct{ min int }
 

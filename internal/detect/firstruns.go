@@ -57,7 +57,7 @@ func (m *RateModel) cronPeriod() bool {
 		// Not about half a month: the first runs of a job on the 1st and
 		// 15th are 14 days apart (semiMonthlyCandidate) as often as a
 		// job's every 14 days.
-		return p > 0 && (p < 12*86400 || p > 19*86400)
+		return p > 0 && !halfMonth(p/86400)
 	case p <= 3600:
 		return p >= 300 && 3600%p == 0
 	}

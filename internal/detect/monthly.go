@@ -67,6 +67,10 @@ const semiMonthSlack = 86400 / 10
 // semiMonthly reports whether the schedule runs on two days of each month.
 func (s *scheduleState) semiMonthly() bool { return s.period == semiMonthPeriod }
 
+// halfMonth reports whether days (a candidate period, or the distance of
+// two days of the month) is about half a month: 12 to 19.
+func halfMonth(days int64) bool { return days >= 12 && days <= 19 }
+
 // semiMonthlyCandidate takes a run at sec, late seconds off a candidate of
 // 12-19 whole days and more than half a day off its grid, as a run of a
 // schedule on two days of the month, as monthlyCandidate does for a
@@ -82,7 +86,7 @@ func (s *scheduleState) semiMonthly() bool { return s.period == semiMonthPeriod 
 // extras). A job every 14 days keeps its grid.
 func (m *RateModel) semiMonthlyCandidate(prev, sec, late int64) (l int64, ok, untold bool) {
 	p := int64(m.period)
-	if p%86400 != 0 || p < 12*86400 || p > 19*86400 || m.Scheduled() || abs(late) <= 43200 {
+	if p%86400 != 0 || !halfMonth(p/86400) || m.Scheduled() || abs(late) <= 43200 {
 		return 0, false, false
 	}
 	first := time.Unix(prev, 0).In(m.loc)               // the latest run's slot: within half a day of it (lateness)
@@ -91,20 +95,19 @@ func (m *RateModel) semiMonthlyCandidate(prev, sec, late int64) (l int64, ok, un
 	if !told {
 		return 0, false, true
 	}
-	if abs(int64(d2)-int64(d1)) < 12 || abs(int64(d2)-int64(d1)) > 19 {
+	if !halfMonth(int64(d2) - int64(d1)) {
 		return 0, false, false
 	}
-	was := m.scheduleState
-	m.period, m.daysOn, m.daysMissed = semiMonthPeriod, d1, d2
+	days := monthDays{d1: int(d1), d2: int(d2), loc: m.loc}
 	slot, n := first.Unix(), 0
 	for ; slot < sec-semiMonthSlack && n < 64; n++ {
-		slot = m.semiNext(slot, 1)
+		slot = days.next(slot, 1)
 	}
 	l = sec - slot
 	if n%2 == 0 || abs(l) > semiMonthSlack || abs(l) >= abs(late) {
-		m.scheduleState = was
 		return 0, false, false
 	}
+	m.period, m.daysOn, m.daysMissed = semiMonthPeriod, d1, d2
 	// The candidate's lateness was off its grid of whole days (runs a
 	// day either way); this run's is the first on the days of the month.
 	m.lateMean, m.lateMax = 0, 0
@@ -203,58 +206,73 @@ func (m *RateModel) noteMonthSpread(off int64) {
 }
 
 // semiNext is the k-th slot of a semi-monthly schedule after the one
-// nearest t, at t's wall-clock time; a day the month does not have is its
-// last day. The slot nearest t may be read a day off its day of the
-// month, when t (an anchor) crossed midnight: a job at 00:04 on the 2nd
-// and 17th whose anchor an early run moved to 23:59 on the 1st is due at
-// 23:59 on the 16th, not on the 17th, a day late.
-func (m *RateModel) semiNext(t, k int64) int64 {
-	c := time.Unix(t, 0).In(m.loc)
-	near, shift := m.semiNearest(c)
-	return m.semiSlot(c, near+int(k), shift)
+// nearest t (monthDays.next).
+func (m *RateModel) semiNext(t, k int64) int64 { return m.semiDates().next(t, k) }
+
+// semiDates is the schedule's two days of the month.
+func (m *RateModel) semiDates() monthDays {
+	return monthDays{d1: int(m.daysOn), d2: int(m.daysMissed), loc: m.loc}
 }
 
-// semiNearest is the slot nearest c (semiSlot's i) and how many days off
-// its day of the month c reads it.
-func (m *RateModel) semiNearest(c time.Time) (near, shift int) {
+// semiDaysAt is the two days of the month at the anchor's time of day:
+// the schedule's, or a day before (after) them when the anchor crossed
+// midnight (monthDays.next), if that can be said without the last day.
+func (m *RateModel) semiDaysAt() (d1, d2 int) {
+	days := m.semiDates()
+	_, shift := days.nearest(time.Unix(m.cluster, 0).In(m.loc))
+	if shift != 0 && days.d2 < 29 && days.d1+shift >= 1 && days.d2+shift <= 28 {
+		return days.d1 + shift, days.d2 + shift
+	}
+	return days.d1, days.d2
+}
+
+// monthDays are two days of the month (d1 < d2; 31: the last day) in a
+// zone: a semi-monthly schedule's slots.
+type monthDays struct {
+	d1, d2 int
+	loc    *time.Location
+}
+
+// next is the k-th slot after the one nearest t, at t's wall-clock time;
+// a day the month does not have is its last day. The slot nearest t may
+// be read a day off its day of the month, when t (an anchor) crossed
+// midnight: a job at 00:04 on the 2nd and 17th whose anchor an early run
+// moved to 23:59 on the 1st is due at 23:59 on the 16th, not on the 17th,
+// a day late.
+func (d monthDays) next(t, k int64) int64 {
+	c := time.Unix(t, 0).In(d.loc)
+	near, shift := d.nearest(c)
+	return d.slot(c, near+int(k), shift)
+}
+
+// nearest is the slot nearest c (slot's i) and how many days off its day
+// of the month c reads it.
+func (d monthDays) nearest(c time.Time) (near, shift int) {
 	best := int64(math.MaxInt64)
 	for _, s := range [...]int{0, -1, 1} {
 		for i := -2; i <= 2; i++ { // c's month's two slots and those either side
-			if d := abs(m.semiSlot(c, i, s) - c.Unix()); d < best {
-				near, shift, best = i, s, d
+			if off := abs(d.slot(c, i, s) - c.Unix()); off < best {
+				near, shift, best = i, s, off
 			}
 		}
 	}
 	return near, shift
 }
 
-// semiDaysAt is the two days of the month at the anchor's time of day:
-// the schedule's, or a day before (after) them when the anchor crossed
-// midnight (semiNext), if that can be said without the last day.
-func (m *RateModel) semiDaysAt() (d1, d2 int) {
-	_, shift := m.semiNearest(time.Unix(m.cluster, 0).In(m.loc))
-	d1, d2 = int(m.daysOn), int(m.daysMissed)
-	if shift != 0 && d2 < 29 && d1+shift >= 1 && d2+shift <= 28 {
-		return d1 + shift, d2 + shift
-	}
-	return d1, d2
-}
-
-// semiSlot is the i-th slot of a semi-monthly schedule from the first
-// day's slot of c's month (i may be negative), at c's wall-clock time,
-// read shift days off its day of the month.
-func (m *RateModel) semiSlot(c time.Time, i, shift int) int64 {
+// slot is the i-th slot from the first day's slot of c's month (i may be
+// negative), at c's wall-clock time, read shift days off its day.
+func (d monthDays) slot(c time.Time, i, shift int) int64 {
 	months, second := i/2, i%2 != 0
 	if i < 0 && second {
 		months-- // floor: slot −1 is the second day of the month before
 	}
-	first := time.Date(c.Year(), c.Month()+time.Month(months), 1, 12, 0, 0, 0, m.loc)
-	day := int(m.daysOn)
+	first := time.Date(c.Year(), c.Month()+time.Month(months), 1, 12, 0, 0, 0, d.loc)
+	day := d.d1
 	if second {
-		day = int(m.daysMissed)
+		day = d.d2
 	}
 	last := first.AddDate(0, 1, -1).Day()
-	return time.Date(first.Year(), first.Month(), min(day, last)+shift, c.Hour(), c.Minute(), c.Second(), 0, m.loc).Unix()
+	return time.Date(first.Year(), first.Month(), min(day, last)+shift, c.Hour(), c.Minute(), c.Second(), 0, d.loc).Unix()
 }
 
 // thirdDay reports whether a run at sec of a semi-monthly schedule came
@@ -282,7 +300,7 @@ func (m *RateModel) secondMonthDay(sec int64) bool {
 	if own == 0 {
 		own, _ = dayOfMonth(time.Unix(m.cluster, 0).In(m.loc))
 	}
-	if !ok || own == 0 || abs(int64(d)-int64(own)) < 12 || abs(int64(d)-int64(own)) > 19 {
+	if !ok || own == 0 || !halfMonth(abs(int64(d)-int64(own))) {
 		return false
 	}
 	if m.daysMissed != d {

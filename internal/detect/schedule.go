@@ -816,7 +816,7 @@ func (m *RateModel) lateness(prev, now, k int64) (int64, bool) {
 		tol = dailyLearnTolerance
 	case m.monthly() && !m.Scheduled():
 		tol = p / 20 // learned from three runs: on the same day, give or take a day and a half
-	case p%86400 == 0 && p >= 12*86400 && p <= 19*86400 && !m.Scheduled():
+	case p%86400 == 0 && halfMonth(p/86400) && !m.Scheduled():
 		// About half a month: a run a day off is a job on two days of the
 		// month (semiMonthlyCandidate), not a late run that moves the
 		// anchor by hours (its time of day was lost, and a job at 22:00

@@ -240,22 +240,26 @@ func (m *RateModel) wallHours() bool {
 
 // wallAfter is the wall-clock time secs seconds after t's (days later,
 // for whole days).
-func (m *RateModel) wallAfter(t, secs int64) int64 { return m.wallReading(t, secs).Unix() }
+func (m *RateModel) wallAfter(t, secs int64) int64 {
+	w, _ := m.wallReading(t, secs)
+	return w.Unix()
+}
 
 // wallSkipped is wallAfter, and whether the clocks skipped that time
 // (where Go's time.Date puts it then, an hour either side of the jump,
 // depends on the zone). Apart, so that a daily slot does not pay for the
 // second zone lookup.
 func (m *RateModel) wallSkipped(t, secs int64) (int64, bool) {
-	w := m.wallReading(t, secs)
+	w, c := m.wallReading(t, secs)
 	h, mi, sec := w.Clock()
-	c := time.Unix(t, 0).In(m.loc)
 	return w.Unix(), (int64(h*3600+mi*60+sec)-int64(c.Hour()*3600+c.Minute()*60+c.Second())-secs)%86400 != 0
 }
 
-func (m *RateModel) wallReading(t, secs int64) time.Time {
-	c := time.Unix(t, 0).In(m.loc)
-	return time.Date(c.Year(), c.Month(), c.Day(), c.Hour(), c.Minute(), c.Second()+int(secs), 0, m.loc)
+// wallReading is the wall-clock time secs seconds after t's, as
+// time.Date puts it, and t on the beet's clock.
+func (m *RateModel) wallReading(t, secs int64) (w, c time.Time) {
+	c = time.Unix(t, 0).In(m.loc)
+	return time.Date(c.Year(), c.Month(), c.Day(), c.Hour(), c.Minute(), c.Second()+int(secs), 0, m.loc), c
 }
 
 // wallGap is the difference of two instants' local wall-clock readings.

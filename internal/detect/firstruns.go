@@ -158,15 +158,16 @@ func (m *RateModel) watchedSlot(t int64) bool {
 	if m.calendarKnown() || !m.youngConfirmed() || int64(m.period) > 86400 {
 		return true
 	}
-	day, sod := m.localDay(t)
+	day, sod := m.windowDay(t)
 	if m.youngDays()&(1<<weekday(day)) == 0 {
 		return false
 	}
 	if int64(m.period) >= 86400 || m.winLo == noWindow {
 		return true
 	}
-	minute, margin := sod/60, max(1, int64(m.period)/120)
-	return minute+margin >= int64(m.winLo) && (minute <= int64(m.winHi)+margin || sod <= youngDayEnd)
+	lo, hi := m.windowSpan()
+	minute, margin := m.windowMinute(sod), m.windowMargin()
+	return minute+margin >= lo && (minute <= hi+margin || sod <= youngDayEnd && !m.wraps())
 }
 
 // monthDay is what a monthly schedule first seen at runs a and b keeps as

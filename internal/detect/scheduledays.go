@@ -19,17 +19,100 @@ func (m *RateModel) learnCalendar(slot int64) {
 	if p > 86400 || p == 0 {
 		return
 	}
-	day, sod := m.localDay(slot)
+	if p < 86400 {
+		_, sod := m.localDay(slot)
+		m.widenWindow(sod/60, (p+30)/60)
+	}
+	day, _ := m.windowDay(slot)
+	if ld, _ := m.localDay(slot); day != ld && m.daysOn&(1<<weekday(day)) == 0 {
+		// A run after midnight of a day not seen on yet: the window
+		// wrapped while it was learned (a job every hour, all day, first
+		// seen on a Friday afternoon, wraps from 13:00 to the Monday's
+		// 00:00), not the end of a day the job runs on.
+		day = ld
+	}
 	bit := uint8(1) << weekday(day)
 	m.daysOn |= bit
 	m.daysMissed &^= bit
-	if p < 86400 {
-		minute := uint16(sod / 60)
-		if m.winLo == noWindow {
-			m.winLo, m.winHi = minute, minute
-		}
-		m.winLo, m.winHi = min(m.winLo, minute), max(m.winHi, minute)
+}
+
+// A window of the day may wrap midnight (winLo > winHi): a job on another
+// zone's working hours (Los Angeles' 09:00-17:45 is 17:00-01:45 in UTC)
+// or a night's batch window (20:00-04:00). Its slots after midnight are
+// the day before's (windowDay). Widened only forward in the day, such a
+// window was the whole day, and the end of its runs was flagged as
+// missed every day (260 false alarms a year).
+
+// widenWindow widens the window of the day to minute, the shorter way
+// round the clock; a window that leaves less than a step (minutes)
+// between its end and its start is the whole day (on the grid of its
+// end).
+func (m *RateModel) widenWindow(minute, step int64) {
+	x := uint16(minute)
+	if m.winLo == noWindow {
+		m.winLo, m.winHi = x, x
+		return
 	}
+	if lo, hi := m.windowSpan(); minute >= lo && minute <= hi || minute+1440 <= hi {
+		return
+	}
+	after := (minute - int64(m.winHi) + 1440) % 1440 // minutes past the end
+	before := (int64(m.winLo) - minute + 1440) % 1440
+	if after < before {
+		m.winHi = x
+	} else {
+		m.winLo = x
+	}
+	if m.winLo > m.winHi && int64(m.winLo-m.winHi) <= step {
+		r := int64(m.winHi) % max(1, step)
+		m.winLo, m.winHi = uint16(r), uint16(r+(1439-r)/max(1, step)*step)
+	}
+}
+
+// wraps reports whether the window of the day wraps midnight.
+func (m *RateModel) wraps() bool {
+	return m.winLo != noWindow && m.winLo > m.winHi && int64(m.period) < 86400
+}
+
+// windowSpan is the window of the day in minutes, lo ≤ hi; hi is past
+// 1440 when the window wraps midnight.
+func (m *RateModel) windowSpan() (lo, hi int64) {
+	lo, hi = int64(m.winLo), int64(m.winHi)
+	if hi < lo {
+		hi += 1440
+	}
+	return lo, hi
+}
+
+// windowMargin is how far outside the window of the day a slot is still
+// in it, in minutes: half the period (p/120 minutes), at least one.
+func (m *RateModel) windowMargin() int64 { return max(1, int64(m.period)/120) }
+
+// windowDay is localDay, but of a window that wraps midnight, a slot after
+// midnight and before the middle of the gap between its end and its start
+// is the day before's, sod seconds into it (past 86400): its runs past the
+// window's end (a window still learned) are not a new day's.
+func (m *RateModel) windowDay(unix int64) (day, sod int64) {
+	day, sod = m.localDay(unix)
+	if m.wraps() && sod/60 < m.windowGapMid() {
+		day, sod = day-1, sod+86400
+	}
+	return day, sod
+}
+
+// windowGapMid is the middle of the gap of a window that wraps midnight,
+// in minutes of the day.
+func (m *RateModel) windowGapMid() int64 { return (int64(m.winLo) + int64(m.winHi)) / 2 }
+
+// windowMinute is the minute of sod (seconds into a day, as windowDay
+// counts them) in windowSpan's frame: of a window that wraps midnight, the
+// minutes before the middle of its gap are past 1440.
+func (m *RateModel) windowMinute(sod int64) int64 {
+	minute := sod / 60
+	if m.wraps() && minute < m.windowGapMid() {
+		minute += 1440
+	}
+	return minute
 }
 
 // expectedSlot reports whether the schedule expects a run at slot t: on a
@@ -43,7 +126,7 @@ func (m *RateModel) expectedSlot(t int64) bool {
 	if p > 86400 {
 		return true
 	}
-	day, sod := m.localDay(t)
+	day, sod := m.windowDay(t)
 	seen := day - int64(m.calDay) - 1 // whole days since the schedule started
 	if wd := weekday(day); m.daysOn&(1<<wd) == 0 && seen >= (wd-weekday(int64(m.calDay)+1)+7)%7+1 {
 		return false
@@ -51,16 +134,16 @@ func (m *RateModel) expectedSlot(t int64) bool {
 	return seen < 1 || m.inWindow(sod)
 }
 
-// inWindow reports whether a slot sod seconds into its local day is within
-// the learned window of the day (give or take a 120th of the period), or
-// no window is learned.
+// inWindow reports whether a slot sod seconds into its day (as localDay or
+// windowDay count them) is within the learned window of the day (give or
+// take its margin), or no window is learned.
 func (m *RateModel) inWindow(sod int64) bool {
-	p := int64(m.period)
-	if p >= 86400 || m.winLo == noWindow {
+	if int64(m.period) >= 86400 || m.winLo == noWindow {
 		return true
 	}
-	minute, margin := sod/60, max(1, p/120)
-	return minute+margin >= int64(m.winLo) && minute <= int64(m.winHi)+margin
+	lo, hi := m.windowSpan()
+	minute, margin := m.windowMinute(sod), m.windowMargin()
+	return minute+margin >= lo && minute <= hi+margin
 }
 
 // learnRun learns the calendar from a run at slot, the run before it at
@@ -81,6 +164,12 @@ func (m *RateModel) learnRun(prev, slot int64) {
 	m.learnCalendar(slot)
 }
 
+// windowFollowed (a bit of daysOn no weekday uses, under a day) marks
+// that the window of the day followed a clock change (windowClock): the
+// job keeps another zone's clock than the beet's, so at the next change
+// its first slot is waited for an hour longer (laterClock).
+const windowFollowed = 1 << 7
+
 // windowCut (a bit of daysMissed no weekday uses) marks that the window
 // expected a slot before the first run of the last day the schedule ran
 // on, or after the last run of the day before it (noteWindowCut).
@@ -100,26 +189,90 @@ func (m *RateModel) noteWindowCut(prev, slot int64) {
 	if p >= 86400 || m.winLo == noWindow || m.monthly() || !m.Scheduled() {
 		return
 	}
-	pd, psod := m.localDay(prev)
-	d, sod := m.localDay(slot)
+	pd, psod := m.windowDay(prev)
+	d, sod := m.windowDay(slot)
 	if d <= pd {
 		return // not the day's first run
+	}
+	if m.windowClock(prev, slot, sod) {
+		return
 	}
 	// A slot the window expects (inWindow: give or take its margin)
 	// before the first run, or after the last.
 	late, early := m.inWindow(sod-p), m.inWindow(psod+p)
 	if m.daysMissed&windowCut != 0 {
 		if late {
-			m.winLo = uint16(sod / 60)
+			m.winLo = uint16(sod / 60 % 1440)
 		}
 		if early {
-			m.winHi = uint16(psod / 60)
+			m.winHi = uint16(psod / 60 % 1440)
 		}
 	}
 	m.daysMissed &^= windowCut
 	if late || early {
 		m.daysMissed |= windowCut
 	}
+}
+
+// windowClock takes a day's first run at slot (sod seconds into its day,
+// windowDay), the run before it at prev, an hour off the window's start
+// the way a candidate zone's clocks, or the beet's own, changed relative
+// to each other since the window-day of prev began (clockDirs): a job on
+// another zone's clock (UTC's working hours on a beet in Berlin run
+// 11:00-19:45 there from the spring change, 10:00-18:45 from the autumn
+// one). The window's start moves to the run at once, and after an hour
+// earlier its end moves too: its runs stop an hour sooner, and the slots
+// of the hour that was its last were flagged as missed that day and the
+// next (noteWindowCut moved the window only after two days). Its end
+// does not move later: the runs widen it as they come, and a job on the
+// beet's own clock, whose first run came an hour late on the day after a
+// change, keeps its end. From then on the job is known to keep another
+// clock (windowFollowed), and the first slot after a change that makes
+// it later is waited for an hour longer (laterClock). Not before: most
+// jobs keep their beet's clock, and a first run late on the Monday after
+// any of the candidate zones' changes (several a year) went unflagged.
+func (m *RateModel) windowClock(prev, slot, sod int64) bool {
+	minute, margin := sod/60, m.windowMargin()
+	for dir, h := range shiftOffs {
+		if abs(minute-int64(m.winLo)+h/60) > margin || m.clockDirs(m.windowDayStart(prev), slot)&(1<<dir) == 0 {
+			continue
+		}
+		if h > 0 { // shiftEarlier: runs an hour earlier
+			m.winHi = uint16((int64(m.winHi) + 1440 - 60) % 1440)
+		}
+		m.winLo = uint16(minute % 1440)
+		m.daysOn |= windowFollowed
+		m.daysMissed &^= windowCut
+		return true
+	}
+	return false
+}
+
+// windowDayStart is, for a run at t, a bound before its window-day's
+// start: the window's length and an hour before it. A change in the
+// night within a night's window (a UTC job from 20:00 to 04:00 on a
+// Berlin beet) comes before the window-day's last run, not after it.
+func (m *RateModel) windowDayStart(t int64) int64 {
+	lo, hi := m.windowSpan()
+	return t - (hi-lo+60)*60
+}
+
+// windowStart reports whether slot is the first slot of a day's window
+// (give or take its margin) of a schedule under a day with a window short
+// of the whole day.
+func (m *RateModel) windowStart(slot int64) bool {
+	if !m.dayWindow() {
+		return false
+	}
+	_, sod := m.localDay(slot)
+	return abs(sod/60-int64(m.winLo)) <= m.windowMargin()
+}
+
+// dayWindow reports whether a schedule under a day has a window of the
+// day short of the whole day.
+func (m *RateModel) dayWindow() bool {
+	lo, hi := m.windowSpan()
+	return int64(m.period) < 86400 && m.winLo != noWindow && hi-lo+(int64(m.period)+30)/60 < 1440
 }
 
 // calendarWeek reports whether the schedule has been learned for a whole

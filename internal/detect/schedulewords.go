@@ -27,7 +27,7 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	if young && p <= 86400 {
 		// Days not known yet: what is watched (watchedSlot, youngDays).
 		days, dow = daysWords(m.youngDays())
-		if m.daysOn&^weekdayMask == 0 {
+		if m.daysOn&weekendMask == 0 {
 			days += " (weekends not seen yet)"
 		}
 	}
@@ -72,10 +72,13 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		default:
 			words = "every " + Duration(time.Duration(step)*time.Minute)
 		}
-		hours, window := "*", m.winLo != noWindow && int64(m.winHi-m.winLo)+step < 1440 && !young
+		hours, window := "*", m.dayWindow() && !young
 		if window {
 			words += fmt.Sprintf(" from %02d:%02d to %02d:%02d", m.winLo/60, m.winLo%60, m.winHi/60, m.winHi%60)
 			hours = fmt.Sprintf("%d-%d", m.winLo/60, m.winHi/60)
+			if m.wraps() {
+				hours = fmt.Sprintf("%d-23,0-%d", m.winLo/60, m.winHi/60)
+			}
 		}
 		if young || m.daysOn != 0 && m.daysOn&0x7F != 0x7F {
 			words += " " + days
@@ -99,6 +102,11 @@ func (m *RateModel) calendarWords() (words, cron string) {
 					hours += fmt.Sprintf("/%d", n)
 				}
 				cron = fmt.Sprintf("%d %s * * %s", mm, hours, dow)
+			}
+			if window && m.wraps() && (dow != "*" || step > 60) {
+				// Its hours after midnight are the next days' (two cron
+				// lines), or its steps do not start over at midnight.
+				cron = ""
 			}
 		}
 	}

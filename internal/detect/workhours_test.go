@@ -45,9 +45,10 @@ func TestWorkhoursStrayLateRun(t *testing.T) {
 // 09:00-17:45 to 10:00-17:45 (its first two days at 10:00 are flagged,
 // the 09:00 slot, and nothing after), or a job on UTC's 08:00-16:45 whose
 // hours are an hour later in Berlin from the spring change and back from
-// the autumn one (two days flagged at each, where the window's first or
-// last slot was flagged every day until the next change: 168 false
-// alarms). So for a job every 2 h in Berlin's working hours on a UTC
+// the autumn one: at the first run an hour off the window's start after
+// a clock change, the window follows it (windowClock; two days were
+// flagged at each change, before that the window's first or last slot
+// every day until the next change: 168 false alarms). So for a job every 2 h in Berlin's working hours on a UTC
 // beet, whose runs move half a period at each change (followed once the
 // first slot the schedule expects has passed: firstSlot). A single
 // morning's outage moves nothing: the next week's missing 09:00 run is
@@ -85,10 +86,32 @@ func TestWorkingHoursMove(t *testing.T) {
 		logFlips(t, al, berlin)
 		t.Errorf("hours moved from 09:00 to 10:00: %d alarms, want the first two days' 09:00 slots", len(al))
 	}
-	al = run(time.UTC, time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), func(time.Time) int { return 8 }, 16)
-	if len(al) > 4 {
+	// A job on UTC's working hours, on a Berlin beet, for two years: the
+	// first spring change's Monday is flagged at its first slot (most
+	// jobs keep their beet's clock: nothing tells yet), and nothing after.
+	al = run(time.UTC, time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC), time.Date(2027, 11, 20, 0, 0, 0, 0, time.UTC), func(time.Time) int { return 8 }, 16)
+	if want := time.Date(2026, 3, 30, 9, 1, 0, 0, berlin); len(al) != 1 || al[0].At.Before(want) || al[0].At.After(want.Add(2*time.Minute)) {
 		logFlips(t, al, berlin)
-		t.Errorf("a job on UTC's working hours: %d alarms, want at most two days' at each clock change", len(al))
+		t.Errorf("a job on UTC's working hours, on a Berlin beet, two years: %d alarms, want one, at %s", len(al), want)
+	}
+	berlinHours := func(stop time.Time) func(l time.Time) bool {
+		return func(l time.Time) bool { return l.Before(stop) && l.Hour() >= 8 && l.Hour() <= 16 }
+	}
+	end := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	al = runOn("UTC", berlin, time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC), end, berlinHours(end))
+	if len(al) != 0 {
+		logFlips(t, al, time.UTC)
+		t.Errorf("a job on Berlin's working hours, on a UTC beet: %d alarms, want none at the clock changes", len(al))
+	}
+	// Stopped over the weekend of the autumn change, after the spring one
+	// was followed: the Monday's first slot, 06:00 UTC (08:00 in Berlin
+	// the Friday before, 07:00 UTC from the change on), is waited for an
+	// hour longer, and then flagged.
+	stop := time.Date(2026, 10, 23, 20, 0, 0, 0, time.UTC)
+	al = runOn("UTC", berlin, time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 30, 0, 0, 0, 0, time.UTC), berlinHours(stop))
+	if want := time.Date(2026, 10, 26, 7, 1, 0, 0, time.UTC); len(al) != 1 || al[0].At.Before(want) || al[0].At.After(want.Add(2*time.Minute)) {
+		logFlips(t, al, time.UTC)
+		t.Errorf("a job on Berlin's working hours stopped before the autumn change: %d alarms, want one at %s", len(al), want)
 	}
 	outage := time.Date(2026, 5, 12, 0, 0, 0, 0, berlin) // a Tuesday: no run before 11:00
 	missed := time.Date(2026, 5, 19, 9, 0, 0, 0, berlin) // the next Tuesday: none before 10:00
@@ -114,5 +137,74 @@ func TestWorkingHoursMove(t *testing.T) {
 	if len(al) > 6 {
 		logFlips(t, al, berlin)
 		t.Errorf("a job every 2 h on Berlin's working hours, on a UTC beet: %d alarms, want at most three days' at each clock change", len(al))
+	}
+}
+
+// TestWindowAcrossMidnight: a job whose hours cross midnight on its beet's
+// clock: Los Angeles' working hours (every 15 min, 09:00-17:45 weekdays)
+// on a UTC beet run 17:00-01:45 (16:00-00:45 in summer), and a nightly
+// batch every hour from 20:00 to 04:00. Their window of the day was
+// learned as the whole day, and the end of their runs flagged as missed
+// every day (260 false alarms a year for the first). Learned across
+// midnight, their days are the job's: Friday's runs end on Saturday
+// morning, and a Sunday evening in Los Angeles is no Monday's run.
+func TestWindowAcrossMidnight(t *testing.T) {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	// feed runs on clock loc, every step from from to to, on the minutes
+	// on accepts, to a beet in zone; it returns the beet.
+	feed := func(zone string, loc *time.Location, from, to time.Time, step time.Duration, on func(l time.Time) bool) *autoBeet {
+		a := newAutoBeet(zone)
+		r := rand.New(rand.NewPCG(41, 2))
+		for h := from; h.Before(to); h = h.Add(step) {
+			if on(h.In(loc)) {
+				a.event(t, h.Add(time.Duration(1+r.Int64N(20))*time.Second), 1)
+			}
+		}
+		a.until(t, to)
+		return a
+	}
+	office := func(stop time.Time) func(l time.Time) bool {
+		return func(l time.Time) bool {
+			return l.Before(stop) && l.Weekday() != time.Saturday && l.Weekday() != time.Sunday && l.Hour() >= 9 && l.Hour() <= 17
+		}
+	}
+	from, year := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 4, 0, 0, 0, 0, time.UTC)
+	a := feed("UTC", la, from, year, 15*time.Minute, office(year))
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, al, time.UTC)
+		t.Errorf("Los Angeles' working hours on a UTC beet, a year: %d alarms, want none", len(al))
+	}
+	if w, _ := Watch(&a.b); !strings.Contains(w.Description, "every 15 min from 17:00 to 01:45 weekdays UTC") || w.Cron != "" {
+		t.Errorf("the schedule reads %q, cron %q; want from 17:00 to 01:45 weekdays, and no single cron line", w.Description, w.Cron)
+	}
+	// Stopped on a Friday afternoon in Los Angeles: the Saturday's slot
+	// after midnight UTC is Friday's, and flagged.
+	stop := time.Date(2026, 2, 13, 16, 0, 0, 0, la) // 00:00 UTC on Saturday Feb 14
+	a = feed("UTC", la, from, time.Date(2026, 2, 20, 0, 0, 0, 0, time.UTC), 15*time.Minute, office(stop))
+	if al := alarms(a.flips); len(al) != 1 || al[0].At.Sub(stop) < 0 || al[0].At.Sub(stop) > 3*time.Minute {
+		logFlips(t, al, time.UTC)
+		t.Errorf("stopped at %s: %d alarms, want one within 3 min", stop.UTC(), len(al))
+	}
+	night := func(stop time.Time) func(l time.Time) bool {
+		return func(l time.Time) bool { return l.Before(stop) && (l.Hour() >= 20 || l.Hour() <= 4) }
+	}
+	evening := time.Date(2026, 1, 5, 20, 0, 0, 0, berlin) // set up in the day: its first run at 20:00
+	a = feed("Europe/Berlin", berlin, evening, year, time.Hour, night(year))
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, al, berlin)
+		t.Errorf("a nightly batch every hour from 20:00 to 04:00, a year: %d alarms, want none", len(al))
+	}
+	if w, _ := Watch(&a.b); !strings.Contains(w.Description, "every hour at :00 from 20:00 to 04:00 Europe/Berlin") || w.Cron != "0 20-23,0-4 * * *" {
+		t.Errorf("the schedule reads %q, cron %q; want from 20:00 to 04:00, 0 20-23,0-4 * * *", w.Description, w.Cron)
+	}
+	stop = time.Date(2026, 6, 10, 2, 30, 0, 0, berlin)
+	a = feed("Europe/Berlin", berlin, evening, time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC), time.Hour, night(stop))
+	if al := alarms(a.flips); len(al) != 1 || al[0].At.Before(stop.Add(30*time.Minute)) || al[0].At.After(stop.Add(40*time.Minute)) {
+		logFlips(t, al, berlin)
+		t.Errorf("the nightly batch stopped at %s: %d alarms, want one at its 03:00 slot and grace", stop, len(al))
 	}
 }

@@ -130,15 +130,38 @@ func (m *RateModel) nearJump(w, sec int64) bool {
 
 // laterClock is an hour when a candidate zone's clocks went back, relative
 // to the beet's, between the latest run and slot, for a schedule of whole
-// days: a job that follows that zone's clock runs an hour later in the
-// beet's that day (a Berlin job on a UTC beet, the night Berlin's clocks go
-// back), and its run is waited for that much longer. A grace of a tenth of
-// the day held it; a job whose runs keep within minutes has less.
+// days, or for the first slot of a day's window once the window followed
+// a change (windowFollowed): a job that follows that zone's clock runs an
+// hour later in the beet's that day (a Berlin job on a UTC beet, the
+// night Berlin's clocks go back), and its run is waited for that much
+// longer. A grace of a tenth of the day held it; a job whose runs keep
+// within minutes has less.
 func (m *RateModel) laterClock(slot time.Time) time.Duration {
-	if m.wholeDays() && !m.monthly() && m.changeDirs(m.cluster, slot.Unix())&(1<<shiftLater) != 0 {
+	s := slot.Unix()
+	switch {
+	case m.wholeDays() && !m.monthly() && m.changeDirs(m.cluster, s)&(1<<shiftLater) != 0,
+		m.daysOn&windowFollowed != 0 && m.windowStart(s) && m.clockDirs(m.windowDayStart(m.cluster), s)&(1<<shiftLater) != 0:
 		return time.Hour
 	}
 	return 0
+}
+
+// clockDirs is changeDirs with the beet's own clock change in (from, to]
+// as a job on a clock that never changes (UTC's) sees it: an hour later
+// when the beet's clocks went forward. A daily job's grace, a tenth of
+// the day, holds that hour; a window's first slot, at a minute's grace,
+// does not (windowClock).
+func (m *RateModel) clockDirs(from, to int64) uint8 {
+	dirs := m.changeDirs(from, to)
+	_, a := time.Unix(from, 0).In(m.loc).Zone()
+	_, b := time.Unix(to, 0).In(m.loc).Zone()
+	switch b - a {
+	case 3600:
+		dirs |= 1 << shiftLater
+	case -3600:
+		dirs |= 1 << shiftEarlier
+	}
+	return dirs
 }
 
 // SuggestedZone returns a zone the beet's runs follow better than its own,

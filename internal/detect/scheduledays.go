@@ -131,7 +131,23 @@ func (m *RateModel) expectedSlot(t int64) bool {
 	if wd := weekday(day); m.daysOn&(1<<wd) == 0 && seen >= (wd-weekday(int64(m.calDay)+1)+7)%7+1 {
 		return false
 	}
-	return seen < 1 || m.inWindow(sod)
+	return seen < 1 || m.inWindow(sod) && !m.earlierEnd(t, sod)
+}
+
+// earlierEnd reports whether slot t (sod seconds into its day, windowDay)
+// lies in the last hour of a window that followed a clock change before
+// (windowFollowed), after another change since its window-day began that
+// makes the job an hour earlier: its runs end an hour sooner that day (a
+// Berlin job from 01:10 to 05:10 on a UTC beet, the night Berlin's clocks
+// go forward, ends at 03:10 UTC, not 04:10). The window follows at the
+// next day's first run (windowClock).
+func (m *RateModel) earlierEnd(t, sod int64) bool {
+	if m.daysOn&windowFollowed == 0 || !m.dayWindow() {
+		return false
+	}
+	lo, hi := m.windowSpan()
+	minute := m.windowMinute(sod)
+	return minute > hi-60 && m.clockDirs(t-(minute-lo+60)*60, t)&(1<<shiftEarlier) != 0
 }
 
 // inWindow reports whether a slot sod seconds into its day (as localDay or
@@ -191,11 +207,11 @@ func (m *RateModel) noteWindowCut(prev, slot int64) {
 	}
 	pd, psod := m.windowDay(prev)
 	d, sod := m.windowDay(slot)
+	if (d > pd || m.acrossGap(prev, slot)) && m.windowClock(prev, slot, sod) {
+		return
+	}
 	if d <= pd {
 		return // not the day's first run
-	}
-	if m.windowClock(prev, slot, sod) {
-		return
 	}
 	// A slot the window expects (inWindow: give or take its margin)
 	// before the first run, or after the last.
@@ -234,7 +250,8 @@ func (m *RateModel) noteWindowCut(prev, slot int64) {
 func (m *RateModel) windowClock(prev, slot, sod int64) bool {
 	minute, margin := sod/60, m.windowMargin()
 	for dir, h := range shiftOffs {
-		if abs(minute-int64(m.winLo)+h/60) > margin || m.clockDirs(m.windowDayStart(prev), slot)&(1<<dir) == 0 {
+		off := ((minute-int64(m.winLo)+h/60)%1440+1440+720)%1440 - 720 // round the clock
+		if abs(off) > margin || m.clockDirs(m.windowDayStart(prev), slot)&(1<<dir) == 0 {
 			continue
 		}
 		if h > 0 { // shiftEarlier: runs an hour earlier
@@ -246,6 +263,16 @@ func (m *RateModel) windowClock(prev, slot, sod int64) bool {
 		return true
 	}
 	return false
+}
+
+// acrossGap reports whether runs at prev and slot lie either side of the
+// window's gap (more than half of it between them): a window near
+// midnight starts its day's runs before midnight after a clock change (a
+// Berlin job from 01:10 to 05:10 on a UTC beet runs from 23:10 the day
+// before in summer), on the local day of the last run before it.
+func (m *RateModel) acrossGap(prev, slot int64) bool {
+	lo, hi := m.windowSpan()
+	return slot-prev > (1440-(hi-lo))*30
 }
 
 // windowDayStart is, for a run at t, a bound before its window-day's

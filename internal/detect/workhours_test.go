@@ -201,6 +201,19 @@ func TestWindowAcrossMidnight(t *testing.T) {
 	if w, _ := Watch(&a.b); !strings.Contains(w.Description, "every hour at :00 from 20:00 to 04:00 Europe/Berlin") || w.Cron != "0 20-23,0-4 * * *" {
 		t.Errorf("the schedule reads %q, cron %q; want from 20:00 to 04:00, 0 20-23,0-4 * * *", w.Description, w.Cron)
 	}
+	// A Berlin job hourly at :10 from 01:10 to 05:10 on a UTC beet: the
+	// clocks change inside its night. Once its window followed the first
+	// spring change (flagged: nothing told yet), the changes of the next
+	// two years pass unflagged (each flagged its night's first or last
+	// slot, and the next two nights', every time).
+	a = feed("UTC", berlin, from, from.AddDate(2, 0, 0), time.Hour, func(l time.Time) bool { return l.Hour() >= 1 && l.Hour() <= 5 && l.Minute() == 0 })
+	for _, f := range alarms(a.flips) {
+		if f.At.After(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)) {
+			logFlips(t, alarms(a.flips), time.UTC)
+			t.Errorf("a Berlin night job on a UTC beet: an alarm at %s, after its first spring change", f.At)
+			break
+		}
+	}
 	stop = time.Date(2026, 6, 10, 2, 30, 0, 0, berlin)
 	a = feed("Europe/Berlin", berlin, evening, time.Date(2026, 6, 12, 0, 0, 0, 0, time.UTC), time.Hour, night(stop))
 	if al := alarms(a.flips); len(al) != 1 || al[0].At.Before(stop.Add(30*time.Minute)) || al[0].At.After(stop.Add(40*time.Minute)) {

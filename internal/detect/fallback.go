@@ -55,6 +55,18 @@ func (m *RateModel) noteAlarmedGap(sec int64) {
 	m.noteGap(sec, sec-m.last/1e6)
 }
 
+// noteExplainedGap learns the gap (seconds) that ended at sec even if the
+// beet was down for it: the schedule has come to explain it (anchorDay: the
+// weekend of a job whose days start in the evening, flagged before its
+// days were known). Left out, the fallback kept the gaps of the week before
+// (20 min) and flagged the next weekends after 2 h, 8 h and 32 h.
+func (m *RateModel) noteExplainedGap(sec, gap int64) {
+	frozen := m.flags & flagFrozen
+	m.flags &^= flagFrozen
+	m.noteGap(sec, gap)
+	m.flags |= frozen
+}
+
 // noteGap learns the gap (seconds) that ended at sec. An outage (the beet
 // down) or a maintenance window teaches nothing: the caller froze the model.
 func (m *RateModel) noteGap(sec, gap int64) {

@@ -24,7 +24,7 @@ func (m *RateModel) learnCalendar(slot int64) {
 		m.widenWindow(sod/60, (p+30)/60)
 	}
 	day, _ := m.windowDay(slot)
-	if ld, _ := m.localDay(slot); day != ld && m.daysOn&(1<<weekday(day)) == 0 {
+	if ld, _ := m.localDay(slot); day != ld && m.dayWindow() && m.daysOn&(1<<weekday(day)) == 0 {
 		// A run after midnight of a day not seen on yet: the window
 		// wrapped while it was learned (a job every hour, all day, first
 		// seen on a Friday afternoon, wraps from 13:00 to the Monday's
@@ -53,7 +53,10 @@ func (m *RateModel) widenWindow(minute, step int64) {
 		m.winLo, m.winHi = x, x
 		return
 	}
-	if lo, hi := m.windowSpan(); minute >= lo && minute <= hi || minute+1440 <= hi {
+	if !m.dayWindow() {
+		return // the whole day already (anchorDay keeps where its days start)
+	}
+	if lo, hi := m.windowSpan(); minute >= lo && minute <= hi || minute+1440 <= hi || minute-1440 >= lo {
 		return
 	}
 	after := (minute - int64(m.winHi) + 1440) % 1440 // minutes past the end
@@ -74,28 +77,47 @@ func (m *RateModel) wraps() bool {
 	return m.winLo != noWindow && m.winLo > m.winHi && int64(m.period) < 86400
 }
 
-// windowSpan is the window of the day in minutes, lo ≤ hi; hi is past
-// 1440 when the window wraps midnight.
+// windowSpan is the window of the day in minutes, lo ≤ hi; when the
+// window wraps midnight, hi is past 1440 (its days are its start's) or lo
+// before 0 (its days are its end's: startsDay).
 func (m *RateModel) windowSpan() (lo, hi int64) {
 	lo, hi = int64(m.winLo), int64(m.winHi)
-	if hi < lo {
+	switch {
+	case hi >= lo:
+	case m.startsDay():
 		hi += 1440
+	default:
+		lo -= 1440
 	}
 	return lo, hi
 }
+
+// startsDay reports whether a window that wraps midnight belongs to the
+// day it starts on, not the one it ends on: whether more of it comes
+// before midnight. Los Angeles' working hours on a UTC beet, 17:00-01:45,
+// are the day of 17:00; a job every 20 min on weekdays on Berlin's clock,
+// from 23:00 to 22:40 on a UTC beet in winter (anchorDay), the day after.
+func (m *RateModel) startsDay() bool { return 1440-int64(m.winLo) >= int64(m.winHi)+1 }
 
 // windowMargin is how far outside the window of the day a slot is still
 // in it, in minutes: half the period (p/120 minutes), at least one.
 func (m *RateModel) windowMargin() int64 { return max(1, int64(m.period)/120) }
 
-// windowDay is localDay, but of a window that wraps midnight, a slot after
-// midnight and before the middle of the gap between its end and its start
-// is the day before's, sod seconds into it (past 86400): its runs past the
-// window's end (a window still learned) are not a new day's.
+// windowDay is localDay, but of a window that wraps midnight, a slot on
+// the other side of the middle of the gap between its end and its start
+// is the window's day's (startsDay): after midnight, the day before's, sod
+// seconds into it (past 86400), or before, the day after's (sod below 0).
+// Runs past the window's end (a window still learned) are not a new day's.
 func (m *RateModel) windowDay(unix int64) (day, sod int64) {
 	day, sod = m.localDay(unix)
-	if m.wraps() && sod/60 < m.windowGapMid() {
+	if !m.wraps() {
+		return day, sod
+	}
+	switch before := sod/60 < m.windowGapMid(); {
+	case before && m.startsDay():
 		day, sod = day-1, sod+86400
+	case !before && !m.startsDay():
+		day, sod = day+1, sod-86400
 	}
 	return day, sod
 }
@@ -104,15 +126,30 @@ func (m *RateModel) windowDay(unix int64) (day, sod int64) {
 // in minutes of the day.
 func (m *RateModel) windowGapMid() int64 { return (int64(m.winLo) + int64(m.winHi)) / 2 }
 
-// windowMinute is the minute of sod (seconds into a day, as windowDay
-// counts them) in windowSpan's frame: of a window that wraps midnight, the
-// minutes before the middle of its gap are past 1440.
+// windowMinute is the minute of sod (seconds into a day, as localDay or
+// windowDay count them) in windowSpan's frame: of a window that wraps
+// midnight, a minute of the day on the other side of the middle of its
+// gap is past 1440 or below 0, as windowDay counts it.
 func (m *RateModel) windowMinute(sod int64) int64 {
-	minute := sod / 60
-	if m.wraps() && minute < m.windowGapMid() {
+	minute := floorDiv(sod, 60)
+	if !m.wraps() || minute < 0 || minute >= 1440 {
+		return minute
+	}
+	switch before := minute < m.windowGapMid(); {
+	case before && m.startsDay():
 		minute += 1440
+	case !before && !m.startsDay():
+		minute -= 1440
 	}
 	return minute
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }
 
 // expectedSlot reports whether the schedule expects a run at slot t: on a
@@ -205,6 +242,9 @@ func (m *RateModel) noteWindowCut(prev, slot int64) {
 	if p >= 86400 || m.winLo == noWindow || m.monthly() || !m.Scheduled() {
 		return
 	}
+	if m.anchorDay(prev, slot) {
+		return
+	}
 	pd, psod := m.windowDay(prev)
 	d, sod := m.windowDay(slot)
 	if (d > pd || m.acrossGap(prev, slot)) && m.windowClock(prev, slot, sod) {
@@ -248,22 +288,77 @@ func (m *RateModel) noteWindowCut(prev, slot int64) {
 // jobs keep their beet's clock, and a first run late on the Monday after
 // any of the candidate zones' changes (several a year) went unflagged.
 func (m *RateModel) windowClock(prev, slot, sod int64) bool {
-	minute, margin := sod/60, m.windowMargin()
+	if !m.dayWindow() {
+		return false // the whole day: anchorDay
+	}
+	minute, margin := floorDiv(sod, 60), m.windowMargin()
 	for dir, h := range shiftOffs {
-		off := ((minute-int64(m.winLo)+h/60)%1440+1440+720)%1440 - 720 // round the clock
+		off := aroundClock(minute - int64(m.winLo) + h/60)
 		if abs(off) > margin || m.clockDirs(m.windowDayStart(prev), slot)&(1<<dir) == 0 {
 			continue
 		}
 		if h > 0 { // shiftEarlier: runs an hour earlier
 			m.winHi = uint16((int64(m.winHi) + 1440 - 60) % 1440)
 		}
-		m.winLo = uint16(minute % 1440)
+		m.winLo = uint16((minute%1440 + 1440) % 1440)
 		m.daysOn |= windowFollowed
 		m.daysMissed &^= windowCut
 		return true
 	}
 	return false
 }
+
+// anchorDay takes a run at slot after a gap of over half a day since the
+// run at prev, of a schedule that runs all day: when the gap ended on the
+// day's grid where it began, away from the window's start, the job's days
+// start there (the window, the whole day, wraps midnight at it). A job
+// every 20 min on weekdays on Berlin's clock, on a UTC beet, runs from
+// Sunday 23:00 to Friday 22:40 in winter: read by UTC's days, its Friday
+// ran to 23:00 and was flagged every week (52 false alarms a year); from
+// its first weekend its days start at 23:00. The local day the window no
+// longer reaches, whose only runs lay on the other side of midnight, is
+// no day it runs on. A start that moved an hour the way a zone's clocks
+// just did marks the window as following another clock (windowFollowed).
+func (m *RateModel) anchorDay(prev, slot int64) bool {
+	if m.dayWindow() || slot-prev < 43200 {
+		return false
+	}
+	step, margin := (int64(m.period)+30)/60, m.windowMargin()
+	_, ps := m.localDay(prev)
+	sd, ss := m.localDay(slot)
+	b := floorDiv(ss, 60)
+	dirs := m.clockDirs(m.windowDayStart(prev), slot)
+	// The gap ends on the clock where it began, or an hour off the way the
+	// clocks changed in it (a weekend with a clock change).
+	switch off := aroundClock(floorDiv(ps, 60) + step - b); {
+	case abs(off) <= margin:
+	case abs(off-60) <= margin && dirs&(1<<shiftEarlier) != 0:
+	case abs(off+60) <= margin && dirs&(1<<shiftLater) != 0:
+	default:
+		return false // an outage, not the end of the job's days
+	}
+	moved := aroundClock(b - int64(m.winLo))
+	if abs(moved) <= margin {
+		return false
+	}
+	if abs(moved-60) <= margin && dirs&(1<<shiftLater) != 0 || abs(moved+60) <= margin && dirs&(1<<shiftEarlier) != 0 {
+		m.daysOn |= windowFollowed
+	}
+	m.winLo, m.winHi = uint16(b), uint16((b-step+1440)%1440)
+	if m.wraps() {
+		day := sd // its runs before midnight are the next day's
+		if m.startsDay() {
+			day, _ = m.localDay(prev) // its runs after midnight are the day before's
+		}
+		m.daysOn &^= 1 << weekday(day)
+	}
+	m.daysMissed &^= windowCut
+	m.noteExplainedGap(slot, slot-prev) // fallback.go
+	return true
+}
+
+// aroundClock is a difference of minutes of the day, in [-720, 720).
+func aroundClock(d int64) int64 { return ((d%1440+1440+720)%1440 - 720) }
 
 // acrossGap reports whether runs at prev and slot lie either side of the
 // window's gap (more than half of it between them): a window near
@@ -288,7 +383,7 @@ func (m *RateModel) windowDayStart(t int64) int64 {
 // (give or take its margin) of a schedule under a day with a window short
 // of the whole day.
 func (m *RateModel) windowStart(slot int64) bool {
-	if !m.dayWindow() {
+	if int64(m.period) >= 86400 || m.winLo == noWindow {
 		return false
 	}
 	_, sod := m.localDay(slot)

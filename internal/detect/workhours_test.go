@@ -221,3 +221,48 @@ func TestWindowAcrossMidnight(t *testing.T) {
 		t.Errorf("the nightly batch stopped at %s: %d alarms, want one at its 03:00 slot and grace", stop, len(al))
 	}
 }
+
+// TestAllDayWeekdaysOnAnotherClock: a job every 20 min all day on
+// weekdays, on Berlin's clock, on a UTC beet, for two years: its days run
+// from Sunday 23:00 to Friday 22:40 UTC in winter (22:00 to 21:40 in
+// summer). Read by UTC's days, its Friday ran to 23:00, and the 23:00
+// slot was flagged every Friday (104 false alarms). From its first
+// weekend its days start where its runs resume (anchorDay), and they move
+// with Berlin's clocks: only its first Friday is flagged. Stopped on a
+// Tuesday in summer, it is flagged at its next slot.
+func TestAllDayWeekdaysOnAnotherClock(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	from := time.Date(2026, 1, 7, 0, 0, 0, 0, berlin)
+	stop := time.Date(2026, 7, 14, 10, 10, 0, 0, time.UTC) // a Tuesday
+	for _, stopped := range []bool{false, true} {
+		a := newAutoBeet("UTC")
+		r := rand.New(rand.NewPCG(20, 5))
+		end := from.AddDate(2, 0, 0)
+		if stopped {
+			end = stop.Add(24 * time.Hour)
+		}
+		for h := from; h.Before(end); h = h.Add(20 * time.Minute) {
+			if l := h.In(berlin); l.Weekday() != time.Saturday && l.Weekday() != time.Sunday && (!stopped || h.Before(stop)) {
+				a.event(t, h.Add(time.Duration(1+r.Int64N(30))*time.Second), 1)
+			}
+		}
+		a.until(t, end)
+		al := alarms(a.flips)
+		first := time.Date(2026, 1, 9, 23, 0, 0, 0, time.UTC) // its first Friday's end
+		if len(al) == 0 || al[0].At.Before(first) || al[0].At.After(first.Add(5*time.Minute)) {
+			logFlips(t, al, time.UTC)
+			t.Fatalf("stopped %v: want its first Friday flagged at %s", stopped, first)
+		}
+		switch want := time.Date(2026, 7, 14, 10, 20, 0, 0, time.UTC); {
+		case !stopped && len(al) != 1:
+			logFlips(t, al, time.UTC)
+			t.Errorf("two years: %d alarms, want only its first Friday's", len(al))
+		case stopped && (len(al) != 2 || al[1].At.Before(want) || al[1].At.After(want.Add(5*time.Minute))):
+			logFlips(t, al, time.UTC)
+			t.Errorf("stopped at %s: %d alarms, want its first Friday's and one at %s", stop, len(al), want)
+		}
+	}
+}

@@ -168,7 +168,18 @@ func (m *RateModel) expectedSlot(t int64) bool {
 	if wd := weekday(day); m.daysOn&(1<<wd) == 0 && seen >= (wd-weekday(int64(m.calDay)+1)+7)%7+1 {
 		return false
 	}
-	return seen < 1 || m.inWindow(sod) && !m.earlierEnd(t, sod)
+	switch {
+	case seen < 0:
+		return true
+	case seen == 0:
+		// The second day: the first day's runs may have begun in the
+		// window, but where they stopped, before the second day's
+		// began, is its end (a job from 00:00 to 06:45, flagged at 07:00
+		// on its first day and again on its second).
+		lo, hi := m.windowSpan()
+		return m.winLo == noWindow || int64(m.period) >= 86400 || lo > hi || m.windowMinute(sod) <= hi+m.windowMargin()
+	}
+	return m.inWindow(sod) && !m.earlierEnd(t, sod)
 }
 
 // earlierEnd reports whether slot t (sod seconds into its day, windowDay)

@@ -266,3 +266,38 @@ func TestAllDayWeekdaysOnAnotherClock(t *testing.T) {
 		}
 	}
 }
+
+// TestMorningWindowSecondDay: a job every 15 min from 00:00 to 06:45 each
+// day. On its first day nothing tells its end from a stop (a young
+// schedule expects runs until 15:00), so 07:00 is flagged; on its second,
+// the first day's runs ended at 06:45 and the second's began at 00:00: the
+// end is known, and 07:00 was flagged again. A stop at 03:00 on the
+// second day is still flagged at its slot.
+func TestMorningWindowSecondDay(t *testing.T) {
+	from := time.Date(2026, 1, 7, 0, 0, 0, 0, time.UTC)
+	for _, stop := range []time.Time{{}, time.Date(2026, 1, 8, 3, 0, 0, 0, time.UTC)} {
+		a := newAutoBeet("UTC")
+		r := rand.New(rand.NewPCG(7, 0))
+		end := from.AddDate(0, 0, 10)
+		for h := from; h.Before(end); h = h.Add(15 * time.Minute) {
+			if h.Hour() <= 6 && (stop.IsZero() || h.Before(stop)) {
+				a.event(t, h.Add(time.Duration(1+r.Int64N(30))*time.Second), 1)
+			}
+		}
+		a.until(t, end)
+		al := alarms(a.flips)
+		first := time.Date(2026, 1, 7, 7, 0, 0, 0, time.UTC)
+		if len(al) == 0 || al[0].At.Before(first) || al[0].At.After(first.Add(5*time.Minute)) {
+			logFlips(t, al, time.UTC)
+			t.Fatalf("want the first day's end flagged at %s", first)
+		}
+		switch {
+		case stop.IsZero() && len(al) != 1:
+			logFlips(t, al, time.UTC)
+			t.Errorf("ten days: %d alarms, want only the first day's", len(al))
+		case !stop.IsZero() && (len(al) != 2 || al[1].At.Before(stop) || al[1].At.After(stop.Add(5*time.Minute))):
+			logFlips(t, al, time.UTC)
+			t.Errorf("stopped at %s: %d alarms, want the first day's and one at its slot", stop, len(al))
+		}
+	}
+}

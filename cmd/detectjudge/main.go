@@ -63,6 +63,7 @@ type options struct {
 	windows     bool
 	screen      bool
 	dump        string
+	cronSweep   bool
 	trace       bool
 	commandLine string
 }
@@ -111,6 +112,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.windows, "windows", false, "with NAB: also list every labelled window (found or not, how late, what it paid, events seen against expected) and every false-positive row")
 	fs.BoolVar(&o.screen, "screen", true, "leave-one-out: a set chosen on five files must also keep the synthetic tuning seeds within the false-alarm goals (a full synthetic run per set that passes the NAB rules; false: seconds, not screened)")
 	fs.BoolVar(&o.trace, "trace", false, "also write to stderr one line per synthetic incident (found, time to detect, the yardstick's) and per false alarm, each naming its stream for -dump")
+	fs.BoolVar(&o.cronSweep, "cron-sweep", false, "replay a year of real crontab lines, each on a job's clock for a beet in a zone, and report the false alarms per line and clock, and nothing else")
 	fs.StringVar(&o.dump, "dump", "", "print one stream (a name from a report, e.g. cron-hourly/clean/3) as `beet backtest` input, and nothing else")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -150,6 +152,13 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 		return s.WriteCSV(w)
 	}
 	entry := detectors[opt.detector]
+	if opt.cronSweep {
+		res, err := detectjudge.CronSweep(entry.factory, detectjudge.CronSweepLines, detectjudge.CronSweepClocks, detectjudge.CronSweepStarts, opt.workers)
+		if err != nil {
+			return err
+		}
+		return detectjudge.WriteCronSweep(w, res, opt.commandLine)
+	}
 	fams, runNAB, err := selectFamilies(opt.families)
 	if err != nil {
 		return err

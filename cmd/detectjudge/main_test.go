@@ -55,6 +55,24 @@ func TestRunSyntheticSmall(t *testing.T) {
 	}
 }
 
+// TestRunCronSweep: -cron-sweep reports the sweep's table and nothing
+// else (the never detector: the wiring, in a second).
+func TestRunCronSweep(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-cron-sweep", "-detector", "never"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	for _, want := range []string{"# Cron sweep", "**0 false alarms** in 384 cases", "| `*/20 * * * 1-5` | 0 | 0 |", "America/New_York on Australia/Sydney"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "## NAB") || strings.Contains(s, "beet-days") {
+		t.Errorf("more than the sweep ran:\n%s", s)
+	}
+}
+
 func TestRunRejectsBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"-detector", "nope"},

@@ -618,6 +618,9 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		}
 		return
 	}
+	if m.Scheduled() && m.gridClock(prev, sec) {
+		return
+	}
 	if m.Scheduled() && sec > m.firstSlot(prev)+m.tolerance() {
 		// The slot after the latest run passed with no run, and this one
 		// is off the grid: the job moved. Follow it at once (its slots are

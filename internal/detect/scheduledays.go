@@ -371,6 +371,42 @@ func (m *RateModel) anchorDay(prev, slot int64) bool {
 // aroundClock is a difference of minutes of the day, in [-720, 720).
 func aroundClock(d int64) int64 { return ((d%1440+1440+720)%1440 - 720) }
 
+// gridClock takes a run at sec off the grid of a schedule every few hours
+// on the wall clock (wallHours) in a window of the day (the latest run at
+// prev), an hour off the grid the way a zone's clocks (or the beet's own)
+// just changed: a job on another zone's clock (every
+// 2 h from 08:30 on Los Angeles' clock, on a UTC beet) whose grid moved
+// with them. The anchor moves to the run and the window of the day by the
+// hour (windowFollowed), the schedule kept: followed as a job that moved,
+// it was learned again from its runs, and a slot of the new grid an hour
+// before the old window's start was flagged each morning until then.
+func (m *RateModel) gridClock(prev, sec int64) bool {
+	p := int64(m.period)
+	if !m.wallHours() || !m.dayWindow() {
+		return false // all day: the days' start follows (anchorDay)
+	}
+	off := ((sec-m.cluster)%p + p) % p // how far past the grid, in [0, p)
+	tol := min(m.tolerance(), 600)
+	dirs := m.clockDirs(m.windowDayStart(prev), sec)
+	for _, c := range []struct {
+		dir int
+		h   int64
+	}{{shiftLater, 3600}, {shiftEarlier, -3600}} {
+		if d := ((off-c.h)%p + p) % p; min(d, p-d) > tol || dirs&(1<<c.dir) == 0 {
+			continue
+		}
+		if m.winLo != noWindow {
+			m.winLo = uint16((int64(m.winLo) + c.h/60 + 1440) % 1440)
+			m.winHi = uint16((int64(m.winHi) + c.h/60 + 1440) % 1440)
+		}
+		m.daysOn |= windowFollowed
+		m.daysMissed &^= windowCut
+		m.cluster = sec
+		return true
+	}
+	return false
+}
+
 // acrossGap reports whether runs at prev and slot lie either side of the
 // window's gap (more than half of it between them): a window near
 // midnight starts its day's runs before midnight after a clock change (a

@@ -101,3 +101,44 @@ func BenchmarkOnEventsSchedule(b *testing.B) {
 		step()
 	}
 }
+
+// BenchmarkOnEventsWorkhours: an event of a learned job every 15 min from
+// 09:00 to 17:45 on weekdays on Los Angeles' clock, on a UTC beet: its
+// window wraps UTC's midnight (17:00-01:45), each run reads its slot's
+// day across it.
+func BenchmarkOnEventsWorkhours(b *testing.B) {
+	bt := &beet.Beet{Status: beet.StatusNew, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	r := rand.New(rand.NewPCG(1, 4))
+	la, _ := time.LoadLocation("America/Los_Angeles")
+	var runs []time.Time
+	for h := time.Date(2026, 1, 5, 0, 0, 0, 0, la); h.Before(time.Date(2026, 2, 2, 0, 0, 0, 0, la)); h = h.Add(15 * time.Minute) {
+		if wd := h.Weekday(); wd != time.Saturday && wd != time.Sunday && h.Hour() >= 9 && h.Hour() <= 17 {
+			runs = append(runs, h.Add(time.Duration(1+r.Int64N(30))*time.Second))
+		}
+	}
+	week := len(runs) / 4
+	step := func(t time.Time) {
+		d, _ := OnEvents(bt, t, 1, nil)
+		bt.Model = d.Model
+		if d.Flip != nil {
+			bt.Status = d.Flip.To
+		}
+	}
+	for _, t := range runs[:3*week] {
+		step(t)
+	}
+	if bt.Status != beet.StatusUp {
+		b.Fatalf("status %s after 3 weeks", bt.Status)
+	}
+	// Replay the fourth week again and again from the learned model.
+	model, last := slices.Clone(bt.Model), runs[3*week:]
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if n == len(last) {
+			bt.Model, n = slices.Clone(model), 0
+		}
+		step(last[n])
+		n++
+	}
+}

@@ -294,8 +294,8 @@ func (m *RateModel) anchorDay(prev, slot int64) bool {
 func aroundClock(d int64) int64 { return ((d%1440+1440+720)%1440 - 720) }
 
 // gridClock takes a run at sec off the grid of a schedule every few hours
-// on the wall clock (wallHours) in a window of the day (the latest run at
-// prev), an hour off the grid the way a zone's clocks (or the beet's own)
+// on the wall clock (wallHours) in a window of the day or all day every
+// day (the latest run at prev), an hour off the grid the way a zone's clocks (or the beet's own)
 // just changed: a job on another zone's clock (every 2 h from 08:30 on
 // Los Angeles' clock, on a UTC beet) whose grid moved with them. The
 // anchor moves to the run and the window of the day by the hour
@@ -304,8 +304,8 @@ func aroundClock(d int64) int64 { return ((d%1440+1440+720)%1440 - 720) }
 // before the old window's start was flagged each morning until then.
 func (m *RateModel) gridClock(prev, sec int64) bool {
 	p := int64(m.period)
-	if !m.wallHours() || !m.dayWindow() {
-		return false // all day: the days' start follows (anchorDay)
+	if !m.wallHours() || !m.dayWindow() && m.daysOn&0x7F != 0x7F {
+		return false // all day on some days: the days' start follows (anchorDay)
 	}
 	off := ((sec-m.cluster)%p + p) % p // how far past the grid, in [0, p)
 	tol := min(m.tolerance(), 600)

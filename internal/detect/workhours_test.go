@@ -303,3 +303,33 @@ func TestMorningWindowSecondDay(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryFewHoursOnAnotherClock: a job every 4 h all day on another
+// zone's clock (00:00, 04:00, … there), on a UTC beet, for two years: its
+// grid moves an hour at each of that zone's changes. It was followed as a
+// job that moved, once the slot it left had been flagged (an alarm at each
+// change); now its grid follows the change at its first run off it
+// (gridClock), and once it has, a change that makes it later gives its
+// next slot an hour more (laterClock).
+func TestEveryFewHoursOnAnotherClock(t *testing.T) {
+	for _, zone := range []string{"Europe/Berlin", "America/Los_Angeles"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Skip("no zone data:", err)
+		}
+		a := newAutoBeet("UTC")
+		r := rand.New(rand.NewPCG(4, 4))
+		var last time.Time
+		for d := time.Date(2026, 1, 7, 0, 0, 0, 0, loc); d.Year() < 2028; d = d.AddDate(0, 0, 1) {
+			for h := 0; h < 24; h += 4 {
+				last = time.Date(d.Year(), d.Month(), d.Day(), h, 0, 0, 0, loc).Add(time.Duration(1+r.Int64N(30)) * time.Second)
+				a.event(t, last, 1)
+			}
+		}
+		a.until(t, last.Add(3*time.Hour)) // before its next slot
+		if al := alarms(a.flips); len(al) != 0 {
+			logFlips(t, al, time.UTC)
+			t.Errorf("on %s's clock, two years: %d alarms, want none", zone, len(al))
+		}
+	}
+}

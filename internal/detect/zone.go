@@ -130,8 +130,8 @@ func (m *RateModel) nearJump(w, sec int64) bool {
 
 // laterClock is an hour when a candidate zone's clocks went back, relative
 // to the beet's, between the latest run and slot, for a schedule of whole
-// days, or for the first slot of a day's window once the window followed
-// a change (windowFollowed): a job that follows that zone's clock runs an
+// days, or once the schedule followed a change (windowFollowed) for the
+// first slot of a day's window or of a grid every few hours (wallHours): a job that follows that zone's clock runs an
 // hour later in the beet's that day (a Berlin job on a UTC beet, the
 // night Berlin's clocks go back), and its run is waited for that much
 // longer. A grace of a tenth of the day held it; a job whose runs keep
@@ -140,7 +140,8 @@ func (m *RateModel) laterClock(slot time.Time) time.Duration {
 	s := slot.Unix()
 	switch {
 	case m.wholeDays() && !m.monthly() && m.changeDirs(m.cluster, s)&(1<<shiftLater) != 0,
-		m.daysOn&windowFollowed != 0 && m.windowStart(s) && m.clockDirs(m.windowDayStart(m.cluster), s)&(1<<shiftLater) != 0:
+		m.daysOn&windowFollowed != 0 && m.windowStart(s) && m.clockDirs(m.windowDayStart(m.cluster), s)&(1<<shiftLater) != 0,
+		m.daysOn&windowFollowed != 0 && m.wallHours() && m.clockDirs(m.cluster, s)&(1<<shiftLater) != 0:
 		return time.Hour
 	}
 	return 0

@@ -131,11 +131,11 @@ func (m *RateModel) nearJump(w, sec int64) bool {
 // laterClock is an hour when a candidate zone's clocks went back, relative
 // to the beet's, between the latest run and slot, for a schedule of whole
 // days, or once the schedule followed a change (windowFollowed) for the
-// first slot of a day's window or of a grid every few hours (wallHours): a job that follows that zone's clock runs an
-// hour later in the beet's that day (a Berlin job on a UTC beet, the
-// night Berlin's clocks go back), and its run is waited for that much
-// longer. A grace of a tenth of the day held it; a job whose runs keep
-// within minutes has less.
+// first slot of a day's window or of a grid every few hours (wallHours):
+// a job that follows that zone's clock runs an hour later in the beet's
+// that day (a Berlin job on a UTC beet, the night Berlin's clocks go
+// back), and its run is waited for that much longer. A grace of a tenth
+// of the day held it; a job whose runs keep within minutes has less.
 func (m *RateModel) laterClock(slot time.Time) time.Duration {
 	s := slot.Unix()
 	switch {

@@ -141,13 +141,7 @@ func (m *RateModel) kindDays(unix int64, b int) int64 {
 	return max(0, n)
 }
 
-func floorDay(t int64) int64 {
-	d := t / 86400
-	if t < 0 && t%86400 != 0 {
-		d--
-	}
-	return d
-}
+func floorDay(t int64) int64 { return floorDiv(t, 86400) }
 
 // weekdaysBefore counts Monday-Friday days before day d (days since
 // 1970-01-01, a Thursday), from a Monday far enough back.

@@ -175,10 +175,7 @@ func (m *RateModel) localDay(unix int64) (day, sod int64) {
 		m.zone = zoneAt(unix, m.loc)
 	}
 	local := unix + m.zone.off
-	day = local / 86400
-	if local < 0 && local%86400 != 0 {
-		day--
-	}
+	day = floorDiv(local, 86400)
 	return day, local - day*86400
 }
 

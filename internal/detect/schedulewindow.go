@@ -113,6 +113,7 @@ func (m *RateModel) windowMinute(sod int64) int64 {
 	return minute
 }
 
+// floorDiv is a/b rounded down (Go's / truncates toward zero).
 func floorDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
@@ -191,10 +192,10 @@ func (m *RateModel) noteWindowCut(prev, slot int64) {
 	late, early := m.inWindow(sod-p), m.inWindow(psod+p)
 	if m.daysMissed&windowCut != 0 {
 		if late {
-			m.winLo = uint16(sod / 60 % 1440)
+			m.winLo = dayMinute(floorDiv(sod, 60))
 		}
 		if early {
-			m.winHi = uint16(psod / 60 % 1440)
+			m.winHi = dayMinute(floorDiv(psod, 60))
 		}
 	}
 	m.daysMissed &^= windowCut
@@ -231,9 +232,9 @@ func (m *RateModel) windowClock(prev, slot, sod int64) bool {
 			continue
 		}
 		if h > 0 { // shiftEarlier: runs an hour earlier
-			m.winHi = uint16((int64(m.winHi) + 1440 - 60) % 1440)
+			m.winHi = dayMinute(int64(m.winHi) - 60)
 		}
-		m.winLo = uint16((minute%1440 + 1440) % 1440)
+		m.winLo = dayMinute(minute)
 		m.daysOn |= windowFollowed
 		m.daysMissed &^= windowCut
 		return true
@@ -277,7 +278,7 @@ func (m *RateModel) anchorDay(prev, slot int64) bool {
 	if abs(moved-60) <= margin && dirs&(1<<shiftLater) != 0 || abs(moved+60) <= margin && dirs&(1<<shiftEarlier) != 0 {
 		m.daysOn |= windowFollowed
 	}
-	m.winLo, m.winHi = uint16(b), uint16((b-step+1440)%1440)
+	m.winLo, m.winHi = dayMinute(b), dayMinute(b-step)
 	if m.wraps() {
 		day := sd // its runs before midnight are the next day's
 		if m.startsDay() {
@@ -291,7 +292,13 @@ func (m *RateModel) anchorDay(prev, slot int64) bool {
 }
 
 // aroundClock is a difference of minutes of the day, in [-720, 720).
-func aroundClock(d int64) int64 { return ((d%1440+1440+720)%1440 - 720) }
+func aroundClock(d int64) int64 { return around(d, 1440) }
+
+// around is d taken round a cycle of n, in [-n/2, n/2).
+func around(d, n int64) int64 { return (d%n+n+n/2)%n - n/2 }
+
+// dayMinute is a minute taken round the day, as the window stores it.
+func dayMinute(x int64) uint16 { return uint16((x%1440 + 1440) % 1440) }
 
 // gridClock takes a run at sec off the grid of a schedule every few hours
 // on the wall clock (wallHours) in a window of the day or all day every
@@ -307,18 +314,16 @@ func (m *RateModel) gridClock(prev, sec int64) bool {
 	if !m.wallHours() || !m.dayWindow() && m.daysOn&0x7F != 0x7F {
 		return false // all day on some days: the days' start follows (anchorDay)
 	}
-	off := ((sec-m.cluster)%p + p) % p // how far past the grid, in [0, p)
 	tol := min(m.tolerance(), 600)
 	dirs := m.clockDirs(m.windowDayStart(prev), sec)
 	for _, c := range []struct {
 		dir int
 		h   int64
 	}{{shiftLater, 3600}, {shiftEarlier, -3600}} {
-		if d := ((off-c.h)%p + p) % p; min(d, p-d) > tol || dirs&(1<<c.dir) == 0 {
+		if abs(around(sec-m.cluster-c.h, p)) > tol || dirs&(1<<c.dir) == 0 {
 			continue
 		}
-		m.winLo = uint16((int64(m.winLo) + c.h/60 + 1440) % 1440)
-		m.winHi = uint16((int64(m.winHi) + c.h/60 + 1440) % 1440)
+		m.winLo, m.winHi = dayMinute(int64(m.winLo)+c.h/60), dayMinute(int64(m.winHi)+c.h/60)
 		m.daysOn |= windowFollowed
 		m.daysMissed &^= windowCut
 		m.cluster = sec

@@ -333,3 +333,42 @@ func TestEveryFewHoursOnAnotherClock(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowCutAcrossMidnight: New York's working hours on a Sydney beet in
+// its winter run 23:00-07:45 there, a window whose days are those it ends
+// on; the crontab is edited to start at 09:15. The window's start moves to
+// 23:15 after two days, as any edited crontab's: its minutes before
+// midnight are read as the next day's (below 0) and stored round the clock.
+func TestWindowCutAcrossMidnight(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	sydney, _ := time.LoadLocation("Australia/Sydney")
+	edit := time.Date(2026, 6, 1, 0, 0, 0, 0, ny) // a Monday
+	a := newAutoBeet("Australia/Sydney")
+	r := rand.New(rand.NewPCG(9, 15))
+	for h := time.Date(2026, 5, 4, 0, 0, 0, 0, ny); h.Before(time.Date(2026, 7, 1, 0, 0, 0, 0, ny)); h = h.Add(15 * time.Minute) {
+		first := 9 * 60
+		if !h.Before(edit) {
+			first += 15
+		}
+		if wd := h.Weekday(); wd != time.Saturday && wd != time.Sunday && h.Hour()*60+h.Minute() >= first && h.Hour() <= 17 {
+			a.event(t, h.Add(time.Duration(1+r.Int64N(20))*time.Second), 1)
+		}
+	}
+	a.until(t, time.Date(2026, 7, 1, 0, 0, 0, 0, ny))
+	var after []beet.Flip
+	for _, f := range alarms(a.flips) {
+		if f.At.After(edit.AddDate(0, 0, 3)) {
+			after = append(after, f)
+		}
+	}
+	if len(after) != 0 {
+		logFlips(t, after, sydney)
+		t.Errorf("%d alarms after the edit's first days, want none", len(after))
+	}
+	if w, _ := Watch(&a.b); !strings.Contains(w.Description, "from 23:15 to 07:45") {
+		t.Errorf("the window after the edit: %s", w.Description)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/cronexpr"
@@ -56,7 +55,7 @@ type CronResult struct {
 }
 
 // CronSweep replays every case (lines × clocks × starts) through detectors
-// from factory, on workers goroutines (0: one), and returns the results in
+// from factory, on workers goroutines (0: GOMAXPROCS), and returns the results in
 // case order.
 func CronSweep(factory Factory, lines []string, clocks [][2]string, starts []string, workers int) ([]CronResult, error) {
 	var cases []CronCase
@@ -69,20 +68,7 @@ func CronSweep(factory Factory, lines []string, clocks [][2]string, starts []str
 	}
 	out := make([]CronResult, len(cases))
 	errs := make([]error, len(cases))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, workers) {
-		wg.Go(func() {
-			for i := range next {
-				out[i], errs[i] = runCronCase(factory, cases[i], uint64(i))
-			}
-		})
-	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	forEach(len(cases), workers, func(i int) { out[i], errs[i] = runCronCase(factory, cases[i], uint64(i)) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -136,6 +136,28 @@ type job struct {
 	err    error
 }
 
+// forEach calls run(i) for i in [0, n) on workers goroutines (0:
+// GOMAXPROCS), and returns when every call has.
+func forEach(n, workers int, run func(i int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, max(n, 1)) {
+		wg.Go(func() {
+			for i := range next {
+				run(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
 // Evaluate generates every stream of cfg, replays it through a fresh
 // detector from f and scores the alarms. Streams run in parallel on
 // cfg.Workers goroutines.
@@ -153,26 +175,7 @@ func Evaluate(cfg Config, f Factory) (*Results, error) {
 			}
 		}
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	next := make(chan *job)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				j.run(cfg, f)
-			}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
+	forEach(len(jobs), cfg.Workers, func(i int) { jobs[i].run(cfg, f) })
 
 	res := &Results{}
 	for _, j := range jobs {

@@ -1,12 +1,11 @@
 package detectjudge
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
-	"runtime"
 	"sort"
-	"sync"
 	"time"
 )
 
@@ -136,42 +135,19 @@ func LeaveOneOut(series []NABSeries, tunings []Tuning, p Profile, workers int, r
 	for t := range scores {
 		scores[t] = make([]NABScore, len(series))
 	}
-	type cell struct{ t, f int }
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan cell)
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				s := series[c.f]
-				det, _, _, err := ReplayNAB(s, tunings[c.t].Factory)
-				if err != nil {
-					mu.Lock()
-					first = err
-					mu.Unlock()
-					continue
-				}
-				scores[c.t][c.f] = ScoreNAB(len(s.Times), s.Windows, det, p)
-			}
-		}()
-	}
-	for t := range tunings {
-		for f := range series {
-			next <- cell{t, f}
+	errs := make([]error, len(tunings)*len(series))
+	forEach(len(errs), workers, func(i int) {
+		t, f := i/len(series), i%len(series)
+		s := series[f]
+		det, _, _, err := ReplayNAB(s, tunings[t].Factory)
+		if err != nil {
+			errs[i] = err
+			return
 		}
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return res, first
+		scores[t][f] = ScoreNAB(len(s.Times), s.Windows, det, p)
+	})
+	if err := errors.Join(errs...); err != nil {
+		return res, err
 	}
 	corpus := func(t, skip int) NABScore {
 		var sum NABScore

@@ -203,6 +203,14 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		// runs broke again (learned only once a week began otherwise).
 		ok = false
 	}
+	if ok && p < 86400 && late > m.tolerance() && m.Scheduled() && m.gridClock(prev, sec) {
+		// An hour late on a grid that follows another zone's clock, and
+		// waited for as its clocks went back (laterClock): the grid moves
+		// to it. Taken as the slot's run, late, it taught an hour of
+		// lateness and the window drifted (a Los Angeles job every 3 h on
+		// weekdays, on a UTC beet, then expected a Saturday).
+		return
+	}
 	if !ok {
 		m.offGrid(prev, sec, prevCalls)
 		return

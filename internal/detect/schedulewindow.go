@@ -300,19 +300,22 @@ func around(d, n int64) int64 { return (d%n+n+n/2)%n - n/2 }
 // dayMinute is a minute taken round the day, as the window stores it.
 func dayMinute(x int64) uint16 { return uint16((x%1440 + 1440) % 1440) }
 
-// gridClock takes a run at sec off the grid of a schedule every few hours
-// on the wall clock (wallHours) in a window of the day or all day every
-// day (the latest run at prev), an hour off the grid the way a zone's clocks (or the beet's own)
-// just changed: a job on another zone's clock (every 2 h from 08:30 on
-// Los Angeles' clock, on a UTC beet) whose grid moved with them. The
-// anchor moves to the run and the window of the day by the hour
-// (windowFollowed), the schedule kept: followed as a job that moved, it
-// was learned again from its runs, and a slot of the new grid an hour
-// before the old window's start was flagged each morning until then.
+// gridClock takes a run at sec an hour off the grid of a schedule every
+// few hours on the wall clock (wallHours; the latest run at prev), the way
+// a zone's clocks (or the beet's own) just changed: a job on another
+// zone's clock (every 2 h from 08:30 on Los Angeles' clock, on a UTC beet)
+// whose grid moved with them. The anchor moves to the run and the window
+// of the day by the hour (windowFollowed), the schedule kept: followed as
+// a job that moved, it was learned again from its runs, and a slot of the
+// new grid an hour before the old window's start was flagged each morning
+// until then. So for a job all day on weekdays, whose window is where its
+// days start (anchorDay): every 3 h on Berlin's clock, on a UTC beet, its
+// Monday's first run came at Sunday 22:00 after the spring change, was
+// taken for an extra run, and the old grid's 23:00 was flagged.
 func (m *RateModel) gridClock(prev, sec int64) bool {
 	p := int64(m.period)
-	if !m.wallHours() || !m.dayWindow() && m.daysOn&0x7F != 0x7F {
-		return false // all day on some days: the days' start follows (anchorDay)
+	if !m.wallHours() {
+		return false
 	}
 	tol := min(m.tolerance(), 600)
 	dirs := m.clockDirs(m.windowDayStart(prev), sec)
@@ -323,13 +326,50 @@ func (m *RateModel) gridClock(prev, sec int64) bool {
 		if abs(around(sec-m.cluster-c.h, p)) > tol || dirs&(1<<c.dir) == 0 {
 			continue
 		}
-		m.winLo, m.winHi = dayMinute(int64(m.winLo)+c.h/60), dayMinute(int64(m.winHi)+c.h/60)
+		m.moveWindow(c.h / 60)
 		m.daysOn |= windowFollowed
 		m.daysMissed &^= windowCut
 		m.cluster = sec
 		return true
 	}
 	return false
+}
+
+// moveWindow moves the window of the day by d minutes, keeping the days
+// it runs on: a window that wraps midnight is named by the day of its
+// larger part (startsDay), and one moved across midnight or past the
+// middle starts on, or is named by, another day. A Sydney job every 3 h
+// on weekdays, on a UTC beet, runs from Sunday 14:00 to Friday 11:00 in
+// winter, each window-day named by its larger part after midnight; from
+// Sydney's spring change it runs from 13:00, the larger part before
+// midnight, and its days must be named a day earlier (Sunday to Thursday)
+// or Friday's 13:00 slot, Saturday on Sydney's clock, is expected.
+func (m *RateModel) moveWindow(d int64) {
+	if m.winLo == noWindow {
+		return
+	}
+	before := m.windowNameDay()
+	lo := int64(m.winLo) + d
+	m.winLo, m.winHi = dayMinute(lo), dayMinute(int64(m.winHi)+d)
+	rot := floorDiv(lo, 1440) + m.windowNameDay() - before
+	m.daysOn = m.daysOn&^0x7F | rotateDays(m.daysOn, rot)
+	m.daysMissed = m.daysMissed&^0x7F | rotateDays(m.daysMissed, rot)
+}
+
+// windowNameDay is the days from the window's start to the day that
+// names it: 1 for a window that wraps midnight named by its end's day.
+func (m *RateModel) windowNameDay() int64 {
+	if m.wraps() && !m.startsDay() {
+		return 1
+	}
+	return 0
+}
+
+// rotateDays moves the weekday bits (bit 0 Sunday) of days by n days.
+func rotateDays(days uint8, n int64) uint8 {
+	n = (n%7 + 7) % 7
+	w := uint16(days & 0x7F)
+	return uint8((w<<n | w>>(7-n)) & 0x7F)
 }
 
 // acrossGap reports whether runs at prev and slot lie either side of the

@@ -269,6 +269,61 @@ func TestAllDayWeekdaysOnAnotherClock(t *testing.T) {
 	}
 }
 
+// TestEveryThreeHoursWeekdaysOnAnotherClock: `0 */3 * * 1-5` on a
+// server's clock in Berlin, Los Angeles or Sydney, reporting to a UTC beet,
+// for a year from January. Its first weekend is flagged (its Friday's grid
+// runs on until the weekend is seen); the Sydney job also at Sydney's
+// autumn change, the first that makes it later, before anything told its
+// clock. Nothing else: at each change the grid and the days' start move
+// with its first run an hour off (Berlin's spring Monday came at Sunday
+// 22:00 and was taken for an extra run; Los Angeles' autumn run an hour
+// late for its slot's, late, and the window drifted until a Saturday was
+// expected; Sydney's spring move renamed its days, and its Fridays' 13:00,
+// Saturday in Sydney, was expected). A stop in November, after both
+// changes, is flagged at its next slot.
+func TestEveryThreeHoursWeekdaysOnAnotherClock(t *testing.T) {
+	for _, c := range []struct {
+		clock  string
+		alarms int
+	}{{"Europe/Berlin", 1}, {"America/Los_Angeles", 1}, {"Australia/Sydney", 2}} {
+		clock, err := time.LoadLocation(c.clock)
+		if err != nil {
+			t.Skip("no zone data:", err)
+		}
+		from := time.Date(2026, 1, 7, 0, 0, 0, 0, clock)
+		stop := time.Date(2026, 11, 11, 12, 0, 0, 0, clock) // a Wednesday's 12:00 run, not sent
+		for _, stopped := range []bool{false, true} {
+			a := newAutoBeet("UTC")
+			r := rand.New(rand.NewPCG(3, 9))
+			end := from.AddDate(1, 0, 0)
+			if stopped {
+				end = stop.Add(24 * time.Hour)
+			}
+			for d := from; d.Before(end); d = d.AddDate(0, 0, 1) {
+				if d.Weekday() == time.Saturday || d.Weekday() == time.Sunday {
+					continue
+				}
+				for h := 0; h < 24; h += 3 {
+					run := time.Date(d.Year(), d.Month(), d.Day(), h, 0, 0, 0, clock)
+					if !stopped || run.Before(stop) {
+						a.event(t, run.Add(time.Duration(1+r.Int64N(30))*time.Second), 1)
+					}
+				}
+			}
+			a.until(t, end)
+			al := alarms(a.flips)
+			switch {
+			case !stopped && (len(al) != c.alarms || al[0].At.After(time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC))):
+				logFlips(t, al, time.UTC)
+				t.Errorf("%s on UTC, a year: %d alarms, want %d, the first on its first weekend", c.clock, len(al), c.alarms)
+			case stopped && (len(al) != c.alarms+1 || al[c.alarms].At.Before(stop) || al[c.alarms].At.After(stop.Add(5*time.Minute))):
+				logFlips(t, al, time.UTC)
+				t.Errorf("%s on UTC, stopped at %s: %d alarms, want %d and then the stop's within minutes", c.clock, stop, len(al), c.alarms)
+			}
+		}
+	}
+}
+
 // TestMorningWindowSecondDay: a job every 15 min from 00:00 to 06:45 each
 // day. On its first day nothing tells its end from a stop (a young
 // schedule expects runs until 15:00), so 07:00 is flagged; on its second,

@@ -92,6 +92,8 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 		model = newRateModel(location(b), p) // an old or unreadable model starts over
 	}
 	defer releaseModel(model) // nothing below keeps it: the decision holds its encoding
+	// A down beet's last event and schedule anchor before these events.
+	var silentFrom, anchor int64
 	switch {
 	case freeze:
 		model.Freeze() // a maintenance window's hours are not normal either
@@ -99,6 +101,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 		if downSince != nil {
 			model.noteAlarmedGap(downSince.Unix()) // fallback.go
 		}
+		silentFrom, anchor = model.last/1e6, model.cluster
 		model.Freeze() // the outage's silent hours must not teach "silence is normal"
 	case b.Status == beet.StatusAnomalous:
 		model.HoldDispersion()
@@ -117,6 +120,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 			d.Flip.To = beet.StatusLearning
 			d.Flip.Reason += " Beet is still learning this beet's rhythm."
 		}
+		model.noteScheduledGap(silentFrom, anchor, last.Unix()) // fallback.go
 		model.endIncident()
 	case b.Status == beet.StatusAnomalous && model.incidentOver():
 		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipRecovery, model.recoveryReason(last))

@@ -67,6 +67,20 @@ func (m *RateModel) noteExplainedGap(sec, gap int64) {
 	m.flags |= frozen
 }
 
+// noteScheduledGap learns, as a down beet comes back at sec, its silence
+// since its last event at from as a gap when its schedule (anchored at
+// anchor then) expects no run before this one: the days the job runs on
+// were learned while it was down. New York's working hours on a Sydney
+// beet run on Tuesday to Saturday there, from 23:00 or 00:00; their first
+// weekend was flagged, and learned only up to its alarm (noteAlarmedGap,
+// 15 h) the next weekend's 39 h were flagged by the fallback.
+func (m *RateModel) noteScheduledGap(from, anchor, sec int64) {
+	if from == 0 || !m.Scheduled() || !m.offDaysBetween(anchor, sec-m.tolerance()) {
+		return
+	}
+	m.noteExplainedGap(sec, sec-from)
+}
+
 // noteGap learns the gap (seconds) that ended at sec. An outage (the beet
 // down) or a maintenance window teaches nothing: the caller froze the model.
 func (m *RateModel) noteGap(sec, gap int64) {

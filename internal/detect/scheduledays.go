@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -24,7 +25,7 @@ func (m *RateModel) learnCalendar(slot int64) {
 		m.widenWindow(sod/60, (p+30)/60)
 	}
 	day, _ := m.windowDay(slot)
-	if ld, _ := m.localDay(slot); day != ld && m.dayWindow() && m.daysOn&(1<<weekday(day)) == 0 {
+	if ld, _ := m.localDay(slot); day < ld && m.dayWindow() && m.daysOn&(1<<weekday(day)) == 0 {
 		// A run after midnight of a day not seen on yet: the window
 		// wrapped while it was learned (a job every hour, all day, first
 		// seen on a Friday afternoon, wraps from 13:00 to the Monday's
@@ -84,6 +85,31 @@ func (m *RateModel) learnRun(prev, slot int64) {
 	}
 	m.learnCalendar(slot)
 }
+
+// offDaysBetween reports whether every slot after the anchor and before
+// until lies outside the window of the day or on a day of the week no run
+// ever came on, the schedule having runs on at least offDaysKnown days:
+// the gap was the job's days off, as far as its runs tell.
+func (m *RateModel) offDaysBetween(anchor, until int64) bool {
+	if bits.OnesCount8(m.daysOn&0x7F) < offDaysKnown || m.monthly() || int64(m.period) > 86400 {
+		return false
+	}
+	for k := int64(1); k <= maxSlotScan; k++ {
+		due, wall := m.slotAt(anchor, k)
+		if due >= until {
+			return true
+		}
+		day, sod := m.windowDay(wall)
+		if m.daysOn&(1<<weekday(day)) != 0 && (int64(m.period) >= 86400 || m.inWindow(sod)) {
+			return false
+		}
+	}
+	return false
+}
+
+// offDaysKnown is how many days of the week a schedule must have run on
+// before the days it never ran on explain a gap (offDaysBetween).
+const offDaysKnown = 3
 
 // calendarWeek reports whether the schedule has been learned for a whole
 // week, so that its days and window are known.

@@ -324,6 +324,61 @@ func TestEveryThreeHoursWeekdaysOnAnotherClock(t *testing.T) {
 	}
 }
 
+// TestNewYorkHoursOnSydneyBeet: `*/15 9-17 * * 1-5` on New York's clock
+// reports to a beet left in Sydney, where its days run from 23:00 or 01:00
+// the evening before (Tuesday to Saturday there). Its first weekend is
+// flagged, and from January its first day's end (09:45 there, before a
+// young schedule's end is known); nothing else until Sydney's next clock
+// change. From July its Monday 23:00 runs made Monday a day it runs on,
+// and every Sunday 23:00 was flagged until twice in a row made it a day
+// off; from January its first weekend, flagged and learned by the
+// fallback only up to the alarm (15 h), made the next weekend's 39 h a
+// silence. A stop on a weekday is still flagged at its next slot.
+func TestNewYorkHoursOnSydneyBeet(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	for _, c := range []struct {
+		from, end, firstWeekend time.Time
+		alarms                  int
+	}{
+		{time.Date(2026, 1, 7, 0, 0, 0, 0, ny), time.Date(2026, 3, 31, 0, 0, 0, 0, ny), time.Date(2026, 1, 12, 0, 0, 0, 0, time.UTC), 2},
+		{time.Date(2026, 7, 9, 0, 0, 0, 0, ny), time.Date(2026, 9, 30, 0, 0, 0, 0, ny), time.Date(2026, 7, 12, 0, 0, 0, 0, time.UTC), 1},
+	} {
+		stop := c.from.AddDate(0, 0, 50).Add(11 * time.Hour) // a weekday's 11:00 run, not sent
+		for _, stopped := range []bool{false, true} {
+			a := newAutoBeet("Australia/Sydney")
+			r := rand.New(rand.NewPCG(4, 2))
+			end := c.end
+			if stopped {
+				end = stop.Add(24 * time.Hour)
+			}
+			for d := c.from; d.Before(end); d = d.AddDate(0, 0, 1) {
+				if d.Weekday() == time.Saturday || d.Weekday() == time.Sunday {
+					continue
+				}
+				for m := 9 * 60; m < 18*60; m += 15 {
+					run := time.Date(d.Year(), d.Month(), d.Day(), m/60, m%60, 0, 0, ny)
+					if !stopped || run.Before(stop) {
+						a.event(t, run.Add(time.Duration(1+r.Int64N(30))*time.Second), 1)
+					}
+				}
+			}
+			a.until(t, end)
+			al := alarms(a.flips)
+			switch {
+			case !stopped && (len(al) != c.alarms || al[len(al)-1].At.After(c.firstWeekend)):
+				logFlips(t, al, time.UTC)
+				t.Errorf("from %s: %d alarms, want %d, none after its first weekend", c.from.Format("Jan 2"), len(al), c.alarms)
+			case stopped && (len(al) != c.alarms+1 || al[c.alarms].At.Before(stop) || al[c.alarms].At.After(stop.Add(5*time.Minute))):
+				logFlips(t, al, time.UTC)
+				t.Errorf("from %s, stopped at %s: %d alarms, want %d and then the stop's within minutes", c.from.Format("Jan 2"), stop, len(al), c.alarms)
+			}
+		}
+	}
+}
+
 // TestMorningWindowSecondDay: a job every 15 min from 00:00 to 06:45 each
 // day. On its first day nothing tells its end from a stop (a young
 // schedule expects runs until 15:00), so 07:00 is flagged; on its second,

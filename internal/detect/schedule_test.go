@@ -925,3 +925,37 @@ func TestEarlierRunsWidenTheGrace(t *testing.T) {
 		t.Fatalf("%d alarms on a job that ran every day: %s", len(got), got[0].Reason)
 	}
 }
+
+// TestTwiceDailyOnAnotherClock: `0 8,20 * * *` on a server's clock in
+// Berlin, Los Angeles or Sydney, reporting to a UTC beet, for a year from
+// January and from July, runs up to 30 s late. The change of
+// the job's clock between a day's run and its second makes the second an
+// hour later on the beet's clock, within two minutes' grace: it is waited
+// for an hour more (pairSlack) as when the beet's own clocks change, and
+// nothing is flagged. A missed second run is still flagged.
+func TestTwiceDailyOnAnotherClock(t *testing.T) {
+	for _, c := range [][2]string{{"Europe/Berlin", "UTC"}, {"America/Los_Angeles", "UTC"}, {"Australia/Sydney", "UTC"}} {
+		clock, err := time.LoadLocation(c[0])
+		if err != nil {
+			t.Skip("no zone data:", err)
+		}
+		for i, from := range []time.Time{time.Date(2026, 1, 7, 0, 0, 0, 0, clock), time.Date(2026, 7, 9, 0, 0, 0, 0, clock)} {
+			a := newAutoBeet(c[1])
+			r := rand.New(rand.NewPCG(uint64(i), 8))
+			end := from.AddDate(1, 0, 0)
+			missed := from.AddDate(0, 5, 0).Add(20 * time.Hour) // a second run, five months in
+			for d := from; d.Before(end); d = d.AddDate(0, 0, 1) {
+				for _, h := range []int{8, 20} {
+					if run := time.Date(d.Year(), d.Month(), d.Day(), h, 0, 0, 0, clock); !run.Equal(missed) {
+						a.event(t, run.Add(time.Duration(r.Int64N(30e9))), 1)
+					}
+				}
+			}
+			a.until(t, end)
+			if al := alarms(a.flips); len(al) != 1 || al[0].At.Before(missed) || al[0].At.After(missed.Add(5*time.Minute)) {
+				logFlips(t, al, time.UTC)
+				t.Errorf("%s on %s from %s: %d alarms, want only the missed run's at %s", c[0], c[1], from.Format("Jan 2"), len(al), missed)
+			}
+		}
+	}
+}

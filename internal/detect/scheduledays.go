@@ -29,7 +29,10 @@ func (m *RateModel) learnCalendar(slot int64) {
 		// A run after midnight of a day not seen on yet: the window
 		// wrapped while it was learned (a job every hour, all day, first
 		// seen on a Friday afternoon, wraps from 13:00 to the Monday's
-		// 00:00), not the end of a day the job runs on.
+		// 00:00), not the end of a day the job runs on. Not a run before
+		// midnight that a window named by its end gives the next day: New
+		// York's Monday 09:00, 23:00 on a Sydney beet, is Tuesday's run
+		// there (read as Monday's, every Sunday 23:00 was flagged).
 		day = ld
 	}
 	bit := uint8(1) << weekday(day)

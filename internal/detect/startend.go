@@ -311,11 +311,13 @@ func (m *RateModel) secondSlot() int64 {
 // or when the zone's clocks change between the first run and its second's
 // deadline (a second run whose wall time falls in the skipped hour runs an
 // hour off it, either way), or when another zone's clocks go back between
-// them (changeDirs: a job at 08:00 and 20:00 on Berlin's clock, on a UTC
-// beet, runs its second an hour later that night). Once the grace is no
-// longer pairGrace, these second runs were flagged as missed on DST days
-// (and, with no slack to match them, not taken for the second run when
-// they came).
+// them and the job was seen to follow another zone's clock (shiftDay): a
+// job at 08:00 and 20:00 on Berlin's clock, on a UTC beet, runs its second
+// an hour later that night. (Not on every beet: a missed second run on
+// such a day was flagged an hour later.) Once the grace is no longer
+// pairGrace, these second runs were flagged as missed on DST days (and,
+// with no slack to match them, not taken for the second run when they
+// came).
 func (m *RateModel) pairSlack() int64 {
 	if m.flags&flagPaired == 0 {
 		return 0
@@ -323,7 +325,8 @@ func (m *RateModel) pairSlack() int64 {
 	due := m.secondSlot() + m.tolerance()
 	_, o1 := time.Unix(m.cluster, 0).In(m.loc).Zone()
 	_, o2 := time.Unix(due+3600, 0).In(m.loc).Zone()
-	if o1 != o2 || m.wholeDays() && abs(int64(m.shiftDay)) == m.cluster/86400 || m.changeDirs(m.cluster, due+3600)&(1<<shiftLater) != 0 {
+	followed := m.wholeDays() && m.shiftDay != 0
+	if o1 != o2 || followed && (abs(int64(m.shiftDay)) == m.cluster/86400 || m.changeDirs(m.cluster, due+3600)&(1<<shiftLater) != 0) {
 		return 3600
 	}
 	return 0

@@ -508,6 +508,16 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 				// the wall clock 45 min late, it taught the pair that
 				// offset, and the next night's run at 02:15 was an extra.
 				gap = e
+			} else if real := sec - prev; m.shiftDay != 0 && abs(real-e) < abs(gap-e) {
+				// The pair kept its offset in real time across the
+				// beet's clock change, and its runs followed another
+				// zone's clock before (shiftDay): 08:00 and 20:00 in Los
+				// Angeles, on a Berlin beet, are 13 h apart on the wall
+				// the night Berlin's clocks go forward. Learned by the
+				// wall, the next night's second run came an hour before
+				// the offset, and was flagged. (Not on every pair: runs
+				// by hand half an hour off 12 h were learned as one.)
+				gap = real
 			}
 		}
 	}

@@ -995,12 +995,23 @@ func (w calendar) alarm(kind string, due time.Time) *alarm {
 	}
 	if kind == kindMissedSecond {
 		slot := time.Unix(m.secondSlot(), 0)
-		return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the second run of the day due at %s: no event by %s (%s).",
-			slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}
+		return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the second run of the day due at %s: no event by %s%s (%s).",
+			slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(m.pairSlack()), m.describeSchedule())}
 	}
 	slot := m.NextRun()
-	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the run due at %s: no event by %s (%s).",
-		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.describeSchedule())}
+	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the run due at %s: no event by %s%s (%s).",
+		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(int64(m.laterClock(slot)/time.Second)), m.describeSchedule())}
+}
+
+// clockHour says, in a missed run's reason, that its run was waited for
+// an extra hour (extra seconds) across a clock change (laterClock,
+// pairSlack): without it, "no event by 10:02" read against "a missed run
+// is flagged 2 min after its time" looked like an hour's delay.
+func clockHour(extra int64) string {
+	if extra <= 0 {
+		return ""
+	}
+	return ", an hour more as the clocks changed"
 }
 
 func (w calendar) describe(time.Time) string { return w.m.describeSchedule() }

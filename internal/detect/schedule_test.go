@@ -970,3 +970,30 @@ func TestTwiceDailyOnAnotherClock(t *testing.T) {
 		}
 	}
 }
+
+// TestMissedRunReasonSaysTheClockHour: a daily job at 06:00 on Berlin's
+// clock, on a UTC beet, runs at 04:00 UTC in summer; the night Berlin's
+// clocks go back it runs at 05:00, so its run is waited for an hour more
+// (laterClock). Missed that day, it is flagged an hour after its grace, and
+// the reason says why: "no event by 05:0x" beside "flagged 2 min after its
+// time" read as an hour's delay.
+func TestMissedRunReasonSaysTheClockHour(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	a := newAutoBeet("UTC")
+	r := rand.New(rand.NewPCG(6, 1))
+	missed := time.Date(2026, 10, 25, 6, 0, 0, 0, berlin) // the night the clocks went back
+	for d := time.Date(2026, 8, 1, 6, 0, 0, 0, berlin); d.Before(missed); d = d.AddDate(0, 0, 1) {
+		a.event(t, d.Add(time.Duration(r.Int64N(20e9))), 1)
+	}
+	a.until(t, missed.Add(2*time.Hour))
+	al := alarms(a.flips)
+	slot := time.Date(2026, 10, 25, 4, 0, 0, 0, time.UTC) // its summer slot
+	if len(al) != 1 || al[0].At.Before(slot.Add(time.Hour)) || al[0].At.After(slot.Add(time.Hour+10*time.Minute)) ||
+		!strings.Contains(al[0].Reason, "an hour more as the clocks changed") {
+		logFlips(t, al, time.UTC)
+		t.Fatalf("want one missed run an hour after %s, saying why", slot)
+	}
+}

@@ -508,10 +508,10 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 				// the wall clock 45 min late, it taught the pair that
 				// offset, and the next night's run at 02:15 was an extra.
 				gap = e
-			} else if real := sec - prev; m.shiftDay != 0 && abs(real-e) < abs(gap-e) {
+			} else if real := sec - prev; m.followedShift() && abs(real-e) < abs(gap-e) {
 				// The pair kept its offset in real time across the
 				// beet's clock change, and its runs followed another
-				// zone's clock before (shiftDay): 08:00 and 20:00 in Los
+				// zone's clock before (followedShift): 08:00 and 20:00 in Los
 				// Angeles, on a Berlin beet, are 13 h apart on the wall
 				// the night Berlin's clocks go forward. Learned by the
 				// wall, the next night's second run came an hour before
@@ -996,19 +996,19 @@ func (w calendar) alarm(kind string, due time.Time) *alarm {
 	if kind == kindMissedSecond {
 		slot := time.Unix(m.secondSlot(), 0)
 		return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the second run of the day due at %s: no event by %s%s (%s).",
-			slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(m.pairSlack()), m.describeSchedule())}
+			slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(m.pairSlack() > 0), m.describeSchedule())}
 	}
 	slot := m.NextRun()
 	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the run due at %s: no event by %s%s (%s).",
-		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(int64(m.laterClock(slot)/time.Second)), m.describeSchedule())}
+		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(m.laterClock(slot) > 0), m.describeSchedule())}
 }
 
 // clockHour says, in a missed run's reason, that its run was waited for
-// an extra hour (extra seconds) across a clock change (laterClock,
-// pairSlack): without it, "no event by 10:02" read against "a missed run
-// is flagged 2 min after its time" looked like an hour's delay.
-func clockHour(extra int64) string {
-	if extra <= 0 {
+// an extra hour across a clock change (laterClock, pairSlack): without it,
+// "no event by 10:02" read against "a missed run is flagged 2 min after
+// its time" looked like an hour's delay.
+func clockHour(extra bool) string {
+	if !extra {
 		return ""
 	}
 	return ", an hour more as the clocks changed"

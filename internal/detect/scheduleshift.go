@@ -61,6 +61,12 @@ func (m *RateModel) setStep(n, lo, over int64) {
 // none yet).
 func (m *RateModel) wholeDays() bool { return m.period%86400 == 0 || m.monthly() }
 
+// followedShift reports whether the whole-day schedule followed a
+// whole-hour shift of its runs (shiftDay): the job keeps another zone's
+// clock than the beet's (SuggestedZone, pairSlack, offGrid's pair offset).
+// Under a day shiftDay holds a pending step instead.
+func (m *RateModel) followedShift() bool { return m.shiftDay != 0 && m.wholeDays() }
+
 // keepShiftDay clears shiftDay when the period went from whole days to
 // less or back (whole: before): it holds a followed shift's day on whole
 // days, a pending step under a day, and neither means the other.

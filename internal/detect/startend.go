@@ -325,8 +325,7 @@ func (m *RateModel) pairSlack() int64 {
 	due := m.secondSlot() + m.tolerance()
 	_, o1 := time.Unix(m.cluster, 0).In(m.loc).Zone()
 	_, o2 := time.Unix(due+3600, 0).In(m.loc).Zone()
-	followed := m.wholeDays() && m.shiftDay != 0
-	if o1 != o2 || followed && (abs(int64(m.shiftDay)) == m.cluster/86400 || m.changeDirs(m.cluster, due+3600)&(1<<shiftLater) != 0) {
+	if o1 != o2 || m.followedShift() && (abs(int64(m.shiftDay)) == m.cluster/86400 || m.changeDirs(m.cluster, due+3600)&(1<<shiftLater) != 0) {
 		return 3600
 	}
 	return 0

@@ -172,7 +172,7 @@ func (m *RateModel) clockDirs(from, to int64) uint8 {
 // same day (all of the EU) cannot be told apart by the runs; the first of
 // dstZoneNames is named.
 func (m *RateModel) SuggestedZone() string {
-	if m.shiftDay == 0 || !m.wholeDays() { // under a day it holds a pending step
+	if !m.followedShift() {
 		return m.rateZone()
 	}
 	day, shift := int64(m.shiftDay), int64(3600)

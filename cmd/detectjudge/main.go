@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/detectjudge"
 )
 
@@ -65,6 +66,8 @@ type options struct {
 	dump        string
 	cronSweep   bool
 	trace       bool
+	set         string         // -set as given
+	params      *detect.Params // auto's parameters when -set moved them, else nil (the shipped ones)
 	commandLine string
 }
 
@@ -113,6 +116,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.screen, "screen", true, "leave-one-out: a set chosen on five files must also keep the synthetic tuning seeds within the false-alarm goals (a full synthetic run per set that passes the NAB rules; false: seconds, not screened)")
 	fs.BoolVar(&o.trace, "trace", false, "also write to stderr one line per synthetic incident (found, time to detect, the yardstick's) and per false alarm, each naming its stream for -dump")
 	fs.BoolVar(&o.cronSweep, "cron-sweep", false, "replay a year of real crontab lines, each on a job's clock for a beet in a zone, and report the false alarms per line and clock, and nothing else")
+	fs.StringVar(&o.set, "set", "", "run auto with parameters other than the shipped ones, e.g. SurgeYoung=8,DropAlarm=11.5 (detect.Params fields; for trying a change, never for a figure to report)")
 	fs.StringVar(&o.dump, "dump", "", "print one stream (a name from a report, e.g. cron-hourly/clean/3) as `beet backtest` input, and nothing else")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -122,6 +126,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if _, ok := detectors[o.detector]; !ok {
 		return o, fmt.Errorf("unknown detector %q (have %s)", o.detector, strings.Join(names, ", "))
+	}
+	if strings.TrimSpace(o.set) != "" {
+		if o.detector != "auto" {
+			return o, fmt.Errorf("-set moves auto's parameters; -detector is %q", o.detector)
+		}
+		v, err := detectjudge.SetFields(detect.DefaultParams(), o.set)
+		if err != nil {
+			return o, fmt.Errorf("-set: %w", err)
+		}
+		p := v.(detect.Params)
+		o.params = &p
 	}
 	if o.seed == 0 {
 		seed, ok := detectjudge.SeedOf(o.split)
@@ -151,7 +166,13 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 		}
 		return s.WriteCSV(w)
 	}
-	entry := detectors[opt.detector]
+	entry, name := detectors[opt.detector], opt.detector
+	if p := opt.params; p != nil {
+		moved := detectjudge.VariantName(detect.DefaultParams(), *p)
+		name = fmt.Sprintf("%s (%s)", opt.detector, moved)
+		entry = detectorEntry{detectjudge.NewAutoAt(*p), func() []detectjudge.Tuning { return detectjudge.AutoTuningsAt(*p) },
+			entry.about + " **Run with parameters other than the shipped ones: " + moved + "** (`-set`; leave-one-file-out moves them from there)."}
+	}
 	if opt.cronSweep {
 		res, err := detectjudge.CronSweep(entry.factory, detectjudge.CronSweepLines, detectjudge.CronSweepClocks, detectjudge.CronSweepStarts, opt.workers)
 		if err != nil {
@@ -179,7 +200,7 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 			return err
 		}
 	}
-	rep := detectjudge.Report{Command: opt.commandLine, Detector: opt.detector, About: entry.about, Split: opt.split,
+	rep := detectjudge.Report{Command: opt.commandLine, Detector: name, About: entry.about, Split: opt.split,
 		Config: detectjudge.Config{Seed: opt.seed, Families: fams, IncidentStreams: opt.streams, CleanStreams: opt.clean,
 			Workers: opt.workers, ArmDays: opt.armDays, ArmEvents: opt.armEvents}}
 	start := time.Now()
@@ -188,7 +209,7 @@ func judge(opt options, w io.Writer, stderr io.Writer) error {
 			return err
 		}
 		rep.Elapsed = time.Since(start)
-		fmt.Fprintf(stderr, "detectjudge: %s, %d synthetic events replayed in %s\n", opt.detector, rep.Synth.Events, rep.Elapsed.Round(time.Millisecond))
+		fmt.Fprintf(stderr, "detectjudge: %s, %d synthetic events replayed in %s\n", name, rep.Synth.Events, rep.Elapsed.Round(time.Millisecond))
 		if opt.trace {
 			writeTrace(stderr, rep.Synth)
 		}

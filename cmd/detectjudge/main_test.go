@@ -79,6 +79,10 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{"-split", "test"},
 		{"-families", "poisson-7"},
 		{"-nab", "/nonexistent", "-families", "nab"},
+		{"-set", "Bogus=1"},
+		{"-set", "SurgeYoung=x"},
+		{"-set", "SurgeYoung"},
+		{"-detector", "never", "-set", "SurgeYoung=1"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code == 0 {
@@ -86,6 +90,41 @@ func TestRunRejectsBadInput(t *testing.T) {
 		}
 		if errb.Len() == 0 {
 			t.Errorf("%v: no error message", args)
+		}
+	}
+}
+
+// TestSetMovesAutosParameters: -set runs auto on other parameters, and the
+// report says so. Alarm levels out of reach find no drop or surge where the
+// shipped ones find them.
+func TestSetMovesAutosParameters(t *testing.T) {
+	found := func(args ...string) (map[string]bool, string) {
+		var out, errb bytes.Buffer
+		args = append([]string{"-families", "poisson-20", "-streams", "1", "-clean", "0", "-trace"}, args...)
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		kinds := map[string]bool{}
+		for _, line := range strings.Split(errb.String(), "\n") {
+			if rest, ok := strings.CutPrefix(line, "incident "); ok && strings.Contains(rest, "found=true") {
+				_, kind, _ := strings.Cut(rest, "kind=")
+				kind, _, _ = strings.Cut(kind, " ")
+				kinds[kind] = true
+			}
+		}
+		return kinds, out.String()
+	}
+	shipped, s := found()
+	if !shipped["surge"] || !shipped["drop"] || !strings.Contains(s, "# Detection judged: `auto`") {
+		t.Fatalf("the shipped parameters found %v:\n%.300s", shipped, s)
+	}
+	moved, s := found("-set", "SurgeAlarm=1000, DropAlarm=1000")
+	if moved["surge"] || moved["drop"] {
+		t.Errorf("alarm levels of 1000 still found %v", moved)
+	}
+	for _, want := range []string{"# Detection judged: `auto (DropAlarm 12.5 → 1000, SurgeAlarm 13 → 1000)`", "Run with parameters other than the shipped ones"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%.600s", want, s)
 		}
 	}
 }

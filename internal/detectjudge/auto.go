@@ -30,18 +30,28 @@ type Tuning struct {
 // NAB evaluation may choose from: the defaults (LiveEngine) first, then each
 // numeric field of detect.Params halved and doubled, one at a time. Every
 // set runs the live code (detect.Params.ApplyEvents and ApplyDeadlines).
-func AutoTunings() []Tuning {
-	def := detect.DefaultParams()
-	out := []Tuning{{Name: "defaults", Factory: NewAuto(LiveEngine)}}
+func AutoTunings() []Tuning { return autoTunings(detect.DefaultParams(), NewAuto(LiveEngine)) }
+
+// AutoTuningsAt is AutoTunings around p instead of the defaults (the
+// judge's -set): p first (named "defaults" there: the run's own), then each
+// numeric field of p halved and doubled.
+func AutoTuningsAt(p detect.Params) []Tuning { return autoTunings(p, NewAutoAt(p)) }
+
+func autoTunings(def detect.Params, first Factory) []Tuning {
+	out := []Tuning{{Name: "defaults", Factory: first}}
 	for _, v := range Variants(def, 0.5, 2)[1:] {
 		p := v.(detect.Params)
 		if p.SurgeDecay > 1 {
 			continue // a share of the value kept: above 1 it would grow
 		}
-		out = append(out, Tuning{Name: VariantName(def, v), Factory: NewAuto(Engine{p.ApplyEvents, p.ApplyDeadlines})})
+		out = append(out, Tuning{Name: VariantName(def, v), Factory: NewAutoAt(p)})
 	}
 	return out
 }
+
+// NewAutoAt is the Factory of auto mode run with parameters p, through the
+// live code (detect.Params.ApplyEvents and ApplyDeadlines).
+func NewAutoAt(p detect.Params) Factory { return NewAuto(Engine{p.ApplyEvents, p.ApplyDeadlines}) }
 
 // autoDetector runs a beet in auto mode through an Engine: ApplyDeadlines
 // when time passes, ApplyEvents for events. A flip to down or anomalous is

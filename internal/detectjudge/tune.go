@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -59,6 +61,9 @@ func VariantName(def, v any) string {
 			if d, ok := x.(time.Duration); ok {
 				x, y = d.String(), y.(time.Duration).String()
 			}
+			if name != "" {
+				name += ", "
+			}
 			name += fmt.Sprintf("%s %v → %v", a.Type().Field(i).Name, x, y)
 		}
 	}
@@ -66,6 +71,82 @@ func VariantName(def, v any) string {
 		return "defaults"
 	}
 	return name
+}
+
+// SetFields returns a copy of the struct def with the fields named in list
+// ("SurgeYoung=8,DSTFollow=504h": float, integer and time.Duration fields,
+// as Variants moves) set, for a run of the judge on parameters other than
+// the shipped ones (-set). An empty list returns def. A name that is no
+// such field, a value that does not parse, a NaN or an infinity, or a
+// field named twice is an error that names it.
+func SetFields(def any, list string) (any, error) {
+	v := reflect.ValueOf(def)
+	if v.Kind() != reflect.Struct {
+		return nil, errors.New("detectjudge: SetFields needs a struct")
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	seen := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(item, "=")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" || value == "" {
+			return nil, fmt.Errorf("%q: want Name=value", item)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("%s is set twice", name)
+		}
+		seen[name] = true
+		sf, found := v.Type().FieldByName(name)
+		if !found || !sf.IsExported() || !numericField(sf.Type) {
+			return nil, fmt.Errorf("no parameter %q (have %s)", name, strings.Join(numericFields(v.Type()), ", "))
+		}
+		fv := c.FieldByIndex(sf.Index)
+		switch {
+		case sf.Type == reflect.TypeOf(time.Duration(0)):
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q is no duration (e.g. 504h)", name, value)
+			}
+			fv.SetInt(int64(d))
+		case fv.CanFloat():
+			x, err := strconv.ParseFloat(value, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("%s: %q is no number", name, value)
+			}
+			fv.SetFloat(x)
+		default:
+			n, err := strconv.ParseInt(value, 10, 64)
+			if err != nil || fv.OverflowInt(n) {
+				return nil, fmt.Errorf("%s: %q is no whole number", name, value)
+			}
+			fv.SetInt(n)
+		}
+	}
+	return c.Interface(), nil
+}
+
+// numericField reports whether SetFields and Variants move a field of type t.
+func numericField(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return true
+	}
+	return false
+}
+
+// numericFields names the exported fields of struct type t that SetFields sets.
+func numericFields(t reflect.Type) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() && numericField(f.Type) {
+			names = append(names, f.Name)
+		}
+	}
+	return names
 }
 
 // A LOFOFile is one NAB file scored by parameters tuned on the other five.

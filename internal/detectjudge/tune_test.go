@@ -34,6 +34,47 @@ func TestVariants(t *testing.T) {
 	}
 }
 
+func TestSetFields(t *testing.T) {
+	type params struct {
+		Alarm float64
+		Hours int
+		Grace time.Duration
+		Name  string
+		small int
+	}
+	def := params{Alarm: 14, Hours: 1, Grace: time.Minute, Name: "x", small: 3}
+	v, err := SetFields(def, " Alarm=7.5, Grace=90s,Hours=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.(params), (params{Alarm: 7.5, Hours: 4, Grace: 90 * time.Second, Name: "x", small: 3}); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if name := VariantName(def, v); name != "Alarm 14 → 7.5, Hours 1 → 4, Grace 1m0s → 1m30s" {
+		t.Errorf("named %q", name)
+	}
+	if v, err := SetFields(def, ""); err != nil || v.(params) != def {
+		t.Errorf("an empty list: %+v, %v", v, err)
+	}
+	for list, want := range map[string]string{
+		"Bogus=1":         `no parameter "Bogus" (have Alarm, Hours, Grace)`,
+		"Name=y":          `no parameter "Name"`,
+		"small=1":         `no parameter "small"`,
+		"Alarm":           `"Alarm": want Name=value`,
+		"Alarm=":          `want Name=value`,
+		"Alarm=x":         `Alarm: "x" is no number`,
+		"Alarm=NaN":       `Alarm: "NaN" is no number`,
+		"Alarm=+Inf":      `is no number`,
+		"Hours=1.5":       `Hours: "1.5" is no whole number`,
+		"Grace=10":        `Grace: "10" is no duration`,
+		"Alarm=1,Alarm=2": `Alarm is set twice`,
+	} {
+		if _, err := SetFields(def, list); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", list, err, want)
+		}
+	}
+}
+
 // rowAlarms is a detector that raises an alarm at the given rows' times.
 type rowAlarms struct{ at map[time.Time]bool }
 

@@ -135,8 +135,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if err != nil {
 			return o, fmt.Errorf("-set: %w", err)
 		}
-		p := v.(detect.Params)
-		o.params = &p
+		if p := v.(detect.Params); p != detect.DefaultParams() { // values as shipped: the live run
+			o.params = &p
+		}
 	}
 	if o.seed == 0 {
 		seed, ok := detectjudge.SeedOf(o.split)

@@ -118,6 +118,9 @@ func TestSetMovesAutosParameters(t *testing.T) {
 	if !shipped["surge"] || !shipped["drop"] || !strings.Contains(s, "# Detection judged: `auto`") {
 		t.Fatalf("the shipped parameters found %v:\n%.300s", shipped, s)
 	}
+	if _, s := found("-set", "SurgeYoung=4"); !strings.Contains(s, "# Detection judged: `auto`\n") {
+		t.Errorf("the shipped value set is not the live run:\n%.300s", s)
+	}
 	moved, s := found("-set", "SurgeAlarm=1000, DropAlarm=1000")
 	if moved["surge"] || moved["drop"] {
 		t.Errorf("alarm levels of 1000 still found %v", moved)

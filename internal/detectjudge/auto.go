@@ -91,9 +91,10 @@ func (d *autoDetector) alarms(t time.Time, flips []beet.Flip, event bool) []Alar
 			a := Alarm{At: f.At, Kind: string(f.Kind)}
 			if f.Kind == beet.FlipMissedRun {
 				// The model as the last event left it set the deadline,
-				// and says the grace the beet page shows.
+				// and says the grace its reason states (an hour more
+				// across a clock change).
 				if m, err := detect.LoadRateModel(d.b.Model, d.loc()); err == nil && m.Scheduled() {
-					a.Grace = m.Grace()
+					a.Grace = m.StatedGrace()
 				}
 			}
 			out = append(out, a)

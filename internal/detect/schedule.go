@@ -964,19 +964,6 @@ func (m *RateModel) slotAt(anchor, k int64) (due, wall int64) {
 // is known, the learned spread of the starts (startend.go).
 func (m *RateModel) Grace() time.Duration { return time.Duration(m.missedGrace()) * time.Second }
 
-// StatedGrace is how long after its run's time the schedule's missed-run
-// alarm comes, as its reason states it: Grace, and the hour more a clock
-// change gives (laterClock, pairSlack: "an hour more as the clocks
-// changed"). For a pair's second run, from that run's time.
-func (m *RateModel) StatedGrace() time.Duration {
-	due, kind, _ := calendar{m}.due(false)
-	slot := m.NextRun()
-	if kind == kindMissedSecond {
-		slot = time.Unix(m.secondSlot(), 0)
-	}
-	return due.Sub(slot)
-}
-
 // missedGrace is Grace in seconds.
 func (m *RateModel) missedGrace() int64 {
 	if g, ok := m.startGrace(); ok {

@@ -988,13 +988,6 @@ func TestMissedRunReasonSaysTheClockHour(t *testing.T) {
 	for d := time.Date(2026, 8, 1, 6, 0, 0, 0, berlin); d.Before(missed); d = d.AddDate(0, 0, 1) {
 		a.event(t, d.Add(time.Duration(r.Int64N(20e9))), 1)
 	}
-	m, err := LoadRateModel(a.b.Model, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := m.StatedGrace(), m.Grace()+time.Hour; got != want {
-		t.Errorf("stated grace %s on the night the clocks go back, want the grace and an hour, %s", got, want)
-	}
 	a.until(t, missed.Add(2*time.Hour))
 	al := alarms(a.flips)
 	slot := time.Date(2026, 10, 25, 4, 0, 0, 0, time.UTC) // its summer slot

@@ -91,10 +91,15 @@ func (d *autoDetector) alarms(t time.Time, flips []beet.Flip, event bool) []Alar
 			a := Alarm{At: f.At, Kind: string(f.Kind)}
 			if f.Kind == beet.FlipMissedRun {
 				// The model as the last event left it set the deadline,
-				// and says the grace its reason states (an hour more
-				// across a clock change).
+				// and says the grace the beet page shows. Not the hour
+				// more a clock change gives (laterClock, pairSlack): when
+				// the job's clock did change, its run is due an hour later
+				// and the grace is counted from there; when it did not,
+				// the hour is time lost (counted so, the judge credited a
+				// run flagged 1 h 1 min after its time, and no longer a
+				// Berlin job's run flagged its grace after its new time).
 				if m, err := detect.LoadRateModel(d.b.Model, d.loc()); err == nil && m.Scheduled() {
-					a.Grace = m.StatedGrace()
+					a.Grace = m.Grace()
 				}
 			}
 			out = append(out, a)

@@ -29,17 +29,17 @@ func Variants(def any, factors ...float64) []any {
 			c := reflect.New(v.Type()).Elem()
 			c.Set(v)
 			fv := c.Field(i)
-			switch fv.Kind() {
-			case reflect.Float32, reflect.Float64:
+			switch {
+			case !numericField(fv.Type()):
+				continue
+			case fv.CanFloat():
 				fv.SetFloat(fv.Float() * f)
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			default:
 				n := int64(math.Round(float64(fv.Int()) * f))
 				if n == fv.Int() {
 					continue // an integer too small to move
 				}
 				fv.SetInt(n)
-			default:
-				continue
 			}
 			out = append(out, c.Interface())
 		}
@@ -114,7 +114,7 @@ func SetFields(def any, list string) (any, error) {
 			fv.SetInt(int64(d))
 		case fv.CanFloat():
 			x, err := strconv.ParseFloat(value, 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || fv.OverflowFloat(x) {
 				return nil, fmt.Errorf("%s: %q is no number", name, value)
 			}
 			fv.SetFloat(x)

@@ -497,7 +497,8 @@ func (m *RateModel) repeatedHour(slot int64) int64 {
 // calls is the number of calls in the cluster before this one.
 func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	p := int64(m.period)
-	gap := sec - prev
+	elapsed := sec - prev
+	gap := elapsed
 	if p%86400 == 0 {
 		gap = wallGap(prev, sec, m.loc) // a second run of the day keeps its wall-clock time
 		if e := int64(m.endOff); e != 0 && m.clocksChanged(prev, sec) {
@@ -508,7 +509,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 				// the wall clock 45 min late, it taught the pair that
 				// offset, and the next night's run at 02:15 was an extra.
 				gap = e
-			} else if real := sec - prev; m.followedShift() && abs(real-e) < abs(gap-e) {
+			} else if m.followedShift() && abs(elapsed-e) < abs(gap-e) {
 				// The pair kept its offset in real time across the
 				// beet's clock change, and its runs followed another
 				// zone's clock before (followedShift): 08:00 and 20:00 in Los
@@ -517,7 +518,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 				// wall, the next night's second run came an hour before
 				// the offset, and was flagged. (Not on every pair: runs
 				// by hand half an hour off 12 h were learned as one.)
-				gap = real
+				gap = elapsed
 			}
 		}
 	}
@@ -994,13 +995,17 @@ func (w calendar) alarm(kind string, due time.Time) *alarm {
 			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), endRunsSure, Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
 	}
 	if kind == kindMissedSecond {
-		slot := time.Unix(m.secondSlot(), 0)
-		return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the second run of the day due at %s: no event by %s%s (%s).",
-			slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(m.pairSlack() > 0), m.describeSchedule())}
+		return m.missedRun("second run of the day", time.Unix(m.secondSlot(), 0), due, m.pairSlack() > 0)
 	}
 	slot := m.NextRun()
-	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the run due at %s: no event by %s%s (%s).",
-		slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(m.laterClock(slot) > 0), m.describeSchedule())}
+	return m.missedRun("run", slot, due, m.laterClock(slot) > 0)
+}
+
+// missedRun is the alarm for the run (what) due at slot that no event
+// answered by due; clockHour says when that was an hour more.
+func (m *RateModel) missedRun(what string, slot, due time.Time, hourMore bool) *alarm {
+	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the %s due at %s: no event by %s%s (%s).",
+		what, slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(hourMore), m.describeSchedule())}
 }
 
 // clockHour says, in a missed run's reason, that its run was waited for

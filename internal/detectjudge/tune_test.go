@@ -8,15 +8,18 @@ import (
 	"time"
 )
 
+// tuneParams is a parameter struct with a field of every kind Variants and
+// SetFields move, one they leave alone, and an unexported one.
+type tuneParams struct {
+	Alarm float64
+	Hours int
+	Grace time.Duration
+	Name  string
+	small int
+}
+
 func TestVariants(t *testing.T) {
-	type params struct {
-		Alarm float64
-		Hours int
-		Grace time.Duration
-		Name  string
-		small int
-	}
-	def := params{Alarm: 14, Hours: 1, Grace: time.Minute, Name: "x", small: 3}
+	def := tuneParams{Alarm: 14, Hours: 1, Grace: time.Minute, Name: "x", small: 3}
 	vs := Variants(def, 0.5, 2)
 	// Alarm ×0.5 and ×2, Hours ×2 only (×0.5 does not move an int 1),
 	// Grace ×0.5 and ×2; Name and the unexported field never.
@@ -35,25 +38,18 @@ func TestVariants(t *testing.T) {
 }
 
 func TestSetFields(t *testing.T) {
-	type params struct {
-		Alarm float64
-		Hours int
-		Grace time.Duration
-		Name  string
-		small int
-	}
-	def := params{Alarm: 14, Hours: 1, Grace: time.Minute, Name: "x", small: 3}
+	def := tuneParams{Alarm: 14, Hours: 1, Grace: time.Minute, Name: "x", small: 3}
 	v, err := SetFields(def, " Alarm=7.5, Grace=90s,Hours=4")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := v.(params), (params{Alarm: 7.5, Hours: 4, Grace: 90 * time.Second, Name: "x", small: 3}); got != want {
+	if got, want := v.(tuneParams), (tuneParams{Alarm: 7.5, Hours: 4, Grace: 90 * time.Second, Name: "x", small: 3}); got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	if name := VariantName(def, v); name != "Alarm 14 → 7.5, Hours 1 → 4, Grace 1m0s → 1m30s" {
 		t.Errorf("named %q", name)
 	}
-	if v, err := SetFields(def, ""); err != nil || v.(params) != def {
+	if v, err := SetFields(def, ""); err != nil || v.(tuneParams) != def {
 		t.Errorf("an empty list: %+v, %v", v, err)
 	}
 	for list, want := range map[string]string{

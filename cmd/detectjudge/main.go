@@ -114,7 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.lofo, "lofo", true, "with NAB: also the leave-one-file-out score")
 	fs.BoolVar(&o.windows, "windows", false, "with NAB: also list every labelled window (found or not, how late, what it paid, events seen against expected) and every false-positive row")
 	fs.BoolVar(&o.screen, "screen", true, "leave-one-out: a set chosen on five files must also keep the synthetic tuning seeds within the false-alarm goals (a full synthetic run per set that passes the NAB rules; false: seconds, not screened)")
-	fs.BoolVar(&o.trace, "trace", false, "also write to stderr one line per synthetic incident (found, time to detect, the yardstick's) and per false alarm, each naming its stream for -dump")
+	fs.BoolVar(&o.trace, "trace", false, "also write to stderr one line per synthetic incident (found, time to detect, the yardstick's) and per false alarm (its time, kind and day of the stream), each naming its stream for -dump")
 	fs.BoolVar(&o.cronSweep, "cron-sweep", false, "replay a year of real crontab lines, each on a job's clock for a beet in a zone, and report the false alarms per line and clock, and nothing else")
 	fs.StringVar(&o.set, "set", "", "run auto with parameters other than the shipped ones, e.g. SurgeYoung=8,DropAlarm=11.5 (detect.Params fields; for trying a change, never for a figure to report)")
 	fs.StringVar(&o.dump, "dump", "", "print one stream (a name from a report, e.g. cron-hourly/clean/3) as `beet backtest` input, and nothing else")
@@ -370,7 +370,7 @@ func repoRoot(dir string) (string, error) {
 // each, for reading a report's figures back to the streams behind them:
 //
 //	incident negbin-5/outage 6h/3 detectable=true found=true kind=silence ttd=3h10m5s yard=true yttd=2h50m0s learning=false ingrace=false
-//	false negbin-5/clean/7 2026-03-07T18:00:37Z drop
+//	false negbin-5/clean/7 2026-03-07T18:00:37Z drop day=4.8
 func writeTrace(w io.Writer, res *detectjudge.Results) {
 	for _, o := range res.Incidents {
 		fmt.Fprintf(w, "incident %s detectable=%t found=%t kind=%s ttd=%s yard=%t yttd=%s learning=%t ingrace=%t\n",
@@ -378,7 +378,7 @@ func writeTrace(w io.Writer, res *detectjudge.Results) {
 	}
 	for _, s := range res.Streams {
 		for _, a := range s.False {
-			fmt.Fprintf(w, "false %s %s %s\n", s.Name, a.At.UTC().Format(time.RFC3339), a.Kind)
+			fmt.Fprintf(w, "false %s %s %s day=%.1f\n", s.Name, a.At.UTC().Format(time.RFC3339), a.Kind, a.At.Sub(s.First).Hours()/24)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -200,6 +201,12 @@ func TestTraceListsIncidentsAndFalseAlarms(t *testing.T) {
 			}
 		case "false":
 			falses++
+			// The stream's day of the alarm: the always detector alarms
+			// at every event, from the first.
+			_, day, ok := strings.Cut(rest, " day=")
+			if d, err := strconv.ParseFloat(day, 64); !ok || err != nil || d < 0 || d > 60 {
+				t.Errorf("%q: no day of the stream", line)
+			}
 		}
 	}
 	fam := detectjudge.Families()

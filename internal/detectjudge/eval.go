@@ -88,6 +88,9 @@ const GraceSlack = time.Minute
 type StreamOutcome struct {
 	Family string
 	Name   string
+	// First is the stream's first event (a false alarm's day of the
+	// stream, in -trace, counts from it).
+	First time.Time
 	// Days are the beet-days judged for false alarms: from the first event
 	// to the end, less the incident's detection window and excused windows.
 	Days float64
@@ -291,6 +294,7 @@ func ScoreStream(s Stream, alarms []Alarm, armed time.Time, armDays float64, arm
 		return o
 	}
 	first := s.Events[0].T
+	o.First = first
 	var skip []Window
 	for _, in := range s.Incidents {
 		if in.Spec.Kind != IncidentExtra {

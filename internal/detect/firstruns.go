@@ -263,13 +263,9 @@ func (m *RateModel) aboutDaily() bool {
 func (m *RateModel) runArc() (from, hours int) {
 	var seen [24]bool
 	seen[time.Unix(m.hourStart, 0).In(m.loc).Hour()] = true
-	n := 0
 	for h := range 24 {
 		if m.rate[h] > arcRate || m.rate[24+h] > arcRate {
 			seen[h] = true
-		}
-		if seen[h] {
-			n++
 		}
 	}
 	// The arc is the day less its longest run of empty hours.
@@ -282,7 +278,7 @@ func (m *RateModel) runArc() (from, hours int) {
 		for !seen[(h-k+24)%24] {
 			k++
 		}
-		if k-1 > gap || n == 1 {
+		if k-1 > gap {
 			gap, gapEnd = k-1, h
 		}
 	}
@@ -298,10 +294,10 @@ const arcRate = 1e-3
 // within aboutDailyArc hours of the day, the latest its next run can come
 // if it is a daily job delayed at random by at most aboutDailyArc hours:
 // that many hours (and aboutDailySlack) after the arc's first hour ended,
-// on the day after the last run's. A run's delay puts it after its slot, so the slot is at or
-// before the earliest run's time of day; a job delayed by up to 8 h
-// whose runs came at 14:17-21:22 runs by 00:00 (its gaps of up to 32 h,
-// twice the longest: a day later).
+// on the day after the last run's. A run's delay puts it after its slot,
+// so the slot is at or before the earliest run's time of day: runs at
+// 14:17-21:22 come by midnight after the next day's, where twice the
+// longest of their gaps of up to 32 h waited a day longer.
 func (w guard) byArc() (time.Time, bool) {
 	m := w.m
 	if w.factor() != aboutDailyFactor {
@@ -331,8 +327,8 @@ func (w guard) arcFirst() (time.Time, bool) {
 // arcWords says what byArc reads into the runs' hours, for a reason.
 func (w guard) arcWords(by time.Time) string {
 	from, hours := w.m.runArc()
-	return fmt.Sprintf("its runs came between %02d:00 and %02d:00: a daily job delayed at random by up to %d h runs by %s the next day",
-		from, (from+hours)%24, aboutDailyArc, by.In(w.m.loc).Format("15:04"))
+	return fmt.Sprintf("its runs came between %02d:00 and %02d:00: a daily job delayed at random by up to %d h runs by %s",
+		from, (from+hours)%24, aboutDailyArc, by.In(w.m.loc).Format("Jan 2 15:04"))
 }
 
 // aboutDailyArc is the most hours of the day an aboutDaily beet's runs

@@ -615,7 +615,7 @@ func TestAboutDailyGuardReadsRunHours(t *testing.T) {
 		reason string
 	}{
 		{[]string{"2026-03-05T04:55:28Z", "2026-03-06T04:32:30Z", "2026-03-07T10:07:48Z", "2026-03-08T10:32:19Z"},
-			"after 27 h 27 min (its runs came between 06:00 and 13:00: a daily job delayed at random by up to 8 h runs by 16:00 the next day",
+			"after 27 h 27 min (its runs came between 06:00 and 13:00: a daily job delayed at random by up to 8 h runs by Mar 9 16:00",
 			"2026-03-09T14:00:00Z", "its runs came between 06:00 and 13:00"},
 		{[]string{"2026-03-05T10:00:00Z", "2026-03-06T02:00:00Z", "2026-03-07T02:30:00Z", "2026-03-08T10:00:00Z"},
 			"after 2 days (2× the longest gap so far, 31 h 30 min",

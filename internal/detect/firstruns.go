@@ -403,8 +403,11 @@ func (w guard) alarm(_ string, due time.Time) *alarm {
 		Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"), why)}
 }
 
+// describe says after how long a silence is flagged: until due, as the
+// beet page says it (Watch), weekends and the first day included.
 func (w guard) describe(time.Time) string {
-	return fmt.Sprintf("meanwhile a silence over %s (%s, not before a day of events) is flagged", Duration(w.limit()), w.basis())
+	due, _, _ := w.due(false)
+	return fmt.Sprintf("meanwhile a silence over %s (%s, not before a day of events) is flagged", Duration(due.Sub(time.UnixMicro(w.m.last))), w.basis())
 }
 
 // heldJob reports whether the learning guard holds the beet to a job's

@@ -603,7 +603,8 @@ func TestWidelyDelayedDailyJobStopped(t *testing.T) {
 // at 06:32-12:32 local, then nothing: its next run, delayed by at most 8
 // h and taking at most an hour more, comes by 16:00 the day after its last
 // (the hour its earliest run came in, plus 10 h), so the silence is flagged then, with a "still
-// learning" reason that says so, and the beet page says when. Runs spread
+// learning" reason that says so, and the beet page and the expectation
+// say when. Runs spread
 // over more than 8 hours of the day are no such job: twice the longest
 // gap (the judge's cron-daily-delay stream of seed 1 that went unflagged
 // at 10 times it, and waited 34-42 h at twice where 10-11 h do now).
@@ -629,6 +630,10 @@ func TestAboutDailyGuardReadsRunHours(t *testing.T) {
 		w, ok := Watch(&a.b)
 		if !ok || !strings.Contains(w.Description, c.watch) {
 			t.Errorf("watching: %q, want %q", w.Description, c.watch)
+		}
+		// The expectation the API gives says the same.
+		if e, want := Expectation(&a.b), "a silence over "+strings.TrimPrefix(c.watch, "after "); !strings.Contains(e, want) {
+			t.Errorf("expectation: %q, want %q", e, want)
 		}
 		a.until(t, time.Date(2026, 3, 12, 2, 50, 0, 0, time.UTC))
 		al := alarms(a.flips)

@@ -426,8 +426,9 @@ func (w guard) random() bool {
 	return w.randomLimit() > time.Duration(w.factor())*w.m.longestGap()
 }
 
-// basis says what the guard's limit is: the random gaps' (randomGapsWords)
-// or its factor times the longest gap so far.
+// basis says what the guard waits for: what byArc reads into the runs'
+// hours when it comes first, the random gaps' limit (randomGapsWords), or
+// its factor times the longest gap so far.
 func (w guard) basis() string {
 	if by, ok := w.arcFirst(); ok {
 		return w.arcWords(by)

@@ -601,13 +601,13 @@ func TestWidelyDelayedDailyJobStopped(t *testing.T) {
 // TestAboutDailyGuardReadsRunHours: four runs of a daily job delayed at
 // random (gaps of 23 h 37 min, 29 h 35 min and 24 h 25 min: no streak),
 // at 06:32-12:32 local, then nothing: its next run, delayed by at most 8
-// h and taking at most an hour more, comes by 16:00 the day after its last
-// (the hour its earliest run came in, plus 10 h), so the silence is flagged then, with a "still
-// learning" reason that says so, and the beet page and the expectation
-// say when. Runs spread
-// over more than 8 hours of the day are no such job: twice the longest
-// gap (the judge's cron-daily-delay stream of seed 1 that went unflagged
-// at 10 times it, and waited 34-42 h at twice where 10-11 h do now).
+// h and taking at most an hour more, comes by 16:00 the day after its
+// last (the hour its earliest run came in, plus 10 h), so the silence is
+// flagged then, with a "still learning" reason that says so, and the beet
+// page and the expectation say when. Runs spread over more than 8 hours
+// of the day are no such job: twice the longest gap (the judge's
+// cron-daily-delay stream of seed 1 that went unflagged at 10 times it,
+// and waited 34-42 h at twice where 10-11 h do now).
 func TestAboutDailyGuardReadsRunHours(t *testing.T) {
 	for _, c := range []struct {
 		runs   []string

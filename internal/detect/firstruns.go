@@ -262,7 +262,7 @@ func (m *RateModel) aboutDaily() bool {
 // open hour (the last event's, not learned yet).
 func (m *RateModel) runArc() (from, hours int) {
 	var seen [24]bool
-	seen[time.Unix(m.hourStart, 0).In(m.loc).Hour()] = true
+	seen[m.bucket(m.hourStart)%24] = true // as learn will file it
 	for h := range 24 {
 		if m.rate[h] > arcRate || m.rate[24+h] > arcRate {
 			seen[h] = true

@@ -102,6 +102,37 @@ func BenchmarkOnEventsSchedule(b *testing.B) {
 	}
 }
 
+// BenchmarkOnEventsLearningDelayed: an event of a beet still learning
+// whose runs came about a day apart at 06:32-12:32, a daily job delayed at
+// random (no streak): its deadline is the learning guard's, when its next
+// run is due at the latest by the hours its runs came in (byArc).
+func BenchmarkOnEventsLearningDelayed(b *testing.B) {
+	bt := &beet.Beet{Status: beet.StatusNew, Timezone: "Europe/Riga", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	event := func(s string) {
+		t, _ := time.Parse(time.RFC3339, s)
+		d, err := OnEvents(bt, t, 1, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bt.Model = d.Model
+		if d.Flip != nil {
+			bt.Status = d.Flip.To
+		}
+	}
+	for _, s := range []string{"2026-03-05T04:55:28Z", "2026-03-06T04:32:30Z", "2026-03-07T10:07:48Z", "2026-03-08T10:32:19Z"} {
+		event(s)
+	}
+	if w, _ := Watch(bt); bt.Status != beet.StatusLearning || w.AlertAfter == 0 {
+		b.Fatalf("status %s, %q: want a learning beet its guard watches", bt.Status, w.Description)
+	}
+	model, status := slices.Clone(bt.Model), bt.Status
+	b.ReportAllocs()
+	for b.Loop() {
+		bt.Model, bt.Status = model, status
+		event("2026-03-09T07:10:00Z")
+	}
+}
+
 // BenchmarkOnEventsWorkhours: an event of a learned job every 15 min from
 // 09:00 to 17:45 on weekdays on Los Angeles' clock, on a UTC beet: its
 // window wraps UTC's midnight (17:00-01:45), each run reads its slot's

@@ -67,6 +67,9 @@ func (m *RateModel) learnBurst(calls uint8) {
 	}
 	// About events/B clusters so far: the plain average at first.
 	w := max(1/float32(burstSlow), min(1, m.burst/max(1, float32(m.events))))
+	if m.flags&(flagSurge|flagSuspended) == 0 && float32(calls) > 2*m.burst && m.cusumsOn() && m.surgeNow() >= sizeHoldNats {
+		return
+	}
 	// Winsorised, so one huge cluster (a retry loop, a surge) moves B
 	// little; early on the cap is wide enough for ordinary bursts.
 	c := min(float32(calls), max(2*m.burst+1, 32))

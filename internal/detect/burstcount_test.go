@@ -206,3 +206,54 @@ func TestBurstySurgeFound(t *testing.T) {
 		t.Errorf("%d of 24 surges flagged", found)
 	}
 }
+
+// TestSurgeClustersDoNotTeachB: beets of negative-binomial hours (size 3)
+// at 120 an hour by day and 15 at night, whose night goes eightfold for
+// three hours in their fourth week. The surge's events chain into clusters
+// of dozens of calls; taught, they raised the burst unit B in which the
+// beet's hours are counted by up to 1.55 times, and hid the surge. Held, B
+// stays where the beet's ordinary hours put it: 10 of 12 flagged either
+// way, after 1 h 26 min on average (1 h 35 min).
+func TestSurgeClustersDoNotTeachB(t *testing.T) {
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) // a Monday
+	perHour := func(h time.Time) float64 {
+		if h.Hour() >= 8 && h.Hour() < 21 {
+			return 120
+		}
+		return 15
+	}
+	found, maxRise, took := 0, 0.0, time.Duration(0)
+	for seed := range uint64(12) {
+		r := rand.New(rand.NewPCG(seed+1, 77))
+		a := newAutoBeet("UTC")
+		surge := start.AddDate(0, 0, 22).Add(-time.Hour) // 23:00 on the 22nd day
+		for h := start; h.Before(surge); h = h.Add(time.Hour) {
+			a.negbinHours(t, r, h, 1, perHour(h), 1, 3)
+		}
+		before := burstOf(t, a)
+		h := a.negbinHours(t, r, surge, 3, 8*15, 1, 3)
+		a.until(t, h)
+		maxRise = max(maxRise, burstOf(t, a)/before)
+		for _, f := range a.since(surge) {
+			if f.Kind == beet.FlipSurge {
+				found++
+				took += f.At.Sub(surge)
+				break
+			}
+		}
+	}
+	t.Logf("%d of 12 surges flagged, after %v on average; B rose by at most %.2f times", found, took/time.Duration(max(1, found)), maxRise)
+	if maxRise > 1.1 || found < 9 {
+		t.Fatalf("%d of 12 surges flagged (want 9); B rose by up to %.2f times (want at most 1.1)", found, maxRise)
+	}
+}
+
+// burstOf is the burst unit B of a's model.
+func burstOf(t *testing.T, a *autoBeet) float64 {
+	t.Helper()
+	m, err := LoadRateModel(a.b.Model, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(m.burst)
+}

@@ -298,11 +298,17 @@ func (m *RateModel) partial(rho float64) float64 {
 // Surging reports whether the surge CUSUM has reached its alarm.
 func (m *RateModel) Surging() bool {
 	n := int64(m.winN)
-	x := m.surgeDecay(n)*float64(m.up.s) + m.partial(m.p.SurgeRatio)
+	x := m.surgeNow()
 	if x < alarmLevel(m.p.SurgeAlarm-max(0, m.p.SurgeSlowCut)-max(0, m.p.SurgeSmoothCut), n) {
 		return false // below the lowest level a slow or smooth beet may have: no need to ask
 	}
 	return x >= m.surgeLevel(n)
+}
+
+// surgeNow is the surge CUSUM's value at the last event: what the closed
+// windows left of it and the open window's evidence so far.
+func (m *RateModel) surgeNow() float64 {
+	return m.surgeDecay(int64(m.winN))*float64(m.up.s) + m.partial(m.p.SurgeRatio)
 }
 
 // dropDeadline returns when, with no further event, the drop CUSUM would

@@ -173,3 +173,54 @@ func BenchmarkOnEventsWorkhours(b *testing.B) {
 		n++
 	}
 }
+
+// BenchmarkOnEventsSurgeClusters: an event of an armed overdispersed beet
+// (negative-binomial hours, 120 an hour by day, 15 at night) in the first
+// hour of an eightfold night surge, whose events chain into clusters of
+// more than 2·B calls: at each such cluster's end, learnBurst reads the
+// surge CUSUM (surgeNow) before B may learn from it.
+func BenchmarkOnEventsSurgeClusters(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 5))
+	bt := &beet.Beet{Status: beet.StatusNew, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	step := func(t time.Time) {
+		d, _ := OnEvents(bt, t, 1, nil)
+		bt.Model = d.Model
+		if d.Flip != nil {
+			bt.Status = d.Flip.To
+		}
+	}
+	hour := func(h time.Time, perHour float64) []time.Time {
+		n := poissonCount(r, perHour*gammaDraw(r, 3)/3)
+		at := make([]time.Time, n)
+		for i := range at {
+			at[i] = h.Add(time.Duration(r.Int64N(int64(time.Hour))))
+		}
+		slices.SortFunc(at, func(x, y time.Time) int { return x.Compare(y) })
+		return at
+	}
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	surge := start.AddDate(0, 0, 22).Add(-time.Hour)
+	for h := start; h.Before(surge); h = h.Add(time.Hour) {
+		perHour := 15.0
+		if h.Hour() >= 8 && h.Hour() < 21 {
+			perHour = 120
+		}
+		for _, t := range hour(h, perHour) {
+			step(t)
+		}
+	}
+	if bt.Status != beet.StatusUp {
+		b.Fatalf("status %s after three weeks", bt.Status)
+	}
+	events := hour(surge, 8*15)
+	model, status := slices.Clone(bt.Model), bt.Status
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if n == len(events) {
+			bt.Model, bt.Status, n = slices.Clone(model), status, 0
+		}
+		step(events[n])
+		n++
+	}
+}

@@ -114,11 +114,8 @@ func (m *RateModel) bursty() bool {
 	if m.burst < 2 {
 		return false
 	}
-	busiest := float32(0)
-	for _, r := range m.rate {
-		busiest = max(busiest, r)
-	}
-	return float64(m.burst) >= burstyFactor*math.Exp(float64(busiest)/3600*clusterGap.Seconds())
+	m.daily() // fills burstyBound
+	return float64(m.burst) >= m.burstyBound
 }
 
 // unit is the count the drop and surge CUSUMs take as one independent

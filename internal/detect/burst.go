@@ -114,7 +114,9 @@ func (m *RateModel) bursty() bool {
 	if m.burst < 2 {
 		return false
 	}
-	m.daily() // fills burstyBound
+	if m.daily(); m.burstyBound == 0 { // m.busiest is current, its bound not yet
+		m.burstyBound = burstyFactor * math.Exp(float64(m.busiest)/3600*clusterGap.Seconds())
+	}
 	return float64(m.burst) >= m.burstyBound
 }
 

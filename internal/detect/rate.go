@@ -28,7 +28,8 @@ type rateState struct {
 	up, dn cusum // surge and drop
 
 	dailySum    float64 // daily's answer while dailyOK (a cache; not stored)
-	burstyBound float64 // bursty's bound on B while dailyOK (the same cache)
+	busiest     float32 // the busiest bucket's rate while dailyOK (the same cache) …
+	burstyBound float64 // … and bursty's bound from it, once asked (0: not yet)
 	dailyOK     bool
 }
 
@@ -597,9 +598,9 @@ func (m *RateModel) rateAt(unix int64) float64 { return max(0, float64(m.rate[m.
 // daily is the expected events in an average day. The sum is kept until a
 // rate changes (setRate): the drop deadline, the silence bound and both
 // alarm levels ask it at every event, a twelfth of an event's cost. So is
-// bursty's bound, from the busiest rate: the drop deadline asks it for
-// every hour it walks, and scanning the rates each time was most of an
-// overdispersed beet's event (BenchmarkOnEventsSurgeClusters).
+// the busiest rate, for bursty: the drop deadline asks it for every hour
+// it walks, and scanning the rates each time was most of an overdispersed
+// beet's event (BenchmarkOnEventsSurgeClusters).
 func (m *RateModel) daily() float64 {
 	if m.dailyOK {
 		return m.dailySum
@@ -609,8 +610,7 @@ func (m *RateModel) daily() float64 {
 		s += (5*max(0, float64(m.rate[b])) + 2*max(0, float64(m.rate[24+b]))) / 7
 		busiest = max(busiest, m.rate[b], m.rate[24+b])
 	}
-	m.dailySum, m.dailyOK = s, true
-	m.burstyBound = burstyFactor * math.Exp(float64(busiest)/3600*clusterGap.Seconds())
+	m.dailySum, m.busiest, m.burstyBound, m.dailyOK = s, busiest, 0, true
 	return s
 }
 

@@ -135,7 +135,7 @@ func TestRateModelRoundTrip(t *testing.T) {
 	}
 	got, err := LoadRateModel(b, time.UTC)
 	got.zone, got.blurFrom, got.blurTo, got.blurDirs, got.dirs = m.zone, m.blurFrom, m.blurTo, m.blurDirs, m.dirs // caches, not state
-	got.dailySum, got.burstyBound, got.dailyOK = m.dailySum, m.burstyBound, m.dailyOK
+	got.dailySum, got.busiest, got.burstyBound, got.dailyOK = m.dailySum, m.busiest, m.burstyBound, m.dailyOK
 	if err != nil || *got != *m {
 		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
 	}

@@ -259,36 +259,30 @@ func (m *RateModel) aboutDaily() bool {
 // runArc is the shortest span of local hours of the day (from hour from,
 // hours long, across midnight if need be) that holds every hour a run
 // came in: the hours whose weekday or weekend rate is above 0, and the
-// open hour (the last event's, not learned yet).
+// open hour (the last event's, not learned yet). It is the day less its
+// longest run of empty hours.
 func (m *RateModel) runArc() (from, hours int) {
-	var seen [24]bool
-	seen[m.bucket(m.hourStart)%24] = true // as learn will file it
+	seen := uint32(1) << (m.bucket(m.hourStart) % 24) // as learn will file it
 	for h := range 24 {
 		if m.rate[h] > arcRate || m.rate[24+h] > arcRate {
-			seen[h] = true
+			seen |= 1 << h
 		}
 	}
-	// The arc is the day less its longest run of empty hours.
-	gap, gapEnd := 0, 0
-	for h := range 24 {
-		if !seen[h] {
-			continue
-		}
-		k := 1
-		for !seen[(h-k+24)%24] {
-			k++
-		}
-		if k-1 > gap {
-			gap, gapEnd = k-1, h
-		}
-	}
-	return gapEnd, 24 - gap
+	gap, end := offRun(seen, 24)
+	return end, 24 - gap
 }
 
 // arcRate: an hour that ever had an event keeps a rate of 1/n after n
 // days (the plain average of the first days), where one that never had
 // one reads as 6e-8.
 const arcRate = 1e-3
+
+// An arc is what byArc reads into the hours a learning beet's runs came
+// in: hours long from hour from, and the latest its next run can come.
+type arc struct {
+	from, hours int
+	by          time.Time
+}
 
 // byArc is, for a beet whose runs came about a day apart (aboutDaily)
 // within aboutDailyArc hours of the day, the latest its next run can come
@@ -298,14 +292,14 @@ const arcRate = 1e-3
 // so the slot is at or before the earliest run's time of day: runs at
 // 14:17-21:22 come by midnight after the next day's, where twice the
 // longest of their gaps of up to 32 h waited a day longer.
-func (w guard) byArc() (time.Time, bool) {
+func (w guard) byArc() (arc, bool) {
 	m := w.m
 	if w.factor() != aboutDailyFactor {
-		return time.Time{}, false
+		return arc{}, false
 	}
 	from, hours := m.runArc()
-	if hours == 0 || hours > aboutDailyArc {
-		return time.Time{}, false
+	if hours > aboutDailyArc {
+		return arc{}, false
 	}
 	last := time.UnixMicro(m.last).In(m.loc)
 	day := last.Day()
@@ -315,20 +309,19 @@ func (w guard) byArc() (time.Time, bool) {
 	start := time.Date(last.Year(), last.Month(), day+1, from, 0, 0, 0, m.loc)
 	// The earliest run came within the arc's first hour; a run may take
 	// longer than another on top of its delay (aboutDailySlack).
-	return start.Add(time.Hour + aboutDailyArc*time.Hour + aboutDailySlack), true
+	return arc{from, hours, start.Add(time.Hour + aboutDailyArc*time.Hour + aboutDailySlack)}, true
 }
 
-// arcFirst is byArc's time when it comes before the guard's limit.
-func (w guard) arcFirst() (time.Time, bool) {
-	by, ok := w.byArc()
-	return by, ok && by.Before(time.UnixMicro(w.m.last).Add(w.limit()))
+// arcFirst is byArc's arc when its time comes before the guard's limit.
+func (w guard) arcFirst() (arc, bool) {
+	a, ok := w.byArc()
+	return a, ok && a.by.Before(time.UnixMicro(w.m.last).Add(w.limit()))
 }
 
-// arcWords says what byArc reads into the runs' hours, for a reason.
-func (w guard) arcWords(by time.Time) string {
-	from, hours := w.m.runArc()
+// words say what byArc read into the runs' hours, for a reason.
+func (a arc) words(loc *time.Location) string {
 	return fmt.Sprintf("its runs came between %02d:00 and %02d:00: a daily job delayed at random by up to %d h runs by %s",
-		from, (from+hours)%24, aboutDailyArc, by.In(w.m.loc).Format("Jan 2 15:04"))
+		a.from, (a.from+a.hours)%24, aboutDailyArc, a.by.In(loc).Format("Jan 2 15:04"))
 }
 
 // aboutDailyArc is the most hours of the day an aboutDaily beet's runs
@@ -353,8 +346,8 @@ func (w guard) due(bool) (time.Time, string, bool) {
 	m := w.m
 	last := time.UnixMicro(m.last)
 	at := last.Add(w.limit())
-	if by, ok := w.arcFirst(); ok {
-		at = by
+	if a, ok := w.arcFirst(); ok {
+		at = a.by
 	}
 	if first := time.Unix(m.first, 0).Add(guardFirstDay); at.Before(first) {
 		at = first
@@ -395,8 +388,8 @@ func (w guard) alarm(_ string, due time.Time) *alarm {
 	m := w.m
 	last, first := time.UnixMicro(m.last), time.Unix(m.first, 0)
 	why := fmt.Sprintf("in its first %s the longest gap was %s", Duration(last.Sub(first)), Duration(m.longestGap()))
-	if by, ok := w.arcFirst(); ok {
-		why = w.arcWords(by)
+	if a, ok := w.arcFirst(); ok {
+		why = a.words(m.loc)
 	}
 	return &alarm{kind: beet.FlipSilence, expected: 1, reason: fmt.Sprintf(
 		"No event for %s (since %s); %s. Beet is still learning this beet's rhythm.",
@@ -430,8 +423,8 @@ func (w guard) random() bool {
 // hours when it comes first, the random gaps' limit (randomGapsWords), or
 // its factor times the longest gap so far.
 func (w guard) basis() string {
-	if by, ok := w.arcFirst(); ok {
-		return w.arcWords(by)
+	if a, ok := w.arcFirst(); ok {
+		return a.words(w.m.loc)
 	}
 	if w.random() {
 		return w.m.randomGapsWords(guardFalseAlarms)

@@ -698,3 +698,26 @@ func TestJobStoppedWhileLearningStaysAJob(t *testing.T) {
 		}
 	}
 }
+
+// TestOffRun: the longest run of clear bits round a cycle and the set bit
+// that ends it, which runArc reads a learning beet's hours by (the day less
+// its longest run of empty hours) and longestOff a job's days off.
+func TestOffRun(t *testing.T) {
+	for _, c := range []struct {
+		mask      uint32
+		n         int
+		most, end int
+	}{
+		{0, 24, 0, 0},
+		{1<<24 - 1, 24, 0, 0},
+		{1<<6 | 1<<12, 24, 17, 6},       // 13:00 round midnight to 05:00
+		{1<<22 | 1<<2, 24, 19, 22},      // 03:00-21:00: the arc 22:00-02:00 crosses midnight
+		{1<<0 | 1<<8 | 1<<16, 24, 7, 0}, // three runs of 7: the lowest end
+		{0b0111110, 7, 2, 1},            // weekdays: Saturday and Sunday off
+		{0b1000001 | 1<<9, 7, 5, 6},     // bits past n are not days
+	} {
+		if most, end := offRun(c.mask, c.n); most != c.most || end != c.end {
+			t.Errorf("offRun(%b, %d) = %d, %d; want %d, %d", c.mask, c.n, most, end, c.most, c.end)
+		}
+	}
+}

@@ -336,20 +336,30 @@ func (m *RateModel) gapsFitDays() bool {
 // longestOff is the longest run of days off in a week's mask of days on
 // (bit 0 Sunday), counted round the week's end; 0 when no day is known.
 func longestOff(on uint8) int {
-	on &= 0x7f
-	if on == 0 {
-		return 0
+	most, _ := offRun(uint32(on), 7)
+	return most
+}
+
+// offRun is the longest run of clear bits among the n lowest of mask,
+// counted round from bit n−1 to bit 0, and the set bit that ends it (the
+// lowest such bit on a tie); 0, 0 when none of the n is set. Twice round:
+// the second time every run is counted whole.
+func offRun(mask uint32, n int) (most, end int) {
+	if mask&(1<<n-1) == 0 {
+		return 0, 0
 	}
-	most, run := 0, 0
-	for i := range 14 {
-		if on&(1<<(i%7)) != 0 {
-			run = 0
+	run := 0
+	for i := range 2 * n {
+		if mask&(1<<(i%n)) == 0 {
+			run++
 			continue
 		}
-		run++
-		most = max(most, run)
+		if i >= n && run > most {
+			most, end = run, i-n
+		}
+		run = 0
 	}
-	return most
+	return most, end
 }
 
 // onSchedule reports whether the beet keeps its schedule, and has for an

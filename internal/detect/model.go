@@ -418,6 +418,14 @@ func count(x float64) string {
 	return fmt.Sprintf("%.1f", x)
 }
 
+// events says n events in words: "1 event", "14 events".
+func events(n float64) string {
+	if math.Round(n) == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%.0f events", n)
+}
+
 func abs(x int64) int64 {
 	if x < 0 {
 		return -x

@@ -759,8 +759,8 @@ func (m *RateModel) quietest() int {
 
 func (m *RateModel) surgeReason(t time.Time) string {
 	since, obs, exp := m.surgeRun()
-	return fmt.Sprintf("Surge: %.0f events since %s (%s), where about %s were expected (%.1f× normal).",
-		obs, since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(t.Sub(since)), count(exp), obs/max(exp, 1e-9))
+	return fmt.Sprintf("Surge: %s since %s (%s), where about %s were expected (%.1f× normal).",
+		events(obs), since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(t.Sub(since)), count(exp), obs/max(exp, 1e-9))
 }
 
 // surgeRun is the surge CUSUM's run up to the last event: its start, the
@@ -828,8 +828,8 @@ func (w rates) alarm(kind string, due time.Time) *alarm {
 	run.obs += float32(m.winCount())
 	exp := m.Expected(since, due)
 	a := &alarm{kind: beet.FlipDrop, anomalous: true, observed: float64(run.obs), expected: exp}
-	a.reason = fmt.Sprintf("Only %.0f events since %s (%s), where about %s were expected: the rate fell to %.0f%% of normal.",
-		run.obs, since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp), 100*float64(run.obs)/max(exp, 1e-9))
+	a.reason = fmt.Sprintf("Only %s since %s (%s), where about %s were expected: the rate fell to %.0f%% of normal.",
+		events(float64(run.obs)), since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp), 100*float64(run.obs)/max(exp, 1e-9))
 	if run.obs == 0 {
 		a.reason = fmt.Sprintf("No events since %s (%s), where about %s were expected.",
 			since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp))

@@ -867,3 +867,13 @@ func TestSilenceBucketWalkedTwice(t *testing.T) {
 		t.Errorf("deadline %s after the last event: %.2f nats with each bucket's hours together (want %.2f), %.2f hour by hour", due.Sub(from), agg, b.need, perHour)
 	}
 }
+
+// TestEventsInWords: a drop's reason read "Only 1 events since Oct 23
+// 05:00 AEDT" on a slow beet (the judge's negbin-5); one event is one.
+func TestEventsInWords(t *testing.T) {
+	for n, want := range map[float64]string{0: "0 events", 1: "1 event", 1.0004: "1 event", 2: "2 events", 14: "14 events"} {
+		if got := events(n); got != want {
+			t.Errorf("events(%v) = %q, want %q", n, got, want)
+		}
+	}
+}

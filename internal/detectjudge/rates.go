@@ -32,6 +32,9 @@ type rateModel struct {
 	// hour from the stream's start (1 without daily levels).
 	arr      []int64
 	dayLevel []float64
+	// learned, when set, is the rate the yardsticks read instead of the
+	// profile's: a learner's (TestLearnedRatesCUSUM).
+	learned func(time.Time) float64
 }
 
 // newSeasonal draws a beet's weekly profile: a daytime bump whose peak hour,
@@ -105,6 +108,9 @@ func isWeekend(d time.Weekday) bool { return d == time.Saturday || d == time.Sun
 // mean is the expected arrivals in the real hour starting at h (local
 // profile, trend), before noise and incidents.
 func (m *rateModel) mean(loc *time.Location, start, h time.Time) float64 {
+	if m.learned != nil {
+		return m.learned(h)
+	}
 	lt := h.In(loc)
 	dow := lt.Weekday()
 	if m.holiday != 0 && sameDay(lt, m.holidayDate(loc, start)) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strings"
 	"testing"
 	"time"
 )
@@ -26,8 +25,11 @@ func TestLearnedRatesCUSUM(t *testing.T) {
 		t.Skip("an analysis: set BEET_JUDGE_LEARNED_FAMILIES to run it")
 	}
 	streams := 36
-	for _, name := range strings.Split(fams, ",") {
-		f := familyNamed(t, name)
+	families, unknown := FilterFamilies(Families(), fams)
+	if len(unknown) > 0 {
+		t.Fatalf("no families %v", unknown)
+	}
+	for _, f := range families {
 		for _, above := range []float64{0, 1, 2} {
 			var found, yard, falses, knownFalses int
 			var cleanDays float64
@@ -60,10 +62,11 @@ func TestLearnedRatesCUSUM(t *testing.T) {
 					}
 					m := rateModelOf(t, s)
 					from := s.Info.Start.AddDate(0, 0, 14)
+					learned := learnedRates(m.arr, s.Traffic, s.Info.Start, from)
 					for day := from; day.Add(24 * time.Hour).Before(s.End); day = day.Add(24 * time.Hour) {
 						for _, factor := range []float64{0.3, 4} {
 							inc := Incident{Start: day, End: day.Add(24*time.Hour - DetectTolerance), Factor: factor}
-							m.learned = learnedRates(m.arr, s.Traffic, s.Info.Start, from)
+							m.learned = learned
 							if !changeAlarm(m, s, inc, above).IsZero() {
 								falses++
 							}
@@ -77,7 +80,7 @@ func TestLearnedRatesCUSUM(t *testing.T) {
 				}
 			}
 			fmt.Printf("%s, threshold +%.0f nats: finds %d of the %d drops and surges the yardstick finds (%.0f%%); %d false alarms in %.0f clean beet-days (%.2f per 1000; the yardstick at this threshold %d)\n",
-				name, above, found, yard, 100*float64(found)/float64(max(yard, 1)), falses, cleanDays, 1000*float64(falses)/cleanDays, knownFalses)
+				f.Name, above, found, yard, 100*float64(found)/float64(max(yard, 1)), falses, cleanDays, 1000*float64(falses)/cleanDays, knownFalses)
 		}
 	}
 }
@@ -89,16 +92,6 @@ func changeAlarm(m *rateModel, s Stream, inc Incident, above float64) time.Time 
 		return m.mixtureCUSUMAlarm(s.Traffic, s.Info.Start, &inc, alphaPerArrival(24)*math.Exp(-above))
 	}
 	return m.cusumAlarm(s.Traffic, s.Info.Start, &inc, alphaPerArrival(m.perHour*24)*math.Exp(-above))
-}
-
-func familyNamed(t *testing.T, name string) *Family {
-	for _, f := range Families() {
-		if f.Name == name {
-			return f
-		}
-	}
-	t.Fatalf("no family %q", name)
-	return nil
 }
 
 func rateModelOf(t *testing.T, s Stream) *rateModel {

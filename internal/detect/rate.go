@@ -828,11 +828,11 @@ func (w rates) alarm(kind string, due time.Time) *alarm {
 	run.obs += float32(m.winCount())
 	exp := m.Expected(since, due)
 	a := &alarm{kind: beet.FlipDrop, anomalous: true, observed: float64(run.obs), expected: exp}
-	a.reason = fmt.Sprintf("Only %s since %s (%s), where about %s were expected: the rate fell to %.0f%% of normal.",
-		events(float64(run.obs)), since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp), 100*float64(run.obs)/max(exp, 1e-9))
+	when := fmt.Sprintf("since %s (%s), where about %s were expected", since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp))
 	if run.obs == 0 {
-		a.reason = fmt.Sprintf("No events since %s (%s), where about %s were expected.",
-			since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp))
+		a.reason = "No events " + when + "."
+	} else {
+		a.reason = fmt.Sprintf("Only %s %s: the rate fell to %.0f%% of normal.", events(float64(run.obs)), when, 100*float64(run.obs)/max(exp, 1e-9))
 	}
 	return a
 }

@@ -147,22 +147,23 @@ func (w fallback) capLimit() time.Duration {
 // 3 false alarms per 1000 beet-days that way (u-sparse-1-a-day, tuning
 // seeds). Regular gaps (a job whose schedule is not learned yet) keep
 // twice the longest. 0: not random.
-func (w fallback) randomLimit() time.Duration { return w.m.randomGaps(w.m.p.SilenceFalseAlarms) }
+func (w fallback) randomLimit() time.Duration { return w.m.randomGaps(w.m.p.SilenceFalseAlarms, false) }
 
 // randomGaps is, when the beet's gaps look random (the longest of the last
-// three weeks at least irregularGaps times the mean gap), the silence that
-// gaps at random times pass with probability perDay a day: with n gaps
-// over T seconds, the rate's Gamma posterior (shape n, rate T) makes a gap
-// longer than t with probability (1 + t/T)^−n, and a gap's share of the
-// day's budget is its mean over a day. 0: not random.
-func (m *RateModel) randomGaps(perDay float64) time.Duration {
+// three weeks at least irregularGaps times the mean gap, or any gaps when
+// anyGaps), the silence that gaps at random times pass with probability
+// perDay a day: with n gaps over T seconds, the rate's Gamma posterior
+// (shape n, rate T) makes a gap longer than t with probability
+// (1 + t/T)^−n, and a gap's share of the day's budget is its mean over a
+// day. 0: not random.
+func (m *RateModel) randomGaps(perDay float64, anyGaps bool) time.Duration {
 	n := float64(m.events) - 1
 	span := float64(m.last/1e6 - m.first)
 	if n < 2 || !(span > 0) {
 		return 0
 	}
 	mean := span / n
-	if m.longestGap().Seconds() < irregularGaps*mean {
+	if !anyGaps && m.longestGap().Seconds() < irregularGaps*mean {
 		return 0
 	}
 	alpha := min(0.5, perDay*mean/86400)

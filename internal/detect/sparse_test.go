@@ -88,8 +88,10 @@ func TestRandomGapsFallbackLimit(t *testing.T) {
 // and 11:10 (two gaps, the longest 1.9 times their mean): the learning
 // guard does not flag the next evening's silence (10 times the longest
 // gap, 30 h) but waits for what two random gaps pass once in 1000 days,
-// and the beet page says so. A beet whose first gaps are even (a job's)
-// keeps 10 times its longest gap.
+// and the beet page says so. So for gaps closer to their mean that are
+// not a job's (the first events of webhooks at one event a day). A beet
+// whose first gaps are a job's runs (a streak, after a first ping by hand
+// or not) keeps 10 times its longest gap.
 func TestGuardRandomFirstGaps(t *testing.T) {
 	start := time.Date(2026, 9, 7, 8, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
@@ -97,7 +99,9 @@ func TestGuardRandomFirstGaps(t *testing.T) {
 		random bool
 	}{
 		{[]time.Duration{10 * time.Minute, 3 * time.Hour}, true},
-		{[]time.Duration{90 * time.Minute, 100 * time.Minute}, false},
+		{[]time.Duration{110 * time.Minute, 80 * time.Minute}, true},
+		{[]time.Duration{440 * time.Minute, 148 * time.Minute, 450 * time.Minute, 352 * time.Minute}, true},
+		{[]time.Duration{90 * time.Minute, 90*time.Minute + 20*time.Second}, false},
 	} {
 		a := newAutoBeet("UTC")
 		at := start

@@ -14,6 +14,7 @@ type burstState struct {
 	burst     float32 // mean calls per cluster (EWMA), ≥ 1: the unit of independent counts
 	callGap   float32 // usual seconds between calls (EWMA, winsorised): a beet that reports counts every 30 min is not late at minute 10
 	dispHourN uint8   // closed hours the dispersion learned from, up to dispHoursMax (dispHours)
+	burstyOn  bool    // the beet is read as bursty (bursty; stored as the sign of burst)
 }
 
 // Bursts: a webhook that fires in bursts (a handful to dozens of events
@@ -47,6 +48,13 @@ const (
 	// busy days (their hours' chance chains), bursts at 3 an hour of 1-20
 	// events stay at 3-4 times it.
 	burstyFactor = 2.5
+	// burstyExit: a bursty beet stops being one only once B falls under
+	// burstyExit times the bound. B and the busiest rate wander by a few
+	// percent an hour, and a beet of bursts at 3 an hour whose busiest
+	// hours bring 90 events sits at the bound: it was read in bursts and
+	// in events by turns, its page's words changing with them, 53 times
+	// in 39 hours of one stream (TestBurstyReadingHolds).
+	burstyExit = 0.8
 	// chanceFactor: a beet's clusters are chance (singles) while B is under
 	// this many times chanceCluster's bound.
 	chanceFactor = 1.5
@@ -106,18 +114,30 @@ func (m *RateModel) dispersionKnown() bool {
 		m.last/1e6-m.first >= int64(armAfter/time.Second) || m.armedAt != 0
 }
 
-// bursty reports whether the beet's clusters are bursts: B at least
-// burstyFactor times the mean cluster Poisson events at the beet's
-// busiest rate would form (e^(rate × clusterGap)): a busy smooth stream
-// has long clusters too, and its silences are judged in events.
-func (m *RateModel) bursty() bool {
-	if m.burst < 2 {
-		return false
+// bursty reports whether the beet's clusters are read as bursts, as the
+// latest closed hour left it (noteBursty): within an hour the CUSUMs' unit
+// and the watch stay put.
+func (m *RateModel) bursty() bool { return m.burstyOn }
+
+// noteBursty decides, as hours close, whether the beet is bursty: B at
+// least burstyFactor times the mean cluster Poisson events at the beet's
+// busiest rate would form (e^(rate × clusterGap)), a busy smooth stream
+// having long clusters too, whose silences are judged in events; once
+// bursty, until B falls under burstyExit times that.
+func (m *RateModel) noteBursty() {
+	bound := m.burstyLimit()
+	if m.burstyOn {
+		bound *= burstyExit
 	}
+	m.burstyOn = m.burst >= 2 && float64(m.burst) >= bound
+}
+
+// burstyLimit is bursty's bound on B (cached with the busiest rate).
+func (m *RateModel) burstyLimit() float64 {
 	if m.daily(); m.burstyBound == 0 { // m.busiest is current, its bound not yet
 		m.burstyBound = burstyFactor * math.Exp(float64(m.busiest)/3600*clusterGap.Seconds())
 	}
-	return float64(m.burst) >= m.burstyBound
+	return m.burstyBound
 }
 
 // unit is the count the drop and surge CUSUMs take as one independent

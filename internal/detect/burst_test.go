@@ -209,3 +209,32 @@ func TestHourlyAfterRetryLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestBurstyReadingHolds: bursts of 1-20 events at 5 an hour, whose
+// busiest learned hours bring about as many events as put B at bursty's
+// bound (burstyFactor × e^(rate × clusterGap)), are read one way from
+// their second week on: once at most, not in bursts and in events by
+// turns as B and the busiest rate wander by a few percent (read afresh at
+// every event, 109 times in four weeks: the CUSUMs' unit, the watch and
+// the words on the beet page with it).
+func TestBurstyReadingHolds(t *testing.T) {
+	start := time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC)
+	a := newAutoBeet("UTC")
+	var readings []bool
+	for _, at := range burstyEvents(rand.New(rand.NewPCG(11, 3)), start, 5, 35) {
+		a.event(t, at, 1)
+		if at.Sub(start) < 7*24*time.Hour {
+			continue
+		}
+		m, err := LoadRateModel(a.b.Model, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := m.bursty(); len(readings) == 0 || b != readings[len(readings)-1] {
+			readings = append(readings, b)
+		}
+	}
+	if len(readings) > 2 {
+		t.Fatalf("read as bursty and not by turns: %d readings in four weeks", len(readings))
+	}
+}

@@ -19,16 +19,19 @@ import (
 // level at 1 and the levels' CV at its prior; version 6 (200 bytes, Unix
 // µs of the last event in 8 bytes, not the taught weight) is read as 7,
 // the hours of today before the open one taken as having taught its
-// level (dayWeight, as version 6 counted them); version 1 (326 bytes) is
-// not: a beet with one starts learning again at its next event.
-const modelVersion = 7
+// level (dayWeight, as version 6 counted them); version 7 (the layout of
+// 8, its burst unit never negative) is read as 8 with the beet bursty if
+// B is at bursty's bound; version 1 (326 bytes) is not: a beet with one
+// starts learning again at its next event.
+const modelVersion = 8
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database. Version 7, little-endian, offsets in bytes:
+// keeps in the database. Version 8, little-endian, offsets in bytes:
 //
 //	  0  u8      version (modelVersion)
 //	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
-//	 97  f32×5   rateState.disp, .nbNum, .nbDen; burstState.burst; rateState.hourCount
+//	 97  f32×5   rateState.disp, .nbNum, .nbDen; burstState.burst (negative
+//	             while burstState.burstyOn); rateState.hourCount
 //	117  u32     lifeState.first (Unix seconds)
 //	121  i56     lifeState.last (Unix µs; the open hour, hourStart, and
 //	             the open window, winStart, are its own)
@@ -148,7 +151,11 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	for _, q := range m.q {
 		b = le.AppendUint16(b, q)
 	}
-	for _, f := range []float32{m.disp, m.nbNum, m.nbDen, m.burst, m.hourCount} {
+	burst := m.burst
+	if m.burstyOn {
+		burst = -burst
+	}
+	for _, f := range []float32{m.disp, m.nbNum, m.nbDen, burst, m.hourCount} {
 		b = le.AppendUint32(b, math.Float32bits(f))
 	}
 	b = le.AppendUint32(b, uint32(m.first))
@@ -210,11 +217,12 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	if len(b) == v2Len && b[0] == 2 {
 		return loadV2(m, b)
 	}
-	v3 := len(b) == v3Len && b[0] == 3       // read as version 5 with no clock-change evidence …
-	v4 := v3 || len(b) == v4Len && b[0] == 4 // … and, as version 4, CUSUMs held at the open hour's start
-	v5 := v4 || len(b) == v5Len && b[0] == 5 // … and, as version 5, without the open window's bursts and the day's level …
-	v6 := v5 || len(b) == v6Len && b[0] == 6 // … and, as version 6, the last event in 8 bytes and no taught weight
-	if !v6 && (len(b) != encodedModelLen || b[0] != modelVersion) {
+	v3 := len(b) == v3Len && b[0] == 3                 // read as version 5 with no clock-change evidence …
+	v4 := v3 || len(b) == v4Len && b[0] == 4           // … and, as version 4, CUSUMs held at the open hour's start
+	v5 := v4 || len(b) == v5Len && b[0] == 5           // … and, as version 5, without the open window's bursts and the day's level …
+	v6 := v5 || len(b) == v6Len && b[0] == 6           // … and, as version 6, the last event in 8 bytes and no taught weight …
+	v7 := v6 || len(b) == encodedModelLen && b[0] == 7 // … and, as version 7, bursty unstored
+	if !v7 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -223,6 +231,11 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 		m.rate[i] = decodeRate(m.q[i])
 	}
 	m.disp, m.nbNum, m.nbDen, m.burst, m.hourCount = r.f32(), r.f32(), r.f32(), r.f32(), r.f32()
+	if m.burst < 0 {
+		m.burst, m.burstyOn = -m.burst, true
+	} else if v7 {
+		m.noteBursty() // as bursty read it then, from B and the rates
+	}
 	m.first = int64(r.u32())
 	if v6 {
 		m.last = int64(r.u64())

@@ -241,7 +241,7 @@ func TestVersion5ModelsLoad(t *testing.T) {
 		}
 		lv := encLevel(1, quantCV(levelPriorCV))
 		b := append(append(append([]byte{modelVersion}, v5[1:128]...), v5[129:]...), m.winBursts)
-		return append(append(b, lv[:]...), encTaught(m.taught))
+		return burstySign(append(append(b, lv[:]...), encTaught(m.taught)), m)
 	})
 }
 
@@ -257,7 +257,7 @@ func TestVersion6ModelsLoad(t *testing.T) {
 		if v6[128] != 0 {
 			t.Errorf("%s: the last event's eighth byte is %#x", name, v6[128])
 		}
-		return append(append(append([]byte{modelVersion}, v6[1:128]...), v6[129:]...), encTaught(m.taught))
+		return burstySign(append(append(append([]byte{modelVersion}, v6[1:128]...), v6[129:]...), encTaught(m.taught)), m)
 	})
 }
 
@@ -265,6 +265,29 @@ func TestVersion6ModelsLoad(t *testing.T) {
 // (n bytes each) and checks that each says what it said then (the .txt
 // beside it), is stored again as stored returns (which checks the loaded
 // model besides), and loads from that to the same state.
+// TestVersion7ModelsLoad: models stored in version 7 (testdata/models-v7:
+// version 8's layout, bursty not stored) load as bursty where B is at
+// bursty's bound, as version 7 read them; they say what they said then,
+// and are stored again in the current version (its burst unit negative
+// while bursty).
+func TestVersion7ModelsLoad(t *testing.T) {
+	checkOldModels(t, "models-v7", 7, encodedModelLen, func(name string, v7 []byte, m *RateModel) []byte {
+		if want := name == "bursty"; m.bursty() != want {
+			t.Errorf("%s: bursty %v, want %v (B %.1f)", name, m.bursty(), want, m.burst)
+		}
+		return burstySign(append([]byte{modelVersion}, v7[1:]...), m)
+	})
+}
+
+// burstySign sets the sign of the burst unit in an encoded model b
+// (offset 109, little-endian f32) if m is bursty, as MarshalBinary does.
+func burstySign(b []byte, m *RateModel) []byte {
+	if m.bursty() {
+		b[112] |= 0x80
+	}
+	return b
+}
+
 func checkOldModels(t *testing.T, dir string, v byte, n int, stored func(name string, old []byte, m *RateModel) []byte) {
 	t.Helper()
 	for name, old := range readModels(t, dir) {

@@ -619,6 +619,7 @@ func (m *RateModel) daily() float64 {
 func (m *RateModel) closeHours(now int64) {
 	if now-m.hourStart > int64(maxWalk/time.Second) {
 		m.hourStart = now / 3600 * 3600 // after a very long gap, start afresh
+		m.noteBursty()
 		m.openHour()
 		m.level, m.levelEnd = 1, 0 // the next closed hour starts the level's day
 		return
@@ -626,6 +627,7 @@ func (m *RateModel) closeHours(now int64) {
 	for m.hourStart+3600 <= now {
 		m.learn(m.hourStart, m.hourCount)
 		m.hourStart += 3600
+		m.noteBursty() // before the hour opens: its windows depend on it
 		m.openHour()
 	}
 	m.closeWindows(m.windowOf(now))

@@ -796,10 +796,12 @@ func TestDropLevelOverdispersed(t *testing.T) {
 	// Bursty: clusters of 6 where single events at 40 an hour form
 	// clusters of under 2. Its 6.7 bursts an hour make it slow (slowCut).
 	m.burst, m.disp = 6, windowDisp
+	m.noteBursty()
 	if want := p.DropAlarm - m.slowCut(p.DropSlowCut); !m.bursty() || m.dropLevel(1) != want || want >= p.DropAlarm {
 		t.Fatalf("bursty beet: drop level %v, want %v", m.dropLevel(1), want)
 	}
 	m.burst, m.disp = 1, windowDisp
+	m.noteBursty()
 	if got := m.dropLevel(6); got != p.DropAlarm+math.Log(6) {
 		t.Fatalf("an hour of 6 windows: drop level %v", got)
 	}

@@ -125,11 +125,15 @@ func (m *RateModel) bursty() bool { return m.burstyOn }
 // having long clusters too, whose silences are judged in events; once
 // bursty, until B falls under burstyExit times that.
 func (m *RateModel) noteBursty() {
+	if m.burst < 2 {
+		m.burstyOn = false // no scan of the rates: a job's hours close by the dozen
+		return
+	}
 	bound := m.burstyLimit()
 	if m.burstyOn {
 		bound *= burstyExit
 	}
-	m.burstyOn = m.burst >= 2 && float64(m.burst) >= bound
+	m.burstyOn = float64(m.burst) >= bound
 }
 
 // burstyLimit is bursty's bound on B (cached with the busiest rate).

@@ -50,10 +50,10 @@ const (
 	burstyFactor = 2.5
 	// burstyExit: a bursty beet stops being one only once B falls under
 	// burstyExit times the bound. B and the busiest rate wander by a few
-	// percent an hour, and a beet of bursts at 3 an hour whose busiest
-	// hours bring 90 events sits at the bound: it was read in bursts and
-	// in events by turns, its page's words changing with them, 53 times
-	// in 39 hours of one stream (TestBurstyReadingHolds).
+	// percent an hour, and a beet whose busiest hours put B at the bound
+	// was read in bursts and in events by turns, its page's words with
+	// them: bursts at 5 an hour of 1-20 events, 109 times in four weeks
+	// (TestBurstyReadingHolds).
 	burstyExit = 0.8
 	// chanceFactor: a beet's clusters are chance (singles) while B is under
 	// this many times chanceCluster's bound.

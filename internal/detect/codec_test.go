@@ -261,10 +261,6 @@ func TestVersion6ModelsLoad(t *testing.T) {
 	})
 }
 
-// checkOldModels loads the models of version v stored under testdata/dir
-// (n bytes each) and checks that each says what it said then (the .txt
-// beside it), is stored again as stored returns (which checks the loaded
-// model besides), and loads from that to the same state.
 // TestVersion7ModelsLoad: models stored in version 7 (testdata/models-v7:
 // version 8's layout, bursty not stored) load as bursty where B is at
 // bursty's bound, as version 7 read them; they say what they said then,
@@ -288,6 +284,10 @@ func burstySign(b []byte, m *RateModel) []byte {
 	return b
 }
 
+// checkOldModels loads the models of version v stored under testdata/dir
+// (n bytes each) and checks that each says what it said then (the .txt
+// beside it), is stored again as stored returns (which checks the loaded
+// model besides), and loads from that to the same state.
 func checkOldModels(t *testing.T, dir string, v byte, n int, stored func(name string, old []byte, m *RateModel) []byte) {
 	t.Helper()
 	for name, old := range readModels(t, dir) {

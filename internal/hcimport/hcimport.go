@@ -55,39 +55,60 @@ func Parse(r io.Reader) ([]Check, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("over %d MiB; split the export", MaxFileBytes>>20)
 	}
+	// Each check is decoded on its own, so a wrong type is named with its
+	// check's index whatever the Go release (encoding/json put the index
+	// in UnmarshalTypeError.Field only from Go 1.27).
 	var env struct {
-		Checks *[]Check `json:"checks"`
+		Checks *[]json.RawMessage `json:"checks"`
 	}
-	var checks []Check
+	var raw []json.RawMessage
+	path := ""
 	switch trimmed := strings.TrimSpace(string(data)); {
 	case strings.HasPrefix(trimmed, "["):
-		err = json.Unmarshal(data, &checks)
+		err = json.Unmarshal(data, &raw)
 	case strings.HasPrefix(trimmed, "{"):
+		path = "checks."
 		err = json.Unmarshal(data, &env)
 		if err == nil && env.Checks == nil {
 			err = errors.New(`no "checks" list: expected the JSON of GET /api/v3/checks/`)
 		}
 		if env.Checks != nil {
-			checks = *env.Checks
+			raw = *env.Checks
 		}
 	default:
 		err = errors.New("not JSON: expected the JSON of GET /api/v3/checks/")
 	}
 	if err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return nil, fmt.Errorf("not valid JSON at byte %d: %v", syn.Offset, syn)
-		case errors.As(err, &typ):
-			return nil, fmt.Errorf("field %q holds %s, not %s", typ.Field, typ.Value, typ.Type)
-		}
-		return nil, err
+		return nil, jsonError(err, strings.TrimSuffix(path, "."))
 	}
-	if len(checks) > MaxChecks {
-		return nil, fmt.Errorf("%d checks; at most %d are imported at once", len(checks), MaxChecks)
+	if len(raw) > MaxChecks {
+		return nil, fmt.Errorf("%d checks; at most %d are imported at once", len(raw), MaxChecks)
+	}
+	checks := make([]Check, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &checks[i]); err != nil {
+			return nil, jsonError(err, fmt.Sprintf("%s%d", path, i))
+		}
 	}
 	return checks, nil
+}
+
+// jsonError says what is wrong with the JSON at path (the list, or one
+// check in it).
+func jsonError(err error, path string) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("not valid JSON at byte %d: %v", syn.Offset, syn)
+	case errors.As(err, &typ):
+		field := path
+		if typ.Field != "" {
+			field = strings.TrimPrefix(path+"."+typ.Field, ".")
+		}
+		return fmt.Errorf("field %q holds %s, not %s", field, typ.Value, typ.Type)
+	}
+	return err
 }
 
 // Plan is what becomes of one check.

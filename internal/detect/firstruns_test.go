@@ -88,6 +88,46 @@ func TestDailyJobStoppedAfterThirdRun(t *testing.T) {
 	}
 }
 
+// TestCurlDailyJobStoppedAfterThirdRun: a crontab line `26 2 * * *
+// curl …; job` pings as the job starts, within a second or two of 02:26
+// every day. Stopped after its third run, its first missed run is flagged
+// within 5 minutes of its time (its three runs say that much of the next
+// one's lateness), not after a tenth of the day (2 h 24 min). A 4th run 40
+// s late raises nothing: its job is not watched as pinging at its start.
+func TestCurlDailyJobStoppedAfterThirdRun(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	for _, late := range []time.Duration{0, 40 * time.Second} {
+		a := newAutoBeet("America/New_York")
+		var last time.Time
+		for d, ms := range []int{1486, 189, 1760, 0} {
+			at := time.Date(2026, 2, 9+d, 2, 26, 0, 0, ny).Add(time.Duration(ms) * time.Millisecond)
+			if d == 3 {
+				if late == 0 {
+					break // stopped after its third run
+				}
+				at = at.Add(late)
+			}
+			last = at
+			a.event(t, last, 1)
+		}
+		a.until(t, last.Add(30*time.Hour))
+		al := alarms(a.flips)
+		slot := time.Date(2026, 2, 12, 2, 26, 0, 0, ny)
+		if late > 0 {
+			slot = slot.AddDate(0, 0, 1)
+		}
+		by := slot.Add(5 * time.Minute)
+		if late > 0 {
+			w, _ := Watch(&a.b) // no longer tight: the grace its runs now ask for
+			by = slot.Add(time.Duration(w.GraceSeconds)*time.Second + time.Minute)
+		}
+		if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(slot) || al[0].At.After(by) {
+			logFlips(t, a.flips, ny)
+			t.Fatalf("4th run %s late: want one missed run, of %s, flagged by %s", late, slot.In(ny), by.In(ny))
+		}
+	}
+}
+
 // TestYoungNotFromEarlyRun: a daily job delayed at random by hours
 // (RandomizedDelaySec) runs at 07:10, 07:40, then 05:00: its third run,
 // 2 h 40 min before the second's time, says its runs are not punctual,

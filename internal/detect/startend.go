@@ -75,7 +75,14 @@ func (m *RateModel) startGrace() (int64, bool) {
 		// few hours apart, each pinging at its end).
 		return 0, false
 	}
-	return min(m.runsGrace(), m.tolerance()), true
+	g := m.runsGrace()
+	if m.endRuns() < endRunsSure && m.streak < endRunsSure {
+		// Tight starts from so few runs (youngTightRuns): what they say of
+		// the next one's lateness, a second at the least (lateQuantile).
+		n := min(int(m.streakRuns()), len(lateQuantiles)-1)
+		g = max(g, int64(lateQuantiles[n]*float64(max(1, m.lateMean)))*m.lateUnit())
+	}
+	return min(g, m.tolerance()), true
 }
 
 // startLate: a start ping comes within a minute of its slot (seconds: it
@@ -96,10 +103,22 @@ const startLate = 60
 // within 10 s by chance, and its one run in a hundred at 4 times the spread
 // was flagged (tuning seeds 1, 100, 101, every scheduled family: no false
 // alarm more; 0-8 more a seed with a bound of 20-60 s, 2 from the seventh
-// run).
+// run). A job a day or more apart with no second ping is one from its
+// youngTightRuns-th run, its grace what so few runs predict (startGrace):
+// a daily job's first-week stop waited a tenth of the day, 2 h 24 min,
+// where the runs said 1-5 min (tuning seeds: no false alarm more). Not one
+// with a second ping: two runs a day, each pinging at its end, may come
+// within seconds three times by chance (TestTwiceDailyUnevenMissedFirstRun).
 func (m *RateModel) tightStarts() bool {
+	if int64(m.period) >= 86400 && m.endOff == 0 && m.streakRuns() >= youngTightRuns && int64(m.lateMax) <= tightLate {
+		return true
+	}
 	return m.streak >= endRunsSure && m.streakCoversDay() && int64(m.lateMax) <= tightLate
 }
+
+// youngTightRuns is the runs from which a job of a day or longer whose
+// runs all came within tightLate of their slot is watched as a start ping.
+const youngTightRuns = 3
 
 // tightLate bounds the lateness of pings sent as a job starts: cron fires
 // on the second, and a request takes a few.

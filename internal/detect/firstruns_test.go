@@ -399,6 +399,30 @@ func TestWeekdayJobFromThursdayStoppedTuesday(t *testing.T) {
 	}
 }
 
+// TestOfficeHoursJobStoppedAtItsFirstRunOnDayTwo: a job every 15 minutes
+// from 09:45 to 17:45, first seen at its 09:45 run, stops before its 09:45
+// run on day 2. That run is flagged within minutes of its time: the first
+// run's time of day is in the window of the day its runs were seen in,
+// where the window began at the second run, 10:00, and the stop was
+// flagged a period later (u-cron-15min-office: 16 min, 10 times the
+// oracle's time).
+func TestOfficeHoursJobStoppedAtItsFirstRunOnDayTwo(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	r := rand.New(rand.NewPCG(15, 15))
+	a := newAutoBeet("America/New_York")
+	first := time.Date(2026, 9, 22, 9, 45, 0, 0, ny) // a Tuesday
+	for k := range 33 {
+		a.event(t, first.Add(time.Duration(k)*15*time.Minute+time.Duration(r.Int64N(int64(15*time.Second)))), 1)
+	}
+	missed := first.AddDate(0, 0, 1)
+	a.until(t, missed.Add(6*time.Hour))
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(3*time.Minute)) {
+		logFlips(t, a.flips, ny)
+		t.Fatalf("want the run of %s flagged within 3 minutes, and nothing else", missed.Format("Jan 2 15:04"))
+	}
+}
+
 // TestDailyJobFromThursdayStoppedSunday: a daily job first seen on a
 // Thursday ran on its Saturday, so it is no weekday job: stopped before
 // its fourth run, on Sunday, it is flagged on Sunday within its grace, not

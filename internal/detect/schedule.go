@@ -720,7 +720,18 @@ func (m *RateModel) startPeriod(prev, now int64) {
 		m.noteMisses(1<<0 | 1<<6)
 	}
 	m.learnCalendar(now)
-	if !m.pairDay(p0, streak, prev, now) && p == 86400 && m.period == 86400 {
+	paired := m.pairDay(p0, streak, prev, now)
+	if !paired && int64(m.period) < 86400 {
+		// The candidate's first run is a run too: the window of a job
+		// every 15 min from 09:45, first seen at 09:45, began at 10:00,
+		// and its stop from 09:45 the next day was flagged at 10:16
+		// (TestOfficeHoursJobStoppedAtItsFirstRunOnDayTwo). Not a daily
+		// candidate's day: random events at one a day fit daily schedules
+		// by chance, and each day watched more raised their false missed
+		// runs by a quarter (TestAboutOneADayAtRandom: 12 to 15).
+		m.learnCalendar(prev)
+	}
+	if !paired && p == 86400 && m.period == 86400 {
 		// A daily candidate from a gap off a day: its two runs were
 		// that far apart in the day, lateness seen. Taken as punctual,
 		// a job delayed at random by hours whose first runs came within

@@ -445,6 +445,30 @@ func TestDailyJobFromThursdayStoppedSunday(t *testing.T) {
 	}
 }
 
+// TestDailyJobFromSundayStoppedSaturday: a daily job first seen on a
+// Sunday runs every day, weekends included: stopped before its first
+// Saturday's run, it is flagged on Saturday within its grace, and the
+// learned flip says it runs every day. Its first run's day counted for
+// nothing, so it read "weekdays (weekends not seen yet)" and was flagged
+// on Monday, two missed runs later.
+func TestDailyJobFromSundayStoppedSaturday(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	a := newAutoBeet("Europe/Riga")
+	for d := 22; d <= 27; d++ { // Sun Feb 22 2026 to Fri Feb 27
+		a.event(t, time.Date(2026, 2, d, 5, 17, 0, d*1e7, riga), 1)
+	}
+	saturday := time.Date(2026, 2, 28, 5, 17, 0, 0, riga)
+	a.until(t, saturday.Add(3*24*time.Hour))
+	al := alarms(a.flips)
+	if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(saturday) || al[0].At.After(saturday.Add(3*time.Hour)) {
+		logFlips(t, a.flips, riga)
+		t.Fatalf("want Saturday's run flagged by %s", saturday.Add(3*time.Hour))
+	}
+	if !strings.Contains(a.flips[1].Reason, "runs every day at 05:17") {
+		t.Fatalf("learned: %q", a.flips[1].Reason)
+	}
+}
+
 // TestChanceScheduleDropped: random traffic at about 5 events an hour
 // (the judge's weekdays-5/clean/2 on seed 71, its first four hours) whose
 // first events came 12 minutes apart is taken for a young 12-minute job

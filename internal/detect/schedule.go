@@ -725,11 +725,20 @@ func (m *RateModel) startPeriod(prev, now int64) {
 		// The candidate's first run is a run too: the window of a job
 		// every 15 min from 09:45, first seen at 09:45, began at 10:00,
 		// and its stop from 09:45 the next day was flagged at 10:16
-		// (TestOfficeHoursJobStoppedAtItsFirstRunOnDayTwo). Not a daily
-		// candidate's day: random events at one a day fit daily schedules
-		// by chance, and each day watched more raised their false missed
-		// runs by a quarter (TestAboutOneADayAtRandom: 12 to 15).
+		// (TestOfficeHoursJobStoppedAtItsFirstRunOnDayTwo).
 		m.learnCalendar(prev)
+	}
+	if !paired && int64(m.period) == 86400 {
+		// A first run on a Saturday or Sunday tells the job runs at
+		// weekends (youngDays): first seen on a Sunday, a daily job read
+		// "weekdays (weekends not seen yet)" and its stop on its first
+		// Saturday waited for Monday. Not a weekday's: its bit makes
+		// the weekdays' calendar (expectedSlot), and random events at one
+		// a day, whose chance daily schedules it would keep, raised 12 to
+		// 15 false missed runs (TestAboutOneADayAtRandom).
+		if pd, _ := m.windowDay(prev); weekendMask&(1<<weekday(pd)) != 0 {
+			m.learnCalendar(prev)
+		}
 	}
 	if !paired && p == 86400 && m.period == 86400 {
 		// A daily candidate from a gap off a day: its two runs were

@@ -128,6 +128,36 @@ func TestCurlDailyJobStoppedAfterThirdRun(t *testing.T) {
 	}
 }
 
+// TestSystemdTimerRebootRaisesNothing: a systemd timer (OnCalendar=03:00,
+// AccuracySec's default of a minute) fires at a per-boot offset within its
+// minute, and its service pings as it starts: three runs at 03:00:12, then
+// a reboot, and its runs come at 03:00:58 (or five at 03:00:00.5, then
+// 03:00:59.5). Watched as start pings from the third run, the later offset
+// is within the grace (a minute at least).
+func TestSystemdTimerRebootRaisesNothing(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	for _, c := range []struct {
+		runs        int // before the reboot
+		before, now time.Duration
+	}{{3, 12 * time.Second, 58 * time.Second}, {5, 500 * time.Millisecond, 59500 * time.Millisecond}} {
+		a := newAutoBeet("Europe/Berlin")
+		var last time.Time
+		for d := range 14 {
+			off := c.before
+			if d >= c.runs {
+				off = c.now
+			}
+			last = time.Date(2026, 5, 4+d, 3, 0, 0, 0, berlin).Add(off + time.Duration(d)*30*time.Millisecond)
+			a.event(t, last, 1)
+		}
+		a.until(t, last.Add(23*time.Hour))
+		if al := alarms(a.flips); len(al) != 0 {
+			logFlips(t, a.flips, berlin)
+			t.Fatalf("reboot after %d runs: want no alarm, got %d", c.runs, len(al))
+		}
+	}
+}
+
 // TestYoungNotFromEarlyRun: a daily job delayed at random by hours
 // (RandomizedDelaySec) runs at 07:10, 07:40, then 05:00: its third run,
 // 2 h 40 min before the second's time, says its runs are not punctual,

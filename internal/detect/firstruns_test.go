@@ -453,50 +453,55 @@ func TestOfficeHoursJobStoppedAtItsFirstRunOnDayTwo(t *testing.T) {
 	}
 }
 
-// TestDailyJobFromThursdayStoppedSunday: a daily job first seen on a
-// Thursday ran on its Saturday, so it is no weekday job: stopped before
-// its fourth run, on Sunday, it is flagged on Sunday within its grace, not
-// on Monday, and the learned flip says it runs every day.
-func TestDailyJobFromThursdayStoppedSunday(t *testing.T) {
-	berlin, _ := time.LoadLocation("Europe/Berlin")
-	a := newAutoBeet("Europe/Berlin")
-	for d := 1; d <= 3; d++ { // Thu Jan 1, Fri, Sat 2026
-		a.event(t, time.Date(2026, 1, d, 2, 30, d, 0, berlin), 1)
-	}
-	sunday := time.Date(2026, 1, 4, 2, 30, 0, 0, berlin)
-	a.until(t, sunday.Add(2*24*time.Hour))
-	al := alarms(a.flips)
-	if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(sunday) || al[0].At.After(sunday.Add(3*time.Hour)) {
-		logFlips(t, a.flips, berlin)
-		t.Fatalf("want Sunday's run flagged by %s", sunday.Add(3*time.Hour))
-	}
-	if !strings.Contains(a.flips[1].Reason, "runs every day at 02:30") {
-		t.Fatalf("learned: %q", a.flips[1].Reason)
+// TestDailyJobWeekendRunStoppedAtWeekend: a daily job that ran on a
+// weekend day among its first runs is no weekday job: stopped before its
+// first run on the other weekend day, it is flagged that day within its
+// grace, not on Monday, and the learned flip says it runs every day. So
+// for one first seen on a Thursday that ran on Saturday (stopped on
+// Sunday), and one first seen on a Sunday (stopped on Saturday: its first
+// run's day counted for nothing, so it read "weekdays (weekends not seen
+// yet)" and was flagged on Monday, two missed runs later).
+func TestDailyJobWeekendRunStoppedAtWeekend(t *testing.T) {
+	for _, c := range []struct {
+		zone   string
+		runs   []time.Time // local day and time of each run
+		missed time.Time
+		words  string
+	}{
+		{"Europe/Berlin", daysAt(time.Date(2026, 1, 1, 2, 30, 1, 0, time.UTC), 3), time.Date(2026, 1, 4, 2, 30, 0, 0, time.UTC), "runs every day at 02:30"}, // Thu Jan 1 to Sat
+		{"Europe/Riga", daysAt(time.Date(2026, 2, 22, 5, 17, 0, 1e7, time.UTC), 6), time.Date(2026, 2, 28, 5, 17, 0, 0, time.UTC), "runs every day at 05:17"}, // Sun Feb 22 to Fri
+	} {
+		loc, _ := time.LoadLocation(c.zone)
+		a := newAutoBeet(c.zone)
+		for _, at := range c.runs {
+			a.event(t, inZone(at, loc), 1)
+		}
+		missed := inZone(c.missed, loc)
+		a.until(t, missed.Add(3*24*time.Hour))
+		al := alarms(a.flips)
+		if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(missed) || al[0].At.After(missed.Add(3*time.Hour)) {
+			logFlips(t, a.flips, loc)
+			t.Fatalf("want the run of %s flagged by %s", missed, missed.Add(3*time.Hour))
+		}
+		if !strings.Contains(a.flips[1].Reason, c.words) {
+			t.Fatalf("learned: %q", a.flips[1].Reason)
+		}
 	}
 }
 
-// TestDailyJobFromSundayStoppedSaturday: a daily job first seen on a
-// Sunday runs every day, weekends included: stopped before its first
-// Saturday's run, it is flagged on Saturday within its grace, and the
-// learned flip says it runs every day. Its first run's day counted for
-// nothing, so it read "weekdays (weekends not seen yet)" and was flagged
-// on Monday, two missed runs later.
-func TestDailyJobFromSundayStoppedSaturday(t *testing.T) {
-	riga, _ := time.LoadLocation("Europe/Riga")
-	a := newAutoBeet("Europe/Riga")
-	for d := 22; d <= 27; d++ { // Sun Feb 22 2026 to Fri Feb 27
-		a.event(t, time.Date(2026, 2, d, 5, 17, 0, d*1e7, riga), 1)
+// daysAt is a run at first's wall-clock time on n days in a row, a second
+// later each day (read in a zone by inZone).
+func daysAt(first time.Time, n int) []time.Time {
+	out := make([]time.Time, n)
+	for d := range n {
+		out[d] = first.AddDate(0, 0, d).Add(time.Duration(d) * time.Second)
 	}
-	saturday := time.Date(2026, 2, 28, 5, 17, 0, 0, riga)
-	a.until(t, saturday.Add(3*24*time.Hour))
-	al := alarms(a.flips)
-	if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(saturday) || al[0].At.After(saturday.Add(3*time.Hour)) {
-		logFlips(t, a.flips, riga)
-		t.Fatalf("want Saturday's run flagged by %s", saturday.Add(3*time.Hour))
-	}
-	if !strings.Contains(a.flips[1].Reason, "runs every day at 05:17") {
-		t.Fatalf("learned: %q", a.flips[1].Reason)
-	}
+	return out
+}
+
+// inZone is the wall-clock time of t (written in UTC) in loc.
+func inZone(t time.Time, loc *time.Location) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
 }
 
 // TestChanceScheduleDropped: random traffic at about 5 events an hour

@@ -721,13 +721,6 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	}
 	m.learnCalendar(now)
 	paired := m.pairDay(p0, streak, prev, now)
-	if !paired && int64(m.period) < 86400 {
-		// The candidate's first run is a run too: the window of a job
-		// every 15 min from 09:45, first seen at 09:45, began at 10:00,
-		// and its stop from 09:45 the next day was flagged at 10:16
-		// (TestOfficeHoursJobStoppedAtItsFirstRunOnDayTwo).
-		m.learnCalendar(prev)
-	}
 	if !paired && int64(m.period) == 86400 {
 		// A first run on a Saturday or Sunday tells the job runs at
 		// weekends (youngDays): first seen on a Sunday, a daily job read

@@ -468,7 +468,7 @@ func TestDailyJobWeekendRunStoppedAtWeekend(t *testing.T) {
 		missed time.Time
 		words  string
 	}{
-		{"Europe/Berlin", daysAt(time.Date(2026, 1, 1, 2, 30, 1, 0, time.UTC), 3), time.Date(2026, 1, 4, 2, 30, 0, 0, time.UTC), "runs every day at 02:30"}, // Thu Jan 1 to Sat
+		{"Europe/Berlin", daysAt(time.Date(2026, 1, 1, 2, 30, 1, 0, time.UTC), 3), time.Date(2026, 1, 4, 2, 30, 0, 0, time.UTC), "runs every day at 02:30"},   // Thu Jan 1 to Sat
 		{"Europe/Riga", daysAt(time.Date(2026, 2, 22, 5, 17, 0, 1e7, time.UTC), 6), time.Date(2026, 2, 28, 5, 17, 0, 0, time.UTC), "runs every day at 05:17"}, // Sun Feb 22 to Fri
 	} {
 		loc, _ := time.LoadLocation(c.zone)

@@ -107,7 +107,11 @@ func (m *RateModel) noteYoung(late int64) {
 			// flagged at 10:16 (TestOfficeHoursJobStoppedAtItsFirstRunOnDayTwo).
 			// Here, not as the candidate starts: random traffic starts
 			// candidates at most events (1.7% of a rate beet's event).
-			m.learnCalendar(m.cluster - (runs-1)*p)
+			// Not a slot before the beet's first event, which no run
+			// took: the streak did not span a night it was not seen in.
+			if first := m.cluster - (runs-1)*p; first >= m.first-p/2 {
+				m.learnCalendar(first)
+			}
 		}
 	}
 }

@@ -720,8 +720,7 @@ func (m *RateModel) startPeriod(prev, now int64) {
 		m.noteMisses(1<<0 | 1<<6)
 	}
 	m.learnCalendar(now)
-	paired := m.pairDay(p0, streak, prev, now)
-	if !paired && int64(m.period) == 86400 {
+	if !m.pairDay(p0, streak, prev, now) && m.period == 86400 {
 		// A first run on a Saturday or Sunday tells the job runs at
 		// weekends (youngDays): first seen on a Sunday, a daily job read
 		// "weekdays (weekends not seen yet)" and its stop on its first
@@ -732,17 +731,17 @@ func (m *RateModel) startPeriod(prev, now int64) {
 		if pd, _ := m.windowDay(prev); weekendMask&(1<<weekday(pd)) != 0 {
 			m.learnCalendar(prev)
 		}
-	}
-	if !paired && p == 86400 && m.period == 86400 {
-		// A daily candidate from a gap off a day: its two runs were
-		// that far apart in the day, lateness seen. Taken as punctual,
-		// a job delayed at random by hours whose first runs came within
-		// an hour of each other had a grace of 2 h 24 min, and a later
-		// run was flagged as missed (cron-daily-delay, seed 1, 800
-		// streams: 18 false alarms, 8 now, for 3 of 300 stops found
-		// fewer, first-week stops waiting for a fourth run). Not a
-		// start and end pair (pairDay): its gap is the run's length.
-		m.noteFirstSpread(abs(p-raw), abs(p-raw)/2)
+		if p == 86400 {
+			// A daily candidate from a gap off a day: its two runs were
+			// that far apart in the day, lateness seen. Taken as punctual,
+			// a job delayed at random by hours whose first runs came within
+			// an hour of each other had a grace of 2 h 24 min, and a later
+			// run was flagged as missed (cron-daily-delay, seed 1, 800
+			// streams: 18 false alarms, 8 now, for 3 of 300 stops found
+			// fewer, first-week stops waiting for a fourth run). Not a
+			// start and end pair (pairDay): its gap is the run's length.
+			m.noteFirstSpread(abs(p-raw), abs(p-raw)/2)
+		}
 	}
 }
 

@@ -76,11 +76,10 @@ func (m *RateModel) startGrace() (int64, bool) {
 		return 0, false
 	}
 	g := m.runsGrace()
-	if m.endRuns() < endRunsSure && m.streak < endRunsSure {
-		// Tight starts from so few runs (youngTightRuns): what they say of
-		// the next one's lateness, a second at the least (lateQuantile).
-		n := min(int(m.streakRuns()), len(lateQuantiles)-1)
-		g = max(g, int64(lateQuantiles[n]*float64(max(1, m.lateMean)))*m.lateUnit())
+	if m.youngTightStarts() {
+		// So few runs: what they say of the next one's lateness, from a
+		// mean of a second at the least.
+		g = max(g, m.lateQuantileOf(int(m.streakRuns()), max(1, m.lateMean)))
 	}
 	return min(g, m.tolerance()), true
 }
@@ -110,14 +109,18 @@ const startLate = 60
 // with a second ping: two runs a day, each pinging at its end, may come
 // within seconds three times by chance (TestTwiceDailyUnevenMissedFirstRun).
 func (m *RateModel) tightStarts() bool {
-	if int64(m.period) >= 86400 && m.endOff == 0 && m.streakRuns() >= youngTightRuns && int64(m.lateMax) <= tightLate {
-		return true
-	}
-	return m.streak >= endRunsSure && m.streakCoversDay() && int64(m.lateMax) <= tightLate
+	return m.youngTightStarts() || m.streak >= endRunsSure && m.streakCoversDay() && int64(m.lateMax) <= tightLate
 }
 
-// youngTightRuns is the runs from which a job of a day or longer whose
-// runs all came within tightLate of their slot is watched as a start ping.
+// youngTightStarts reports whether tightStarts holds before endRunsSure
+// runs: a job a day or more apart with no second ping, its runs within
+// tightLate of their slot from the youngTightRuns-th.
+func (m *RateModel) youngTightStarts() bool {
+	return int64(m.period) >= 86400 && m.endOff == 0 && m.streak < endRunsSure &&
+		m.streakRuns() >= youngTightRuns && int64(m.lateMax) <= tightLate
+}
+
+// youngTightRuns is the runs from which youngTightStarts holds.
 const youngTightRuns = 3
 
 // tightLate bounds the lateness of pings sent as a job starts: cron fires
@@ -184,9 +187,13 @@ func (m *RateModel) spreadGrace() int64 { return max(graceFloor, spreadFactor*in
 // had a tenth of the day, 8 times the oracle's time (u-cron-daily-short);
 // from its 5th run it has this. From the 3rd, one more false alarm on the
 // tuning seeds for little.
-func (m *RateModel) lateQuantile() int64 {
-	n := min(int(m.streak), len(lateQuantiles)-1)
-	return int64(lateQuantiles[n]*float64(m.lateMean)) * m.lateUnit()
+func (m *RateModel) lateQuantile() int64 { return m.lateQuantileOf(int(m.streak), m.lateMean) }
+
+// lateQuantileOf is lateQuantile for n runs of mean lateness mean (in
+// lateUnit).
+func (m *RateModel) lateQuantileOf(n int, mean uint16) int64 {
+	n = min(n, len(lateQuantiles)-1)
+	return int64(lateQuantiles[n]*float64(mean)) * m.lateUnit()
 }
 
 // predictRuns is the streak from which the runs' lateness predicts the

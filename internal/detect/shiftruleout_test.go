@@ -16,7 +16,7 @@ import (
 // back too. While the American change is followed, each hour is read
 // against the lowest (a drop) and the highest (a surge) of its own rate
 // and its neighbour's; the traffic did not move, and its hours rule the
-// move out after about three days (the median of 60 streams, 75 h; 49-63
+// move out after about three days (the median of 60 streams, 75 h; 49-56
 // h on other seeds' 60). At 7 nats of evidence that took 13 days (the
 // median of 20), and 6 of the 20 streams never did within the three
 // weeks; on the judge's tuning seed 8 of the 191 drops and surges its

@@ -248,9 +248,12 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 // days' CV is 18%): carried, such a level is noise in every rate
 // (negbin-50's false alarms on the tuning seeds 6 → 11), so only a beet
 // whose hours are near Poisson carries it, whose days' level is mostly
-// what its rates have not learned yet.
+// what its rates have not learned yet. Nor does a job's beet: its
+// schedule watches it, and its day is a run or two, whose 48 rates
+// re-encoded at each of its daily events cost a tenth of the event
+// (BenchmarkOnEventsSchedule).
 func (m *RateModel) carryLevel() {
-	if m.overdispersed() {
+	if m.overdispersed() || m.Scheduled() {
 		return
 	}
 	f := float32(1 + m.p.LevelCarry*(float64(m.level)-1))

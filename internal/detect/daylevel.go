@@ -249,19 +249,14 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 // (negbin-50's false alarms on the tuning seeds 6 → 11), so only a beet
 // whose hours are near Poisson carries it, whose days' level is mostly
 // what its rates have not learned yet. Nor does a job's beet: its
-// schedule watches it, and its day is a run or two, whose 48 rates
-// re-encoded at each of its daily events cost a tenth of the event
-// (BenchmarkOnEventsSchedule).
+// schedule watches it, and its day is a run or two (with its 48 rates
+// re-encoded one by one, a tenth of its daily event's cost:
+// BenchmarkOnEventsSchedule).
 func (m *RateModel) carryLevel() {
 	if m.overdispersed() || m.Scheduled() {
 		return
 	}
-	f := float32(1 + m.p.LevelCarry*(float64(m.level)-1))
-	for b, r := range m.rate {
-		if r > 0 {
-			m.setRate(b, r*f)
-		}
-	}
+	m.scaleRates(1 + m.p.LevelCarry*(float64(m.level)-1))
 }
 
 // levelSize is the size of the count of the hour from unix read at the

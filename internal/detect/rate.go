@@ -708,6 +708,23 @@ func (m *RateModel) setRate(b int, r float32) {
 	m.dailyOK = false
 }
 
+// scaleRates multiplies every rate seen by f, as setRate would store each:
+// a rate is stored as steps of its logarithm (encodeRate), so this shifts
+// the steps once rather than taking 48 logarithms.
+func (m *RateModel) scaleRates(f float64) {
+	shift := int(math.Round(math.Log2(f) * rateScale))
+	if shift == 0 {
+		return
+	}
+	for b, q := range m.q {
+		if q != 0 { // 0: never seen
+			m.q[b] = uint16(min(max(int(q)+shift, 1), math.MaxUint16))
+			m.rate[b] = decodeRate(m.q[b])
+		}
+	}
+	m.dailyOK = false
+}
+
 // bucket maps an instant to its local hour of day, weekdays 0-23, weekend
 // 24-47. The zone's offset is cached with the span it holds for, since
 // walks ask hour after hour.

@@ -2,20 +2,17 @@ package statuspage_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-)
 
-const chromiumPath = "/usr/lib/chromium/chromium"
+	"github.com/beethq/beet/internal/testbrowser"
+)
 
 // TestBrowserPublicPage opens the status page in headless Chromium with
 // scripts turned off, on a 390x844 phone and a 1280x800 desktop: nothing
@@ -24,45 +21,9 @@ const chromiumPath = "/usr/lib/chromium/chromium"
 // row, and the screenshots are saved (docs/img/status-page.png is the
 // desktop one).
 func TestBrowserPublicPage(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("BEET_TEST_BROWSER") != "" || os.Getenv("CI") != "" {
-			t.Fatalf("browser tests must run here, but %s is missing: apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("browser tests skipped: %s is missing", chromiumPath)
-	}
+	ctx, consoleErrors := testbrowser.New(t)
 	f := newFixture(t, "sqlite")
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()))
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	var mu sync.Mutex
-	var consoleErrors []string
-	messages := chromedp.Console(ctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				mu.Lock()
-				consoleErrors = append(consoleErrors, fmt.Sprint(m))
-				mu.Unlock()
-			}
-		}
-	}()
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(tctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	do("scripts off", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	testbrowser.Run(t, ctx, "scripts off", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
 	}))
@@ -85,7 +46,7 @@ func TestBrowserPublicPage(t *testing.T) {
 		if size.w < 600 {
 			opts = append(opts, chromedp.EmulateMobile)
 		}
-		do(size.name, chromedp.EmulateViewport(size.w, size.h, opts...), chromedp.Navigate(f.srv.URL+"/status/acme"),
+		testbrowser.Run(t, ctx, size.name, chromedp.EmulateViewport(size.w, size.h, opts...), chromedp.Navigate(f.srv.URL+"/status/acme"),
 			chromedp.WaitVisible(chromedp.CSS(".banner")))
 		// Evaluate runs in the page's world even with its scripts off.
 		l, err := chromedp.Run(ctx, chromedp.Evaluate[layout](`(() => {
@@ -133,9 +94,7 @@ func TestBrowserPublicPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(consoleErrors) > 0 {
-		t.Errorf("console errors (a style or resource the CSP refused?): %s", strings.Join(consoleErrors, "; "))
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors (a style or resource the CSP refused?): %s", strings.Join(errs, "; "))
 	}
 }

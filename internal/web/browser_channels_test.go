@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/testbrowser"
 )
 
 // TestBrowserChannels adds a webhook channel from the account page in a
@@ -19,14 +20,14 @@ func TestBrowserChannels(t *testing.T) {
 	a := startApp(t, func(c *config.Config) { c.AllowPrivateTargets = true })
 	rc := newReceiver(t)
 	base := a.URL()
-	run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
 		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
 		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
 		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
 		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.ID("name")))
 
-	run(t, ctx, "account page", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("channels")),
+	testbrowser.Run(t, ctx, "account page", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("channels")),
 		chromedp.Click(chromedp.CSS(`a[href="/account/channels/new"]`)), chromedp.WaitVisible(chromedp.ID("c-kind")),
 		chromedp.Poll[chromedp.Void](`document.documentElement.getAttribute("data-js") === "ready"`, chromedp.WithPollingTimeout(5*time.Second)))
 	visible := func(id string) bool {
@@ -43,7 +44,7 @@ func TestBrowserChannels(t *testing.T) {
 	}
 	pick := func(kind string) {
 		t.Helper()
-		run(t, ctx, "pick "+kind, chromedp.Evaluate[chromedp.Void](`(function () { var s = document.getElementById("c-kind");
+		testbrowser.Run(t, ctx, "pick "+kind, chromedp.Evaluate[chromedp.Void](`(function () { var s = document.getElementById("c-kind");
 			s.value = "`+kind+`"; s.dispatchEvent(new Event("change", { bubbles: true })); })()`))
 	}
 	pick("email")
@@ -61,7 +62,7 @@ func TestBrowserChannels(t *testing.T) {
 	screenshot(t, ctx, "channel-new-gotify.png")
 	// The service's error shows next to its field, the kind kept.
 	pick("pagerduty")
-	run(t, ctx, "a short routing key",
+	testbrowser.Run(t, ctx, "a short routing key",
 		chromedp.SendKeys(chromedp.ID("c-name"), "Pager"),
 		chromedp.SendKeys(chromedp.ID("c-rk"), "short"),
 		chromedp.Click(chromedp.CSS(`form[data-channel-form] button[type=submit]`)),
@@ -70,9 +71,9 @@ func TestBrowserChannels(t *testing.T) {
 		t.Errorf("routing key error %q, url visible %v", s, visible("c-url"))
 	}
 	screenshot(t, ctx, "channel-new-error.png")
-	run(t, ctx, "clear the name", chromedp.Clear(chromedp.ID("c-name")))
+	testbrowser.Run(t, ctx, "clear the name", chromedp.Clear(chromedp.ID("c-name")))
 	pick("webhook")
-	run(t, ctx, "add a webhook",
+	testbrowser.Run(t, ctx, "add a webhook",
 		chromedp.SendKeys(chromedp.ID("c-name"), "Ops hook"),
 		chromedp.SendKeys(chromedp.ID("c-url"), rc.URL+"/hooks/secret-path-123456"),
 		chromedp.SendKeys(chromedp.ID("c-secret"), "whsec_browser"),
@@ -81,7 +82,7 @@ func TestBrowserChannels(t *testing.T) {
 	if s := text(t, ctx, "#c-target"); strings.Contains(s, "secret-path-123456") || !strings.HasPrefix(s, rc.URL+"/") {
 		t.Errorf("channel page shows the URL as %q, want it masked", s)
 	}
-	run(t, ctx, "send a test", chromedp.Click(chromedp.ID("send-test")), chromedp.WaitVisible(chromedp.ID("tested")))
+	testbrowser.Run(t, ctx, "send a test", chromedp.Click(chromedp.ID("send-test")), chromedp.WaitVisible(chromedp.ID("tested")))
 	if s := text(t, ctx, "#tested"); !strings.Contains(s, "delivered") {
 		t.Errorf("after the test: %q", s)
 	}
@@ -92,27 +93,27 @@ func TestBrowserChannels(t *testing.T) {
 		t.Errorf("the receiver got %d messages, want 1", n)
 	}
 	screenshot(t, ctx, "channel.png")
-	run(t, ctx, "phone-sized channel page", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
+	testbrowser.Run(t, ctx, "phone-sized channel page", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
 		chromedp.WaitVisible(chromedp.ID("send-test")))
 	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
 	if err != nil || wide {
 		t.Errorf("the channel page scrolls sideways on a phone (%v)", err)
 	}
 	screenshot(t, ctx, "channel-phone.png")
-	run(t, ctx, "desktop again", chromedp.EmulateViewport(1280, 900))
-	run(t, ctx, "account page lists it", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("channels")))
+	testbrowser.Run(t, ctx, "desktop again", chromedp.EmulateViewport(1280, 900))
+	testbrowser.Run(t, ctx, "account page lists it", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("channels")))
 	if s := text(t, ctx, "#channels tbody"); !strings.Contains(s, "Ops hook") || !strings.Contains(s, "OK") || strings.Contains(s, "secret-path-123456") {
 		t.Errorf("account page channels: %q", s)
 	}
 	screenshot(t, ctx, "account-channels.png")
-	run(t, ctx, "back to the channel", chromedp.Click(chromedp.CSS(`#channels a[href="/account/channels/1"]`)), chromedp.WaitVisible(chromedp.ID("send-test")))
+	testbrowser.Run(t, ctx, "back to the channel", chromedp.Click(chromedp.CSS(`#channels a[href="/account/channels/1"]`)), chromedp.WaitVisible(chromedp.ID("send-test")))
 
-	run(t, ctx, "open the delete dialog", chromedp.Click(chromedp.CSS(`a[data-dialog="dlg-delete"]`)),
+	testbrowser.Run(t, ctx, "open the delete dialog", chromedp.Click(chromedp.CSS(`a[data-dialog="dlg-delete"]`)),
 		chromedp.Poll[chromedp.Void](`document.getElementById("dlg-delete").open && document.activeElement.hasAttribute("data-close")`,
 			chromedp.WithPollingTimeout(5*time.Second)))
-	run(t, ctx, "cancel it", chromedp.Click(chromedp.CSS(`#dlg-delete [data-close]`)),
+	testbrowser.Run(t, ctx, "cancel it", chromedp.Click(chromedp.CSS(`#dlg-delete [data-close]`)),
 		chromedp.Poll[chromedp.Void](`!document.getElementById("dlg-delete").open`, chromedp.WithPollingTimeout(5*time.Second)))
-	run(t, ctx, "delete it", chromedp.Click(chromedp.CSS(`a[data-dialog="dlg-delete"]`)),
+	testbrowser.Run(t, ctx, "delete it", chromedp.Click(chromedp.CSS(`a[data-dialog="dlg-delete"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#dlg-delete button.danger`)),
 		chromedp.Click(chromedp.CSS(`#dlg-delete button.danger`)),
 		chromedp.WaitVisible(chromedp.ID("channels")))

@@ -13,6 +13,7 @@ import (
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/service"
+	"github.com/beethq/beet/internal/testbrowser"
 )
 
 // The two screens the dashboard is checked at: a laptop and a phone.
@@ -34,7 +35,7 @@ func viewport(w, h int64, mobile bool) chromedp.Action[chromedp.Void] {
 // whether the page is wider than the screen.
 func onFirstScreen(t *testing.T, ctx context.Context, sels ...string) string {
 	t.Helper()
-	run(t, ctx, "to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	testbrowser.Run(t, ctx, "to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	return inView(t, ctx, sels...)
 }
 
@@ -98,25 +99,25 @@ func TestBrowserNewBeet(t *testing.T) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
-	run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
 		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
 		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
 		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
 		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.ID("name")))
 	for i, sc := range screens {
-		run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile), chromedp.Navigate(base+"/beets/new"), chromedp.WaitVisible(chromedp.ID("name")),
+		testbrowser.Run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile), chromedp.Navigate(base+"/beets/new"), chromedp.WaitVisible(chromedp.ID("name")),
 			chromedp.Poll[chromedp.Void](`document.documentElement.getAttribute("data-js") === "ready"`, chromedp.WithPollingTimeout(5*time.Second)))
 		if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("cron").offsetParent === null`)); err != nil || !hidden {
 			t.Errorf("%s: the cron field shows before the cron choice (hidden=%v %v)", sc.name, hidden, err)
 		}
-		run(t, ctx, "a cron schedule, previewed as typed",
+		testbrowser.Run(t, ctx, "a cron schedule, previewed as typed",
 			chromedp.SendKeys(chromedp.ID("name"), "Nightly backup "+sc.name),
 			chromedp.Click(chromedp.CSS(`input[name=mode][value=cron]`)),
 			chromedp.SendKeys(chromedp.ID("cron"), "0 25 * * *"),
 			chromedp.Poll[chromedp.Void](`document.getElementById("cron").getAttribute("aria-invalid") === "true" && /not a valid cron/.test(document.getElementById("schedule-preview").textContent)`,
 				chromedp.WithPollingTimeout(5*time.Second)))
-		run(t, ctx, "a valid line", setValue("cron", ""), chromedp.SendKeys(chromedp.ID("cron"), "0 2 * * 1-5"),
+		testbrowser.Run(t, ctx, "a valid line", setValue("cron", ""), chromedp.SendKeys(chromedp.ID("cron"), "0 2 * * 1-5"),
 			chromedp.Poll[chromedp.Void](`document.querySelectorAll("#preview-times li").length === 3 && !document.getElementById("cron").hasAttribute("aria-invalid")`,
 				chromedp.WithPollingTimeout(5*time.Second)))
 		times, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#preview-times li")).map(li => li.textContent)`))
@@ -129,14 +130,14 @@ func TestBrowserNewBeet(t *testing.T) {
 			}
 		}
 		// Where the field being typed in is, its preview is too.
-		run(t, ctx, "the field in view", chromedp.Evaluate[chromedp.Void](`document.getElementById("cron").scrollIntoView({block: "center"})`))
+		testbrowser.Run(t, ctx, "the field in view", chromedp.Evaluate[chromedp.Void](`document.getElementById("cron").scrollIntoView({block: "center"})`))
 		if bad := inView(t, ctx, "#cron", "#preview-times"); bad != "" {
 			t.Errorf("%s: the field and its preview: %s", sc.name, bad)
 		}
 		capture(t, ctx, "new-beet-"+sc.name+".png")
 
 		// Submitted with a bad line: the reason sits under the field, which has the focus.
-		run(t, ctx, "submit a bad line", setValue("cron", "0 2 * * 9"),
+		testbrowser.Run(t, ctx, "submit a bad line", setValue("cron", "0 2 * * 9"),
 			chromedp.Click(chromedp.CSS(`form[action="/beets"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("cron-err")))
 		where, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`(() => {
 			const f = document.getElementById("cron").getBoundingClientRect(), e = document.getElementById("cron-err").getBoundingClientRect();
@@ -150,7 +151,7 @@ func TestBrowserNewBeet(t *testing.T) {
 		}
 		capture(t, ctx, "new-beet-error-"+sc.name+".png")
 
-		run(t, ctx, "submit a good line", setValue("cron", "0 2 * * *"),
+		testbrowser.Run(t, ctx, "submit a good line", setValue("cron", "0 2 * * *"),
 			chromedp.Click(chromedp.CSS(`form[action="/beets"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("start-lines")),
 			chromedp.Poll[chromedp.Void](`document.documentElement.getAttribute("data-js") === "ready"`, chromedp.WithPollingTimeout(5*time.Second)))
 		id := int64(i + 1)
@@ -175,7 +176,7 @@ func TestBrowserNewBeet(t *testing.T) {
 
 		// A refused detection setting on the beet's page: explained under
 		// its field, which has the focus and is on screen.
-		run(t, ctx, "a period too short", chromedp.Click(chromedp.CSS(`#detection input[name=mode][value=period]`)),
+		testbrowser.Run(t, ctx, "a period too short", chromedp.Click(chromedp.CSS(`#detection input[name=mode][value=period]`)),
 			setValue("period_minutes", "0.5"), chromedp.Click(chromedp.CSS(`#detection button.primary[type=submit]`)),
 			chromedp.WaitVisible(chromedp.ID("det-period-err")))
 		if bad := inView(t, ctx, "#period_minutes", "#det-period-err"); bad != "" {
@@ -201,7 +202,7 @@ func TestBrowserPhoneWidths(t *testing.T) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, func(c *config.Config) { c.AllowPrivateTargets = true })
 	base := a.URL()
-	run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
 		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
 		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
 		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
@@ -240,9 +241,9 @@ func TestBrowserPhoneWidths(t *testing.T) {
 	pages := []string{"/", "/beets/1", "/beets/2", "/beets/3", "/beets/4", "/beets/5", "/beets/new", "/account",
 		"/account/channels/1", "/account/channels/new", "/account/maintenance/new", "/unknown-tokens"}
 	for _, sc := range widths {
-		run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile))
+		testbrowser.Run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile))
 		for _, p := range pages {
-			run(t, ctx, p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")),
+			testbrowser.Run(t, ctx, p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")),
 				chromedp.Poll[chromedp.Void](`document.documentElement.getAttribute("data-js") === "ready"`, chromedp.WithPollingTimeout(5*time.Second)))
 			bad, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
 				const vw = window.innerWidth, bad = [];
@@ -262,13 +263,13 @@ func TestBrowserPhoneWidths(t *testing.T) {
 			}
 		}
 		if sc.mobile {
-			run(t, ctx, "account", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("keys")),
+			testbrowser.Run(t, ctx, "account", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("keys")),
 				chromedp.ScrollIntoView(chromedp.ID("keys")))
 			capture(t, ctx, "account-keys-phone.png")
-			run(t, ctx, "a beet's history", chromedp.Navigate(base+"/beets/3"), chromedp.WaitVisible(chromedp.ID("history")),
+			testbrowser.Run(t, ctx, "a beet's history", chromedp.Navigate(base+"/beets/3"), chromedp.WaitVisible(chromedp.ID("history")),
 				chromedp.ScrollIntoView(chromedp.ID("history")))
 			capture(t, ctx, "history-phone.png")
-			run(t, ctx, "a channel's deliveries", chromedp.Navigate(base+"/account/channels/1"), chromedp.WaitVisible(chromedp.CSS("main table")),
+			testbrowser.Run(t, ctx, "a channel's deliveries", chromedp.Navigate(base+"/account/channels/1"), chromedp.WaitVisible(chromedp.CSS("main table")),
 				chromedp.ScrollIntoView(chromedp.CSS("main table")))
 			capture(t, ctx, "deliveries-phone.png")
 		}
@@ -276,14 +277,14 @@ func TestBrowserPhoneWidths(t *testing.T) {
 	// Without JavaScript tables do not stack but scroll inside their
 	// cards: the page itself still fits (a visually hidden heading inside
 	// a scrolling table once made the account page 488 px wide).
-	run(t, ctx, "no script", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	testbrowser.Run(t, ctx, "no script", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
 	}))
 	for _, sc := range widths[1:] {
-		run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile))
+		testbrowser.Run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile))
 		for _, p := range pages {
-			run(t, ctx, p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")))
+			testbrowser.Run(t, ctx, p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")))
 			w, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
 			if err != nil || w[0] > w[1] {
 				t.Errorf("%s without script, %s: the page is %v px wide (%v)", sc.name, p, w, err)

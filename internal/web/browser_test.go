@@ -19,11 +19,8 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/testbrowser"
 )
-
-// chromiumPath is where Debian's chromium package puts the browser
-// (installed by .ci/run).
-const chromiumPath = "/usr/lib/chromium/chromium"
 
 // artefactDir is where the browser test saves its screenshots; CI keeps
 // them, and the README shows copies from docs/img.
@@ -38,51 +35,10 @@ func artefactDir(t *testing.T) string {
 	return dir
 }
 
-// newChrome starts headless chromium with its own profile and collects
-// everything the pages write to the console.
+// newChrome starts headless chromium at 1280x900 (testbrowser.New).
 func newChrome(t *testing.T) (context.Context, func() []string) {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("BEET_TEST_BROWSER") != "" || os.Getenv("CI") != "" {
-			t.Fatalf("browser tests must run here, but %s is missing: apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("browser tests skipped: %s is missing (apt-get install -y chromium, or run .ci/run)", chromiumPath)
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900))
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	var mu sync.Mutex
-	var bad []string
-	messages := chromedp.Console(ctx)
-	go func() {
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				mu.Lock()
-				bad = append(bad, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line))
-				mu.Unlock()
-			}
-		}
-	}()
-	return ctx, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), bad...) }
-}
-
-// run runs browser steps with a time limit, failing the test on error.
-func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := chromedp.Do(tctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
+	return testbrowser.New(t, chromedp.WindowSize(1280, 900))
 }
 
 func text(t *testing.T, ctx context.Context, sel string) string {
@@ -203,12 +159,12 @@ func TestBrowser(t *testing.T) {
 
 	// First run: the dashboard sends a new user to the setup page, which
 	// sends the browser's time zone along.
-	run(t, ctx, "a browser in Riga", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	testbrowser.Run(t, ctx, "a browser in Riga", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Riga"})
 		return err
 	}))
-	run(t, ctx, "open Beet", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("password2")))
-	run(t, ctx, "set up the first account",
+	testbrowser.Run(t, ctx, "open Beet", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("password2")))
+	testbrowser.Run(t, ctx, "set up the first account",
 		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
 		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
 		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
@@ -220,16 +176,16 @@ func TestBrowser(t *testing.T) {
 	if acc, err := a.Backend().Service.Account(context.Background(), 1); err != nil || acc.Timezone != "Europe/Riga" {
 		t.Errorf("the account's zone after setup in a Riga browser: %+v %v", acc, err)
 	}
-	run(t, ctx, "create a beet",
+	testbrowser.Run(t, ctx, "create a beet",
 		chromedp.SendKeys(chromedp.ID("name"), "Checkout succeeded"),
 		chromedp.Click(chromedp.CSS(`form[action="/beets"] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.ID("ingest-url")))
 
 	// Copy the URL: the button says so; revealing shows the same URL.
-	run(t, ctx, "copy the URL", chromedp.Click(chromedp.CSS(`button[data-copy^="http"]`)),
+	testbrowser.Run(t, ctx, "copy the URL", chromedp.Click(chromedp.CSS(`button[data-copy^="http"]`)),
 		chromedp.Poll[chromedp.Void](`document.getElementById("toast").textContent === "Copied"`, chromedp.WithPollingTimeout(5*time.Second)))
 	masked := text(t, ctx, "#ingest-url")
-	run(t, ctx, "reveal", chromedp.Click(chromedp.CSS(`#send [data-reveal]`)))
+	testbrowser.Run(t, ctx, "reveal", chromedp.Click(chromedp.CSS(`#send [data-reveal]`)))
 	ingestURL := text(t, ctx, "#ingest-url")
 	if !strings.HasPrefix(ingestURL, base+"/api/v1/beet/bt_") || strings.Contains(masked, ingestURL[len(ingestURL)-20:]) {
 		t.Fatalf("ingestion URL %q (masked %q)", ingestURL, masked)
@@ -247,7 +203,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	// The other site's page fires the three beacons.
-	run(t, ctx, "load the shop page", chromedp.Navigate(site.url),
+	testbrowser.Run(t, ctx, "load the shop page", chromedp.Navigate(site.url),
 		chromedp.Poll[chromedp.Void](`document.title === "sent"`, chromedp.WithPollingTimeout(10*time.Second)))
 	deadline := time.Now().Add(10 * time.Second)
 	for len(eventsOf(t, a, 1)) < 3 && time.Now().Before(deadline) {
@@ -266,7 +222,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	// ...and the beet page shows them, with the chart drawn.
-	run(t, ctx, "see the events", chromedp.Navigate(base+"/beets/1"),
+	testbrowser.Run(t, ctx, "see the events", chromedp.Navigate(base+"/beets/1"),
 		chromedp.WaitVisible(chromedp.CSS("#events")),
 		chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 	rows := text(t, ctx, "#events")
@@ -278,7 +234,7 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("chart says %q, want 3 events", label)
 	}
 	screenshot(t, ctx, "beet.png")
-	run(t, ctx, "list", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".beets")))
+	testbrowser.Run(t, ctx, "list", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".beets")))
 	if s := text(t, ctx, ".beets"); !strings.Contains(s, "Learning") || !strings.Contains(s, "3 / 24 h") {
 		t.Errorf("list: %q", s)
 	}
@@ -301,34 +257,34 @@ func TestBrowser(t *testing.T) {
 	if s := text(t, ctx, ".notice"); !strings.Contains(s, "1 beet resumed") || strings.Contains(text(t, ctx, ".beets"), "Paused") {
 		t.Errorf("after the bulk resume: %q", s)
 	}
-	run(t, ctx, "phone-sized list", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
+	testbrowser.Run(t, ctx, "phone-sized list", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
 		chromedp.WaitVisible(chromedp.CSS(".beets")))
 	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
 	if err != nil || wide {
 		t.Errorf("the list scrolls sideways on a phone (%v)", err)
 	}
 	screenshot(t, ctx, "beets-phone.png")
-	run(t, ctx, "phone-sized beet page", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	testbrowser.Run(t, ctx, "phone-sized beet page", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 	wide, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
 	if err != nil || wide {
 		t.Errorf("the beet page scrolls sideways on a phone (%v)", err)
 	}
 	screenshot(t, ctx, "beet-phone.png")
-	run(t, ctx, "desktop again", chromedp.EmulateViewport(1280, 900))
+	testbrowser.Run(t, ctx, "desktop again", chromedp.EmulateViewport(1280, 900))
 
 	// The keyboard reaches the confirmation dialogs: Enter opens, Escape
 	// closes without deleting.
-	run(t, ctx, "open the beet page", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.ID("ingest-url")),
+	testbrowser.Run(t, ctx, "open the beet page", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.ID("ingest-url")),
 		chromedp.Poll[chromedp.Void](`document.documentElement.getAttribute("data-js") === "ready"`, chromedp.WithPollingTimeout(5*time.Second)))
-	run(t, ctx, "Enter on Delete…", chromedp.Focus(chromedp.CSS(`a[data-dialog="dlg-delete"]`)), pressKey("Enter", "\r", 13))
-	run(t, ctx, "the dialog opens with the focus on Cancel",
+	testbrowser.Run(t, ctx, "Enter on Delete…", chromedp.Focus(chromedp.CSS(`a[data-dialog="dlg-delete"]`)), pressKey("Enter", "\r", 13))
+	testbrowser.Run(t, ctx, "the dialog opens with the focus on Cancel",
 		chromedp.Poll[chromedp.Void](`document.getElementById("dlg-delete").open && document.activeElement.hasAttribute("data-close")`,
 			chromedp.WithPollingTimeout(5*time.Second)))
-	run(t, ctx, "Escape closes it", pressKey("Escape", "", 27),
+	testbrowser.Run(t, ctx, "Escape closes it", pressKey("Escape", "", 27),
 		chromedp.Poll[chromedp.Void](`!document.getElementById("dlg-delete").open`, chromedp.WithPollingTimeout(5*time.Second)))
 
 	// Rotate: confirm in the dialog; the new token is shown.
-	run(t, ctx, "rotate", chromedp.Navigate(base+"/beets/1"),
+	testbrowser.Run(t, ctx, "rotate", chromedp.Navigate(base+"/beets/1"),
 		chromedp.Click(chromedp.CSS(`a[data-dialog="dlg-rotate"]`)),
 		chromedp.WaitVisible(chromedp.ID("confirm-rotate")),
 		chromedp.Click(chromedp.ID("confirm-rotate")),
@@ -338,16 +294,16 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("after rotation the page shows %q (old %q)", newURL, ingestURL)
 	}
 	// The shop page still has the old snippets: nothing is recorded.
-	run(t, ctx, "old URL", chromedp.Navigate(site.url),
+	testbrowser.Run(t, ctx, "old URL", chromedp.Navigate(site.url),
 		chromedp.Poll[chromedp.Void](`document.title === "sent"`, chromedp.WithPollingTimeout(10*time.Second)))
 	time.Sleep(time.Second) // sendBeacon has no completion to wait for
 	if n := len(eventsOf(t, a, 1)); n != 3 {
 		t.Fatalf("%d events after the old URL was called; want still 3", n)
 	}
 	// With the new snippets, it records again.
-	run(t, ctx, "new snippets", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.ID("ingest-url")))
+	testbrowser.Run(t, ctx, "new snippets", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.ID("ingest-url")))
 	site.set(snippet("img"), snippet("fetch"), snippet("beacon"))
-	run(t, ctx, "new URL", chromedp.Navigate(site.url),
+	testbrowser.Run(t, ctx, "new URL", chromedp.Navigate(site.url),
 		chromedp.Poll[chromedp.Void](`document.title === "sent"`, chromedp.WithPollingTimeout(10*time.Second)))
 	deadline = time.Now().Add(10 * time.Second)
 	for len(eventsOf(t, a, 1)) < 6 && time.Now().Before(deadline) {
@@ -356,14 +312,14 @@ func TestBrowser(t *testing.T) {
 	if n := len(eventsOf(t, a, 1)); n != 6 {
 		t.Fatalf("%d events after the new URL was called; want 6", n)
 	}
-	run(t, ctx, "page after rotation", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	testbrowser.Run(t, ctx, "page after rotation", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 	// The open page shows a new event by itself, table and chart.
 	resp, err := http.Get(newURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	run(t, ctx, "the page refreshes itself",
+	testbrowser.Run(t, ctx, "the page refreshes itself",
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#events tr").length === 7 && /^7 events/.test(document.getElementById("chart").getAttribute("aria-label"))`,
 			chromedp.WithPollingTimeout(18*time.Second), chromedp.WithPollingInterval(200*time.Millisecond)))
 	if errs := consoleErrors(); len(errs) > 0 {

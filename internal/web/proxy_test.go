@@ -19,6 +19,7 @@ import (
 
 	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/testbrowser"
 	"github.com/beethq/beet/internal/testlog"
 )
 
@@ -133,25 +134,25 @@ func TestBasePathBehindProxy(t *testing.T) {
 func TestBrowserBasePath(t *testing.T) {
 	ctx, consoleErrors := newChrome(t)
 	_, proxy := prefixProxy(t, nil)
-	run(t, ctx, "open Beet under /beet", chromedp.Navigate(proxy+"/beet/"), chromedp.WaitVisible(chromedp.ID("password2")))
-	run(t, ctx, "set up",
+	testbrowser.Run(t, ctx, "open Beet under /beet", chromedp.Navigate(proxy+"/beet/"), chromedp.WaitVisible(chromedp.ID("password2")))
+	testbrowser.Run(t, ctx, "set up",
 		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
 		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
 		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
 		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.ID("name")))
-	run(t, ctx, "create a beet", chromedp.SendKeys(chromedp.ID("name"), "Under a path"),
+	testbrowser.Run(t, ctx, "create a beet", chromedp.SendKeys(chromedp.ID("name"), "Under a path"),
 		chromedp.Click(chromedp.CSS(`form[action="/beet/beets"] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.ID("start-lines")))
 	// Its first event, through the proxy: the page turns into the chart
 	// by itself (self-refresh reloads a new beet's page at its first event).
 	hit(t, "GET", attr(t, ctx, `#send button[data-copy^="http"]`, "data-copy"), "")
-	run(t, ctx, "the chart", chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	testbrowser.Run(t, ctx, "the chart", chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil || !strings.HasPrefix(loc, proxy+"/beet/beets/1") {
 		t.Fatalf("after creating: %q %v", loc, err)
 	}
-	run(t, ctx, "the list", chromedp.Click(chromedp.CSS(`.crumbs a`)), chromedp.WaitVisible(chromedp.CSS(".beets")))
+	testbrowser.Run(t, ctx, "the list", chromedp.Click(chromedp.CSS(`.crumbs a`)), chromedp.WaitVisible(chromedp.CSS(".beets")))
 	time.Sleep(200 * time.Millisecond)
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))

@@ -15,6 +15,7 @@ import (
 	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/service"
+	"github.com/beethq/beet/internal/testbrowser"
 )
 
 // TestScreenshotsWithHistory fills a Beet with ten days of made-up but
@@ -26,7 +27,7 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
-	run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
 		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
 		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
 		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
@@ -34,7 +35,7 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("name")))
 	seedHistory(t, a)
 
-	run(t, ctx, "list", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".beets")))
+	testbrowser.Run(t, ctx, "list", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".beets")))
 	screenshot(t, ctx, "readme-beets.png")
 	// On a desktop each beet is one line: status, name, rhythm in words,
 	// last event and next check side by side.
@@ -75,7 +76,7 @@ func TestScreenshotsWithHistory(t *testing.T) {
 			}
 		}
 	}
-	run(t, ctx, "checkout, 7 days", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
+	testbrowser.Run(t, ctx, "checkout, 7 days", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
 		chromedp.Click(chromedp.CSS(`[data-range="7d"]`)),
 		chromedp.Poll[chromedp.Void](`/events in the last 7d/.test(document.getElementById("chart").getAttribute("aria-label"))`,
 			chromedp.WithPollingTimeout(5*time.Second)))
@@ -91,13 +92,13 @@ func TestScreenshotsWithHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeArtefact(t, "readme-chart.png", png)
-	run(t, ctx, "top of the page", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	testbrowser.Run(t, ctx, "top of the page", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeArtefact(t, "readme-beet.png", png)
-	run(t, ctx, "down beet", chromedp.Navigate(base+"/beets/3"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	testbrowser.Run(t, ctx, "down beet", chromedp.Navigate(base+"/beets/3"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 	png, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.ID("summary")))
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +106,7 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	writeArtefact(t, "readme-down.png", png)
 	// A job's run times are charted: one point per run, the failure apart,
 	// the run-time limit drawn.
-	run(t, ctx, "nightly backup, 7 days", chromedp.Navigate(base+"/beets/2"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
+	testbrowser.Run(t, ctx, "nightly backup, 7 days", chromedp.Navigate(base+"/beets/2"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
 		chromedp.Click(chromedp.CSS(`[data-range="7d"]`)),
 		chromedp.WaitVisible(chromedp.CSS("#runs-chart canvas")),
 		chromedp.Poll[chromedp.Void](`/^[0-9]+ runs ended in the last 7d, 1 failed; the longest took .*; run-time limit 30 min$/.test(document.getElementById("runs-chart").getAttribute("aria-label"))`,
@@ -118,7 +119,7 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	if got := legendShown(t, ctx); got != "flips" {
 		t.Errorf("the nightly backup's legend names %q; want only the state changes (no band, no values)", got)
 	}
-	run(t, ctx, "a beet without runs", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	testbrowser.Run(t, ctx, "a beet without runs", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("runs").hidden`)); err != nil || !hidden {
 		t.Errorf("the run-time chart shows on a beet without runs (hidden=%v, %v)", hidden, err)
 	}
@@ -134,20 +135,20 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	if got := shown(); got != "panel-img" {
 		t.Errorf("snippet panels shown at first: %q, want panel-img alone", got)
 	}
-	run(t, ctx, "the job wrapper tab", chromedp.Click(chromedp.ID("tab-wrapper")))
+	testbrowser.Run(t, ctx, "the job wrapper tab", chromedp.Click(chromedp.ID("tab-wrapper")))
 	if got := shown(); got != "panel-wrapper" {
 		t.Errorf("after clicking the wrapper tab: %q", got)
 	}
 	if w := text(t, ctx, "#panel-wrapper pre"); !strings.Contains(w, "/start") || !strings.Contains(w, "/$?") {
 		t.Errorf("the wrapper snippet %q lacks /start or /$?", w)
 	}
-	run(t, ctx, "arrow right wraps around", chromedp.Focus(chromedp.ID("tab-wrapper")), pressKey("ArrowRight", "", 39))
+	testbrowser.Run(t, ctx, "arrow right wraps around", chromedp.Focus(chromedp.ID("tab-wrapper")), pressKey("ArrowRight", "", 39))
 	if got := shown(); got != "panel-img" || attr(t, ctx, "#tab-img", "aria-selected") != "true" {
 		t.Errorf("after ArrowRight on the last tab: %q", got)
 	}
-	run(t, ctx, "account", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("keys")))
+	testbrowser.Run(t, ctx, "account", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("keys")))
 	screenshot(t, ctx, "readme-account.png")
-	run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+"/"),
+	testbrowser.Run(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(chromedp.CSS(".beets")))
 	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -175,9 +176,9 @@ func TestScreenshotsWithHistory(t *testing.T) {
 
 	// On a phone, a beet's state, its reason and the chart fit the first
 	// screen: no scrolling to learn whether it is down and why.
-	run(t, ctx, "down beet on a phone", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+	testbrowser.Run(t, ctx, "down beet on a phone", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 	firstScreen := func(what, path string) {
-		run(t, ctx, what, chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
+		testbrowser.Run(t, ctx, what, chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("#chart canvas")))
 		outside, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
 		const vw = window.innerWidth, vh = window.innerHeight, bad = [];
 		for (const id of ["status", "reason", "chart"]) {
@@ -196,7 +197,7 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	firstScreen("phone-sized job beet (runs charted)", "/beets/2")
 	// Over 7 days, as on the desktop: the last 24 hours hold no finished
 	// run between 02:00 and about 02:11 UTC.
-	run(t, ctx, "its run-time chart", chromedp.Click(chromedp.CSS(`[data-range="7d"]`)),
+	testbrowser.Run(t, ctx, "its run-time chart", chromedp.Click(chromedp.CSS(`[data-range="7d"]`)),
 		chromedp.WaitVisible(chromedp.CSS("#runs-chart canvas")), chromedp.ScrollIntoView(chromedp.ID("runs")))
 	png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {

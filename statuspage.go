@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // StatusPage is a public, read-only page of an account's beets, at
@@ -46,10 +45,10 @@ func (p *StatusPage) Validate() error {
 	if err := ValidateSlug(p.Slug); err != nil {
 		return err
 	}
-	if err := validateText("title", p.Title, MaxStatusTitleLen, true); err != nil {
+	if err := ValidateText("title", p.Title, MaxStatusTitleLen, TextRequired); err != nil {
 		return err
 	}
-	if err := validateText("description", p.Description, maxStatusDescription, false); err != nil {
+	if err := ValidateText("description", p.Description, maxStatusDescription, TextLines); err != nil {
 		return err
 	}
 	if len(p.Tags) > MaxStatusPageTags {
@@ -105,19 +104,6 @@ func ValidateSlug(s string) error {
 	return nil
 }
 
-func validateText(field, s string, maxLen int, required bool) error {
-	if !utf8.ValidString(s) {
-		return FieldError(field, "must be valid UTF-8")
-	}
-	if required && strings.TrimSpace(s) == "" {
-		return FieldError(field, "is required")
-	}
-	if n := utf8.RuneCountInString(s); n > maxLen {
-		return FieldError(field, "is %d characters long; at most %d are allowed", n, maxLen)
-	}
-	return nil
-}
-
 // NoticeSeverity says how bad what a notice tells is.
 type NoticeSeverity string
 
@@ -144,10 +130,10 @@ type StatusNotice struct {
 
 // Validate checks a notice's fields.
 func (n *StatusNotice) Validate() error {
-	if err := validateText("title", n.Title, MaxNoticeTitleLen, true); err != nil {
+	if err := ValidateText("title", n.Title, MaxNoticeTitleLen, TextRequired); err != nil {
 		return err
 	}
-	if err := validateText("body", n.Body, MaxNoticeBodyLen, false); err != nil {
+	if err := ValidateText("body", n.Body, MaxNoticeBodyLen, TextLines); err != nil {
 		return err
 	}
 	switch n.Severity {

@@ -31,10 +31,13 @@ type env struct {
 
 var cheapHash = &service.PasswordParams{Time: 1, Memory: 64, Threads: 1}
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { t.Helper(); return newEnvOn(t, "sqlite") }
+
+// newEnvOn is newEnv on a store engine of testdb.Engines.
+func newEnvOn(t *testing.T, engine string) *env {
 	t.Helper()
 	ctx := context.Background()
-	db := testdb.New(t, "sqlite")
+	db := testdb.New(t, engine)
 	svc := service.New(db, service.Options{PasswordParams: cheapHash})
 	a, keyA, err := svc.CreateAccount(ctx, "a@example.com", "password-a", beet.PlanFree)
 	if err != nil {

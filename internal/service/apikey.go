@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"time"
-	"unicode/utf8"
 
 	"github.com/beethq/beet"
 )
@@ -21,8 +20,8 @@ func (s *Service) CreateAPIKey(ctx context.Context, accountID int64, name string
 // CreateScopedAPIKey is CreateAPIKey for a read-only key when readOnly is
 // set: it can call every GET of the API and nothing that changes state.
 func (s *Service) CreateScopedAPIKey(ctx context.Context, accountID int64, name string, readOnly bool) (*beet.APIKey, string, error) {
-	if utf8.RuneCountInString(name) > maxAPIKeyNameLen {
-		return nil, "", beet.FieldError("name", "is longer than %d characters", maxAPIKeyNameLen)
+	if err := beet.ValidateText("name", name, maxAPIKeyNameLen, 0); err != nil {
+		return nil, "", err
 	}
 	if _, err := s.store.FindAccountByID(ctx, accountID); err != nil {
 		return nil, "", err

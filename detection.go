@@ -1,6 +1,9 @@
 package beet
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // DetectionMode says how a beet decides it is late.
 type DetectionMode string
@@ -31,6 +34,20 @@ type Detection struct {
 	// before the beet goes down; 0 leaves it to what past runs took (auto
 	// mode) or to no limit (period and cron modes).
 	MaxRuntimeSeconds int64 `json:"max_runtime_seconds,omitempty"`
+}
+
+// MarshalJSON writes the settings as Detection's tags say, but a period or
+// cron beet's grace_seconds even when 0: a client that set no grace reads
+// it back as 0 rather than not at all.
+func (d Detection) MarshalJSON() ([]byte, error) {
+	type plain Detection // the same fields without this method
+	if d.Mode != ModePeriod && d.Mode != ModeCron {
+		return json.Marshal(plain(d))
+	}
+	return json.Marshal(struct {
+		plain
+		GraceSeconds int64 `json:"grace_seconds"` // shallower, so it wins over plain's
+	}{plain(d), d.GraceSeconds})
 }
 
 // Validate checks the settings for the chosen mode and rejects fields that

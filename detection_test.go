@@ -1,6 +1,7 @@
 package beet_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -49,5 +50,28 @@ func TestValidateTimezoneRejectsNonIANA(t *testing.T) {
 	}
 	if err := beet.ValidateTimezone("timezone", "America/New_York"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A period or cron beet's grace is written even when 0; auto mode has none.
+func TestDetectionJSONKeepsZeroGrace(t *testing.T) {
+	cases := []struct {
+		d    beet.Detection
+		want string
+	}{
+		{beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 60}, `{"mode":"period","period_seconds":60,"grace_seconds":0}`},
+		{beet.Detection{Mode: beet.ModeCron, Cron: "@daily", Timezone: "UTC"}, `{"mode":"cron","cron":"@daily","timezone":"UTC","grace_seconds":0}`},
+		{beet.Detection{Mode: beet.ModeCron, Cron: "@daily", Timezone: "UTC", GraceSeconds: 300, MaxRuntimeSeconds: 60}, `{"mode":"cron","cron":"@daily","timezone":"UTC","max_runtime_seconds":60,"grace_seconds":300}`},
+		{beet.Detection{Mode: beet.ModeAuto}, `{"mode":"auto"}`},
+	}
+	for _, c := range cases {
+		b, err := json.Marshal(c.d)
+		if err != nil || string(b) != c.want {
+			t.Errorf("json.Marshal(%+v) = %s, %v; want %s", c.d, b, err, c.want)
+		}
+		var back beet.Detection
+		if err := json.Unmarshal(b, &back); err != nil || back != c.d {
+			t.Errorf("%s read back as %+v, %v", b, back, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -66,6 +67,33 @@ func Logging(log *slog.Logger, next http.Handler) http.Handler {
 			slog.Duration("duration", time.Since(start)),
 			slog.Int64("bytes", bytes),
 		)
+	})
+}
+
+// CleanPaths serves a request whose path holds empty or dot segments as its
+// clean path, as nginx merges slashes by default, where net/http's mux
+// answers a redirect: a base URL that ends in a slash makes
+// `curl "$BASE/api/v1/beet/$TOKEN"` a request for `//api/v1/beet/…`, and
+// curl in a crontab follows no redirect, so its ping was lost (and an API
+// client got an HTML 307). Escaped paths and CONNECT are left to the mux.
+func CleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if r.URL.RawPath != "" || r.Method == http.MethodConnect || !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		clean := path.Clean("/" + p) // as the mux's cleanPath: rooted, a trailing slash kept
+		if strings.HasSuffix(p, "/") && clean != "/" {
+			clean += "/"
+		}
+		if clean == p {
+			next.ServeHTTP(w, r) // "/.well-known/…"
+			return
+		}
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = clean
+		next.ServeHTTP(w, r2)
 	})
 }
 

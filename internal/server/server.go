@@ -59,11 +59,11 @@ type Server struct {
 }
 
 // New returns a Server for h, wrapped in request logging and panic
-// recovery. log must not be nil.
+// recovery, on clean paths (CleanPaths). log must not be nil.
 func New(h http.Handler, log *slog.Logger) *Server {
 	s := &Server{log: log, errc: make(chan error, 1)}
 	s.srv = &http.Server{
-		Handler:           Logging(log, Recover(log, h)),
+		Handler:           CleanPaths(Logging(log, Recover(log, h))),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,

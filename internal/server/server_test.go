@@ -215,3 +215,23 @@ func TestRequestLogQuiet(t *testing.T) {
 		t.Errorf("request lines for %v, want %v:\n%s", paths, want, out)
 	}
 }
+
+func TestCleanPathsServesTheCleanPath(t *testing.T) {
+	var got string
+	h := server.CleanPaths(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.URL.Path }))
+	for in, want := range map[string]string{
+		"/api/v1/beet/bt_x":      "/api/v1/beet/bt_x",
+		"//api/v1/beet/bt_x":     "/api/v1/beet/bt_x",
+		"/api/v1//beets/":        "/api/v1/beets/",
+		"/ping/./x/../y":         "/ping/y",
+		"/.well-known/security":  "/.well-known/security",
+		"/api/v1/beet%2F/x//y":   "/api/v1/beet//x//y", // escaped: left to the mux
+		"//":                     "/",
+		"/api/v1/beet/bt_x/..//": "/api/v1/beet/",
+	} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", in, nil))
+		if got != want {
+			t.Errorf("%s served as %s, want %s", in, got, want)
+		}
+	}
+}

@@ -159,11 +159,13 @@ const (
 
 // RedactPath cuts secrets out of a URL path for logging: the segment after
 // /api/v1/beet/ or /ping/ (whatever its shape, since a mistyped token is
-// still nearly a token; under a base path too) and anything from a "bt_"
-// or "bk_" prefix on in any segment go through beet.Redact.
+// still nearly a token; under a base path too), and in any segment
+// anything from a "bt_" or "bk_" prefix or a UUID on (an imported check's
+// token, sent to the wrong path: hc-ping.com's /UUID with the host
+// changed) go through beet.Redact.
 func RedactPath(p string) string {
 	at := tokenAt(p)
-	if at < 0 && !strings.Contains(p, "bt_") && !strings.Contains(p, "bk_") {
+	if at < 0 && !strings.Contains(p, "bt_") && !strings.Contains(p, "bk_") && strings.Count(p, "-") < 4 {
 		return p // the common case allocates nothing
 	}
 	tokenSeg := -1
@@ -196,13 +198,43 @@ func tokenAt(p string) int {
 	return -1
 }
 
+// secretStart is where the first secret of a path segment starts (a token,
+// an API key or a UUID), or -1.
 func secretStart(s string) int {
-	i, j := strings.Index(s, TokenPrefix), strings.Index(s, APIKeyPrefix)
-	switch {
-	case i < 0:
-		return j
-	case j < 0:
-		return i
+	first := -1
+	for _, i := range [...]int{strings.Index(s, TokenPrefix), strings.Index(s, APIKeyPrefix), uuidStart(s)} {
+		if i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
 	}
-	return min(i, j)
+	return first
+}
+
+// uuidStart is where the first UUID of s (8-4-4-4-12 hex digits, in either
+// case) starts, or -1.
+func uuidStart(s string) int {
+	for i := 0; i+uuidLen <= len(s); i++ {
+		if isUUID(s[i : i+uuidLen]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// isUUID reports whether s is 8-4-4-4-12 hex digits, in either case.
+func isUUID(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // lower case for letters; '-' and digits keep theirs
+		switch i {
+		case 8, 13, 18, 23:
+			if s[i] != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return len(s) == uuidLen
 }

@@ -100,6 +100,12 @@ func TestRedactPath(t *testing.T) {
 		{"/ping/31365bce-8da9-4729-8ff3-aaa71d56b712/start", "/ping/31365bc…/start"},
 		{"/beet/ping/31365bce-8da9-4729-8ff3-aaa71d56b712/0", "/beet/ping/31365bc…/0"},
 		{"/beet/api/v1/beet/31365bce-8da9-4729-8ff3-aaa71d56b712", "/beet/api/v1/beet/31365bc…"},
+		// A UUID anywhere else: hc-ping.com's URL with only the host
+		// changed, or a token pasted into an API path.
+		{"/31365bce-8da9-4729-8ff3-aaa71d56b712", "/31365bc…"},
+		{"/31365BCE-8DA9-4729-8FF3-AAA71D56B712/start", "/31365BC…/start"},
+		{"/api/v1/beets/x31365bce-8da9-4729-8ff3-aaa71d56b712", "/api/v1/beets/x31365bc…"},
+		{"/2026-12-04-report", "/2026-12-04-report"},
 	} {
 		if got := beet.RedactPath(tc.in); got != tc.want {
 			t.Errorf("RedactPath(%q) = %q, want %q", tc.in, got, tc.want)

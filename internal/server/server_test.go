@@ -37,7 +37,11 @@ func TestRequestLogNeverHoldsAWholeToken(t *testing.T) {
 
 	token, key := beet.NewToken(), beet.NewAPIKey()
 	notAToken := "not-a-real-token-but-still-secret"
+	uuid := "31365bce-8da9-4729-8ff3-aaa71d56b712" // an imported check's token
 	for _, req := range []struct{ method, path string }{
+		{"GET", "/" + uuid},                  // hc-ping.com's URL with only the host changed
+		{"GET", "/ping//" + uuid + "/start"}, // served clean, logged redacted
+		{"GET", "/api/v1/beet//" + token},
 		{"GET", "/api/v1/beet/" + token},
 		{"POST", "/api/v1/beet/" + token + "?value=1"},
 		{"PUT", "/api/v1/beet/" + token}, // panics
@@ -58,7 +62,7 @@ func TestRequestLogNeverHoldsAWholeToken(t *testing.T) {
 	srv.Shutdown(context.Background())
 
 	out := logs.String()
-	for _, secret := range []string{token, key, notAToken} {
+	for _, secret := range []string{token, key, notAToken, uuid} {
 		if strings.Contains(out, secret) {
 			t.Errorf("log holds a whole secret %q:\n%s", secret, out)
 		}
@@ -67,13 +71,14 @@ func TestRequestLogNeverHoldsAWholeToken(t *testing.T) {
 		"path=/api/v1/beet/" + beet.Redact(token),
 		"status=500", "handler panicked", "method=PUT",
 		"path=/other/x" + beet.Redact(key),
+		"path=/31365bc… status=404", "path=/ping/31365bc…/start status=404",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}
 	}
-	if n := strings.Count(out, "msg=request"); n != 6 {
-		t.Errorf("%d request lines, want 6:\n%s", n, out)
+	if n := strings.Count(out, "msg=request"); n != 9 {
+		t.Errorf("%d request lines, want 9:\n%s", n, out)
 	}
 }
 

@@ -222,7 +222,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		path = strings.TrimPrefix(r.URL.Path, PingPrefix)
 	}
-	token, suffix, slash := strings.Cut(path, "/")
+	token, suffix, _ := strings.Cut(path, "/") // a trailing slash is the plain ping, as Healthchecks' ping/<uuid>/
 	now := h.now().UTC().Truncate(time.Microsecond)
 	if !beet.ValidTokenShape(token) {
 		h.malformed(w, r, token, now)
@@ -244,7 +244,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sig, ok := signalOf(suffix)
-	if !ok || slash && suffix == "" {
+	if !ok {
 		h.badPath(w, token, suffix, now)
 		return
 	}

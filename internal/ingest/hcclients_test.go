@@ -232,7 +232,7 @@ func TestHealthchecksShellClients(t *testing.T) {
 func TestPingPathSameAsAPIPath(t *testing.T) {
 	r := newRig(t, "sqlite", nil)
 	api, ping := r.newBeet(false), r.newBeet(false)
-	for _, suffix := range []string{"", "/start", "/log", "/fail", "/0", "/7", "/stat"} {
+	for _, suffix := range []string{"", "/start", "/log", "/fail", "/0", "/7", "/stat", "/"} {
 		r.clock.Advance(time.Second)
 		a := r.send("POST", ingest.Prefix+api.Token+suffix, "text/plain", "out"+suffix, "curl/8")
 		p := r.send("POST", ingest.PingPrefix+ping.Token+suffix, "text/plain", "out"+suffix, "curl/8")
@@ -247,8 +247,8 @@ func TestPingPathSameAsAPIPath(t *testing.T) {
 		checkHeaders(t, "ping "+m, p, false)
 	}
 	ea, ep := r.events(api), r.events(ping)
-	if len(ea) != 6 || len(ep) != len(ea) {
-		t.Fatalf("%d events under /api/v1/beet, %d under /ping; want 6 each", len(ea), len(ep))
+	if len(ea) != 7 || len(ep) != len(ea) {
+		t.Fatalf("%d events under /api/v1/beet, %d under /ping; want 7 each (a trailing slash is the plain ping)", len(ea), len(ep))
 	}
 	for i := range ea {
 		x, y := ea[i], ep[i]

@@ -100,7 +100,7 @@ func TestSignalBodies(t *testing.T) {
 func TestSignalPathsRefused(t *testing.T) {
 	r := newRig(t, "sqlite", nil)
 	b := r.newBeet(false)
-	for _, suffix := range []string{"/stat", "/256", "/-1", "/1234", "/start/now", "/", "/0x1"} {
+	for _, suffix := range []string{"/stat", "/256", "/-1", "/1234", "/start/now", "/start/", "/0x1"} {
 		expectGIF(t, suffix, r.send("GET", ingest.Prefix+b.Token+suffix, "", "", "curl/8"), 200)
 	}
 	r.send("HEAD", ingest.Prefix+b.Token+"/start", "", "", "curl/8")

@@ -112,6 +112,7 @@ func FuzzParseBody(f *testing.F) {
 func TestIsPreviewBot(t *testing.T) {
 	for _, ua := range []string{
 		"Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+		"Slack-ImgProxy (+https://api.slack.com/robots)", // shows a pasted GIF URL in the channel
 		"Twitterbot/1.0", "facebookexternalhit/1.1", "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
 		"TelegramBot (like TwitterBot)", "WhatsApp/2.23.20.0", "LinkedInBot/1.0",
 		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Mozilla/5.0 (compatible; bingbot/2.0)",

@@ -5,7 +5,7 @@ package ingest
 // (CONTRACT §1), so their GETs are ignored unless the beet allows bots.
 // Matched case-insensitively; kept lower case.
 var previewBots = []string{
-	"slackbot", "twitterbot", "facebookexternalhit", "facebot", "discordbot",
+	"slackbot", "slack-imgproxy", "twitterbot", "facebookexternalhit", "facebot", "discordbot",
 	"telegrambot", "whatsapp", "linkedinbot", "googlebot", "bingbot",
 	"applebot", "redditbot", "skypeuripreview", "embedly", "iframely",
 	"pinterestbot", "vkshare", "mattermost", "yandexbot", "duckduckbot",

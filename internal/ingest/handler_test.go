@@ -449,3 +449,25 @@ func TestLogsNeverHoldAToken(t *testing.T) {
 }
 
 func ptr(f float64) *float64 { return &f }
+
+// A client that keeps sending a bad body every 4 s is noted when it starts
+// and every 10 minutes while it goes on, not only at its first request; a
+// pause of 10 s makes the next one a new burst.
+func TestContinuingProblemNotedAgain(t *testing.T) {
+	r := newRig(t, "sqlite", nil)
+	b := r.newBeet(false)
+	path := ingest.Prefix + b.Token
+	for range 25 * 60 / 4 { // 25 minutes
+		expectGIF(t, "bad value", r.send("POST", path, "application/json", `{"value": "s0"}`, "curl/8"), 200)
+		r.clock.Advance(4 * time.Second)
+	}
+	ps := r.problems(b, 3)
+	if len(ps) != 3 || ps[0].Kind != beet.ProblemBadValue || ps[0].At.Sub(ps[2].At) != 20*time.Minute {
+		t.Fatalf("problems after 25 minutes of a bad body every 4 s: %+v, want 3 bad_value, 10 minutes apart", ps)
+	}
+	r.clock.Advance(10 * time.Second) // quiet: 14 s since the last
+	r.send("POST", path, "application/json", `{"value": "s0"}`, "curl/8")
+	if ps := r.problems(b, 4); len(ps) != 4 {
+		t.Fatalf("%d problems after a pause, want 4", len(ps))
+	}
+}

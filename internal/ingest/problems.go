@@ -11,8 +11,14 @@ import (
 
 // problemQuiet is how long a problem of one kind on one beet stays a single
 // problem: a burst of 429s, or a client sending a bad body every second,
-// is noted once per quiet period, not once per request.
-const problemQuiet = 10 * time.Second
+// is noted once per quiet period, not once per request; and again every
+// problemRenote while it goes on, so that the list shows it has not
+// stopped (a client that sent a bad body every 4 s was noted only at its
+// first, hours before) without filling the beet's 100 rows in minutes.
+const (
+	problemQuiet  = 10 * time.Second
+	problemRenote = 10 * time.Minute
+)
 
 // maxProblemKeys bounds the recorder's memory under a flood.
 const maxProblemKeys = 100_000
@@ -27,8 +33,11 @@ type problemRecorder struct {
 	done  chan struct{}
 
 	mu   sync.Mutex
-	last map[problemKey]time.Time // when a burst of this kind was last seen
+	last map[problemKey]burst
 }
+
+// burst is when a burst of problems of one kind was last seen and noted.
+type burst struct{ seen, noted time.Time }
 
 // problemKey identifies a burst: by beet when known, else by token (rate
 // limiting happens before the beet is looked up).
@@ -45,7 +54,7 @@ type problemNote struct {
 }
 
 func newProblemRecorder(store beet.ProblemStore, find func(context.Context, string) (tokenEntry, error), log *slog.Logger) *problemRecorder {
-	p := &problemRecorder{store: store, find: find, log: log, queue: make(chan problemNote, 1024), done: make(chan struct{}), last: map[problemKey]time.Time{}}
+	p := &problemRecorder{store: store, find: find, log: log, queue: make(chan problemNote, 1024), done: make(chan struct{}), last: map[problemKey]burst{}}
 	go p.run()
 	return p
 }
@@ -55,13 +64,18 @@ func newProblemRecorder(store beet.ProblemStore, find func(context.Context, stri
 // on record by then).
 func (p *problemRecorder) note(key problemKey, at time.Time, detail string) {
 	p.mu.Lock()
-	prev, seen := p.last[key]
+	b, seen := p.last[key]
 	if !seen && len(p.last) >= maxProblemKeys {
 		clear(p.last) // forget old bursts rather than grow
 	}
-	p.last[key] = at
+	quiet := !seen || at.Sub(b.seen) >= problemQuiet || at.Sub(b.noted) >= problemRenote
+	b.seen = at
+	if quiet {
+		b.noted = at
+	}
+	p.last[key] = b
 	p.mu.Unlock()
-	if seen && at.Sub(prev) < problemQuiet {
+	if !quiet {
 		return
 	}
 	select {

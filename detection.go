@@ -62,6 +62,9 @@ func (d Detection) Validate() error {
 			return FieldError("detection", "auto mode takes no other settings than max_runtime_seconds")
 		}
 	case ModePeriod:
+		if d.PeriodSeconds == 0 {
+			return FieldError("detection.period_seconds", "is required in period mode (%d to %d)", int64(MinPeriod/time.Second), int64(MaxPeriod/time.Second))
+		}
 		if p := time.Duration(d.PeriodSeconds) * time.Second; p < MinPeriod || p > MaxPeriod {
 			return FieldError("detection.period_seconds", "must be from %d to %d", int64(MinPeriod/time.Second), int64(MaxPeriod/time.Second))
 		}

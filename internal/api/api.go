@@ -184,6 +184,17 @@ func pathID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
+// queryLimit reads the limit query parameter: absent or empty is 0 (the
+// default page), and a limit given must be from 1 to beet.MaxPageLimit
+// (the service takes 0 as the default, which limit=0 must not mean).
+func queryLimit(r *http.Request) (int, error) {
+	n, err := queryInt(r, "limit")
+	if err == nil && r.URL.Query().Get("limit") != "" && (n < 1 || n > beet.MaxPageLimit) {
+		return 0, beet.FieldError("limit", "must be from 1 to %d", beet.MaxPageLimit)
+	}
+	return n, err
+}
+
 // queryInt reads an optional integer query parameter.
 func queryInt(r *http.Request, name string) (int, error) {
 	s := r.URL.Query().Get(name)

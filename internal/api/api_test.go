@@ -254,11 +254,14 @@ func TestBadInputGetsClearErrors(t *testing.T) {
 		{"long name", map[string]any{"name": long}, "", 422, "validation_failed", "name"},
 		{"bad timezone", map[string]any{"name": "x", "timezone": "Mars/Base"}, "", 422, "validation_failed", "timezone"},
 		{"short period", map[string]any{"name": "x", "detection": map[string]any{"mode": "period", "period_seconds": 10}}, "", 422, "validation_failed", "detection.period_seconds"},
+		{"no period", map[string]any{"name": "x", "detection": map[string]any{"mode": "period"}}, "", 422, "validation_failed", "detection.period_seconds"},
+		{"fractional period", map[string]any{"name": "x", "detection": map[string]any{"mode": "period", "period_seconds": 60.5}}, "", 422, "validation_failed", "detection.period_seconds"},
+		{"unknown config field", map[string]any{"name": "x", "detection": map[string]any{"mode": "auto"}, "tags": []string{"a"}, "colour": 1}, "", 400, "invalid", "colour"},
 		{"bad cron", map[string]any{"name": "x", "detection": map[string]any{"mode": "cron", "cron": "0 25 * * *", "timezone": "UTC"}}, "", 422, "validation_failed", "detection.cron"},
 		{"bad mode", map[string]any{"name": "x", "detection": map[string]any{"mode": "sometimes"}}, "", 422, "validation_failed", "detection.mode"},
 		{"name not a string", map[string]any{"name": 5}, "", 422, "validation_failed", "name"},
 		{"unknown field", map[string]any{"name": "x", "colour": "red"}, "", 400, "invalid", "colour"},
-		{"unknown detection field", map[string]any{"name": "x", "detection": map[string]any{"mode": "auto", "every": 5}}, "", 400, "invalid", "every"},
+		{"unknown detection field", map[string]any{"name": "x", "detection": map[string]any{"mode": "auto", "every": 5}}, "", 400, "invalid", "detection.every"},
 		{"not JSON", "{name: x", "", 400, "invalid", ""},
 		{"array", "[1,2]", "", 400, "invalid", ""},
 		{"two values", `{"name":"x"}{"name":"y"}`, "", 400, "invalid", ""},
@@ -388,7 +391,7 @@ func TestEventsPages(t *testing.T) {
 	if len(p.Events) != 10 || !p.Events[0].ReceivedAt.Equal(events[14].ReceivedAt) || !p.Events[9].ReceivedAt.Equal(events[5].ReceivedAt) {
 		t.Fatalf("second page has %d events: %+v", len(p.Events), p)
 	}
-	for q, field := range map[string]string{"limit=1001": "limit", "limit=-1": "limit", "limit=ten": "limit", "since=yesterday": "since", "until=2026-13-01": "until"} {
+	for q, field := range map[string]string{"limit=1001": "limit", "limit=-1": "limit", "limit=0": "limit", "limit=ten": "limit", "since=yesterday": "since", "until=2026-13-01": "until"} {
 		r := e.do(e.keyA, "GET", path+"?"+q, nil)
 		if code, f := r.errorCode(t); r.status != 422 || code != "validation_failed" || f != field {
 			t.Errorf("?%s: %d %s", q, r.status, r.body)
@@ -514,5 +517,21 @@ func TestIncidentsAreListed(t *testing.T) {
 	}
 	if r := e.do("", "GET", "/api/v1/incidents", nil); r.status != 401 {
 		t.Errorf("without a key: %d", r.status)
+	}
+}
+
+// Messages that say what to send: a whole number, a required field, the
+// unknown field's path.
+func TestBadInputMessages(t *testing.T) {
+	e := newEnv(t)
+	for body, want := range map[string]string{
+		`{"name": "x", "detection": {"mode": "period", "period_seconds": 60.5}}`: "must be a whole number, not 60.5",
+		`{"name": "x", "detection": {"mode": "period"}}`:                         "is required in period mode",
+		`{"name": "x", "detection": {"mode": "auto", "extra": 1}}`:               "unknown field detection.extra",
+	} {
+		r := e.do(e.keyA, "POST", "/api/v1/beets", body)
+		if !strings.Contains(string(r.body), want) {
+			t.Errorf("%s: %d %s, want a message saying %q", body, r.status, r.body, want)
+		}
 	}
 }

@@ -192,7 +192,7 @@ func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, accountID i
 func (h *Handler) listBeets(w http.ResponseWriter, r *http.Request, accountID int64) error {
 	var f beet.BeetFilter
 	var err error
-	if f.Limit, err = queryInt(r, "limit"); err != nil {
+	if f.Limit, err = queryLimit(r); err != nil {
 		return err
 	}
 	if f.Offset, err = queryInt(r, "offset"); err != nil {

@@ -146,7 +146,7 @@ func (h *Handler) listDeliveries(w http.ResponseWriter, r *http.Request, account
 	if err != nil {
 		return err
 	}
-	limit, err := queryInt(r, "limit")
+	limit, err := queryLimit(r)
 	if err != nil {
 		return err
 	}

@@ -128,7 +128,7 @@ func TestChannelValidation(t *testing.T) {
 		{`{"kind": "pagerduty", "name": "x", "config": {"routing_key": "short"}}`, 422, "config.routing_key", "32"},
 		{`{"kind": "email", "name": "x", "config": {"to": "ops@example.com"}}`, 422, "kind", "BEET_SMTP_URL"},
 		{`{"kind": "webhook", "name": "", "config": {"url": "https://example.com/x"}}`, 422, "name", "required"},
-		{`{"kind": "webhook", "name": "x", "config": {"url": "https://example.com/x", "token": "t"}}`, 400, "token", "unknown"},
+		{`{"kind": "webhook", "name": "x", "config": {"url": "https://example.com/x", "token": "t"}}`, 400, "config.token", "unknown"},
 		{`{"kind": "webhook", "name": "x", "config": {"url": "https://example.com/x"}, "reminder_every_seconds": 60}`, 422, "reminder_every_seconds", "900"},
 	} {
 		r := e.do(e.keyA, "POST", "/api/v1/channels", tc.body)

@@ -61,7 +61,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, accountID i
 		return err
 	}
 	f := beet.EventFilter{BeetID: id}
-	if f.Limit, err = queryInt(r, "limit"); err != nil {
+	if f.Limit, err = queryLimit(r); err != nil {
 		return err
 	}
 	if f.Since, err = queryTime(r, "since"); err != nil {
@@ -92,7 +92,7 @@ func beetList[T, J any](key string, find func(ctx context.Context, accountID, id
 		if err != nil {
 			return err
 		}
-		limit, err := queryInt(r, "limit")
+		limit, err := queryLimit(r)
 		if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ type incidentJSON struct {
 
 // listIncidents: the global guard's system incidents, newest first.
 func (h *Handler) listIncidents(w http.ResponseWriter, r *http.Request, _ int64) error {
-	limit, err := queryInt(r, "limit")
+	limit, err := queryLimit(r)
 	if err != nil {
 		return err
 	}

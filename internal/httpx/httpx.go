@@ -7,12 +7,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"strings"
 
 	"github.com/beethq/beet"
@@ -106,7 +108,7 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return decodeError(err)
+		return decodeError(err, body, dst)
 	}
 	if dec.More() {
 		return beet.Errorf(beet.EINVALID, "the body holds more than one JSON value")
@@ -114,7 +116,7 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	return nil
 }
 
-func decodeError(err error) error {
+func decodeError(err error, body []byte, dst any) error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -125,14 +127,110 @@ func decodeError(err error) error {
 		if field == "" {
 			return beet.Errorf(beet.EINVALID, "the body must be a JSON object, not %s", typ.Value)
 		}
-		return &beet.Error{Code: beet.EVALIDATION, Field: field, Message: "must be " + jsonKind(typ.Type.Kind().String()) + ", not " + typ.Value}
+		kind := jsonKind(typ.Type.Kind().String())
+		if got, isNum := strings.CutPrefix(typ.Value, "number "); isNum && kind == "a number" {
+			return &beet.Error{Code: beet.EVALIDATION, Field: field, Message: "must be a whole number, not " + got}
+		}
+		return &beet.Error{Code: beet.EVALIDATION, Field: field, Message: "must be " + kind + ", not " + typ.Value}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		field := unknownFieldPath(body, reflect.TypeOf(dst), name)
 		return &beet.Error{Code: beet.EINVALID, Field: field, Message: "unknown field " + field}
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return beet.Errorf(beet.EINVALID, "the body ends in the middle of a JSON value")
 	}
 	return beet.Errorf(beet.EINVALID, "the body is not valid JSON: %v", err)
+}
+
+// unknownFieldPath names the unknown field name of body, decoded into a
+// value of type t, with the path to it ("detection.every"): encoding/json
+// names the key alone. It walks the objects of body along t's fields and
+// returns the path of a key called name that t has no field for, or name
+// when the walk does not find one.
+func unknownFieldPath(body []byte, t reflect.Type, name string) string {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return name
+	}
+	if path, ok := unknownIn(v, t, "", name); ok {
+		return path
+	}
+	return name
+}
+
+func unknownIn(v any, t reflect.Type, path, name string) (string, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return "", false // a map takes any key
+		}
+		for key, sub := range v {
+			f, ok := jsonField(t, key)
+			if !ok {
+				if key == name {
+					return join(path, key), true
+				}
+				continue
+			}
+			if p, ok := unknownIn(sub, f.Type, join(path, key), name); ok {
+				return p, true
+			}
+		}
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for i, sub := range v {
+				if p, ok := unknownIn(sub, t.Elem(), fmt.Sprintf("%s[%d]", path, i), name); ok {
+					return p, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// jsonField finds the field of struct type t that encoding/json decodes
+// key into: by its json tag or name, case-insensitively, embedded
+// structs' fields included.
+func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" {
+			continue
+		}
+		if f.Anonymous && tag == "" {
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				if ef, ok := jsonField(et, key); ok {
+					return ef, true
+				}
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if strings.EqualFold(tag, key) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 func jsonKind(goKind string) string {

@@ -95,12 +95,51 @@ const MaxExitCode = 255
 // Healthchecks, whose default it is). A longer body is kept cut to it.
 const MaxMessageLen = 10000
 
-// EventFilter selects a beet's events, newest first. Since is inclusive and
-// Until exclusive, so a client pages back by passing the oldest received_at
-// it has seen as the next Until.
+// EventFilter selects a beet's events, newest first (by received_at, then
+// ID). Since is inclusive and Until exclusive, so a client pages back by
+// passing the oldest received_at it has seen as the next Until, and that
+// event's ID as BeforeID: events of that same microsecond whose ID sorts
+// before it come next, where Until alone would skip them.
 type EventFilter struct {
-	BeetID int64
-	Since  *time.Time
-	Until  *time.Time
-	Limit  int
+	BeetID   int64
+	Since    *time.Time
+	Until    *time.Time
+	BeforeID *EventID // with Until only
+	Limit    int
+}
+
+// ParseEventID reads an event ID as String writes it (any case).
+func ParseEventID(s string) (EventID, bool) {
+	var id EventID
+	if len(s) != 36 {
+		return id, false
+	}
+	j := 0
+	for i := 0; i < len(s); i++ {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if s[i] != '-' {
+				return id, false
+			}
+			continue
+		}
+		v, ok := unhex(s[i])
+		if !ok {
+			return id, false
+		}
+		id[j/2] |= v << (4 * (1 - j%2))
+		j++
+	}
+	return id, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }

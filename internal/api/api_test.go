@@ -535,3 +535,59 @@ func TestBadInputMessages(t *testing.T) {
 		}
 	}
 }
+
+// Paging back with the answer's next visits every event once, also when
+// many share one microsecond (until alone skipped the rest of it), and
+// received_at always has six digits of microseconds.
+func TestEventsPageBackThroughOneMicrosecond(t *testing.T) {
+	e := newEnv(t)
+	b := e.createBeet(e.keyA, map[string]any{"name": "Batch"})
+	at := time.Date(2026, 12, 4, 11, 32, 21, 117720000, time.UTC)
+	var evs []beet.Event
+	for i := range 7 {
+		id := beet.EventID{byte(i * 37), 1, 2, 3}
+		evs = append(evs, beet.Event{ID: id, BeetID: b.ID, ReceivedAt: at, Method: "POST", UserAgent: "curl/8"})
+	}
+	if err := e.store.AddEvents(context.Background(), evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("/api/v1/beets/%d/events?limit=3", b.ID)
+	seen := map[string]bool{}
+	for q := path; q != ""; {
+		r := e.do(e.keyA, "GET", q, nil)
+		var p struct {
+			Events []struct {
+				ID         string `json:"id"`
+				ReceivedAt string `json:"received_at"`
+			}
+			Next *struct {
+				Until    string `json:"until"`
+				BeforeID string `json:"before_id"`
+			}
+		}
+		r.json(t, &p)
+		if r.status != 200 {
+			t.Fatalf("GET %s: %d %s", q, r.status, r.body)
+		}
+		for _, ev := range p.Events {
+			if seen[ev.ID] || ev.ReceivedAt != "2026-12-04T11:32:21.117720Z" {
+				t.Errorf("event %s at %q (seen before: %v)", ev.ID, ev.ReceivedAt, seen[ev.ID])
+			}
+			seen[ev.ID] = true
+		}
+		q = ""
+		if p.Next != nil {
+			q = path + "&until=" + p.Next.Until + "&before_id=" + p.Next.BeforeID
+		}
+	}
+	if len(seen) != 7 {
+		t.Errorf("paging back saw %d of 7 events", len(seen))
+	}
+	for _, q := range []string{"&before_id=nope&until=2026-12-05T00:00:00Z", "&before_id=" + evs[0].ID.String()} {
+		if r := e.do(e.keyA, "GET", path+q, nil); r.status != 422 {
+			t.Errorf("%s: %d %s, want 422", q, r.status, r.body)
+		} else if _, field := r.errorCode(t); field != "before_id" {
+			t.Errorf("%s: field %q, want before_id", q, field)
+		}
+	}
+}

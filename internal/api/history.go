@@ -11,8 +11,8 @@ import (
 )
 
 type eventJSON struct {
-	ID         string    `json:"id"`
-	ReceivedAt time.Time `json:"received_at"`
+	ID         string     `json:"id"`
+	ReceivedAt microsTime `json:"received_at"`
 	Value      *float64  `json:"value,omitempty"`
 	Method     string    `json:"method"`
 	UserAgent  string    `json:"user_agent"`
@@ -39,8 +39,20 @@ func toRotatedTokenJSON(t *beet.RotatedToken) rotatedTokenJSON {
 		LastAddr: t.LastAddr, LastUserAgent: t.LastUserAgent}
 }
 
+// microsTime writes an event's received_at with all six digits of its
+// microseconds (time.Time's JSON drops trailing zeros), so every
+// received_at has one length and sorts as text.
+type microsTime time.Time
+
+// microsLayout is RFC 3339 with microseconds, in UTC.
+const microsLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+func (t microsTime) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(t).UTC().Format(microsLayout) + `"`), nil
+}
+
 func toEventJSON(e *beet.Event) eventJSON {
-	out := eventJSON{ID: e.ID.String(), ReceivedAt: e.ReceivedAt, Value: e.Value, Method: e.Method, UserAgent: e.UserAgent,
+	out := eventJSON{ID: e.ID.String(), ReceivedAt: microsTime(e.ReceivedAt), Value: e.Value, Method: e.Method, UserAgent: e.UserAgent,
 		Kind: e.Kind.Normal(), ExitCode: e.ExitCode, Message: e.Message}
 	if e.Duration != nil {
 		ms := e.Duration.Milliseconds()
@@ -70,18 +82,48 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, accountID i
 	if f.Until, err = queryTime(r, "until"); err != nil {
 		return err
 	}
+	if s := r.URL.Query().Get("before_id"); s != "" {
+		id, ok := beet.ParseEventID(s)
+		if !ok {
+			return beet.FieldError("before_id", "%.40q is not an event ID", s)
+		}
+		if f.Until == nil {
+			return beet.FieldError("before_id", "goes with until: the received_at of the event it names")
+		}
+		f.BeforeID = &id
+	}
 	events, err := h.svc.Events(r.Context(), accountID, f)
 	if err != nil {
 		return err
 	}
 	out := struct {
 		Events []eventJSON `json:"events"`
-	}{make([]eventJSON, 0, len(events))}
+		Next   *eventPage  `json:"next,omitempty"`
+	}{Events: make([]eventJSON, 0, len(events))}
 	for _, e := range events {
 		out.Events = append(out.Events, toEventJSON(e))
 	}
+	if n := len(events); n > 0 && n == pageSize(f.Limit) {
+		oldest := out.Events[n-1]
+		out.Next = &eventPage{Until: oldest.ReceivedAt, BeforeID: oldest.ID}
+	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// eventPage is the query of the next, older page of events: a full page
+// may have more behind it (the last page may come back empty).
+type eventPage struct {
+	Until    microsTime `json:"until"`
+	BeforeID string     `json:"before_id"`
+}
+
+// pageSize is the page a limit asks for (0: the default).
+func pageSize(limit int) int {
+	if limit == 0 {
+		return beet.DefaultPageLimit
+	}
+	return limit
 }
 
 // beetList serves a list that belongs to one beet (flips, problems): it

@@ -614,7 +614,13 @@ func (db *DB) FindEvents(ctx context.Context, f beet.EventFilter) ([]*beet.Event
 		args = append(args, toMicros(*f.Since))
 		query += ` AND received_at >= $` + strconv.Itoa(len(args))
 	}
-	if f.Until != nil {
+	switch {
+	case f.Until != nil && f.BeforeID != nil:
+		// Bytes compare as the IDs sort (memcmp in SQLite, bytea in PostgreSQL).
+		args = append(args, toMicros(*f.Until), f.BeforeID[:])
+		u, id := strconv.Itoa(len(args)-1), strconv.Itoa(len(args))
+		query += ` AND (received_at < $` + u + ` OR received_at = $` + u + ` AND id < $` + id + `)`
+	case f.Until != nil:
 		args = append(args, toMicros(*f.Until))
 		query += ` AND received_at < $` + strconv.Itoa(len(args))
 	}

@@ -1083,6 +1083,37 @@ func testFindEvents(t *testing.T, s beet.Store) {
 	if seen != 10 {
 		t.Errorf("paging back saw %d events, want 10", seen)
 	}
+	// Seven events of one microsecond (a batch) and one before: paging back
+	// with Until and BeforeID, the oldest seen, visits each once, in ID
+	// order; Until alone would skip the rest of the microsecond.
+	same := newBeet(t, s, a.ID)
+	batch := append(events(same.ID, t0, 0, 7), events(same.ID, t0.Add(-time.Second), 0, 1)...)
+	addEvents(t, s, batch)
+	ids := map[beet.EventID]bool{}
+	f = beet.EventFilter{BeetID: same.ID, Limit: 3}
+	for pages := 0; pages < 10; pages++ {
+		page, err := s.FindEvents(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for i, e := range page {
+			if ids[e.ID] {
+				t.Errorf("event %s seen twice", e.ID)
+			}
+			ids[e.ID] = true
+			if i > 0 && e.ReceivedAt.Equal(page[i-1].ReceivedAt) && string(e.ID[:]) > string(page[i-1].ID[:]) {
+				t.Errorf("events of one microsecond not newest ID first: %s after %s", e.ID, page[i-1].ID)
+			}
+		}
+		last := page[len(page)-1]
+		f.Until, f.BeforeID = &last.ReceivedAt, &last.ID
+	}
+	if len(ids) != len(batch) {
+		t.Errorf("paging back with BeforeID saw %d of %d events", len(ids), len(batch))
+	}
 	if got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: 987654321}); err != nil || len(got) != 0 {
 		t.Errorf("FindEvents(unknown beet) = %d events, %v", len(got), err)
 	}

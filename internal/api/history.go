@@ -13,9 +13,9 @@ import (
 type eventJSON struct {
 	ID         string     `json:"id"`
 	ReceivedAt microsTime `json:"received_at"`
-	Value      *float64  `json:"value,omitempty"`
-	Method     string    `json:"method"`
-	UserAgent  string    `json:"user_agent"`
+	Value      *float64   `json:"value,omitempty"`
+	Method     string     `json:"method"`
+	UserAgent  string     `json:"user_agent"`
 	// Kind is ping, start, fail or log (job signals); ExitCode the code
 	// of /{exit code}; DurationMS the run's length on the event that ended
 	// a run; Message a signal's body text.

@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return 2
 	}
 	if !ok {
-		fmt.Fprintf(stderr, "beet: unknown command %q\n%s", strings.Join(args[:min(2, len(args))], " "), usage())
+		fmt.Fprintf(stderr, "beet: unknown command %q (run 'beet help' for the commands)\n", strings.Join(args[:min(2, len(args))], " "))
 		return 2
 	}
 	c := &cli{ctx: ctx, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, cmd: cmd}
@@ -114,9 +114,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case errors.As(err, &ue) && ue.bare:
 		fmt.Fprintf(stderr, "beet %s: %s\n", cmd.name, oneLine(err.Error()))
 		return 2
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "beet %s: %s\nusage: beet %s %s\nrun 'beet %s -h' for every flag\n",
-			cmd.name, oneLine(err.Error()), cmd.name, cmd.args, cmd.name)
+	case errors.As(err, &ue): // one line, as every error (CONTRACT); -h gives the synopsis
+		fmt.Fprintf(stderr, "beet %s: %s (run 'beet %s -h' for every flag)\n", cmd.name, oneLine(err.Error()), cmd.name)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "beet %s: %s\n", cmd.name, oneLine(err.Error()))
@@ -149,8 +148,12 @@ func subcommands(group string) []string {
 func usage() string {
 	var b strings.Builder
 	b.WriteString("usage: beet <command> [flags]\n\ncommands:\n")
+	width := 0
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-18s %s\n", c.name, c.summary)
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	b.WriteString("\nEvery command reads the BEET_* environment; flags override it. Run 'beet <command> -h' for flags.\n")
 	return b.String()

@@ -18,7 +18,7 @@ func backtestCmd(c *cli, args []string) error {
 	grace := fs.Duration("grace", 0, "period and cron modes: how late an event may be")
 	cron := fs.String("cron", "", `cron mode: a 5-field expression such as "0 2 * * *"`)
 	tz := fs.String("timezone", "UTC", "the beet's IANA time zone: the local day auto mode learns, the zone of a cron expression")
-	untilText := fs.String("until", "", "evaluate deadlines up to this RFC3339 time (default: the last event)")
+	untilText := fs.String("until", "", "evaluate deadlines up to this RFC3339 time, not before the last event (default: the last event)")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
@@ -33,10 +33,23 @@ func backtestCmd(c *cli, args []string) error {
 			d.Mode = beet.ModeAuto
 		}
 	}
+	// A flag of another mode is refused, as the API refuses its field: a
+	// replay in auto mode that silently dropped --period would not be the
+	// replay asked for.
 	switch d.Mode {
+	case beet.ModeAuto:
+		if *period != 0 || *grace != 0 || *cron != "" {
+			return usagef("--period, --grace and --cron are not used in auto mode")
+		}
 	case beet.ModePeriod:
+		if *cron != "" {
+			return usagef("--cron is not used in period mode")
+		}
 		d.PeriodSeconds, d.GraceSeconds = int64(period.Seconds()), int64(grace.Seconds())
 	case beet.ModeCron:
+		if *period != 0 {
+			return usagef("--period is not used in cron mode")
+		}
 		d.Cron, d.Timezone, d.GraceSeconds = *cron, *tz, int64(grace.Seconds())
 	}
 	if err := d.Validate(); err != nil {
@@ -56,13 +69,17 @@ func backtestCmd(c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var until time.Time
-	if *untilText != "" {
-		if until, err = time.Parse(time.RFC3339, *untilText); err != nil {
-			return usagef("--until %q is not an RFC3339 time such as 2026-01-31T12:00:00Z", *untilText)
-		}
-	} else if len(points) > 0 {
-		until = points[len(points)-1].At
+	var until, last time.Time
+	if len(points) > 0 {
+		last = points[len(points)-1].At
+	}
+	if *untilText == "" {
+		until = last
+	} else if until, err = time.Parse(time.RFC3339, *untilText); err != nil {
+		return usagef("--until %q is not an RFC3339 time such as 2026-01-31T12:00:00Z", *untilText)
+	} else if until.Before(last) {
+		return usagef("--until %s is before the last event (%s): it carries the replay on past the events, it does not cut them",
+			until.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))
 	}
 	flips, err := backtest.Run(beet.Beet{Timezone: *tz, Detection: d}, points, until)
 	if err != nil {

@@ -403,4 +403,15 @@ func TestBacktestCommand(t *testing.T) {
 	if code, _, _ := e.run("backtest", "--cron", "0 25 * * *"); code != 2 {
 		t.Fatalf("a bad cron: exit %d, want 2", code)
 	}
+	e.input = "2026-06-01T10:00:00Z\n2026-06-01T11:00:00Z\n"
+	for _, args := range [][]string{
+		{"--mode", "auto", "--period", "1h"}, // the API refuses the same
+		{"--mode", "period", "--period", "1h", "--cron", "0 * * * *"},
+		{"--cron", "0 * * * *", "--period", "1h"},
+		{"--period", "1h", "--until", "2026-06-01T10:30:00Z"}, // before the last event
+	} {
+		if code, out, errOut := e.run(append([]string{"backtest"}, args...)...); code != 2 || out != "" || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("backtest %s: exit %d, stdout %q, stderr %q; want 2 and one line", strings.Join(args, " "), code, out, errOut)
+		}
+	}
 }

@@ -24,6 +24,21 @@ func TestRetentionCutoff(t *testing.T) {
 	}
 }
 
+// On a leap day a year back is February 28: the cutoff keeps a day more,
+// never a day less.
+func TestRetentionCutoffFromALeapDay(t *testing.T) {
+	now := time.Date(2028, 2, 29, 12, 0, 0, 0, time.UTC)
+	if got, want := beet.PlanStarter.RetentionCutoff(now), time.Date(2027, 2, 28, 12, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("starter on 2028-02-29: cutoff %v, want %v", got, want)
+	}
+	if got, want := beet.PlanPro.RetentionCutoff(now), time.Date(2025, 2, 28, 12, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("pro on 2028-02-29: cutoff %v, want %v", got, want)
+	}
+	if got, want := beet.PlanPro.RetentionCutoff(time.Date(2032, 2, 29, 0, 0, 0, 0, time.UTC)), time.Date(2029, 2, 28, 0, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("pro on 2032-02-29: cutoff %v, want %v", got, want)
+	}
+}
+
 func TestParsePlan(t *testing.T) {
 	if p, err := beet.ParsePlan("plan", "pro"); err != nil || p != beet.PlanPro {
 		t.Fatalf("ParsePlan(pro) = %v, %v", p, err)

@@ -41,13 +41,26 @@ func (p Plan) RetentionCutoff(now time.Time) time.Time {
 	now = now.UTC()
 	switch p {
 	case PlanStarter:
-		return now.AddDate(-1, 0, 0)
+		return yearsBefore(now, 1)
 	case PlanPro, PlanEnterprise:
-		return now.AddDate(-3, 0, 0)
+		return yearsBefore(now, 3)
 	default:
 		return now.Add(-30 * 24 * time.Hour)
 	}
 }
+
+// yearsBefore is the same time n calendar years before t; from February 29
+// it is February 28 of a common year, where AddDate would normalise to
+// March 1 and keep a day less.
+func yearsBefore(t time.Time, n int) time.Time {
+	y, m, d := t.Date()
+	if m == time.February && d == 29 && !isLeap(y-n) {
+		d = 28
+	}
+	return time.Date(y-n, m, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
+}
+
+func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 
 // RetentionText describes p's retention for people.
 func (p Plan) RetentionText() string {

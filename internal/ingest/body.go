@@ -40,7 +40,10 @@ type parsedBody struct {
 //   - a body over MaxBody was cut to it by the reader (cut is true): its
 //     text is the message, without a value.
 func parseBody(body []byte, cut, declaredJSON bool) parsedBody {
-	body = bytes.TrimSpace(body)
+	// A byte order mark (Windows PowerShell's Out-File writes one before
+	// UTF-8, and curl --data-binary @file sends it) is no part of the JSON:
+	// RFC 8259 lets a parser ignore it.
+	body = bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
 	if len(body) == 0 {
 		return parsedBody{}
 	}

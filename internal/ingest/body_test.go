@@ -43,7 +43,8 @@ func TestParseBody(t *testing.T) {
 		{"{}", false, true, nil, "", ""},
 		{"{ }", false, false, nil, "", ""},
 		{`{"value": 12.5}`, false, true, v(12.5), "", ""},
-		{`{"value": 12.5}`, false, false, v(12.5), "", ""}, // sendBeacon's text/plain
+		{`{"value": 12.5}`, false, false, v(12.5), "", ""},        // sendBeacon's text/plain
+		{"\xef\xbb\xbf{\"value\": 9}", false, true, v(9), "", ""}, // a file of Windows PowerShell's Out-File: a BOM first
 		{`{"value": -3e2, "note": "x"}`, false, true, v(-300), "", ""},
 		{`{"value": 0}`, false, true, v(0), "", ""},
 		{`{"value": 3, "message": "3 rows"}`, false, true, v(3), "3 rows", ""},

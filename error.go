@@ -22,6 +22,7 @@ const (
 	ETOOLARGE     = "payload_too_large"
 	EMEDIATYPE    = "unsupported_media_type"
 	ERATELIMITED  = "rate_limited"
+	EUNAVAILABLE  = "unavailable" // the database cannot be reached now: try again (503)
 )
 
 // Error is a domain error that is safe to show to the caller. Field names the

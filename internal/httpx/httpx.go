@@ -5,6 +5,7 @@ package httpx
 
 import (
 	"bytes"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"net/netip"
 	"reflect"
 	"strings"
+	"syscall"
 
 	"github.com/beethq/beet"
 )
@@ -47,6 +49,7 @@ var statusByCode = map[string]int{
 	beet.EVALIDATION:     http.StatusUnprocessableEntity,
 	beet.ERATELIMITED:    http.StatusTooManyRequests,
 	beet.EINTERNAL:       http.StatusInternalServerError,
+	beet.EUNAVAILABLE:    http.StatusServiceUnavailable,
 	"method_not_allowed": http.StatusMethodNotAllowed,
 }
 
@@ -76,13 +79,32 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 // request and answered with a generic message, so details never leak.
 func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	code := beet.ErrorCode(err)
-	if code == beet.EINTERNAL {
+	if code == beet.EINTERNAL && unreachable(err) {
+		log.WarnContext(r.Context(), "request failed: the database cannot be reached", "method", r.Method, "path", beet.RedactPath(r.URL.Path), "err", err)
+		w.Header().Set("Retry-After", unavailableRetry)
+		err = beet.Errorf(beet.EUNAVAILABLE, "a server Beet needs (its database) cannot be reached; try again shortly")
+		code = beet.EUNAVAILABLE
+	} else if code == beet.EINTERNAL {
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", beet.RedactPath(r.URL.Path), "err", err)
 	}
 	if code == beet.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="beet"`)
 	}
 	WriteJSON(w, StatusOf(code), ErrorBody{ErrorDetail{Code: code, Message: beet.ErrorMessage(err), Field: beet.ErrorField(err)}})
+}
+
+// unavailableRetry is the Retry-After of a 503: an outage of the database
+// is seconds (a restart, a failover) or longer, and a client that retries
+// every few seconds finds it back soon enough without adding much load.
+const unavailableRetry = "5"
+
+// unreachable reports whether err is the database (or another server)
+// not answering, not a fault in the request or a bug: a connection refused
+// or broken, or a dial that timed out.
+func unreachable(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // DecodeJSON reads r's body into dst strictly: JSON content type, at most

@@ -83,14 +83,14 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, accountID i
 		return err
 	}
 	if s := r.URL.Query().Get("before_id"); s != "" {
-		id, ok := beet.ParseEventID(s)
+		before, ok := beet.ParseEventID(s)
 		if !ok {
 			return beet.FieldError("before_id", "%.40q is not an event ID", s)
 		}
 		if f.Until == nil {
 			return beet.FieldError("before_id", "goes with until: the received_at of the event it names")
 		}
-		f.BeforeID = &id
+		f.BeforeID = &before
 	}
 	events, err := h.svc.Events(r.Context(), accountID, f)
 	if err != nil {

@@ -68,14 +68,14 @@ func (p *problemRecorder) note(key problemKey, at time.Time, detail string) {
 	if !seen && len(p.last) >= maxProblemKeys {
 		clear(p.last) // forget old bursts rather than grow
 	}
-	quiet := !seen || at.Sub(b.seen) >= problemQuiet || at.Sub(b.noted) >= problemRenote
+	due := !seen || at.Sub(b.seen) >= problemQuiet || at.Sub(b.noted) >= problemRenote // a new burst, or one that goes on
 	b.seen = at
-	if quiet {
+	if due {
 		b.noted = at
 	}
 	p.last[key] = b
 	p.mu.Unlock()
-	if !quiet {
+	if !due {
 		return
 	}
 	select {

@@ -177,9 +177,14 @@ func (h *Handler) newUserForm(w http.ResponseWriter, r *http.Request, p *reqCtx,
 }
 
 // safeNext keeps a post-sign-in redirect on this site: a path, never
-// "//host" or a scheme.
+// "//host" or a scheme. Control characters are refused anywhere: browsers
+// drop tabs and line breaks from a URL, so "/\t/evil.example" would be
+// "//evil.example", another site.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || len(next) > 2000 {
+	if !strings.HasPrefix(next, "/") || len(next) > 2000 || strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "/"
+	}
+	if strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
 		return "/"
 	}
 	return next

@@ -25,6 +25,11 @@ type IncidentStore interface {
 	CountSilences(ctx context.Context, since time.Time) (int, error)
 	// CountWatched counts the beets watched now: those with a deadline.
 	CountWatched(ctx context.Context) (int, error)
+	// SilentAccounts returns the distinct accounts of the beets that
+	// flipped to down since t, at most limit of them.
+	SilentAccounts(ctx context.Context, since time.Time, limit int) ([]int64, error)
+	// CountWatchedAccounts counts the accounts with a beet watched now.
+	CountWatchedAccounts(ctx context.Context) (int, error)
 	// OpenIncident returns the open incident, with its Held and Back
 	// counts, or nil.
 	OpenIncident(ctx context.Context) (*Incident, error)

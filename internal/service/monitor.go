@@ -40,6 +40,11 @@ const (
 	guardMin     = 5                // silences in the window before the guard can trip
 	guardShare   = 0.05             // ... and at least this share of watched beets
 	guardRecheck = 5 * time.Minute  // a held beet is looked at again after this
+	// guardAccounts: the silences must span this many accounts (or every
+	// account that has a watched beet, if fewer): an outage in front of
+	// Beet silences every account's beets, while one account's own beets
+	// falling silent together must not hold the alerts of all the others.
+	guardAccounts = 3
 )
 
 // Sweep evaluates up to limit beets whose deadline is at or before
@@ -57,7 +62,7 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 		return 0, 0, err
 	}
 	decisions := make([]detect.Decision, len(due))
-	silent := 0
+	var silent []int64 // the accounts of the beets falling silent now
 	for i, b := range due {
 		if decisions[i], err = detect.OnDeadline(b, *b.DueAt); err != nil {
 			// Left due: it is tried again on the next sweep.
@@ -66,7 +71,7 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 			continue
 		}
 		if isSilence(decisions[i].Flip) {
-			silent++
+			silent = append(silent, b.AccountID)
 		}
 	}
 	inc, err := s.guard(ctx, now, silent)
@@ -105,25 +110,28 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 // (and once for all the batches of one sweep, which share their now):
 // counting a million index entries on every sweep batch would cost more
 // than the sweep, and the share it feeds needs no precision.
-func (s *Service) watched(ctx context.Context, now time.Time) (int, error) {
+func (s *Service) watched(ctx context.Context, now time.Time) (beets, accounts int, err error) {
 	s.watchedMu.Lock()
 	defer s.watchedMu.Unlock()
 	if !s.watchedAt.IsZero() && now.Sub(s.watchedAt) < time.Minute && !now.Before(s.watchedAt) {
-		return s.watchedN, nil
+		return s.watchedN, s.watchedA, nil
 	}
-	n, err := s.store.CountWatched(ctx)
-	if err != nil {
-		return 0, err
+	if beets, err = s.store.CountWatched(ctx); err != nil {
+		return 0, 0, err
 	}
-	s.watchedN, s.watchedAt = n, now
-	return n, nil
+	if accounts, err = s.store.CountWatchedAccounts(ctx); err != nil {
+		return 0, 0, err
+	}
+	s.watchedN, s.watchedA, s.watchedAt = beets, accounts, now
+	return beets, accounts, nil
 }
 
 func isSilence(f *beet.Flip) bool { return f != nil && f.To == beet.StatusDown }
 
 // guard opens the global incident when silences pile up, closes it when
 // most held beets have events again, and returns it while it is open.
-func (s *Service) guard(ctx context.Context, now time.Time, silentNow int) (*beet.Incident, error) {
+func (s *Service) guard(ctx context.Context, now time.Time, silentAccounts []int64) (*beet.Incident, error) {
+	silentNow := len(silentAccounts)
 	inc, err := s.store.OpenIncident(ctx)
 	if err != nil {
 		return nil, err
@@ -155,12 +163,25 @@ func (s *Service) guard(ctx context.Context, now time.Time, silentNow int) (*bee
 	if n < guardMin {
 		return nil, nil
 	}
-	watched, err := s.watched(ctx, now)
+	watched, watchedAccounts, err := s.watched(ctx, now)
 	if err != nil {
 		return nil, err
 	}
 	if float64(n) < guardShare*float64(watched+recent) {
 		return nil, nil
+	}
+	if need := min(guardAccounts, max(watchedAccounts, 1)); need > 1 {
+		earlier, err := s.store.SilentAccounts(ctx, now.Add(-guardWindow), need)
+		if err != nil {
+			return nil, err
+		}
+		accounts := map[int64]bool{}
+		for _, id := range append(earlier, silentAccounts...) {
+			accounts[id] = true
+		}
+		if len(accounts) < need {
+			return nil, nil // one account's own beets, however many
+		}
 	}
 	inc = &beet.Incident{StartedAt: now, Reason: fmt.Sprintf(
 		"%d beets fell silent within %s (%.0f%% of those watched): the cause is likely in front of them all (Beet's ingestion or the network to it), so their alerts are held until events flow again.",

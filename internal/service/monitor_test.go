@@ -291,3 +291,64 @@ func TestMaintenanceWindowIsNotLearned(t *testing.T) {
 		t.Error("with no window, the events were not learned from")
 	}
 }
+
+// One account's beets falling silent together, however many, do not open
+// the global incident: it would hold every other account's alerts (and
+// tell their status pages that Beet has trouble). Silences across three
+// accounts do.
+func TestGlobalGuardNeedsSeveralAccounts(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		store := testdb.New(t, engine)
+		svc := service.New(store, service.Options{PasswordParams: cheapHash})
+		t0 := time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+		n := 0
+		beets := func(email string, count int, last time.Time) []int64 {
+			t.Helper()
+			a, _, err := svc.CreateAccount(ctx, email, "password1", beet.PlanFree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for i := range count {
+				b, err := svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: fmt.Sprintf("job %d", i),
+					Detection: &beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 60}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+				ev := beet.Event{ID: beet.EventID{byte(n), byte(n >> 8), 9}, BeetID: b.ID, ReceivedAt: last, Method: "GET"}
+				if err := store.AddEvents(ctx, []beet.Event{ev}, svc.ObserveEvents); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, b.ID)
+			}
+			return ids
+		}
+		mallory := beets("mallory@example.com", 8, t0)                 // due at t0+1m, all silent
+		alice := beets("alice@example.com", 1, t0.Add(30*time.Second)) // due at t0+1m30s, silent too
+		beets("bob@example.com", 1, t0.Add(time.Hour))                 // reports later: watched, not due
+		at := t0.Add(2 * time.Minute)
+		if flipped, _, err := svc.Sweep(ctx, at, at, 100); err != nil || flipped != 9 {
+			t.Fatalf("sweep: flipped %d, %v; want all 9 silent beets down", flipped, err)
+		}
+		if inc, _ := store.OpenIncident(ctx); inc != nil {
+			t.Fatalf("an incident opened for the silences of two accounts: %+v", inc)
+		}
+		if b, _ := store.FindBeetByID(ctx, alice[0]); b.Status != beet.StatusDown {
+			t.Errorf("alice's silent beet is %s, want down", b.Status)
+		}
+		if b, _ := store.FindBeetByID(ctx, mallory[0]); b.Status != beet.StatusDown {
+			t.Errorf("mallory's silent beet is %s, want down", b.Status)
+		}
+		// Five silences across three accounts within 15 min: the guard trips.
+		carol := beets("carol@example.com", 5, t0.Add(5*time.Minute))
+		at = t0.Add(7 * time.Minute)
+		if flipped, _, err := svc.Sweep(ctx, at, at, 100); err != nil || flipped != 0 {
+			t.Fatalf("sweep across three accounts: flipped %d, %v; want the guard to hold them", flipped, err)
+		}
+		if inc, _ := store.OpenIncident(ctx); inc == nil || inc.Held != len(carol) {
+			t.Fatalf("incident %+v, want one holding carol's %d beets", inc, len(carol))
+		}
+	})
+}

@@ -36,8 +36,9 @@ type Service struct {
 	maint   maintenanceView // live maintenance windows, for detection
 	reports reportCache     // public status reports (statusreport.go)
 
-	watchedMu sync.Mutex // the global guard's cached count of watched beets
+	watchedMu sync.Mutex // the global guard's cached count of watched beets …
 	watchedN  int
+	watchedA  int // … and of the accounts they belong to
 	watchedAt time.Time
 	// Dashboard sign-in (session.go, throttle.go).
 	setupDone atomic.Bool

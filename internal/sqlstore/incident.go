@@ -32,6 +32,35 @@ func (db *DB) CountWatched(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// SilentAccounts returns up to limit distinct accounts of the beets
+// flipped to down since t.
+func (db *DB) SilentAccounts(ctx context.Context, since time.Time, limit int) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT b.account_id FROM flips f JOIN beets b ON b.id = f.beet_id
+		WHERE f.to_status = 'down' AND f.at >= $1 LIMIT $2`, toMicros(since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("silent accounts: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("silent accounts: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// CountWatchedAccounts counts the accounts with a beet that has a deadline.
+func (db *DB) CountWatchedAccounts(ctx context.Context) (int, error) {
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(DISTINCT account_id) FROM beets WHERE `+db.d.withDeadline()).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count watched accounts: %w", err)
+	}
+	return n, nil
+}
+
 const incidentColumns = `id, started_at, ended_at, reason, end_reason,
 	(SELECT count(*) FROM held_beets h WHERE h.incident_id = incidents.id),
 	(SELECT count(*) FROM held_beets h JOIN beets b ON b.id = h.beet_id

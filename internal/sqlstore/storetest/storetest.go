@@ -868,6 +868,15 @@ func testIncidents(t *testing.T, s beet.Store) {
 	if n, err := s.CountWatched(ctx); n != 1 || err != nil {
 		t.Errorf("CountWatched = %d, %v; want 1 (b1)", n, err)
 	}
+	if ids, err := s.SilentAccounts(ctx, t0.Add(30*time.Minute), 3); len(ids) != 1 || ids[0] != a.ID || err != nil {
+		t.Errorf("SilentAccounts = %v, %v; want [%d]", ids, err, a.ID)
+	}
+	if ids, _ := s.SilentAccounts(ctx, t0.Add(2*time.Hour), 3); len(ids) != 0 {
+		t.Errorf("SilentAccounts counted a silence before its window: %v", ids)
+	}
+	if n, err := s.CountWatchedAccounts(ctx); n != 1 || err != nil {
+		t.Errorf("CountWatchedAccounts = %d, %v; want 1 (b1's)", n, err)
+	}
 	if inc, err := s.OpenIncident(ctx); inc != nil || err != nil {
 		t.Fatalf("OpenIncident with none = %v, %v", inc, err)
 	}

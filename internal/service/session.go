@@ -126,6 +126,14 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*Sign
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	// Checked again once it is this attempt's turn: a burst sent at once
+	// all passed the first check before any of its failures was counted
+	// (200 parallel guesses, no 429), and at most the hash slots' attempts
+	// now run between a check and its count.
+	if err := s.logins.check(s.now(), key, ip); err != nil {
+		<-s.hashing
+		return nil, err
+	}
 	u, err := s.Authenticate(ctx, email, password)
 	<-s.hashing
 	if beet.ErrorCode(err) == beet.EUNAUTHORIZED {

@@ -202,3 +202,34 @@ func mustKey(t *testing.T, svc *service.Service, accountID int64) string {
 	}
 	return key
 }
+
+// A burst of guesses sent at once is throttled like guesses one by one:
+// every attempt passed the limit's check before any failure was counted,
+// so 200 parallel guesses got 200 tries and no 429. Now at most the
+// hashing slots' (4) attempts pass the limit, and a right password at the
+// end of the burst is refused too.
+func TestLoginThrottlingHoldsForABurst(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := openService(t, service.Options{})
+	if _, err := svc.Setup(ctx, "ada@example.com", "correct horse", beet.PlanFree, ""); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[string]int{}
+	for range 60 {
+		wg.Go(func() {
+			_, err := svc.SignIn(ctx, "ada@example.com", "guess", "192.0.2.7")
+			mu.Lock()
+			codes[code(err)]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if tried := codes[beet.EUNAUTHORIZED]; tried > 10+3 || codes[beet.ERATELIMITED] != 60-tried {
+		t.Fatalf("60 parallel guesses: %v; want at most 13 tried, the rest rate_limited", codes)
+	}
+	if _, err := svc.SignIn(ctx, "ada@example.com", "correct horse", "192.0.2.8"); code(err) != beet.ERATELIMITED {
+		t.Fatalf("right password after the burst: %v, want rate_limited", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"html"
 	"fmt"
 	"html/template"
 	"log/slog"
@@ -364,7 +365,10 @@ func (h *Handler) feed(rep *service.StatusReport) ([]byte, error) {
 		TTL           int    `xml:"ttl"`
 		Items         []item `xml:"item"`
 	}
-	ch := channel{Title: rep.Title + " status", Link: link, Description: overallWords(rep.Overall) + downNames(rep),
+	// A description is HTML to feed readers (RSS 2.0: "entity-encoded
+	// HTML"), so text goes in escaped as HTML as well as XML: a notice's
+	// "<img onerror>" is shown, not run.
+	ch := channel{Title: rep.Title + " status", Link: link, Description: html.EscapeString(overallWords(rep.Overall) + downNames(rep)),
 		LastBuildDate: rep.BuiltAt.UTC().Format(time.RFC1123Z), TTL: 1}
 	if inc := rep.Incident; inc != nil {
 		ch.Items = append(ch.Items, item{Title: "Monitoring delayed: Beet has trouble receiving events", Link: link,
@@ -377,7 +381,7 @@ func (h *Handler) feed(rep *service.StatusReport) ([]byte, error) {
 			title = "[RESOLVED] " + n.Title
 		}
 		anchor := link + "#notice-" + strconv.Itoa(n.Number)
-		ch.Items = append(ch.Items, item{Title: title, Link: anchor, Description: n.Body,
+		ch.Items = append(ch.Items, item{Title: title, Link: anchor, Description: html.EscapeString(n.Body),
 			PubDate: n.UpdatedAt.UTC().Format(time.RFC1123Z), GUID: guid{Value: anchor + "-" + strconv.FormatInt(n.UpdatedAt.UnixMicro(), 10)}})
 	}
 	out, err := xml.MarshalIndent(struct {

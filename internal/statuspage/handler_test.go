@@ -203,6 +203,35 @@ func TestPublicJSON(t *testing.T) {
 	}
 }
 
+// A notice's text is HTML-escaped inside the feed's description, which
+// readers render as HTML: markup in it is shown, never run.
+func TestFeedDescriptionIsEscapedHTML(t *testing.T) {
+	f := newFixture(t, "sqlite")
+	n := &beet.StatusNotice{Title: "Markup", Body: `<img src=x onerror=alert(1)> & more`, Severity: beet.SeverityInfo}
+	if err := f.svc.CreateStatusNotice(context.Background(), f.acctA, f.pageA.ID, n); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, f.srv.URL+"/status/acme.rss")
+	var feed struct {
+		Items []struct {
+			Title       string `xml:"title"`
+			Description string `xml:"description"`
+		} `xml:"channel>item"`
+	}
+	if err := xml.Unmarshal([]byte(body), &feed); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range feed.Items {
+		if it.Title == "[INFO] Markup" {
+			if it.Description != `&lt;img src=x onerror=alert(1)&gt; &amp; more` {
+				t.Errorf("description as a reader gets it: %q, want HTML-escaped text", it.Description)
+			}
+			return
+		}
+	}
+	t.Fatalf("no item for the notice in %s", body)
+}
+
 // TestPublicFeed: the RSS is well-formed and carries the notices.
 func TestPublicFeed(t *testing.T) {
 	f := newFixture(t, "sqlite")

@@ -20,6 +20,9 @@ type APIKey struct {
 	ReadOnly bool
 }
 
+// MaxAPIKeysPerAccount bounds an account's keys not revoked.
+const MaxAPIKeysPerAccount = 100
+
 // APIKeyStore keeps API keys.
 type APIKeyStore interface {
 	CreateAPIKey(ctx context.Context, k *APIKey) error

@@ -44,6 +44,9 @@ type Beet struct {
 const (
 	MaxNameLen        = 200
 	MaxDescriptionLen = 2000
+	// MaxBeetsPerAccount bounds what one account can make Beet watch
+	// (and its share of what the global guard counts).
+	MaxBeetsPerAccount = 10000
 )
 
 // Validate checks the fields a person sets. Detection's cron syntax is

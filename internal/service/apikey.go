@@ -26,6 +26,19 @@ func (s *Service) CreateScopedAPIKey(ctx context.Context, accountID int64, name 
 	if _, err := s.store.FindAccountByID(ctx, accountID); err != nil {
 		return nil, "", err
 	}
+	keys, err := s.store.FindAPIKeys(ctx, accountID)
+	if err != nil {
+		return nil, "", err
+	}
+	live := 0
+	for _, k := range keys {
+		if k.RevokedAt == nil {
+			live++
+		}
+	}
+	if live >= beet.MaxAPIKeysPerAccount {
+		return nil, "", beet.Errorf(beet.ECONFLICT, "an account has at most %d API keys; revoke one first", beet.MaxAPIKeysPerAccount)
+	}
 	key := beet.NewAPIKey()
 	k := &beet.APIKey{AccountID: accountID, Name: name, Prefix: beet.Redact(key), Hash: hashAPIKey(key), CreatedAt: s.Now(), ReadOnly: readOnly}
 	if err := s.store.CreateAPIKey(ctx, k); err != nil {

@@ -34,6 +34,11 @@ func (s *Service) CreateBeet(ctx context.Context, accountID int64, in BeetInput)
 			return nil, err
 		}
 	}
+	if _, total, err := s.store.FindBeets(ctx, beet.BeetFilter{AccountID: &accountID, Limit: 1}); err != nil {
+		return nil, err
+	} else if total >= beet.MaxBeetsPerAccount {
+		return nil, beet.Errorf(beet.ECONFLICT, "an account has at most %d beets", beet.MaxBeetsPerAccount)
+	}
 	// A token collision is astronomically unlikely, but a retry costs nothing.
 	for attempt := 0; ; attempt++ {
 		b.Token = beet.NewToken()

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -289,5 +290,28 @@ func TestServiceURLChannelsMasked(t *testing.T) {
 		if _, field := r.errorCode(t); r.status != 422 || field != bad.field || !strings.Contains(string(r.body), bad.words) || strings.Contains(string(r.body), "s3cret") {
 			t.Errorf("%s → %d %s, want 422 on %s saying %q without the secret", bad.url, r.status, r.body, bad.field, bad.words)
 		}
+	}
+}
+
+// A test message goes wherever the channel points, so a channel sends at
+// most 10 an hour: the 11th is a 429 rate_limited, and sends nothing.
+func TestChannelTestsAreLimited(t *testing.T) {
+	e := newEnv(t)
+	c := e.createChannel(e.keyA, map[string]any{"kind": "webhook", "name": "ops hook",
+		"config": map[string]any{"url": "https://hooks.example.com/x"}})
+	path := fmt.Sprintf("/api/v1/channels/%d/test", c.ID)
+	for i := range 10 {
+		if r := e.do(e.keyA, "POST", path, nil); r.status != 200 {
+			t.Fatalf("test %d: %d %s", i+1, r.status, r.body)
+		}
+	}
+	r := e.do(e.keyA, "POST", path, nil)
+	if code, _ := r.errorCode(t); r.status != 429 || code != "rate_limited" {
+		t.Fatalf("11th test: %d %s, want 429 rate_limited", r.status, r.body)
+	}
+	var log struct{ Deliveries []json.RawMessage }
+	e.do(e.keyA, "GET", fmt.Sprintf("/api/v1/channels/%d/deliveries", c.ID), nil).json(t, &log)
+	if len(log.Deliveries) != 10 {
+		t.Errorf("%d deliveries, want the 10 tests", len(log.Deliveries))
 	}
 }

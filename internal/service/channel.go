@@ -119,6 +119,9 @@ func (s *Service) TestChannel(ctx context.Context, accountID, id int64) (*beet.D
 	if _, err := s.Channel(ctx, accountID, id); err != nil {
 		return nil, err
 	}
+	if err := s.checkTestRate(ctx, id); err != nil {
+		return nil, err
+	}
 	d := &beet.Delivery{ChannelID: id, Event: beet.EventTest, CreatedAt: s.Now()}
 	if err := s.store.CreateDelivery(ctx, d); err != nil {
 		return nil, err
@@ -143,6 +146,33 @@ func (s *Service) TestChannel(ctx context.Context, accountID, id int64) (*beet.D
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// channelTests is how many test messages a channel sends in
+// channelTestWindow: a test goes wherever the channel points (an email
+// channel, any address), so unbounded tests would make Beet a relay.
+const (
+	channelTests      = 10
+	channelTestWindow = time.Hour
+)
+
+// checkTestRate refuses a test past channelTests in channelTestWindow,
+// counted from the channel's delivery log (so every instance sees them).
+func (s *Service) checkTestRate(ctx context.Context, id int64) error {
+	recent, err := s.store.FindDeliveries(ctx, id, beet.MaxPageLimit)
+	if err != nil {
+		return err
+	}
+	since, n := s.Now().Add(-channelTestWindow), 0
+	for _, d := range recent {
+		if d.Event == beet.EventTest && d.CreatedAt.After(since) {
+			n++
+		}
+	}
+	if n >= channelTests {
+		return beet.Errorf(beet.ERATELIMITED, "a channel sends at most %d tests an hour; try again later", channelTests)
+	}
+	return nil
 }
 
 // Deliveries returns the channel's delivery log, newest first.

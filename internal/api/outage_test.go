@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
 	"testing"
 
 	"github.com/beethq/beet"
@@ -18,13 +16,7 @@ import (
 // a Retry-After, not 500 internal: a client should try again, and nothing
 // in the request was wrong. Back once the database is.
 func TestDatabaseOutageIsUnavailable(t *testing.T) {
-	if os.Getenv(testdb.PostgresEnv) == "" {
-		t.Skipf("PostgreSQL outage test skipped: %s is unset", testdb.PostgresEnv)
-	}
-	direct := testdb.URL(t, "postgres")
-	u, _ := url.Parse(direct)
-	proxy := testdb.NewProxy(t, u.Host)
-	store := testdb.Open(t, proxy.Rewrite(direct))
+	store, proxy, _ := testdb.PostgresBehindProxy(t)
 	svc := service.New(store, service.Options{PasswordParams: cheapHash})
 	_, key, err := svc.CreateAccount(context.Background(), "outage@example.com", "password1", beet.PlanFree)
 	if err != nil {

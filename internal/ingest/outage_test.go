@@ -5,8 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -25,13 +23,7 @@ import (
 // and checks that every event that got its 200 is in the database once it
 // is back, exactly once.
 func TestPostgresOutageLosesNothing(t *testing.T) {
-	if os.Getenv(testdb.PostgresEnv) == "" {
-		t.Skipf("PostgreSQL outage test skipped: %s is unset", testdb.PostgresEnv)
-	}
-	direct := testdb.URL(t, "postgres")
-	u, _ := url.Parse(direct)
-	proxy := testdb.NewProxy(t, u.Host)
-	store := testdb.Open(t, proxy.Rewrite(direct))
+	store, proxy, direct := testdb.PostgresBehindProxy(t)
 	verify := testdb.Open(t, direct) // a second view that the outage does not touch
 
 	ctx := context.Background()

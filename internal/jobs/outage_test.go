@@ -2,8 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,15 +19,10 @@ import (
 // again, with the count, and the same for the maintenance windows the
 // sweep reads, instead of two lines a pass.
 func TestSweeperOutageLoggedOnce(t *testing.T) {
-	if os.Getenv(testdb.PostgresEnv) == "" {
-		t.Skipf("PostgreSQL outage test skipped: %s is unset", testdb.PostgresEnv)
-	}
-	direct := testdb.URL(t, "postgres")
-	u, _ := url.Parse(direct)
-	proxy := testdb.NewProxy(t, u.Host)
+	db, proxy, _ := testdb.PostgresBehindProxy(t)
 	var logs testlog.Buffer
 	log := testlog.New(&logs)
-	svc := service.New(testdb.Open(t, proxy.Rewrite(direct)), service.Options{Log: log,
+	svc := service.New(db, service.Options{Log: log,
 		PasswordParams: &service.PasswordParams{Time: 1, Memory: 64, Threads: 1}})
 	ctx := context.Background()
 	a, _, err := svc.CreateAccount(ctx, "sweep@example.com", "password1", beet.PlanFree)

@@ -2,8 +2,6 @@ package notify_test
 
 import (
 	"context"
-	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -41,13 +39,8 @@ func (s *countingStore) ClaimDeliveries(ctx context.Context, now time.Time, leas
 // that claiming failed and once that it works again, with the count,
 // instead of an error a poll.
 func TestOutageLoggedOnce(t *testing.T) {
-	if os.Getenv(testdb.PostgresEnv) == "" {
-		t.Skipf("PostgreSQL outage test skipped: %s is unset", testdb.PostgresEnv)
-	}
-	direct := testdb.URL(t, "postgres")
-	u, _ := url.Parse(direct)
-	proxy := testdb.NewProxy(t, u.Host)
-	store := &countingStore{DB: testdb.Open(t, proxy.Rewrite(direct))}
+	db, proxy, _ := testdb.PostgresBehindProxy(t)
+	store := &countingStore{DB: db}
 	r := newRigOn(t, store.DB)
 
 	var logs testlog.Buffer

@@ -4,8 +4,11 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"sync"
 	"testing"
+
+	"github.com/beethq/beet/internal/sqlstore"
 )
 
 // Proxy is a TCP proxy on loopback that a test can cut and restore, to
@@ -105,4 +108,22 @@ func (p *Proxy) pipe(c net.Conn) {
 	go func() { io.Copy(up, c); up.Close() }()
 	io.Copy(c, up)
 	c.Close()
+}
+
+// PostgresBehindProxy opens a migrated store on a fresh PostgreSQL schema
+// through a Proxy the test cuts and restores to stage an outage, or skips
+// the test when PostgreSQL is not configured. direct is the schema's URL
+// without the proxy, for a view the outage does not touch.
+func PostgresBehindProxy(tb testing.TB) (db *sqlstore.DB, proxy *Proxy, direct string) {
+	tb.Helper()
+	if os.Getenv(PostgresEnv) == "" {
+		tb.Skipf("PostgreSQL outage test skipped: %s is unset", PostgresEnv)
+	}
+	direct = URL(tb, "postgres")
+	u, err := url.Parse(direct)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	proxy = NewProxy(tb, u.Host)
+	return Open(tb, proxy.Rewrite(direct)), proxy, direct
 }

@@ -137,6 +137,9 @@ func TestCreateGetAndRotateToken(t *testing.T) {
 		t.Fatalf("new beet = %+v", b)
 	}
 	r := e.do(e.keyA, "GET", fmt.Sprintf("/api/v1/beets/%d", b.ID), nil)
+	if r.header.Get("X-Content-Type-Options") != "nosniff" || e.do(e.keyA, "GET", "/api/v1/beets/nope", nil).header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("API JSON without X-Content-Type-Options: nosniff: %v", r.header)
+	}
 	var got beetOut
 	r.json(t, &got)
 	if r.status != 200 || got.Token != b.Token || got.Name != "Checkout succeeded" {

@@ -71,6 +71,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff") // an error echoing input is never read as HTML
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
 }

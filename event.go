@@ -1,6 +1,9 @@
 package beet
 
-import "time"
+import (
+	"encoding/hex"
+	"time"
+)
 
 // EventID identifies an event. It is assigned when the request arrives,
 // before the event is stored, so a replayed write can be recognised.
@@ -111,35 +114,9 @@ type EventFilter struct {
 // ParseEventID reads an event ID as String writes it (any case).
 func ParseEventID(s string) (EventID, bool) {
 	var id EventID
-	if len(s) != 36 {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return id, false
 	}
-	j := 0
-	for i := 0; i < len(s); i++ {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if s[i] != '-' {
-				return id, false
-			}
-			continue
-		}
-		v, ok := unhex(s[i])
-		if !ok {
-			return id, false
-		}
-		id[j/2] |= v << (4 * (1 - j%2))
-		j++
-	}
-	return id, true
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
+	_, err := hex.Decode(id[:], []byte(s[0:8]+s[9:13]+s[14:18]+s[19:23]+s[24:]))
+	return id, err == nil
 }

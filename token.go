@@ -96,25 +96,7 @@ const uuidLen = 36
 // defence against a forger either (CRC-32 is public): it refuses typos,
 // and a well-formed unknown token of either shape costs one commit's
 // lookup, after which the token cache answers it.
-func IsUUIDToken(s string) bool {
-	if len(s) != uuidLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
-}
+func IsUUIDToken(s string) bool { return uuidShape(s, false) }
 
 // ValidAPIKeyShape reports whether s could be an API key.
 func ValidAPIKeyShape(s string) bool { return validSecretShape(APIKeyPrefix, s) }
@@ -214,17 +196,24 @@ func secretStart(s string) int {
 // case) starts, or -1.
 func uuidStart(s string) int {
 	for i := 0; i+uuidLen <= len(s); i++ {
-		if isUUID(s[i : i+uuidLen]) {
+		if uuidShape(s[i:i+uuidLen], true) {
 			return i
 		}
 	}
 	return -1
 }
 
-// isUUID reports whether s is 8-4-4-4-12 hex digits, in either case.
-func isUUID(s string) bool {
+// uuidShape reports whether s is 8-4-4-4-12 hex digits: lower case only
+// (a token's canonical form), or either case with anyCase.
+func uuidShape(s string, anyCase bool) bool {
+	if len(s) != uuidLen {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
-		c := s[i] | 0x20 // lower case for letters; '-' and digits keep theirs
+		c := s[i]
+		if anyCase {
+			c |= 0x20 // letters to lower case; '-' and digits keep theirs
+		}
 		switch i {
 		case 8, 13, 18, 23:
 			if s[i] != '-' {
@@ -236,5 +225,5 @@ func isUUID(s string) bool {
 			}
 		}
 	}
-	return len(s) == uuidLen
+	return true
 }

@@ -19,11 +19,67 @@ var errPrivate = errors.New("the target resolves to a private, loopback or link-
 
 // privateAddr reports whether ip is one a public alerting service must not
 // be made to call: loopback, private (RFC 1918, fc00::/7), link-local
-// (cloud metadata lives there), unspecified, or carrier-grade NAT.
+// (cloud metadata lives there), unspecified, multicast, or one of IANA's
+// special-purpose blocks that are not the public internet (carrier-grade
+// NAT, benchmarking, documentation, reserved). An IPv6 address that carries
+// an IPv4 one (NAT64, 6to4, IPv4-compatible) is judged by the IPv4 address,
+// since a NAT64 gateway or the kernel would deliver it there.
 func privateAddr(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || netip.MustParsePrefix("100.64.0.0/10").Contains(ip)
+	if v4, ok := embeddedIPv4(ip); ok {
+		return privateAddr(v4)
+	}
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() {
+		return true
+	}
+	for _, p := range specialPrefixes {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// specialPrefixes are the blocks of IANA's special-purpose registries that
+// net/netip's predicates do not cover and that no public service lives in.
+var specialPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking, often routed inside labs
+	netip.MustParsePrefix("198.51.100.0/24"), // documentation
+	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+}
+
+// nat64, sixToFour and v4Compatible are the IPv6 blocks whose addresses
+// carry an IPv4 address that a gateway or the kernel delivers to.
+var (
+	nat64        = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour    = netip.MustParsePrefix("2002::/16")
+	v4Compatible = netip.MustParsePrefix("::/96")
+)
+
+// embeddedIPv4 returns the IPv4 address an IPv6 address carries, if any.
+func embeddedIPv4(ip netip.Addr) (netip.Addr, bool) {
+	if !ip.Is6() {
+		return netip.Addr{}, false
+	}
+	b := ip.As16()
+	switch {
+	case nat64.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(ip):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	case v4Compatible.Contains(ip) && !ip.IsLoopback() && !ip.IsUnspecified():
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	}
+	return netip.Addr{}, false
 }
 
 // CheckTarget is the creation-time check of a channel's URL: a literal

@@ -114,36 +114,17 @@ func (s *Service) SignIn(ctx context.Context, email, password, ip string) (*Sign
 	if len(password) > maxPasswordLen {
 		return nil, beet.Errorf(beet.EUNAUTHORIZED, "wrong email or password")
 	}
-	now := s.now()
-	key := normaliseLoginEmail(email)
-	if err := s.logins.check(now, key, ip); err != nil {
-		return nil, err
-	}
-	// argon2id takes 64 MiB: bound how many run at once, and give up
-	// waiting when the client does.
-	select {
-	case s.hashing <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	// Checked again once it is this attempt's turn: a burst sent at once
-	// all passed the first check before any of its failures was counted
-	// (200 parallel guesses, no 429), and at most the hash slots' attempts
-	// now run between a check and its count.
-	if err := s.logins.check(s.now(), key, ip); err != nil {
-		<-s.hashing
-		return nil, err
-	}
-	u, err := s.Authenticate(ctx, email, password)
-	<-s.hashing
+	var u *beet.User
+	err := s.throttled(ctx, normaliseLoginEmail(email), ip, func() (err error) {
+		u, err = s.Authenticate(ctx, email, password)
+		return err
+	})
 	if beet.ErrorCode(err) == beet.EUNAUTHORIZED {
-		s.logins.fail(now, key, ip)
 		s.log.Info("sign-in failed", "ip", ip)
 		return nil, err
 	} else if err != nil {
 		return nil, err
 	}
-	s.logins.forget(key)
 	// Sign-ins are rare, so they carry the clean-up of old sessions.
 	if n, err := s.store.DeleteExpiredSessions(ctx, s.Now(), s.Now().Add(-SessionIdle), pruneBatch); err != nil {
 		s.log.Warn("pruning expired sessions failed", "err", err)

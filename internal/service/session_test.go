@@ -150,6 +150,37 @@ func TestLoginThrottling(t *testing.T) {
 	}
 }
 
+// A password change's current-password check counts against sign-in's
+// limit for the user's email: a stolen session cannot guess the password
+// any faster than the sign-in page allows.
+func TestChangePasswordThrottled(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)}
+	svc, _ := openService(t, service.Options{Now: clk.now})
+	if _, err := svc.Setup(ctx, "ada@example.com", "correct horse", beet.PlanFree, ""); err != nil {
+		t.Fatal(err)
+	}
+	in, err := svc.SignIn(ctx, "ada@example.com", "correct horse", "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := svc.ChangePassword(ctx, in.Session.UserID, "guess", "new password", in.Session.IDHash); beet.ErrorField(err) != "current" {
+			t.Fatalf("guess %d: %v", i, err)
+		}
+	}
+	if err := svc.ChangePassword(ctx, in.Session.UserID, "correct horse", "new password", in.Session.IDHash); code(err) != beet.ERATELIMITED {
+		t.Fatalf("11th try, the right password: %v, want rate_limited", err)
+	}
+	if _, err := svc.SignIn(ctx, "ada@example.com", "correct horse", "198.51.100.1"); code(err) != beet.ERATELIMITED {
+		t.Fatalf("sign-in after 10 wrong current passwords: %v, want rate_limited", err)
+	}
+	clk.advance(15 * time.Minute)
+	if err := svc.ChangePassword(ctx, in.Session.UserID, "correct horse", "new password", in.Session.IDHash); err != nil {
+		t.Fatalf("after the window: %v", err)
+	}
+}
+
 func TestAccountPagesScoping(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := openService(t, service.Options{})

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -17,6 +18,42 @@ const (
 	loginFailsPerIP  = 50  // per client address (offices share one)
 	loginMaxKeys     = 1e5 // per map; see throttle.fail
 )
+
+// throttled runs one password check, try, under the sign-in limits: it is
+// refused with ERATELIMITED past the failures allowed for key (an email)
+// or ip (either may be empty), and an EUNAUTHORIZED from try counts as a
+// failure. Sign-in and a password change's current-password check share
+// it, so a stolen session cannot guess the password faster than sign-in.
+func (s *Service) throttled(ctx context.Context, key, ip string, try func() error) error {
+	now := s.now()
+	if err := s.logins.check(now, key, ip); err != nil {
+		return err
+	}
+	// argon2id takes 64 MiB: bound how many run at once, and give up
+	// waiting when the client does.
+	select {
+	case s.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Checked again once it is this attempt's turn: a burst sent at once
+	// all passed the first check before any of its failures was counted
+	// (200 parallel guesses, no 429), and at most the hash slots' attempts
+	// now run between a check and its count.
+	if err := s.logins.check(s.now(), key, ip); err != nil {
+		<-s.hashing
+		return err
+	}
+	err := try()
+	<-s.hashing
+	switch {
+	case beet.ErrorCode(err) == beet.EUNAUTHORIZED:
+		s.logins.fail(now, key, ip)
+	case err == nil:
+		s.logins.forget(key)
+	}
+	return err
+}
 
 // normaliseLoginEmail is the throttling key of an email as typed: case
 // and spaces do not make a new key.

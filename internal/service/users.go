@@ -17,18 +17,23 @@ func (s *Service) SetAccountTimezone(ctx context.Context, accountID int64, tz st
 }
 
 // ChangePassword sets a signed-in user's password after checking the
-// current one. Every other session of the user ends; keep (the hash of the
+// current one, under sign-in's limit on failures for the user's email. Every other session of the user ends; keep (the hash of the
 // session making the change) stays signed in.
 func (s *Service) ChangePassword(ctx context.Context, userID int64, current, next string, keep []byte) error {
 	u, err := s.store.FindUserByID(ctx, userID)
 	if err != nil {
 		return err
 	}
-	s.hashing <- struct{}{}
-	ok := len(current) <= maxPasswordLen && CheckPassword(current, u.PasswordHash)
-	<-s.hashing
-	if !ok {
+	err = s.throttled(ctx, normaliseLoginEmail(u.Email), "", func() error {
+		if len(current) > maxPasswordLen || !CheckPassword(current, u.PasswordHash) {
+			return beet.Errorf(beet.EUNAUTHORIZED, "wrong password")
+		}
+		return nil
+	})
+	if beet.ErrorCode(err) == beet.EUNAUTHORIZED {
 		return beet.FieldError("current", "is not your current password")
+	} else if err != nil {
+		return err
 	}
 	if err := validatePassword(next); err != nil {
 		return err

@@ -266,7 +266,12 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, p *reqC
 		h.redirect(w, r, "/account?done=password#password")
 		return nil
 	}
-	if beet.ErrorCode(perr) != beet.EVALIDATION {
+	status := http.StatusUnprocessableEntity
+	switch beet.ErrorCode(perr) {
+	case beet.EVALIDATION:
+	case beet.ERATELIMITED: // too many wrong current passwords: said in the form
+		status = http.StatusTooManyRequests
+	default:
 		return perr
 	}
 	v, err := h.account(r, p)
@@ -277,7 +282,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, p *reqC
 	if v.PasswordErr.Field == "password" {
 		v.PasswordErr.Field = "new" // the service's name for the new password
 	}
-	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
+	h.render(w, r, status, "account", v)
 	return nil
 }
 

@@ -41,6 +41,8 @@ type IncidentStore interface {
 	HoldBeet(ctx context.Context, incidentID, beetID int64, due, next time.Time) (bool, error)
 	// EndIncident closes the open incident id.
 	EndIncident(ctx context.Context, id int64, at time.Time, reason string) error
-	// FindIncidents returns the latest incidents, newest first.
-	FindIncidents(ctx context.Context, limit int) ([]*Incident, error)
+	// FindIncidents returns the latest incidents, newest first, as one
+	// account sees them: Held and Back count only that account's beets,
+	// since other accounts' beets are not its business.
+	FindIncidents(ctx context.Context, accountID int64, limit int) ([]*Incident, error)
 }

@@ -488,7 +488,8 @@ func TestUnknownPathsAndMethodsAnswerJSON(t *testing.T) {
 	}
 }
 
-// TestIncidentsAreListed: the global guard's incidents, open first.
+// TestIncidentsAreListed: the global guard's incidents, open first, each
+// account counting only its own held beets.
 func TestIncidentsAreListed(t *testing.T) {
 	e := newEnv(t)
 	var out struct {
@@ -496,6 +497,7 @@ func TestIncidentsAreListed(t *testing.T) {
 			Open      bool   `json:"open"`
 			Reason    string `json:"reason"`
 			EndReason string `json:"end_reason"`
+			Held      int    `json:"held"`
 		} `json:"incidents"`
 	}
 	if r := e.do(e.keyA, "GET", "/api/v1/incidents", nil); r.status != 200 || string(r.body) != "{\"incidents\":[]}\n" {
@@ -509,14 +511,28 @@ func TestIncidentsAreListed(t *testing.T) {
 	if err := e.store.EndIncident(ctx, old.ID, time.Now().Add(-30*time.Minute), "flowing again"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.StartIncident(ctx, &beet.Incident{StartedAt: time.Now(), Reason: "now"}); err != nil {
+	now := &beet.Incident{StartedAt: time.Now(), Reason: "now"}
+	if err := e.store.StartIncident(ctx, now); err != nil {
 		t.Fatal(err)
+	}
+	// It holds one of account A's beets: A counts it, B does not.
+	b := e.createBeet(e.keyA, map[string]any{"name": "held"})
+	due := time.Now().Add(-time.Minute).Truncate(time.Microsecond)
+	if err := e.store.SetBeetDue(ctx, b.ID, &due); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.store.HoldBeet(ctx, now.ID, b.ID, due, due.Add(5*time.Minute)); !ok || err != nil {
+		t.Fatalf("hold: %v %v", ok, err)
 	}
 	r := e.do(e.keyB, "GET", "/api/v1/incidents", nil)
 	r.json(t, &out)
 	if r.status != 200 || len(out.Incidents) != 2 || !out.Incidents[0].Open || out.Incidents[0].Reason != "now" ||
-		out.Incidents[1].Open || out.Incidents[1].EndReason != "flowing again" {
+		out.Incidents[1].Open || out.Incidents[1].EndReason != "flowing again" || out.Incidents[0].Held != 0 {
 		t.Fatalf("incidents: %d %s", r.status, r.body)
+	}
+	r = e.do(e.keyA, "GET", "/api/v1/incidents", nil)
+	if r.json(t, &out); out.Incidents[0].Held != 1 {
+		t.Errorf("account A's held beet not counted: %s", r.body)
 	}
 	if r := e.do("", "GET", "/api/v1/incidents", nil); r.status != 401 {
 		t.Errorf("without a key: %d", r.status)

@@ -175,13 +175,14 @@ type incidentJSON struct {
 	Back      int        `json:"back"`
 }
 
-// listIncidents: the global guard's system incidents, newest first.
-func (h *Handler) listIncidents(w http.ResponseWriter, r *http.Request, _ int64) error {
+// listIncidents: the global guard's system incidents, newest first, with
+// the account's own held beets counted.
+func (h *Handler) listIncidents(w http.ResponseWriter, r *http.Request, accountID int64) error {
 	limit, err := queryLimit(r)
 	if err != nil {
 		return err
 	}
-	incs, err := h.svc.Incidents(r.Context(), limit)
+	incs, err := h.svc.Incidents(r.Context(), accountID, limit)
 	if err != nil {
 		return err
 	}

@@ -141,8 +141,10 @@ func (s *Service) guard(ctx context.Context, now time.Time, silentAccounts []int
 		if !back && (inc.Held > 0 || now.Sub(inc.StartedAt) < guardWindow) {
 			return inc, nil
 		}
-		reason := fmt.Sprintf("Events are flowing again: %d of %d held beets have sent events in the %s since it opened; alerts resume.",
-			inc.Back, inc.Held, detect.Duration(now.Sub(inc.StartedAt)))
+		// Reasons are read by every account: they carry no installation's
+		// counts (the log does), and the API counts each account's own.
+		reason := fmt.Sprintf("Events are flowing again: most held beets have sent events in the %s since it opened; alerts resume.",
+			detect.Duration(now.Sub(inc.StartedAt)))
 		if inc.Held == 0 {
 			reason = "No more beets fell silent; alerts resume."
 		}
@@ -184,15 +186,16 @@ func (s *Service) guard(ctx context.Context, now time.Time, silentAccounts []int
 		}
 	}
 	inc = &beet.Incident{StartedAt: now, Reason: fmt.Sprintf(
-		"%d beets fell silent within %s (%.0f%% of those watched): the cause is likely in front of them all (Beet's ingestion or the network to it), so their alerts are held until events flow again.",
-		n, detect.Duration(guardWindow), 100*float64(n)/float64(max(watched+recent, 1)))}
+		"Beets of several accounts fell silent within %s: the cause is likely in front of them all (Beet's ingestion or the network to it), so their alerts are held until events flow again.",
+		detect.Duration(guardWindow))}
 	switch err := s.store.StartIncident(ctx, inc); {
 	case beet.ErrorCode(err) == beet.ECONFLICT:
 		return s.store.OpenIncident(ctx) // another sweeper opened it
 	case err != nil:
 		return nil, err
 	}
-	s.log.Warn("system incident opened: holding silence alerts", "incident_id", inc.ID, "reason", inc.Reason)
+	s.log.Warn("system incident opened: holding silence alerts", "incident_id", inc.ID, "silent", n,
+		"watched", watched+recent, "window", guardWindow.String())
 	return inc, nil
 }
 
@@ -205,7 +208,7 @@ func sameDue(a, b *time.Time) bool {
 
 // Incidents returns the global guard's latest incidents, newest first.
 // They concern the whole installation, so every account may read them;
-// they name no beet.
-func (s *Service) Incidents(ctx context.Context, limit int) ([]*beet.Incident, error) {
-	return s.store.FindIncidents(ctx, limit)
+// they name no beet, and count only the account's own held beets.
+func (s *Service) Incidents(ctx context.Context, accountID int64, limit int) ([]*beet.Incident, error) {
+	return s.store.FindIncidents(ctx, accountID, limit)
 }

@@ -61,10 +61,15 @@ func (db *DB) CountWatchedAccounts(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-const incidentColumns = `id, started_at, ended_at, reason, end_reason,
-	(SELECT count(*) FROM held_beets h WHERE h.incident_id = incidents.id),
+// incidentColumns reads an incident with its counts of held beets, over
+// the beets b that match where (a condition on b, "1=1" for all).
+func incidentColumns(where string) string {
+	return `id, started_at, ended_at, reason, end_reason,
 	(SELECT count(*) FROM held_beets h JOIN beets b ON b.id = h.beet_id
-	  WHERE h.incident_id = incidents.id AND b.last_event_at >= incidents.started_at)`
+	  WHERE h.incident_id = incidents.id AND ` + where + `),
+	(SELECT count(*) FROM held_beets h JOIN beets b ON b.id = h.beet_id
+	  WHERE h.incident_id = incidents.id AND ` + where + ` AND b.last_event_at >= incidents.started_at)`
+}
 
 func scanIncident(s scanner) (*beet.Incident, error) {
 	var (
@@ -81,7 +86,7 @@ func scanIncident(s scanner) (*beet.Incident, error) {
 
 // OpenIncident returns the open incident or nil.
 func (db *DB) OpenIncident(ctx context.Context) (*beet.Incident, error) {
-	inc, err := scanIncident(db.read.QueryRowContext(ctx, `SELECT `+incidentColumns+` FROM incidents WHERE open = 1`))
+	inc, err := scanIncident(db.read.QueryRowContext(ctx, `SELECT `+incidentColumns("1=1")+` FROM incidents WHERE open = 1`))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -142,9 +147,11 @@ func (db *DB) EndIncident(ctx context.Context, id int64, at time.Time, reason st
 	return nil
 }
 
-// FindIncidents returns the latest incidents, newest first.
-func (db *DB) FindIncidents(ctx context.Context, limit int) ([]*beet.Incident, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+incidentColumns+` FROM incidents ORDER BY id DESC LIMIT $1`, pageLimit(limit))
+// FindIncidents returns the latest incidents, newest first, with the
+// account's own held beets counted.
+func (db *DB) FindIncidents(ctx context.Context, accountID int64, limit int) ([]*beet.Incident, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+incidentColumns("b.account_id = $1")+` FROM incidents ORDER BY id DESC LIMIT $2`,
+		accountID, pageLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("find incidents: %w", err)
 	}

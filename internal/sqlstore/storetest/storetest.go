@@ -914,9 +914,15 @@ func testIncidents(t *testing.T, s beet.Store) {
 	if err := s.EndIncident(ctx, inc.ID, next, "twice"); beet.ErrorCode(err) != beet.ECONFLICT {
 		t.Errorf("ending a closed incident = %v, want conflict", err)
 	}
-	all, err := s.FindIncidents(ctx, 10)
-	if err != nil || len(all) != 1 || all[0].EndedAt == nil || !all[0].EndedAt.Equal(next) || all[0].EndReason != "flowing again" {
+	all, err := s.FindIncidents(ctx, a.ID, 10)
+	if err != nil || len(all) != 1 || all[0].EndedAt == nil || !all[0].EndedAt.Equal(next) || all[0].EndReason != "flowing again" ||
+		all[0].Held != 1 || all[0].Back != 1 {
 		t.Fatalf("FindIncidents = %+v, %v", all, err)
+	}
+	// Another account sees the incident, but none of a's held beets.
+	other := newAccount(t, s, beet.PlanFree)
+	if all, err := s.FindIncidents(ctx, other.ID, 10); err != nil || len(all) != 1 || all[0].Held != 0 || all[0].Back != 0 {
+		t.Fatalf("FindIncidents for another account = %+v, %v; want the incident with 0 held", all, err)
 	}
 	if err := s.StartIncident(ctx, &beet.Incident{StartedAt: next, Reason: "next"}); err != nil {
 		t.Errorf("a new incident after the last closed: %v", err)

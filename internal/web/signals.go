@@ -110,8 +110,9 @@ type unknownRow struct {
 // unknownFor is the recent unknown tokens the account may see: likely
 // typos matched against its own beets' tokens (never shown), old tokens
 // of its own beets, and, on a single-account installation, all the rest.
-// With several accounts an old token of another account's beet is left
-// out, and clients are shown only for the account's own old tokens.
+// With several accounts the rest is left out (a typo of another account's
+// token starts as that token does, and the requests are that account's
+// business), and clients are shown only for the account's own old tokens.
 func (h *Handler) unknownFor(ctx context.Context, accountID int64) (rows []unknownRow, full bool, err error) {
 	if h.unknownTokens == nil {
 		return nil, false, nil
@@ -126,10 +127,9 @@ func (h *Handler) unknownFor(ctx context.Context, accountID int64) (rows []unkno
 	names := map[int64]string{}
 	for _, t := range tokens {
 		if t.BeetID == 0 {
-			if !full {
-				t.Addr, t.UserAgent = "", ""
+			if full {
+				rows = append(rows, unknownRow{UnknownToken: t})
 			}
-			rows = append(rows, unknownRow{UnknownToken: t})
 			continue
 		}
 		name, ok := names[t.BeetID]
@@ -145,7 +145,7 @@ func (h *Handler) unknownFor(ctx context.Context, accountID int64) (rows []unkno
 			names[t.BeetID] = name
 		}
 		if name == "" {
-			if t.Rotated && !full {
+			if !full {
 				continue // another account's beet: theirs to see
 			}
 			t.BeetID, t.Rotated = 0, false

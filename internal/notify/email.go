@@ -121,20 +121,24 @@ func (s *Sender) sendEmail(ctx context.Context, to string, m *Message) error {
 
 // smtpError classifies a mail failure: a 5xx reply refuses the message for
 // good (bad recipient, policy); anything else (4xx, network) is retried.
+// The mail server is the operator's: a reply about the message is the
+// account's to read, but where the server is and how reaching it failed
+// (its address, names in its certificate) is for the operator's log.
 func smtpError(err error) error {
-	text := err.Error()
+	text := "smtp: " + err.Error()
 	var tp *textproto.Error
 	var ne net.Error
-	permanent := false
+	var se *gomail.SendError
 	switch {
 	case errors.As(err, &tp):
-		permanent = tp.Code >= 500
+		return &SendError{Msg: text, Permanent: tp.Code >= 500}
 	case errors.As(err, &ne):
-	default:
-		var se *gomail.SendError
-		if errors.As(err, &se) {
-			permanent = !se.IsTemp() && se.ErrorCode() >= 500
-		}
+	case errors.As(err, &se) && se.ErrorCode() > 0:
+		return &SendError{Msg: text, Permanent: !se.IsTemp() && se.ErrorCode() >= 500}
 	}
-	return &SendError{Msg: "smtp: " + text, Permanent: permanent}
+	msg := "smtp: this installation's mail server could not take the message"
+	if _, cause, ok := netCause(err, true); ok {
+		msg += " (" + cause + ")"
+	}
+	return &SendError{Msg: msg + "; its operator's log has the details", Detail: text}
 }

@@ -10,14 +10,17 @@ import (
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-smtp"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/notify"
+	"github.com/beethq/beet/internal/testlog"
 )
 
 // smtpServer is a real SMTP server on loopback (emersion/go-smtp) that
@@ -193,5 +196,45 @@ func TestParseSMTPURL(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// TestDeliveryErrorsHideTheInstallation: a failed delivery tells the
+// account what went wrong, but not where this installation's resolver or
+// mail server is; the operator's log keeps the whole error.
+func TestDeliveryErrorsHideTheInstallation(t *testing.T) {
+	giveUp := func(w *notify.Worker) { w.GiveUpAfter = 30 * time.Millisecond }
+	resolverAddr := regexp.MustCompile(` on [^ ]+:53`)
+
+	r := newRig(t, "sqlite")
+	ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: "http://nonexistent.invalid/hook"})
+	r.down()
+	ds := r.drain(r.worker(giveUp), ch)
+	if d := ds[0]; d.Status != beet.DeliveryFailed || !strings.Contains(d.Error, "lookup nonexistent.invalid") || resolverAddr.MatchString(d.Error) {
+		t.Errorf("webhook to a name that does not resolve: %q; want the lookup's failure without the resolver's address", d.Error)
+	}
+
+	// A mail server that refuses connections, on a port nothing listens on.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cfg, _ := notify.ParseSMTPURL("smtp://" + addr + "?from=alerts@beet.example.com&tls=none")
+	var log testlog.Buffer
+	r = newRig(t, "sqlite")
+	ch = r.channel(beet.ChannelEmail, beet.ChannelConfig{To: "ops@example.com"})
+	r.down()
+	ds = r.drain(r.worker(giveUp, func(w *notify.Worker) {
+		w.Sender = notify.NewSender(notify.SenderOptions{SMTP: cfg})
+		w.Log = testlog.New(&log)
+	}), ch)
+	if d := ds[0]; d.Status != beet.DeliveryFailed || strings.Contains(d.Error, addr) || strings.Contains(d.Error, "127.0.0.1") ||
+		!strings.Contains(d.Error, "mail server could not take the message") || !strings.Contains(d.Error, "connection refused") {
+		t.Errorf("email through a mail server that refuses connections: %q; want the refusal without the server's address", d.Error)
+	}
+	if !strings.Contains(log.String(), addr) {
+		t.Errorf("the operator's log lacks the mail server's address:\n%s", log.String())
 	}
 }

@@ -28,12 +28,23 @@ const PagerDutyEventsURL = "https://events.pagerduty.com/v2/enqueue"
 // receiver asked us to come back (Retry-After). Its text never holds a
 // channel's secret.
 type SendError struct {
-	Msg        string
+	Msg        string // what the account reads on the delivery
+	Detail     string // what the operator's log gets instead, when it needs more
 	Permanent  bool
 	RetryAfter time.Duration
 }
 
 func (e *SendError) Error() string { return e.Msg }
+
+// logText is err's text for the operator's log: a SendError's Detail when
+// it has one.
+func logText(err error) string {
+	var se *SendError
+	if errors.As(err, &se) && se.Detail != "" {
+		return se.Detail
+	}
+	return err.Error()
+}
 
 // Sender sends rendered messages to channels of every kind.
 type Sender struct {
@@ -162,7 +173,7 @@ func (s *Sender) do(ctx context.Context, method, target, contentType string, bod
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return &SendError{Msg: method + " " + beet.MaskURL(target) + ": " + err.Error(), Permanent: errors.Is(err, errPrivate)}
+		return &SendError{Msg: method + " " + beet.MaskURL(target) + ": " + publicNetError(err, false), Permanent: errors.Is(err, errPrivate)}
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 200 && res.StatusCode < 300 {

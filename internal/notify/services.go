@@ -314,7 +314,7 @@ func librarySend(svc types.Service, rec *recorder, text string, params types.Par
 		if errors.As(netErr, &ue) {
 			netErr = ue.Err
 		}
-		return &SendError{Msg: prefix + netErr.Error(), Permanent: errors.Is(netErr, errPrivate)}
+		return &SendError{Msg: prefix + publicNetError(netErr, false), Permanent: errors.Is(netErr, errPrivate)}
 	case rec.status != 0:
 		retry := rec.status == 408 || rec.status == 429 || rec.status >= 500
 		return &SendError{Msg: prefix + "HTTP " + strconv.Itoa(rec.status) + ": " + err.Error(), Permanent: !retry, RetryAfter: rec.retryAfter}

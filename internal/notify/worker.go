@@ -213,7 +213,7 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 		w.classify(d, err, &res)
 		attrs := []any{"kind", ch.Kind, "latency_ms", res.Latency.Milliseconds(), "status", res.Status}
 		if err != nil {
-			attrs = append(attrs, "err", err.Error()) // SendError texts carry masked URLs only
+			attrs = append(attrs, "err", logText(err)) // SendError texts carry masked URLs only
 		}
 		if res.Status == beet.DeliveryDelivered {
 			log.Info("notify: delivered", attrs...)

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"image/gif"
 	"math"
 	"strings"
@@ -127,4 +128,30 @@ func TestIsPreviewBot(t *testing.T) {
 			t.Errorf("isPreviewBot(%q) = true", ua)
 		}
 	}
+}
+
+// FuzzReadBody: whatever the body and its Content-Encoding, reading it
+// never panics, keeps a message within the limit, and a problem comes
+// with a short detail.
+func FuzzReadBody(f *testing.F) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"value": 3}`))
+	zw.Close()
+	for _, c := range []struct {
+		body     []byte
+		encoding string
+	}{{gz.Bytes(), "gzip"}, {gz.Bytes()[:15], "gzip"}, {[]byte("plain"), "gzip"}, {[]byte("x\x9c\x03\x00\x00\x00\x00\x01"), "deflate"},
+		{[]byte("text"), "br"}, {[]byte("text"), "identity"}, {[]byte("text"), "\x00\xff"}} {
+		f.Add(c.body, false, c.encoding)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, declared bool, encoding string) {
+		got := readBody(bytes.NewReader(body), declared, encoding)
+		if got.problem != "" && (got.detail == "" || len(got.detail) > beet.MaxProblemDetailLen) {
+			t.Fatalf("problem %q with detail %q", got.problem, got.detail)
+		}
+		if !utf8.ValidString(got.message) || strings.Contains(got.message, "\x00") || len(got.message) > beet.MaxMessageLen {
+			t.Fatalf("message %q from %q", got.message, body)
+		}
+	})
 }

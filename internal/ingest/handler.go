@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -254,7 +256,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var pb parsedBody
 	if r.Method == http.MethodPost && r.Body != nil {
-		pb = readBody(r.Body, declaresJSON(r.Header.Get("Content-Type")))
+		pb = readBody(r.Body, declaresJSON(r.Header.Get("Content-Type")), r.Header.Get("Content-Encoding"))
 	}
 	var rid string
 	ridOK := true
@@ -396,16 +398,48 @@ func (h *Handler) ignoreBot(ctx context.Context, w http.ResponseWriter, token, a
 }
 
 // readBody reads a POST's body, up to MaxBody bytes: a longer one is kept
-// cut (what follows is left unread; net/http drains or closes).
+// cut (what follows is left unread; net/http drains or closes). A body
+// sent compressed (Content-Encoding gzip or deflate) is read decompressed,
+// up to the same MaxBody bytes, so a small bomb costs no more than a
+// plain body; any other encoding is not read, and the beet is told.
 //
 //go:noinline
-func readBody(body io.Reader, declaredJSON bool) parsedBody {
+func readBody(body io.Reader, declaredJSON bool, encoding string) parsedBody {
+	body, compressed, err := decoded(body, encoding)
+	if err != nil {
+		return parsedBody{problem: beet.ProblemBadBody, detail: err.Error()}
+	}
 	bufp := bodyPool.Get().(*[]byte)
-	n, _ := io.ReadFull(body, *bufp)
-	cut := n > MaxBody
-	pb := parseBody((*bufp)[:min(n, MaxBody)], cut, declaredJSON)
+	n, err := io.ReadFull(body, *bufp)
+	pb := parseBody((*bufp)[:min(n, MaxBody)], n > MaxBody, declaredJSON)
 	bodyPool.Put(bufp)
+	// A cut-off stream reads as a short body; a corrupt one says so.
+	if corrupt := err != nil && err != io.EOF && err != io.ErrUnexpectedEOF; compressed && corrupt && pb.problem == "" {
+		pb.problem, pb.detail = beet.ProblemBadBody, fmt.Sprintf("the compressed body is corrupt after %d bytes (%v); what came before is the message", n, err)
+	}
 	return pb
+}
+
+// decoded is body read through its Content-Encoding, and whether that
+// decompresses it.
+func decoded(body io.Reader, encoding string) (io.Reader, bool, error) {
+	switch strings.ToLower(strings.TrimSpace(encoding)) {
+	case "", "identity":
+		return body, false, nil
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return nil, true, fmt.Errorf("body sent as gzip is not gzip (%v); event recorded without it", err)
+		}
+		return zr, true, nil
+	case "deflate":
+		zr, err := zlib.NewReader(body)
+		if err != nil {
+			return nil, true, fmt.Errorf("body sent as deflate is not zlib data (%v); event recorded without it", err)
+		}
+		return zr, true, nil
+	}
+	return nil, false, fmt.Errorf("Content-Encoding %q is not one Beet reads (gzip, deflate, or none); event recorded without its body", cut(encoding, 20))
 }
 
 // resolve finds the beet of a token, through the cache. A database error

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// MaxUsersPerAccount bounds the people who sign in to one account.
+const MaxUsersPerAccount = 100
+
 // User is a person who signs in to an account's dashboard.
 type User struct {
 	ID           int64

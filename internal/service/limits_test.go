@@ -45,3 +45,43 @@ func TestAccountLimits(t *testing.T) {
 		t.Fatalf("a key after revoking one: %v", err)
 	}
 }
+
+// An account has at most MaxUsersPerAccount users, and "this email
+// address already has a user", which tells whether an email is
+// registered anywhere, is answered at most 10 times in 15 minutes per
+// account: a member cannot sweep a list of emails through the form.
+func TestAddUserLimits(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := openService(t, service.Options{})
+	a, _, err := svc.CreateAccount(ctx, "team@example.com", "password1", beet.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.CreateAccount(ctx, "elsewhere@example.com", "password1", beet.PlanFree); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := svc.AddUser(ctx, a.ID, "elsewhere@example.com", "password1"); beet.ErrorCode(err) != beet.ECONFLICT {
+			t.Fatalf("registered email, try %d: %v, want conflict", i+1, err)
+		}
+	}
+	if _, err := svc.AddUser(ctx, a.ID, "elsewhere@example.com", "password1"); beet.ErrorCode(err) != beet.ERATELIMITED {
+		t.Fatalf("11th registered email: %v, want rate_limited", err)
+	}
+	if _, err := svc.AddUser(ctx, a.ID, "fresh@example.com", "password1"); beet.ErrorCode(err) != beet.ERATELIMITED {
+		t.Fatalf("a new email while throttled: %v, want rate_limited (or it tells which emails are taken)", err)
+	}
+
+	b, _, err := svc.CreateAccount(ctx, "big@example.com", "password1", beet.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < beet.MaxUsersPerAccount; i++ {
+		if _, err := svc.AddUser(ctx, b.ID, fmt.Sprintf("u%d@example.com", i), "password1"); err != nil {
+			t.Fatalf("user %d: %v", i+1, err)
+		}
+	}
+	if _, err := svc.AddUser(ctx, b.ID, "one-more@example.com", "password1"); beet.ErrorCode(err) != beet.ECONFLICT {
+		t.Fatalf("user %d: %v, want conflict", beet.MaxUsersPerAccount+1, err)
+	}
+}

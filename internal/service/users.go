@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/beethq/beet"
@@ -106,9 +107,23 @@ func (s *Service) AddUser(ctx context.Context, accountID int64, email, password 
 	if err := validatePassword(password); err != nil {
 		return nil, err
 	}
+	if users, err := s.store.FindUsers(ctx, accountID); err != nil {
+		return nil, err
+	} else if len(users) >= beet.MaxUsersPerAccount {
+		return nil, beet.Errorf(beet.ECONFLICT, "an account has at most %d users; remove one first", beet.MaxUsersPerAccount)
+	}
+	// "Already has a user" tells whether an email is registered anywhere:
+	// those answers count against a throttle per account, so a member
+	// cannot sweep a list of emails through this form.
+	key := "add-user:" + strconv.FormatInt(accountID, 10)
+	now := s.now()
+	if err := s.logins.check(now, key, ""); err != nil {
+		return nil, err
+	}
 	u := &beet.User{AccountID: accountID, Email: email, PasswordHash: s.hashPassword(password), CreatedAt: s.Now()}
 	if err := s.store.AddUser(ctx, u); err != nil {
 		if beet.ErrorCode(err) == beet.ECONFLICT {
+			s.logins.fail(now, key, "")
 			return nil, &beet.Error{Code: beet.ECONFLICT, Field: "email", Message: "this email address already has a user"}
 		}
 		return nil, err

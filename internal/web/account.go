@@ -160,21 +160,10 @@ func (h *Handler) addUser(w http.ResponseWriter, r *http.Request, p *reqCtx) err
 		return err
 	}
 	email := r.PostFormValue("email")
-	_, uerr := h.svc.AddUser(r.Context(), p.session.AccountID, email, r.PostFormValue("password"))
-	if uerr == nil {
-		h.redirect(w, r, "/account?done=user#users")
-		return nil
-	}
-	if c := beet.ErrorCode(uerr); c != beet.EVALIDATION && c != beet.ECONFLICT {
-		return uerr
-	}
-	v, err := h.account(r, p)
-	if err != nil {
-		return err
-	}
-	v.UserErr, v.UserEmail = formErr(uerr), email
-	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
-	return nil
+	_, err := h.svc.AddUser(r.Context(), p.session.AccountID, email, r.PostFormValue("password"))
+	return h.afterPostAs(w, r, err, "/account?done=user#users", formStatus, showAgain("account",
+		func() (*accountView, error) { return h.account(r, p) },
+		func(v *accountView) { v.UserErr, v.UserEmail = formErr(err), email }))
 }
 
 // userRemoveMessage is what removing a user does, asked before it is done
@@ -256,34 +245,20 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, p *reqC
 		return err
 	}
 	next := r.PostFormValue("new")
-	var perr error
+	var err error
 	if next != r.PostFormValue("new2") {
-		perr = beet.FieldError("new2", "the two new passwords differ")
+		err = beet.FieldError("new2", "the two new passwords differ")
 	} else {
-		perr = h.svc.ChangePassword(r.Context(), p.session.UserID, r.PostFormValue("current"), next, p.session.IDHash)
+		err = h.svc.ChangePassword(r.Context(), p.session.UserID, r.PostFormValue("current"), next, p.session.IDHash)
 	}
-	if perr == nil {
-		h.redirect(w, r, "/account?done=password#password")
-		return nil
-	}
-	status := http.StatusUnprocessableEntity
-	switch beet.ErrorCode(perr) {
-	case beet.EVALIDATION:
-	case beet.ERATELIMITED: // too many wrong current passwords: said in the form
-		status = http.StatusTooManyRequests
-	default:
-		return perr
-	}
-	v, err := h.account(r, p)
-	if err != nil {
-		return err
-	}
-	v.PasswordErr = formErr(perr)
-	if v.PasswordErr.Field == "password" {
-		v.PasswordErr.Field = "new" // the service's name for the new password
-	}
-	h.render(w, r, status, "account", v)
-	return nil
+	return h.afterPostAs(w, r, err, "/account?done=password#password", formStatus, showAgain("account",
+		func() (*accountView, error) { return h.account(r, p) },
+		func(v *accountView) {
+			v.PasswordErr = formErr(err)
+			if v.PasswordErr.Field == "password" {
+				v.PasswordErr.Field = "new" // the service's name for the new password
+			}
+		}))
 }
 
 func (h *Handler) resetBadges(w http.ResponseWriter, r *http.Request, p *reqCtx) error {

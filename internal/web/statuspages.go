@@ -97,19 +97,6 @@ func (h *Handler) statusPagesPage(w http.ResponseWriter, r *http.Request, p *req
 	return h.renderPage(w, r, "status_pages", v, err)
 }
 
-// formStatus is the status of a form refused for err, or 0 when err is
-// not the person's to fix (it goes to h.fail).
-func formStatus(err error) int {
-	switch code := beet.ErrorCode(err); {
-	case code == beet.EVALIDATION:
-		return http.StatusUnprocessableEntity
-	case code == beet.ECONFLICT:
-		return http.StatusConflict
-	case code == beet.ENOTFOUND && beet.ErrorField(err) != "":
-		return http.StatusUnprocessableEntity
-	}
-	return 0
-}
 
 func (h *Handler) createStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	if err := parseForm(w, r); err != nil {

@@ -240,3 +240,19 @@ func TestDeliveryLogNamesBeet(t *testing.T) {
 		return regexp.MustCompile(`<a href="/beets/1">Payroll export</a>`).MatchString(b.get("/account/channels/1").body)
 	})
 }
+
+// Ten wrong current passwords in a row: the eleventh try is refused in
+// the form itself (429), saying to wait, not on an error page.
+func TestPasswordChangeThrottledInTheForm(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	for range 10 {
+		b.post("/account/password", url.Values{"current": {"wrong horse"}, "new": {"new password"}, "new2": {"new password"}})
+	}
+	r := b.post("/account/password", url.Values{"current": {"correct horse"}, "new": {"new password"}, "new2": {"new password"}})
+	if r.status != http.StatusTooManyRequests || !strings.Contains(r.body, `id="pw-error">too many failed attempts; try again in`) ||
+		!strings.Contains(r.body, `id="pw-current"`) {
+		t.Fatalf("11th try: %d, want the account page with the wait in the password form", r.status)
+	}
+}

@@ -102,6 +102,24 @@ func validationStatus(err error) int {
 	return 0
 }
 
+// formStatus is the status of a form refused for err, or 0 when err is
+// not the person's to fix (it goes to h.fail): invalid input, a conflict,
+// a reference to something that is not there, or too many tries (said in
+// the form, beside what was typed).
+func formStatus(err error) int {
+	switch code := beet.ErrorCode(err); {
+	case code == beet.EVALIDATION:
+		return http.StatusUnprocessableEntity
+	case code == beet.ECONFLICT:
+		return http.StatusConflict
+	case code == beet.ENOTFOUND && beet.ErrorField(err) != "":
+		return http.StatusUnprocessableEntity
+	case code == beet.ERATELIMITED:
+		return http.StatusTooManyRequests
+	}
+	return 0
+}
+
 func (h *Handler) funcs() template.FuncMap {
 	return template.FuncMap{
 		"asset": func(name string) string { return h.prefix + "/static/" + name + "?v=" + h.assetHash[name] },

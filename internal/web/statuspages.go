@@ -97,7 +97,6 @@ func (h *Handler) statusPagesPage(w http.ResponseWriter, r *http.Request, p *req
 	return h.renderPage(w, r, "status_pages", v, err)
 }
 
-
 func (h *Handler) createStatusPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	if err := parseForm(w, r); err != nil {
 		return err

@@ -186,7 +186,7 @@ func (s *Service) guard(ctx context.Context, now time.Time, silentAccounts []int
 		}
 	}
 	inc = &beet.Incident{StartedAt: now, Reason: fmt.Sprintf(
-		"Beets of several accounts fell silent within %s: the cause is likely in front of them all (Beet's ingestion or the network to it), so their alerts are held until events flow again.",
+		"Many beets fell silent within %s: the cause is likely in front of them all (Beet's ingestion or the network to it), so their alerts are held until events flow again.",
 		detect.Duration(guardWindow))}
 	switch err := s.store.StartIncident(ctx, inc); {
 	case beet.ErrorCode(err) == beet.ECONFLICT:

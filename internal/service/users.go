@@ -18,8 +18,9 @@ func (s *Service) SetAccountTimezone(ctx context.Context, accountID int64, tz st
 }
 
 // ChangePassword sets a signed-in user's password after checking the
-// current one, under sign-in's limit on failures for the user's email. Every other session of the user ends; keep (the hash of the
-// session making the change) stays signed in.
+// current one, under sign-in's limit on failures for the user's email.
+// Every other session of the user ends; keep (the hash of the session
+// making the change) stays signed in.
 func (s *Service) ChangePassword(ctx context.Context, userID int64, current, next string, keep []byte) error {
 	u, err := s.store.FindUserByID(ctx, userID)
 	if err != nil {

@@ -37,6 +37,7 @@ func (accountView) UserRemoveMessage() string { return userRemoveMessage }
 // badgeRow is one status badge a person can paste elsewhere.
 type badgeRow struct {
 	Label, URL string
+	Path       string // the image's source: root-relative, so the page's own host serves it (CSP img-src 'self')
 }
 
 func (h *Handler) account(r *http.Request, p *reqCtx) (*accountView, error) {
@@ -72,13 +73,17 @@ func (h *Handler) account(r *http.Request, p *reqCtx) (*accountView, error) {
 			return nil, err
 		}
 		for _, t := range tags {
-			v.TagBadges = append(v.TagBadges, badgeRow{Label: t, URL: h.badgeURL(byTag[t])})
+			v.TagBadges = append(v.TagBadges, badgeRow{Label: t, URL: h.badgeURL(byTag[t]), Path: h.badgePath(byTag[t])})
 		}
 	}
 	return v, nil
 }
 
-func (h *Handler) badgeURL(id string) string { return h.baseURL + "/badge/" + id + ".svg" }
+// badgeURL is a badge's address to copy (on the base URL); badgePath the
+// image source on the dashboard's own pages, which may be opened at
+// another host than the base URL's.
+func (h *Handler) badgeURL(id string) string  { return h.baseURL + "/badge/" + id + ".svg" }
+func (h *Handler) badgePath(id string) string { return h.prefix + "/badge/" + id + ".svg" }
 
 func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
 	v, err := h.account(r, p)

@@ -337,6 +337,7 @@ type detailView struct {
 	Watch       *watchView
 	Created     bool
 	Rotated     bool
+	Revealed    bool // the token shown whole: just rotated, or Reveal followed without script
 	// Fresh is a beet that never had an event: its page is the URL and
 	// the Start lines, with no chart and no empty tables.
 	Fresh       bool
@@ -351,6 +352,7 @@ type detailView struct {
 	Tags        string         // as the tags field shows them
 	TagsErr     *formError
 	BadgeURL    string
+	BadgePath   string // the image's source (see badgePath)
 	Day24       int64  // events in the last 24 hours
 	DayOne      string // for a beet that is not armed yet: what it has and what it waits for
 }
@@ -440,12 +442,12 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	v.URL = h.baseURL + "/api/v1/beet/" + b.Token
 	v.MaskedToken = mask(b.Token)
 	v.MaskedURL = h.baseURL + "/api/v1/beet/" + v.MaskedToken
-	v.Snippets = snippets(v.URL, b.Token)
+	v.Snippets = snippets(v.URL, b.Token, b.Detection)
 	if v.Events, err = h.svc.Events(ctx, acc, beet.EventFilter{BeetID: id, Limit: detailEvents}); err != nil {
 		return nil, err
 	}
 	if v.Fresh = b.LastEventAt == nil && len(v.Events) == 0; v.Fresh {
-		v.Start = startSnippets(v.URL, b.Token, b.Detection.Cron)
+		v.Start = startSnippets(v.URL, b.Token, b.Detection)
 	}
 	if v.Problems, err = h.svc.Problems(ctx, acc, id, detailProblems); err != nil {
 		return nil, err
@@ -487,7 +489,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.BadgeURL = h.badgeURL(badges[b.ID])
+	v.BadgeURL, v.BadgePath = h.badgeURL(badges[b.ID]), h.badgePath(badges[b.ID])
 	now := h.svc.Now()
 	counts, err := h.svc.BeetEventCounts(ctx, acc, id, beet.Buckets{From: now.Add(-24 * time.Hour), Step: 24 * time.Hour, N: 1})
 	if err != nil {
@@ -574,6 +576,7 @@ func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 	if err == nil {
 		q := r.URL.Query()
 		v.Created, v.Rotated = q.Get("created") == "1", q.Get("rotated") == "1"
+		v.Revealed = v.Rotated || q.Get("reveal") == "1" // the Reveal link, without script
 	}
 	return h.renderPage(w, r, "beet", v, err)
 }

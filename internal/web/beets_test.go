@@ -41,6 +41,17 @@ func testBeetPages(t *testing.T, engine string) {
 	if m := regexp.MustCompile(`<code class="secret" id="ingest-url"[^>]*>([^<]*)</code>`).FindStringSubmatch(page); m == nil || strings.Contains(m[1], token) || !strings.HasSuffix(m[1], token[len(token)-4:]) {
 		t.Errorf("token is not masked: %v", m)
 	}
+	// Without script, Reveal is a link that loads the page with the URL
+	// shown whole, and the copy buttons (script only) are hidden.
+	if !strings.Contains(page, `href="/beets/1?reveal=1#send-h" role="button" data-reveal aria-pressed="false">Reveal</a>`) ||
+		strings.Contains(page, "<button type=\"button\" class=\"primary\" data-copy=") {
+		t.Errorf("the Reveal link or the hidden copy buttons are missing")
+	}
+	revealed := b.get("/beets/1?reveal=1").body
+	if m := regexp.MustCompile(`<code class="secret" id="ingest-url"[^>]*>([^<]*)</code>`).FindStringSubmatch(revealed); m == nil || m[1] != ingest ||
+		!strings.Contains(revealed, `aria-pressed="true">Hide</a>`) {
+		t.Errorf("?reveal=1 does not show the URL whole: %v", m)
+	}
 	for _, s := range []string{"&lt;img src=", "fetch(", "navigator.sendBeacon(", "curl -fsS", "0 2 * * *", "Checkout &lt;succeeded&gt;", "Your beet is ready"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("beet page lacks %q", s)

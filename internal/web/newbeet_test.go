@@ -153,8 +153,8 @@ func TestNewBeetPageIsOneMessage(t *testing.T) {
 	if n := strings.Count(start, ">Copy URL</button>"); n != 1 {
 		t.Errorf("%d Copy URL buttons at the top, want 1", n)
 	}
-	for _, line := range []string{`curl -fsS -m 10 --retry 3 &#34;` + masked + `&#34;`, `&lt;img src=&#34;` + masked + `&#34;`,
-		`0 2 * * * /path/to/job &amp;&amp; curl -fsS -m 10 --retry 3 &#34;` + masked + `&#34; &gt; /dev/null`} {
+	for _, line := range []string{`curl -fsS -m 10 --retry 3 -o /dev/null &#34;` + masked + `&#34;`, `&lt;img src=&#34;` + masked + `&#34;`,
+		`0 2 * * * /path/to/job &amp;&amp; curl -fsS -m 10 --retry 3 -o /dev/null &#34;` + masked + `&#34;`} {
 		if !strings.Contains(start, line) {
 			t.Errorf("the first block lacks %s", line)
 		}

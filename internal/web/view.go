@@ -243,14 +243,15 @@ type snippet struct {
 }
 
 // snippets are the ways to call the ingestion URL, each shown masked and
-// copied whole.
-func snippets(url, token string) []snippet {
+// copied whole; the cron line runs on the beet's own schedule.
+func snippets(url, token string, d beet.Detection) []snippet {
 	masked := strings.ReplaceAll(url, token, mask(token))
 	mk := func(id, title, help, tmpl string) snippet {
 		tab, _, _ := strings.Cut(title, " (")
 		return snippet{ID: id, Tab: tab, Title: title, Help: help,
 			Text: strings.ReplaceAll(tmpl, "URL", url), Masked: strings.ReplaceAll(tmpl, "URL", masked)}
 	}
+	cron, when := cronLine(d)
 	return []snippet{
 		mk("img", "Image beacon (HTML)", "Paste it into the page that proves the event happened, such as an order confirmation.",
 			`<img src="URL" alt="" width="1" height="1" referrerpolicy="no-referrer">`),
@@ -259,9 +260,9 @@ func snippets(url, token string) []snippet {
 		mk("beacon", "navigator.sendBeacon (JavaScript)", "Survives the page being closed, for events on the way out.",
 			`navigator.sendBeacon("URL");`),
 		mk("curl", "curl (shell)", "From a script or a terminal.",
-			`curl -fsS -X POST -d '{"value": 1}' "URL"`),
-		mk("cron", "cron line", "Records a run after your job succeeds; here, every day at 02:00.",
-			`0 2 * * * /path/to/job && curl -fsS -m 10 --retry 3 "URL" > /dev/null`),
+			`curl -fsS -o /dev/null -X POST -d '{"value": 1}' "URL"`),
+		mk("cron", "cron line", "Records a run after your job succeeds; "+when+".",
+			cron+` /path/to/job && curl -fsS -m 10 --retry 3 -o /dev/null "URL"`),
 		mk("wrapper", "Job wrapper (shell)", "Reports the start, then the exit code: a failure turns the beet down at once, and the run's duration is recorded.",
 			wrapperSnippet),
 	}
@@ -269,21 +270,63 @@ func snippets(url, token string) []snippet {
 
 // startSnippets are the three lines a new beet's page shows whole, each
 // with its own copy button: a shell call, an image beacon, a crontab line
-// (at the beet's own cron times when it has them).
-func startSnippets(url, token, cron string) []snippet {
-	if cron == "" {
-		cron = "0 2 * * *"
-	}
+// (on the beet's own schedule when it has one).
+func startSnippets(url, token string, d beet.Detection) []snippet {
 	masked := strings.ReplaceAll(url, token, mask(token))
 	mk := func(id, title, tmpl string) snippet {
 		return snippet{ID: id, Tab: title, Title: title,
 			Text: strings.ReplaceAll(tmpl, "URL", url), Masked: strings.ReplaceAll(tmpl, "URL", masked)}
 	}
+	cron, _ := cronLine(d)
 	return []snippet{
-		mk("curl", "curl", `curl -fsS -m 10 --retry 3 "URL"`),
+		mk("curl", "curl", `curl -fsS -m 10 --retry 3 -o /dev/null "URL"`),
 		mk("img", "<img> in a page", `<img src="URL" alt="" width="1" height="1" referrerpolicy="no-referrer">`),
-		mk("crontab", "crontab, after a job", cron+` /path/to/job && curl -fsS -m 10 --retry 3 "URL" > /dev/null`),
+		mk("crontab", "crontab, after a job", cron+` /path/to/job && curl -fsS -m 10 --retry 3 -o /dev/null "URL"`),
 	}
+}
+
+// cronLine is the crontab schedule that keeps a beet with detection d up,
+// and when it runs, in words. A cron beet's own line, with CRON_TZ= when
+// its zone is not UTC (cronie honours it; elsewhere it is only a reminder
+// of the zone); a period beet's most spread-out schedule that still runs
+// at least once a period; in auto mode, Beet learns whatever rhythm the
+// job has, so the line is an example.
+func cronLine(d beet.Detection) (line, when string) {
+	switch d.Mode {
+	case beet.ModeCron:
+		if d.Timezone != "" && d.Timezone != "UTC" {
+			return "CRON_TZ=" + d.Timezone + "\n" + d.Cron, "on the beet's schedule, in " + d.Timezone + " time"
+		}
+		return d.Cron, "on the beet's schedule"
+	case beet.ModePeriod:
+		return periodCron(time.Duration(d.PeriodSeconds) * time.Second)
+	}
+	return "0 2 * * *", "here, every day at 02:00 (Beet learns whatever rhythm your job has)"
+}
+
+// periodCron is the least frequent common cron schedule that runs at least
+// once every period.
+func periodCron(period time.Duration) (line, when string) {
+	switch {
+	case period >= 7*24*time.Hour:
+		return "0 2 * * 1", "every Monday at 02:00, within the beet's period"
+	case period >= 24*time.Hour:
+		return "0 2 * * *", "every day at 02:00, within the beet's period"
+	}
+	for _, h := range []int{12, 8, 6, 4, 3, 2, 1} {
+		if period >= time.Duration(h)*time.Hour {
+			if h == 1 {
+				return "0 * * * *", "every hour, within the beet's period"
+			}
+			return fmt.Sprintf("0 */%d * * *", h), fmt.Sprintf("every %d hours, within the beet's period", h)
+		}
+	}
+	for _, m := range []int{30, 20, 15, 12, 10, 6, 5, 4, 3, 2} {
+		if period >= time.Duration(m)*time.Minute {
+			return fmt.Sprintf("*/%d * * * *", m), fmt.Sprintf("every %d minutes, within the beet's period", m)
+		}
+	}
+	return "* * * * *", "every minute"
 }
 
 // Detection form fields, in minutes for people.

@@ -60,6 +60,7 @@
     if (t.hasAttribute("data-copy")) {
       copy(t.getAttribute("data-copy"), t);
     } else if (t.hasAttribute("data-reveal")) {
+      ev.preventDefault(); // without script, the link loads the page revealed
       var scope = t.closest("section") || document;
       setRevealed(scope, t.getAttribute("aria-pressed") !== "true");
     } else if (t.hasAttribute("data-dialog")) {
@@ -83,6 +84,9 @@
       drawChart();
     }
   });
+
+  // Copy buttons do nothing without script, so they are hidden until it runs.
+  document.querySelectorAll("[data-copy]").forEach(function (b) { b.hidden = false; });
 
   // The setup page sends the browser's time zone: new beets take it.
   document.querySelectorAll("[data-browser-zone]").forEach(function (i) {

@@ -121,7 +121,7 @@ func (db *DB) FindBeets(ctx context.Context, f beet.BeetFilter) ([]*beet.Beet, i
 		// LIKE's wildcards in the name are matched literally.
 		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(name))
 		args = append(args, "%"+esc+"%")
-		where = append(where, "LOWER(name) LIKE $"+strconv.Itoa(len(args))+` ESCAPE '\'`)
+		where = append(where, db.d.lowerName()+" LIKE $"+strconv.Itoa(len(args))+` ESCAPE '\'`)
 	}
 	if f.Tag != "" {
 		args = append(args, f.Tag)
@@ -135,7 +135,7 @@ func (db *DB) FindBeets(ctx context.Context, f beet.BeetFilter) ([]*beet.Beet, i
 	// COUNT(*) OVER () gives the total with the page in one query; the
 	// window is computed before LIMIT applies.
 	query := `SELECT ` + beetColumns + `, COUNT(*) OVER () FROM beets` + cond +
-		` ORDER BY ` + beetOrderSQL(f.Order) + ` LIMIT $` + strconv.Itoa(len(args)+1) + ` OFFSET $` + strconv.Itoa(len(args)+2)
+		` ORDER BY ` + beetOrderSQL(f.Order, db.d.lowerName()) + ` LIMIT $` + strconv.Itoa(len(args)+1) + ` OFFSET $` + strconv.Itoa(len(args)+2)
 	rows, err := db.read.QueryContext(ctx, query, append(args, pageLimit(f.Limit), offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find beets: %w", err)
@@ -162,12 +162,13 @@ func (db *DB) FindBeets(ctx context.Context, f beet.BeetFilter) ([]*beet.Beet, i
 	return out, total, nil
 }
 
-// beetOrderSQL is the ORDER BY of a beet order; every one ends with the ID
-// so that pages never overlap. An unknown order is creation order.
-func beetOrderSQL(o beet.BeetOrder) string {
+// beetOrderSQL is the ORDER BY of a beet order, lowerName the engine's
+// lower-cased name; every one ends with the ID so that pages never
+// overlap. An unknown order is creation order.
+func beetOrderSQL(o beet.BeetOrder, lowerName string) string {
 	switch o {
 	case beet.OrderName:
-		return "LOWER(name), id"
+		return lowerName + ", id"
 	case beet.OrderStatus:
 		return `CASE status WHEN 'down' THEN 0 WHEN 'anomalous' THEN 1 WHEN 'learning' THEN 2 WHEN 'new' THEN 3
 			WHEN 'up' THEN 4 ELSE 5 END, id`
@@ -177,7 +178,7 @@ func beetOrderSQL(o beet.BeetOrder) string {
 	case beet.OrderTag:
 		// By the first tag; the untagged after every tagged beet.
 		const first = "(SELECT MIN(t.tag) FROM beet_tags t WHERE t.beet_id = beets.id)"
-		return first + " IS NULL, " + first + ", LOWER(name), id"
+		return first + " IS NULL, " + first + ", " + lowerName + ", id"
 	}
 	return "id"
 }

@@ -3,12 +3,14 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -75,11 +77,30 @@ type dialect interface {
 	versionTableSQL() string
 	isUnique(err error) bool
 	isForeignKey(err error) bool
+	// lowerName lower-cases the name column in every alphabet, for
+	// searching and sorting by name: SQLite's LOWER folds only A-Z.
+	lowerName() string
 }
 
 type sqliteDialect struct{}
 
-func (sqliteDialect) name() string          { return "sqlite" }
+func (sqliteDialect) name() string      { return "sqlite" }
+func (sqliteDialect) lowerName() string { return "unicode_lower(name)" }
+
+// unicode_lower is LOWER for every alphabet (strings.ToLower), on every
+// SQLite connection: "Übersicht" and "Оплата" are found by "übersicht"
+// and "оплата" as they are on PostgreSQL.
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction("unicode_lower", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return strings.ToLower(v), nil
+		case []byte:
+			return strings.ToLower(string(v)), nil
+		}
+		return args[0], nil
+	})
+}
 func (sqliteDialect) goose() goose.Dialect  { return goose.DialectSQLite3 }
 func (sqliteDialect) migrationsDir() string { return "migrations/sqlite" }
 
@@ -194,6 +215,7 @@ func sqliteCode(err error, codes ...int) bool {
 type postgresDialect struct{}
 
 func (postgresDialect) name() string          { return "postgres" }
+func (postgresDialect) lowerName() string     { return "LOWER(name)" }
 func (postgresDialect) goose() goose.Dialect  { return goose.DialectPostgres }
 func (postgresDialect) migrationsDir() string { return "migrations/postgres" }
 

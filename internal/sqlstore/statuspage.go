@@ -261,7 +261,7 @@ func (db *DB) FindStatusPageBeets(ctx context.Context, accountID int64, tags []s
 	}
 	args = append(args, limit)
 	rows, err := db.read.QueryContext(ctx, `SELECT id, name, status, status_since, created_at FROM beets
-		WHERE account_id = $1 AND (`+strings.Join(match, " OR ")+`) ORDER BY LOWER(name), id LIMIT $`+strconv.Itoa(len(args)), args...)
+		WHERE account_id = $1 AND (`+strings.Join(match, " OR ")+`) ORDER BY `+db.d.lowerName()+`, id LIMIT $`+strconv.Itoa(len(args)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("find status page beets: %w", err)
 	}

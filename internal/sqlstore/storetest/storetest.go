@@ -500,6 +500,26 @@ func testFindBeets(t *testing.T, s beet.Store) {
 	if _, total, _ := s.FindBeets(ctx, beet.BeetFilter{AccountID: &other.ID, Status: ptr(beet.StatusPaused)}); total != 0 {
 		t.Errorf("FindBeets(other, paused) total = %d, want 0", total)
 	}
+
+	// Names are searched and sorted without case in every alphabet.
+	u := newAccount(t, s, beet.PlanFree)
+	var named []int64
+	for _, name := range []string{"Übersicht Zahlung", "Оплата заказа", "zebra", "apple"} {
+		b := newBeet(t, s, u.ID)
+		if _, err := s.UpdateBeet(ctx, b.ID, beet.BeetUpdate{Name: ptr(name)}, t0); err != nil {
+			t.Fatal(err)
+		}
+		named = append(named, b.ID)
+	}
+	for q, want := range map[string]int64{"übersicht": named[0], "ÜBERSICHT": named[0], "оплата": named[1], "ЗАКАЗА": named[1]} {
+		if got, _, err := s.FindBeets(ctx, beet.BeetFilter{AccountID: &u.ID, Name: q}); err != nil || len(got) != 1 || got[0].ID != want {
+			t.Errorf("FindBeets(name %q) = %v, %v; want beet %d", q, ids(got), err, want)
+		}
+	}
+	sorted, _, _ := s.FindBeets(ctx, beet.BeetFilter{AccountID: &u.ID, Order: beet.OrderName})
+	if fmt.Sprint(ids(sorted)) != fmt.Sprint([]int64{named[3], named[2], named[0], named[1]}) {
+		t.Errorf("FindBeets by name = %v, want apple, zebra, Übersicht, Оплата: %v", ids(sorted), named)
+	}
 }
 
 func testUpdateBeet(t *testing.T, s beet.Store) {

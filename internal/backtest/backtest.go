@@ -8,6 +8,7 @@ package backtest
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/detect"
+	"github.com/beethq/beet/internal/ping"
 )
 
 // Point is Count events at one instant.
@@ -84,6 +86,39 @@ func parseLine(line string) (Point, error) {
 		p.Count = c
 	}
 	return p, nil
+}
+
+// RunEvents replays a beet's stored events, oldest first, through the
+// detector for a beet with b's settings, starting new, as the live commit
+// applies them (ping.Apply): job signals too, so a /fail or an exit code
+// turns the beet down, and starts and logs do not count as runs. It
+// evaluates deadlines up to until and returns the flips in time order.
+func RunEvents(b beet.Beet, events []beet.Event, until time.Time) ([]beet.Flip, error) {
+	b.Status, b.LastEventAt, b.DueAt, b.Model, b.Runs = beet.StatusNew, nil, nil, nil, beet.Runs{}
+	beets := map[int64]*beet.Beet{b.ID: &b}
+	var (
+		flips []beet.Flip
+		err   error
+	)
+	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		fs, e := detect.ApplyEvents(b, sp)
+		err = cmp.Or(err, e)
+		return fs
+	}
+	for i := range events {
+		e := events[i]
+		e.BeetID, e.Token = b.ID, ""
+		_, fs := ping.Apply([]beet.Event{e}, beets, nil, observe)
+		if err != nil {
+			return nil, err
+		}
+		flips = append(flips, fs...)
+	}
+	f, err := detect.ApplyDeadlines(&b, until.Add(time.Nanosecond))
+	if err != nil {
+		return nil, err
+	}
+	return append(flips, f...), nil
 }
 
 // Run replays points through the detector for a beet with b's settings,

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/beethq/beet"
@@ -39,42 +40,33 @@ func (s *Service) Backtest(ctx context.Context, accountID, id int64, d beet.Dete
 	}
 	until := s.Now()
 	res := &BacktestResult{From: until.Add(-BacktestDays * 24 * time.Hour), Until: until}
-	// Newest first, a page at a time, back to the start of the window.
-	var times []time.Time
-	page := until
-	for len(times) < BacktestMaxEvents {
-		evs, err := s.store.FindEvents(ctx, beet.EventFilter{BeetID: id, Since: &res.From, Until: &page, Limit: beet.MaxPageLimit})
+	// Newest first, a page at a time, back to the start of the window;
+	// the next page starts before the oldest event seen (time, then ID).
+	var evs []beet.Event
+	f := beet.EventFilter{BeetID: id, Since: &res.From, Until: &until, Limit: beet.MaxPageLimit}
+	for len(evs) < BacktestMaxEvents {
+		page, err := s.store.FindEvents(ctx, f)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range evs {
-			times = append(times, e.ReceivedAt)
+		for _, e := range page {
+			ev := *e
+			ev.Message, ev.UserAgent = "", "" // detection reads neither; 50,000 messages could be 500 MB
+			evs = append(evs, ev)
 		}
-		if len(evs) < beet.MaxPageLimit {
+		if len(page) < beet.MaxPageLimit {
 			break
 		}
-		page = evs[len(evs)-1].ReceivedAt
-		if len(times) >= BacktestMaxEvents {
-			res.Truncated = true
-		}
+		last := page[len(page)-1]
+		f.Until, f.BeforeID = &last.ReceivedAt, &last.ID
 	}
-	if len(times) > BacktestMaxEvents {
-		times, res.Truncated = times[:BacktestMaxEvents], true
+	if len(evs) >= BacktestMaxEvents {
+		evs, res.Truncated = evs[:BacktestMaxEvents], true
+		res.From = evs[len(evs)-1].ReceivedAt
 	}
-	if res.Truncated && len(times) > 0 {
-		res.From = times[len(times)-1]
-	}
-	res.Events = len(times)
-	// Oldest first, events at one instant as one point with a count.
-	points := make([]backtest.Point, 0, len(times))
-	for i := len(times) - 1; i >= 0; i-- {
-		if n := len(points); n > 0 && points[n-1].At.Equal(times[i]) {
-			points[n-1].Count++
-			continue
-		}
-		points = append(points, backtest.Point{At: times[i], Count: 1})
-	}
-	res.Flips, err = backtest.Run(trial, points, until)
+	res.Events = len(evs)
+	slices.Reverse(evs) // oldest first
+	res.Flips, err = backtest.RunEvents(trial, evs, until)
 	if err != nil {
 		return nil, err
 	}

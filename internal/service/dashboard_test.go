@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,6 +58,42 @@ func TestBacktestPreview(t *testing.T) {
 	if down := res.Flips[1].At; !down.Equal(now.Add(-21*time.Hour + 70*time.Minute)) {
 		t.Errorf("silence flagged at %s, want 70 min after the last event before the gap", down)
 	}
+	// Job signals replay as they did live: a job that starts every hour
+	// but whose runs fail turns the beet down at its first failure and up
+	// at its next success, and its starts keep no period beet up.
+	job, err := svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: "wrapped job"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := func(n int) *int { return &n }
+	var sig []beet.Event
+	for i := range 10 {
+		at := now.Add(time.Duration(i-15) * time.Hour)
+		end := beet.Event{ID: beet.EventID{3, byte(i), 1}, BeetID: job.ID, ReceivedAt: at.Add(time.Minute), Method: "POST", Kind: beet.KindPing, ExitCode: one(0)}
+		if i == 4 || i == 5 {
+			end.Kind, end.ExitCode = beet.KindFail, one(1)
+		}
+		sig = append(sig, beet.Event{ID: beet.EventID{3, byte(i)}, BeetID: job.ID, ReceivedAt: at, Method: "POST", Kind: beet.KindStart}, end)
+	}
+	// Then starts only, for five hours: runs that never end.
+	for i := range 5 {
+		sig = append(sig, beet.Event{ID: beet.EventID{4, byte(i)}, BeetID: job.ID, ReceivedAt: now.Add(-time.Duration(5-i)*time.Hour + 30*time.Minute), Method: "POST", Kind: beet.KindStart})
+	}
+	if err := store.AddEvents(ctx, sig, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err = svc.Backtest(ctx, a.ID, job.ID, hourly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds = kinds[:0]
+	for _, f := range res.Flips {
+		kinds = append(kinds, f.Kind)
+	}
+	if fmt.Sprint(kinds) != fmt.Sprint([]beet.FlipKind{beet.FlipFirst, beet.FlipFailed, beet.FlipRecovery, beet.FlipSilence}) {
+		t.Errorf("flips of a job with signals %v, want first, failure, recovery, silence (starts are no runs)", kinds)
+	}
+
 	// A lax setting raises nothing for the same gap.
 	daily := beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 86400}
 	if res, err := svc.Backtest(ctx, a.ID, b.ID, daily); err != nil || len(res.Flips) != 1 {

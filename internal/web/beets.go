@@ -38,6 +38,7 @@ type listView struct {
 	Sorts    []sortChoice
 	Offset   int
 	PrevURL  string
+	FirstURL string // the list's first page with the same filters
 	NextURL  string
 	Filtered bool
 	Query    string // the filters as a query string, for the bulk form's way back
@@ -123,6 +124,7 @@ func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 		return "/?" + u.Encode()
 	}
 	v.Query = strings.TrimPrefix(strings.TrimPrefix(page(f.Offset), "/"), "?")
+	v.FirstURL = page(0)
 	if f.Offset > 0 {
 		v.PrevURL = page(max(0, f.Offset-listPage))
 	}
@@ -242,9 +244,7 @@ func newBeetInput(vals url.Values) (service.BeetInput, detectionForm, error) {
 	if form.Mode == "" {
 		form.Mode = string(beet.ModeAuto)
 	}
-	if form.Mode == string(beet.ModeCron) && strings.TrimSpace(form.Timezone) == "" {
-		form.Timezone = in.Timezone // a schedule runs in the beet's zone unless told
-	}
+	form = form.withZone(in.Timezone)
 	d, err := form.detection()
 	if form.Mode == string(beet.ModeCron) && strings.TrimSpace(form.Timezone) == "" && beet.ErrorField(err) == "detection.timezone" {
 		err = nil // no zone at all: the service gives it the account's
@@ -375,6 +375,15 @@ func formOf(d beet.Detection) detectionForm {
 	}
 	if d.GraceSeconds > 0 || d.Mode != beet.ModeAuto {
 		f.GraceMinutes = strconv.FormatFloat(float64(d.GraceSeconds)/60, 'g', -1, 64)
+	}
+	return f
+}
+
+// withZone is f with zone as a cron schedule's when the form left it
+// empty: a schedule runs in its beet's zone unless told.
+func (f detectionForm) withZone(zone string) detectionForm {
+	if f.Mode == string(beet.ModeCron) && strings.TrimSpace(f.Timezone) == "" {
+		f.Timezone = zone
 	}
 	return f
 }
@@ -653,7 +662,11 @@ func (h *Handler) saveDetection(w http.ResponseWriter, r *http.Request, p *reqCt
 		return err
 	}
 	form := detectionFormOf(r, r.PostForm)
-	d, err := form.detection()
+	b, err := h.svc.Beet(r.Context(), p.session.AccountID, id)
+	if err != nil {
+		return err
+	}
+	d, err := form.withZone(b.Timezone).detection()
 	if err == nil {
 		_, err = h.svc.UpdateBeet(r.Context(), p.session.AccountID, id, beet.BeetUpdate{Detection: &d})
 	}
@@ -670,7 +683,7 @@ func (h *Handler) backtest(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 		return err
 	}
 	v.Det = detectionFormOf(r, r.URL.Query())
-	d, err := v.Det.detection()
+	d, err := v.Det.withZone(v.B.Timezone).detection()
 	if err == nil {
 		v.Backtest, err = h.svc.Backtest(r.Context(), p.session.AccountID, v.B.ID, d)
 	}

@@ -214,3 +214,34 @@ func TestLearningTextOneSource(t *testing.T) {
 		}
 	}
 }
+
+// The beet page's detection form takes an empty schedule zone as the
+// beet's, as the new-beet form does.
+func TestDetectionFormZoneDefaultsToTheBeets(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	want(t, "create", b.post("/beets", url.Values{"name": {"Reports"}, "timezone": {"Europe/Riga"}}), http.StatusSeeOther, "/beets/1?created=1")
+	want(t, "cron without a zone", b.post("/beets/1/detection", url.Values{"mode": {"cron"}, "cron": {"*/10 * * * *"}, "cron_timezone": {""}}),
+		http.StatusSeeOther, "/beets/1#detection")
+	if got, err := a.Backend().Service.Beet(context.Background(), 1, 1); err != nil || got.Detection.Timezone != "Europe/Riga" || got.Detection.Cron != "*/10 * * * *" {
+		t.Fatalf("detection %+v, %v; want the cron in the beet's zone", got.Detection, err)
+	}
+	if r := b.get("/beets/1/backtest?mode=cron&cron=*/10+*+*+*+*&cron_timezone="); r.status != http.StatusOK {
+		t.Errorf("preview of a cron without a zone: %d", r.status)
+	}
+}
+
+// A page past the end of the list (a bookmark, beets deleted since) says
+// so and leads back, instead of greeting an empty account.
+func TestListPastTheEnd(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	b.post("/beets", url.Values{"name": {"Reports"}})
+	page := b.get("/?q=rep&offset=5000").body
+	if strings.Contains(page, "No beets yet") || !strings.Contains(page, "No beets this far: the list has 1.") ||
+		!strings.Contains(page, `href="/?q=rep">Back to the first page</a>`) {
+		t.Errorf("past the end:\n%s", between(page, `id="beet-list"`, "</div>"))
+	}
+}

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -354,6 +356,17 @@ type channelView struct {
 	LogFull    bool         // the log has more than the page shows
 	Tested     *deliveryRow // the test message just sent, when there is one
 	Created    bool
+	Zone       string // the account's time zone, in which times are shown
+}
+
+// accountZone is the account's time zone, UTC when it has none: what its
+// own things (channels, windows not for one beet) are shown and typed in.
+func (h *Handler) accountZone(ctx context.Context, accountID int64) (string, error) {
+	a, err := h.svc.Account(ctx, accountID)
+	if err != nil {
+		return "", err
+	}
+	return cmp.Or(a.Timezone, "UTC"), nil
 }
 
 func (h *Handler) channelView(r *http.Request, p *reqCtx) (*channelView, error) {
@@ -369,6 +382,9 @@ func (h *Handler) channelView(r *http.Request, p *reqCtx) (*channelView, error) 
 	v := &channelView{layoutView: h.layout(r, p, c.Name), C: rowOf(c), Reminders: remindersWith(c.ReminderEvery),
 		F: channelForm{Name: c.Name, To: c.Config.Masked().To, Reminder: strconv.FormatInt(int64(c.ReminderEvery/time.Second), 10)}}
 	v.LogFull = len(ds) == channelLog
+	if v.Zone, err = h.accountZone(ctx, acc); err != nil {
+		return nil, err
+	}
 	tested, _ := strconv.ParseInt(r.URL.Query().Get("tested"), 10, 64)
 	names := map[int64]string{} // the log names each beet, read once
 	for _, d := range ds {

@@ -196,6 +196,18 @@ func testChannelPages(t *testing.T, engine string) {
 		!strings.Contains(row[1], " UTC</td>") {
 		t.Errorf("delivery log row: %v", row)
 	}
+	// Times are in the account's zone once it has one.
+	acct := func(tz string) {
+		t.Helper()
+		if r := b.post("/account/timezone", url.Values{"timezone": {tz}}); r.status != http.StatusSeeOther {
+			t.Fatalf("account zone %s: %d", tz, r.status)
+		}
+	}
+	acct("Europe/Riga")
+	if page := b.get(strings.TrimSuffix(r.location, "#log")).body; !regexp.MustCompile(`<td>\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? EES?T</td>`).MatchString(page) {
+		t.Errorf("the delivery log is not in the account's zone:\n%s", between(page, `id="log"`, "</table>"))
+	}
+	acct("UTC")
 
 	// A receiver that fails: the page says so, with the (masked) error and
 	// the next attempt.
@@ -494,6 +506,21 @@ func TestServiceChannelPages(t *testing.T) {
 		}
 		if !strings.Contains(p, "gotify://127.0.0.1:") {
 			t.Errorf("the %s page does not show the masked URL", path)
+		}
+	}
+}
+
+// A new window's times are typed in its beet's zone, or the account's.
+func TestNewWindowZone(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	b.post("/account/timezone", url.Values{"timezone": {"America/New_York"}})
+	want(t, "beet", b.post("/beets", url.Values{"name": {"Reports"}, "timezone": {"Europe/Riga"}}), http.StatusSeeOther, "/beets/1?created=1")
+	for path, zone := range map[string]string{"/account/maintenance/new?beet=1": "Europe/Riga", "/account/maintenance/new": "America/New_York"} {
+		page := b.get(path).body
+		if !regexp.MustCompile(`<option value="` + zone + `"[^>]*selected|name="timezone"[^>]*value="` + zone + `"`).MatchString(page) {
+			t.Errorf("%s: the zone is not %s:\n%s", path, zone, between(page, `name="timezone"`, "</select>"))
 		}
 	}
 }

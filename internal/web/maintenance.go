@@ -120,7 +120,19 @@ func (h *Handler) windowNewView(r *http.Request, p *reqCtx, f windowForm, err er
 }
 
 func (h *Handler) newWindowForm(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	v, err := h.windowNewView(r, p, windowForm{Mode: "once", Timezone: "UTC", BeetID: r.URL.Query().Get("beet")}, nil)
+	// Times are typed in the beet's zone when the window is for one, else
+	// in the account's.
+	f := windowForm{Mode: "once", BeetID: r.URL.Query().Get("beet")}
+	var err error
+	if f.Timezone, err = h.accountZone(r.Context(), p.session.AccountID); err != nil {
+		return err
+	}
+	if id, perr := strconv.ParseInt(f.BeetID, 10, 64); perr == nil {
+		if b, err := h.svc.Beet(r.Context(), p.session.AccountID, id); err == nil {
+			f.Timezone = b.Timezone
+		}
+	}
+	v, err := h.windowNewView(r, p, f, nil)
 	return h.renderPage(w, r, "maintenance_new", v, err)
 }
 

@@ -138,6 +138,9 @@ func (h *Handler) beetList(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 		case "resumed":
 			v.Notice = plural(n, "beet") + " resumed."
 		}
+		if n == 0 {
+			v.Notice = "No beet was checked: check the beets to pause or resume first."
+		}
 	}
 	h.render(w, r, http.StatusOK, "beets", v)
 	return nil
@@ -166,9 +169,6 @@ func (h *Handler) bulk(w http.ResponseWriter, r *http.Request, p *reqCtx) error 
 		return beet.FieldError("action", "must be pause or resume")
 	}
 	ids := r.PostForm["id"]
-	if len(ids) == 0 {
-		return beet.FieldError("id", "no beet is checked: check the beets to change first")
-	}
 	if len(ids) > maxBulk {
 		return beet.FieldError("id", "at most %d beets at once", maxBulk)
 	}

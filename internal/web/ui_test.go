@@ -126,6 +126,11 @@ func testListTagsSortBulk(t *testing.T, engine string) {
 	if got := names(b.get("/?sort=status").body); got != "Alpha,bravo,charlie" {
 		t.Errorf("worst first (new before paused): %s", got)
 	}
+	// Nothing checked: back to the same list, which says what to do.
+	r = b.post("/beets/bulk", url.Values{"action": {"pause"}, "back": {"tag=prod&sort=name"}})
+	if r.status != http.StatusSeeOther || !strings.Contains(r.location, "tag=prod") || !strings.Contains(b.get(r.location).body, "No beet was checked") {
+		t.Errorf("bulk pause with nothing checked: %d %q", r.status, r.location)
+	}
 	b.post("/beets/bulk", url.Values{"action": {"resume"}, "id": {"1", "3"}})
 	if got := names(b.get("/?status=paused").body); got != "" {
 		t.Errorf("still paused after bulk resume: %s", got)

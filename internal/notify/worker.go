@@ -26,6 +26,10 @@ type Store interface {
 	// and beet before delivery beforeID if no message about a flip was
 	// sent after it, or nil.
 	FindOpenFlapping(ctx context.Context, channelID, beetID, beforeID int64) (*beet.Delivery, error)
+	// IncidentSent reports whether a message of the incident that flip
+	// incidentFlipID opened went out to the channel (delivered or failed,
+	// not suppressed) before delivery beforeID.
+	IncidentSent(ctx context.Context, channelID, incidentFlipID, beforeID int64) (bool, error)
 }
 
 // Maintenance answers whether a beet is in a maintenance window at t;
@@ -320,6 +324,16 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 		in, err := w.Maintenance.InMaintenance(ctx, b.ID, at)
 		if err != nil {
 			return nil, nil, "", err
+		}
+		// A window holds back alerts, not the end of one the receiver
+		// already has: a recovery or pause whose incident was sent still
+		// goes out, or the page (PagerDuty, Opsgenie) stays open for good.
+		if in && d.Reminder == 0 && (d.Event == beet.EventUp || d.Event == beet.EventPaused) {
+			sent, err := w.Store.IncidentSent(ctx, d.ChannelID, d.IncidentFlipID, d.ID)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			in = !sent
 		}
 		if in {
 			return nil, ch, "maintenance window: recorded, not sent", nil

@@ -324,6 +324,21 @@ func (db *DB) FindOpenFlapping(ctx context.Context, channelID, beetID, beforeID 
 	return d, nil
 }
 
+// IncidentSent reports whether a message of the incident that flip
+// incidentFlipID opened went out to the channel (delivered, or failed
+// after trying) before delivery beforeID: the receiver may have an open
+// incident that only a later message closes.
+func (db *DB) IncidentSent(ctx context.Context, channelID, incidentFlipID, beforeID int64) (bool, error) {
+	var sent bool
+	err := db.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE channel_id = $1
+		AND incident_flip_id = $2 AND id < $3 AND status IN ('delivered', 'failed'))`,
+		channelID, incidentFlipID, beforeID).Scan(&sent)
+	if err != nil {
+		return false, fmt.Errorf("incident sent: %w", err)
+	}
+	return sent, nil
+}
+
 // DeleteDeliveriesBefore removes finished deliveries created before t, at
 // most limit of them, and returns how many it removed.
 func (db *DB) DeleteDeliveriesBefore(ctx context.Context, t time.Time, limit int) (int, error) {

@@ -157,7 +157,8 @@ type DeliveryStore interface {
 	MarkFlapping(ctx context.Context, id int64, since time.Time) (bool, error)
 	// CreateReminders adds a reminder delivery for every channel with
 	// reminders whose beet is still down or anomalous and whose last
-	// message about the incident is at least its reminder period old. It
+	// message about the incident went out (was not still pending) at
+	// least its reminder period ago. It
 	// is idempotent per (incident, channel, reminder number) across
 	// instances, and returns how many it added.
 	CreateReminders(ctx context.Context, now time.Time) (int, error)

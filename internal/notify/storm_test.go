@@ -8,6 +8,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/notify"
+	"github.com/beethq/beet/internal/testdb"
 )
 
 // TestFlapping: a beet that flips more than FlapLimit times in an hour is
@@ -74,23 +75,25 @@ func TestReminders(t *testing.T) {
 	}
 	r.flipAt(time.Now().Add(-20*time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence, "No event for 20 min")
 	w := r.worker()
-	// The alert was created 20 minutes ago, so the first reminder is due
-	// as soon as the alert is out.
 	r.drain(w, ch)
 	r.drain(w, qch)
+	// Reminders count from when the alert went out.
+	later := time.Now().Add(15 * time.Minute)
 	for range 3 { // several passes (or instances) add one reminder
-		if _, err := r.db.CreateReminders(context.Background(), time.Now()); err != nil {
+		if _, err := r.db.CreateReminders(context.Background(), later); err != nil {
 			t.Fatal(err)
 		}
 	}
+	w.Now = func() time.Time { return later }
 	r.drain(w, ch)
+	w.Now = nil
 	got := rc.requests()
 	if len(got) != 2 {
 		t.Fatalf("receiver got %d messages, want the alert and one reminder", len(got))
 	}
 	var rem webhookBody
 	decodeStrict(t, got[1].Body, &rem)
-	if rem.Reminder != 1 || rem.Event != "beet.down" || !strings.Contains(rem.Message, "is still down") || !strings.Contains(rem.Message, "20 min ago") {
+	if rem.Reminder != 1 || rem.Event != "beet.down" || !strings.Contains(rem.Message, "is still down") || !strings.Contains(rem.Message, "35 min ago") {
 		t.Fatalf("reminder = %+v", rem)
 	}
 	if n := len(quiet.requests()); n != 1 {
@@ -101,4 +104,44 @@ func TestReminders(t *testing.T) {
 	if n, _ := r.db.CreateReminders(context.Background(), time.Now().Add(time.Hour)); n != 0 {
 		t.Fatalf("%d reminders after recovery", n)
 	}
+}
+
+// TestRemindersWaitForTheAlert: while a receiver is failing, its alert
+// retries and no reminder piles up behind it; when the receiver recovers
+// it gets the alert alone, and the first reminder one period later.
+func TestRemindersWaitForTheAlert(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		r := newRig(t, engine)
+		rc := newReceiver(t, 503)
+		ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL})
+		every := 15 * time.Minute
+		if _, err := r.db.UpdateChannel(context.Background(), ch.ID, beet.ChannelUpdate{ReminderEvery: &every}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		r.flipAt(time.Now().Add(-20*time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence, "No event for 20 min")
+		w := r.worker(func(w *notify.Worker) { w.BackoffBase, w.BackoffMax = time.Hour, time.Hour })
+		if _, err := w.Once(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(rc.requests()); n != 1 {
+			t.Fatalf("receiver got %d requests, want the failed alert", n)
+		}
+		for _, at := range []time.Time{time.Now(), time.Now().Add(30 * time.Minute), time.Now().Add(3 * time.Hour)} {
+			if n, err := r.db.CreateReminders(context.Background(), at); err != nil || n != 0 {
+				t.Fatalf("CreateReminders with the alert still retrying = %d, %v; want none", n, err)
+			}
+		}
+		// The receiver is back when the retry is due.
+		w.Now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+		r.drain(w, ch)
+		if got := events(t, rc); len(got) != 2 || got[1] != beet.EventDown {
+			t.Fatalf("receiver got %v; want the failed alert, then the alert alone", got)
+		}
+		if n, _ := r.db.CreateReminders(context.Background(), time.Now().Add(2*time.Hour+14*time.Minute)); n != 0 {
+			t.Fatalf("%d reminders less than a period after the alert went out", n)
+		}
+		if n, _ := r.db.CreateReminders(context.Background(), time.Now().Add(2*time.Hour+15*time.Minute)); n != 1 {
+			t.Fatalf("%d reminders a period after the alert went out; want 1", n)
+		}
+	})
 }

@@ -241,8 +241,9 @@ func (db *DB) MarkFlapping(ctx context.Context, id int64, since time.Time) (bool
 
 // CreateReminders adds the next reminder for every (channel, beet) whose
 // latest message is an alert (or a settled message while the beet is in
-// trouble) at least the channel's reminder period old while the beet is
-// still in trouble. The reminder's number is one more than the highest of
+// trouble) that went out (or was suppressed) at least the channel's
+// reminder period ago while the beet is still in trouble. An alert still
+// retrying gets no reminders: they would arrive in a burst with it. The reminder's number is one more than the highest of
 // its incident on the channel, so a move between down and anomalous in
 // one incident does not restart the count. The unique index on (channel,
 // incident, reminder) makes concurrent passes on several instances add
@@ -261,7 +262,8 @@ func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 		WHERE c.reminder_every > 0
 			AND d.event IN ('beet.down', 'beet.anomalous', '`+beet.EventSettled+`')
 			AND b.status IN ('down', 'anomalous')
-			AND d.created_at <= $1 - c.reminder_every * 1000000
+			AND d.status <> 'pending'
+			AND COALESCE(d.last_at, d.created_at) <= $1 - c.reminder_every * 1000000
 			AND d.id = (SELECT MAX(l.id) FROM deliveries l WHERE l.channel_id = d.channel_id AND l.beet_id = d.beet_id)
 		ON CONFLICT DO NOTHING`, toMicros(stamp(now))))
 	if err != nil {

@@ -301,10 +301,28 @@ func testReminders(t *testing.T, s beet.Store) {
 	b := newBeet(t, s, a.ID)
 	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
 	down := flip(t, s, b.ID, t0, beet.StatusUp, beet.StatusDown, beet.FlipSilence)
+	deliver := func(at time.Time) {
+		ds, err := s.ClaimDeliveries(ctx, at, time.Minute, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if ok, err := s.RecordDelivery(ctx, beet.DeliveryResult{ID: d.ID, Attempts: d.Attempts, At: at, Status: beet.DeliveryDelivered}); err != nil || !ok {
+				t.Fatalf("RecordDelivery = %v, %v", ok, err)
+			}
+		}
+	}
+	// Reminders count from when the alert went out, and none is queued
+	// while it (or the previous reminder) is still waiting to be sent.
 	for _, tc := range []struct {
-		after time.Duration
-		want  int
-	}{{14 * time.Minute, 0}, {15 * time.Minute, 1}, {16 * time.Minute, 0}, {29 * time.Minute, 0}, {30 * time.Minute, 1}} {
+		after   time.Duration
+		want    int
+		deliver bool // send what is pending first
+	}{{20 * time.Minute, 0, false}, {20 * time.Minute, 0, true}, {34 * time.Minute, 0, false}, {35 * time.Minute, 1, false},
+		{36 * time.Minute, 0, false}, {60 * time.Minute, 0, false}, {61 * time.Minute, 0, true}, {75 * time.Minute, 0, false}, {76 * time.Minute, 1, false}} {
+		if tc.deliver {
+			deliver(t0.Add(tc.after))
+		}
 		n, err := s.CreateReminders(ctx, t0.Add(tc.after))
 		if err != nil || n != tc.want {
 			t.Fatalf("CreateReminders at +%s = %d, %v; want %d", tc.after, n, err, tc.want)
@@ -318,7 +336,7 @@ func testReminders(t *testing.T, s beet.Store) {
 		t.Fatalf("a channel without reminders got %d deliveries", len(ds))
 	}
 	// Recovery ends reminders.
-	flip(t, s, b.ID, t0.Add(31*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
+	flip(t, s, b.ID, t0.Add(77*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
 	if n, _ := s.CreateReminders(ctx, t0.Add(10*time.Hour)); n != 0 {
 		t.Fatalf("CreateReminders after recovery = %d, want 0", n)
 	}

@@ -187,16 +187,23 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 	log := w.log().With("delivery_id", d.ID, "channel_id", d.ChannelID, "event", d.Event, "attempt", d.Attempts)
 	res := beet.DeliveryResult{ID: d.ID, Attempts: d.Attempts}
 	msg, ch, skip, err := w.prepare(ctx, d)
+	observe := true
 	switch {
 	case beet.IsNotFound(err):
 		// The beet or flip was deleted while the delivery waited: there
 		// is nothing left to tell, and the channel is not at fault.
 		res.Status, res.Error = beet.DeliveryFailed, "not sent: "+beet.ErrorMessage(err)
+		observe = false
+	case err != nil && ctx.Err() != nil:
+		res.Status, res.Error, res.NextAt = beet.DeliveryPending, "interrupted by shutdown", w.now()
+		observe = false
 	case err != nil:
-		// Reading what to send failed (the database); try again later.
-		res.Status, res.Error = beet.DeliveryPending, "preparing the message: "+err.Error()
-		res.NextAt = w.now().Add(w.backoff(d.Attempts))
-		log.Warn("notify: could not prepare a delivery", "err", err)
+		// Reading what to send failed (the database, or a channel secret
+		// this installation cannot open). It is a failed attempt like a
+		// send's: retried with backoff, given up on after GiveUpAfter
+		// (marking the channel failing), and counted in the metrics.
+		w.classify(d, errors.New("preparing the message: "+err.Error()), &res)
+		log.Warn("notify: could not prepare a delivery", "err", err, "status", res.Status)
 	case skip != "":
 		res.Status, res.Error = beet.DeliverySuppressed, skip
 		log.Info("notify: delivery suppressed", "why", skip)
@@ -212,6 +219,7 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 			// Shutting down: let the lease lapse, or take it up at once on
 			// restart, rather than count a failure the receiver never saw.
 			res.Status, res.Error, res.NextAt = beet.DeliveryPending, "interrupted by shutdown", w.now()
+			observe = false
 			break
 		}
 		w.classify(d, err, &res)
@@ -226,12 +234,17 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 		}
 	}
 	res.At = w.now()
-	if w.Observe != nil && ch != nil && res.Error != "interrupted by shutdown" {
+	if w.Observe != nil && observe {
 		outcome := string(res.Status)
 		if res.Status == beet.DeliveryPending {
 			outcome = "retry"
 		}
-		w.Observe(ch.Kind, outcome, res.Latency)
+		// A channel that could not be read has no kind to count under.
+		kind := beet.ChannelKind("unknown")
+		if ch != nil {
+			kind = ch.Kind
+		}
+		w.Observe(kind, outcome, res.Latency)
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
@@ -302,16 +315,16 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 	}
 	b, err := w.Store.FindBeetByID(ctx, d.BeetID)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, ch, "", err
 	}
 	f, err := w.Store.FindFlipByID(ctx, d.FlipID)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, ch, "", err
 	}
 	incident := f
 	if d.IncidentFlipID != 0 && d.IncidentFlipID != f.ID {
 		if incident, err = w.Store.FindFlipByID(ctx, d.IncidentFlipID); err != nil {
-			return nil, nil, "", err
+			return nil, ch, "", err
 		}
 	}
 	// A flip is judged at its own time; a reminder or a settled message (about
@@ -323,7 +336,7 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 	if w.Maintenance != nil {
 		in, err := w.Maintenance.InMaintenance(ctx, b.ID, at)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, ch, "", err
 		}
 		// A window holds back alerts, not the end of one the receiver
 		// already has: a recovery or pause whose incident was sent still
@@ -331,7 +344,7 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 		if in && d.Reminder == 0 && (d.Event == beet.EventUp || d.Event == beet.EventPaused) {
 			sent, err := w.Store.IncidentSent(ctx, d.ChannelID, d.IncidentFlipID, d.ID)
 			if err != nil {
-				return nil, nil, "", err
+				return nil, ch, "", err
 			}
 			in = !sent
 		}
@@ -344,12 +357,12 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 		since := f.At.Add(-time.Hour)
 		n, err := w.Store.CountNotifiedFlips(ctx, b.ID, since, f.At)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, ch, "", err
 		}
 		if n > or(w.FlapLimit, DefaultFlapLimit) {
 			first, err := w.Store.MarkFlapping(ctx, d.ID, since)
 			if err != nil {
-				return nil, nil, "", err
+				return nil, ch, "", err
 			}
 			if !first {
 				return nil, ch, "flapping: one notice was sent; quiet until it settles", nil
@@ -364,7 +377,7 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 		// between were suppressed, their recoveries with them).
 		open, err := w.Store.FindOpenFlapping(ctx, d.ChannelID, d.BeetID, d.ID)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, ch, "", err
 		}
 		if open != nil && (open.Event == beet.EventDown || open.Event == beet.EventAnomalous) &&
 			open.IncidentKey() != m.IncidentKey {

@@ -51,6 +51,9 @@ type Delivery struct {
 	Attempts  int
 	NextAt    time.Time
 	CreatedAt time.Time
+	// FirstAt is when the delivery was first claimed (nil before): retries
+	// give up a day after it.
+	FirstAt *time.Time
 	// LastAt, Latency and Error describe the last attempt.
 	LastAt  *time.Time
 	Latency time.Duration

@@ -74,3 +74,33 @@ func TestUnpreparableDeliveryGivesUp(t *testing.T) {
 		}
 	})
 }
+
+// TestLateAlertGetsADayOfRetries: an alert about a flip of 30 hours ago
+// (written late, after the workers were down) is not given up on at its
+// first failure: it is retried for a day from its first attempt.
+func TestLateAlertGetsADayOfRetries(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		ctx := context.Background()
+		r := newRig(t, engine)
+		rc := newReceiver(t, 503, 503)
+		ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL})
+		r.flipAt(time.Now().Add(-30*time.Hour), beet.StatusUp, beet.StatusDown, beet.FlipSilence, "No event")
+		now := time.Now()
+		w := r.worker(func(w *notify.Worker) { w.Now = func() time.Time { return now } })
+		if _, err := w.Once(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ds, _ := r.db.FindDeliveries(ctx, ch.ID, 0)
+		if d := ds[0]; d.Status != beet.DeliveryPending || !strings.Contains(d.Error, "HTTP 503") {
+			t.Fatalf("after the first failure: %+v; want a retry", d)
+		}
+		now = now.Add(24*time.Hour + time.Minute)
+		if _, err := w.Once(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ds, _ = r.db.FindDeliveries(ctx, ch.ID, 0)
+		if d := ds[0]; d.Status != beet.DeliveryFailed || !strings.HasPrefix(d.Error, "gave up after 24h0m0s of retries") {
+			t.Fatalf("a day after the first attempt: %+v; want it given up", d)
+		}
+	})
+}

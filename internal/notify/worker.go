@@ -55,7 +55,7 @@ type Worker struct {
 	Batch       int           // deliveries claimed (and sent concurrently) at once; default 16
 	BackoffBase time.Duration // first retry delay; default 30s, doubling
 	BackoffMax  time.Duration // longest retry delay; default 1h
-	GiveUpAfter time.Duration // retries stop this long after the flip; default 24h
+	GiveUpAfter time.Duration // retries stop this long after the first attempt; default 24h
 	// FlapLimit: a beet with more than this many alerting flips in an hour
 	// is flapping; default 6.
 	FlapLimit int
@@ -267,10 +267,16 @@ func (w *Worker) classify(d *beet.Delivery, err error, res *beet.DeliveryResult)
 		se = &SendError{Msg: err.Error()}
 	}
 	now := w.now()
+	// The day of retries starts at the first attempt, not at the flip: an
+	// alert written late (after an outage of the workers) still gets it.
+	since := d.CreatedAt
+	if d.FirstAt != nil {
+		since = *d.FirstAt
+	}
 	switch {
 	case se.Permanent:
 		res.Status, res.ChannelFailing = beet.DeliveryFailed, true
-	case now.Sub(d.CreatedAt) >= or(w.GiveUpAfter, DefaultGiveUp):
+	case now.Sub(since) >= or(w.GiveUpAfter, DefaultGiveUp):
 		res.Status, res.ChannelFailing = beet.DeliveryFailed, true
 		res.Error = "gave up after " + or(w.GiveUpAfter, DefaultGiveUp).String() + " of retries: " + res.Error
 	default:

@@ -12,7 +12,7 @@ import (
 )
 
 const deliveryColumns = `id, channel_id, beet_id, flip_id, incident_flip_id, event, reminder, flapping, status,
-	attempts, next_at, created_at, last_at, latency_us, error`
+	attempts, next_at, created_at, first_at, last_at, latency_us, error`
 
 // notifiedFlip is the SQL condition for flips that send messages; it
 // mirrors beet.NotifyEvent.
@@ -103,7 +103,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Dur
 			AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.channel_id = d.channel_id AND e.beet_id = d.beet_id
 				AND e.status = 'pending' AND e.id < d.id)
 			ORDER BY next_at, id LIMIT $3`+db.d.skipLocked()+`)
-		UPDATE deliveries SET attempts = attempts + 1, next_at = $1 FROM due
+		UPDATE deliveries SET attempts = attempts + 1, next_at = $1, first_at = COALESCE(first_at, $2) FROM due
 		WHERE id = due_id AND status = 'pending' AND next_at <= $2
 		RETURNING `+deliveryColumns, toMicros(now.Add(lease)), toMicros(now), pageLimit(limit))
 	if err != nil {
@@ -124,8 +124,8 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Dur
 
 // ClaimDelivery claims one pending delivery by ID, whenever it is due.
 func (db *DB) ClaimDelivery(ctx context.Context, id int64, now time.Time, lease time.Duration) (*beet.Delivery, error) {
-	d, err := scanDelivery(db.write.QueryRowContext(ctx, `UPDATE deliveries SET attempts = attempts + 1, next_at = $1
-		WHERE id = $2 AND status = 'pending' AND next_at <= $3 RETURNING `+deliveryColumns,
+	d, err := scanDelivery(db.write.QueryRowContext(ctx, `UPDATE deliveries SET attempts = attempts + 1, next_at = $1,
+		first_at = COALESCE(first_at, $3) WHERE id = $2 AND status = 'pending' AND next_at <= $3 RETURNING `+deliveryColumns,
 		toMicros(now.Add(lease)), id, toMicros(now)))
 	if err != nil {
 		return nil, fmt.Errorf("claim delivery: %w", notFoundAs(err, beet.ECONFLICT, "delivery %d is not waiting to be sent", id))
@@ -358,18 +358,18 @@ func scanDelivery(s scanner) (*beet.Delivery, error) {
 		beetID, flipID, incident sql.NullInt64
 		status                   string
 		next, created            int64
-		last                     sql.NullInt64
+		first, last              sql.NullInt64
 		latency                  int64
 	)
 	err := s.Scan(&d.ID, &d.ChannelID, &beetID, &flipID, &incident, &d.Event, &d.Reminder, &d.Flapping, &status,
-		&d.Attempts, &next, &created, &last, &latency, &d.Error)
+		&d.Attempts, &next, &created, &first, &last, &latency, &d.Error)
 	if err != nil {
 		return nil, err
 	}
 	d.BeetID, d.FlipID, d.IncidentFlipID = beetID.Int64, flipID.Int64, incident.Int64
 	d.Status = beet.DeliveryStatus(status)
 	d.NextAt, d.CreatedAt = fromMicros(next), fromMicros(created)
-	d.LastAt = fromNullMicros(last)
+	d.FirstAt, d.LastAt = fromNullMicros(first), fromNullMicros(last)
 	d.Latency = time.Duration(latency) * time.Microsecond
 	return &d, nil
 }

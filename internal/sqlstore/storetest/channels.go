@@ -241,6 +241,10 @@ func testOutboxClaim(t *testing.T, s beet.Store) {
 	if err != nil || len(again) != 2 || again[0].ID != first[0].ID || again[0].Attempts != 2 {
 		t.Fatalf("claim after the lease = %+v, %v; want both again, the first on attempt 2", again, err)
 	}
+	// The give-up time counts from the first attempt, which a later claim keeps.
+	if fa := again[0].FirstAt; fa == nil || !fa.Equal(now) || first[0].FirstAt == nil || !first[0].FirstAt.Equal(now) {
+		t.Fatalf("FirstAt = %v (first claim %v); want %v", fa, first[0].FirstAt, now)
+	}
 	// The dead worker's late result is refused: it is fenced by the attempt.
 	if ok, err := s.RecordDelivery(ctx, beet.DeliveryResult{ID: first[0].ID, Attempts: 1, At: now, Status: beet.DeliveryDelivered}); err != nil || ok {
 		t.Fatalf("stale RecordDelivery = %v, %v; want refused", ok, err)

@@ -102,8 +102,10 @@ func itoa(n int64) string {
 // them back to up. First events, learning done and a person's pause or
 // resume are not sent.
 func NotifyEvent(f *Flip) string {
-	if f.Kind == FlipManual || f.Kind == FlipFirst || f.Kind == FlipLearned {
-		return ""
+	for _, k := range SilentFlipKinds {
+		if f.Kind == k {
+			return ""
+		}
 	}
 	bad := func(s Status) bool { return s == StatusDown || s == StatusAnomalous }
 	switch {
@@ -116,6 +118,10 @@ func NotifyEvent(f *Flip) string {
 	}
 	return ""
 }
+
+// SilentFlipKinds never send a message, whatever the statuses: news to
+// nobody, or a person's own doing.
+var SilentFlipKinds = []FlipKind{FlipManual, FlipFirst, FlipLearned}
 
 // DeliveryResult is the outcome of one attempt, as a worker records it.
 type DeliveryResult struct {

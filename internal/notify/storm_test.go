@@ -145,3 +145,32 @@ func TestRemindersWaitForTheAlert(t *testing.T) {
 		}
 	})
 }
+
+// TestFlappingWhileLearning: a learning beet whose alarm comes and goes
+// (learning → down → learning …) is reported flapping like any other: its
+// returns to learning count as the recoveries they are sent as.
+func TestFlappingWhileLearning(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		fr := newFlapRig(t, newRig(t, engine))
+		fr.flipAt(time.Now().Add(-4*time.Hour), beet.StatusUp, beet.StatusLearning, beet.FlipSilence, "Relearning")
+		start := time.Now().Add(-3 * time.Hour)
+		for i := range 8 {
+			at := start.Add(time.Duration(i) * time.Minute)
+			if i%2 == 0 {
+				fr.flipAt(at, beet.StatusLearning, beet.StatusDown, beet.FlipSilence, "No event")
+			} else {
+				fr.flipAt(at, beet.StatusDown, beet.StatusLearning, beet.FlipRecovery, "Events are back")
+			}
+		}
+		fr.drainAll()
+		var got []webhookBody
+		for _, req := range fr.hook.requests() {
+			var m webhookBody
+			decodeStrict(t, req.Body, &m)
+			got = append(got, m)
+		}
+		if len(got) != 5 || !got[4].Flapping {
+			t.Fatalf("webhook got %d messages (last %+v); want 4 and the flapping notice", len(got), got[len(got)-1])
+		}
+	})
+}

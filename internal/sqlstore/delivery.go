@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/beethq/beet"
@@ -14,12 +15,25 @@ import (
 const deliveryColumns = `id, channel_id, beet_id, flip_id, incident_flip_id, event, reminder, flapping, status,
 	attempts, next_at, created_at, first_at, last_at, latency_us, error`
 
-// notifiedFlip is the SQL condition for flips that send messages; it
-// mirrors beet.NotifyEvent.
-const notifiedFlip = `kind NOT IN ('manual', 'first_event', 'learned') AND (
-	(to_status = 'down' AND from_status <> 'down') OR
-	(to_status = 'anomalous' AND from_status <> 'anomalous') OR
-	(to_status = 'up' AND from_status IN ('down', 'anomalous')))`
+// notifiedFlip is the SQL condition for flips that send messages. It is
+// built from beet.NotifyEvent itself, so the flapping count cannot drift
+// from what is sent: the silent kinds, and every (from, to) pair of
+// statuses that sends a message under any other kind (NotifyEvent looks at
+// the kind only through SilentFlipKinds).
+var notifiedFlip = func() string {
+	var kinds, pairs []string
+	for _, k := range beet.SilentFlipKinds {
+		kinds = append(kinds, "'"+string(k)+"'")
+	}
+	for _, from := range beet.Statuses {
+		for _, to := range beet.Statuses {
+			if beet.NotifyEvent(&beet.Flip{From: from, To: to, Kind: beet.FlipSilence}) != "" {
+				pairs = append(pairs, "'"+string(from)+">"+string(to)+"'")
+			}
+		}
+	}
+	return "kind NOT IN (" + strings.Join(kinds, ", ") + ") AND from_status || '>' || to_status IN (" + strings.Join(pairs, ", ") + ")"
+}()
 
 // fanOut writes the outbox rows of a flip: one pending delivery per
 // channel of the beet, in the caller's transaction, so a flip and its

@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -42,8 +43,11 @@ func checkSlack(t *testing.T, body []byte) slackMessage {
 }
 
 type discordMessage struct {
-	Content string `json:"content"`
-	Embeds  []struct {
+	Content         string `json:"content"`
+	AllowedMentions *struct {
+		Parse []string `json:"parse"`
+	} `json:"allowed_mentions"`
+	Embeds []struct {
 		Title       string `json:"title"`
 		Description string `json:"description"`
 		URL         string `json:"url"`
@@ -242,5 +246,39 @@ func TestChatAndPagingFormats(t *testing.T) {
 	raw, _ := json.Marshal(p)
 	if strings.Contains(string(raw), "secretpart") {
 		t.Error("a channel URL's secret part reached a payload")
+	}
+}
+
+// TestChatNamesAreText: a beet's name is shown as text on Slack and
+// Discord: Slack's notification text is escaped like its block (no HTML
+// entities broken, no <!channel> mention), and Discord is told to ping
+// no one, whatever @everyone or <@&role> the name holds.
+func TestChatNamesAreText(t *testing.T) {
+	r := newRig(t, "sqlite")
+	name := "Nightly <b>backup</b> & co <!channel> @everyone"
+	if _, err := r.svc.UpdateBeet(context.Background(), r.acct.ID, r.beet.ID, beet.BeetUpdate{Name: &name}); err != nil {
+		t.Fatal(err)
+	}
+	slack, discord := newReceiver(t), newReceiver(t)
+	sch := r.channel(beet.ChannelSlack, beet.ChannelConfig{URL: slack.URL + "/slack"})
+	dch := r.channel(beet.ChannelDiscord, beet.ChannelConfig{URL: discord.URL + "/discord"})
+	r.down()
+	w := r.worker()
+	r.drain(w, sch)
+	r.drain(w, dch)
+
+	escaped := "Nightly &lt;b&gt;backup&lt;/b&gt; &amp; co &lt;!channel&gt; @everyone"
+	m := checkSlack(t, slack.requests()[0].Body)
+	for what, text := range map[string]string{"text": m.Text, "block": m.Blocks[0].Text.Text} {
+		if !strings.Contains(text, escaped) || strings.Contains(text, "<!channel>") || strings.Contains(text, "<b>") {
+			t.Errorf("slack %s = %q; want the name escaped as %q", what, text, escaped)
+		}
+	}
+	d := checkDiscord(t, discord.requests()[0].Body)
+	if d.AllowedMentions == nil || d.AllowedMentions.Parse == nil || len(d.AllowedMentions.Parse) != 0 {
+		t.Errorf("discord allowed_mentions = %+v; want {\"parse\": []}", d.AllowedMentions)
+	}
+	if !strings.Contains(d.Content, name) {
+		t.Errorf("discord content = %q; want the name as it is", d.Content)
 	}
 }

@@ -280,7 +280,9 @@ func slackPayload(m *Message) map[string]any {
 		text += "\n<" + m.Link + "|Open in Beet>"
 	}
 	return map[string]any{
-		"text": clip(m.Title+": "+m.Summary, 3000),
+		// The fallback (notifications, old clients) is parsed like the
+		// block: unescaped, a name could break it or mention <!channel>.
+		"text": clip(esc(m.Title+": "+m.Summary), 3000),
 		"blocks": []any{map[string]any{
 			"type": "section",
 			"text": map[string]any{"type": "mrkdwn", "text": clip(text, 3000)},
@@ -301,7 +303,9 @@ func discordPayload(m *Message) map[string]any {
 	if m.Link != "" {
 		embed["url"] = m.Link
 	}
-	return map[string]any{"content": clip(m.Title, 2000), "embeds": []any{embed}}
+	// No mentions: a name holding @everyone or <@&role> must not ping anyone.
+	return map[string]any{"content": clip(m.Title, 2000), "embeds": []any{embed},
+		"allowed_mentions": map[string]any{"parse": []string{}}}
 }
 
 // teamsPayload is an Adaptive Card in a message, which Teams' Workflows

@@ -115,7 +115,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 
 	mux := http.NewServeMux()
 	var routes http.Handler = mux
-	server.RegisterHealth(mux, b.Store, a.log.With("component", "health"))
+	server.RegisterHealth(mux, b.Store, a.intake(), a.log.With("component", "health"))
 	if cfg.RunsHTTP() {
 		ih, err := a.startIngest(cfg, reg)
 		if err != nil {
@@ -147,6 +147,21 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	}
 	return a, nil
 }
+
+// intake is what readiness asks of this instance's ingestion: nil on a
+// worker, which has none and needs the database for all it does.
+func (a *App) intake() server.Intake {
+	if !a.cfg.RunsHTTP() {
+		return nil
+	}
+	return writerIntake{a}
+}
+
+// writerIntake asks the writer, which startIngest makes after the probes
+// are mounted.
+type writerIntake struct{ a *App }
+
+func (w writerIntake) CanSpool() bool { return w.a.writer != nil && w.a.writer.CanSpool() }
 
 // ingestFirst hands a request for the ingestion endpoint (either of its
 // paths: /api/v1/beet/ and Healthchecks' /ping/) straight to its

@@ -162,6 +162,13 @@ func (s *Spool) Size() int64 {
 	return s.size
 }
 
+// Room returns the bytes the spool can still take before it is full.
+func (s *Spool) Room() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxSize - s.size
+}
+
 // Append writes the events as one record (or a few, for a group too large
 // for one: recordParts) and fsyncs once. Only when it returns
 // nil are the events safe to acknowledge.

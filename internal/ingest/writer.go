@@ -119,6 +119,10 @@ type Writer struct {
 
 	stats WriterStats
 
+	// appendFailed is set while the spool's last append failed (full, or
+	// the disk refused it), so readiness can tell pings would be lost.
+	appendFailed atomic.Bool
+
 	// Journal: wake tells the replayer a group was appended; applied is
 	// the logical spool offset up to which it has applied (the replayer's
 	// own); behind is set while the spool holds events the database has
@@ -307,6 +311,17 @@ func (w *Writer) Spooling() bool {
 	return w.spool.Size() > 0
 }
 
+// spoolHeadroom is the room CanSpool asks the spool to keep: a group of
+// pings with long messages takes a few MiB.
+const spoolHeadroom = 16 << 20
+
+// CanSpool reports whether the spool can take pings: its last append
+// succeeded and it has room for more. Readiness asks it while the database
+// is unreachable.
+func (w *Writer) CanSpool() bool {
+	return !w.appendFailed.Load() && w.spool.Room() > spoolHeadroom
+}
+
 // SpoolBytes is the size of the events waiting in the spool for the
 // database (metrics); with Journal, those appended and not applied yet.
 func (w *Writer) SpoolBytes() int64 {
@@ -479,6 +494,7 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64, s *syncer) {
 		w.reportCommit(events, start, err)
 		if err == nil {
 			w.stats.Committed.Add(int64(len(batch)))
+			w.appendFailed.Store(false) // the next outage tries the spool afresh
 			inFlight.Store(0)
 			// Unmatched tokens are noted before the requests are answered,
 			// so a request's answer finds its token already noted.
@@ -516,6 +532,7 @@ func (w *Writer) commit(batch []*writeReq, inFlight *atomic.Int64, s *syncer) {
 		inFlight.Store(max(oldest, 1))
 	}
 	err := w.spool.Append(items)
+	w.appendFailed.Store(err != nil)
 	if w.opt.Journal {
 		w.stats.JournalAppends.Add(1)
 		w.stats.JournalNanos.Add(int64(time.Since(start)))

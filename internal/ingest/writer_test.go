@@ -365,3 +365,50 @@ func TestWriterLanesKeepABeetsEventsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterCanSpool: readiness keeps an instance in the load balancer
+// during a database outage only while its spool takes pings.
+func TestWriterCanSpool(t *testing.T) {
+	store := &flakyStore{Store: openTestStore(t)}
+	b := newTestBeet(t, store)
+	spool, _ := OpenSpool(filepath.Join(t.TempDir(), "spool"), spoolHeadroom+4096)
+	w := NewWriter(store, spool, WriterOptions{MaxBatch: 1, ReplayEvery: time.Hour})
+	defer w.Close()
+	store.down.Store(true)
+	if !w.CanSpool() {
+		t.Fatal("CanSpool false on an empty spool")
+	}
+	if err := w.Write(newEvent(b.ID, 0)); err != nil {
+		t.Fatalf("spooled write: %v", err)
+	}
+	if !w.CanSpool() {
+		t.Fatal("CanSpool false with room left")
+	}
+	big := newEvent(b.ID, 1)
+	big.Message = string(make([]byte, 5000))
+	if err := w.Write(big); err != nil {
+		t.Fatalf("spooled write: %v", err)
+	}
+	if w.CanSpool() {
+		t.Fatalf("CanSpool true with %d bytes of room", spool.Room())
+	}
+
+	// A spool whose disk refuses the append.
+	spool2, _ := OpenSpool(filepath.Join(t.TempDir(), "spool"), 0)
+	w2 := NewWriter(store, spool2, WriterOptions{MaxBatch: 1, ReplayEvery: time.Hour})
+	defer w2.Close()
+	spool2.f.Close()
+	if err := w2.Write(newEvent(b.ID, 2)); err == nil {
+		t.Fatal("a write to a closed spool succeeded")
+	}
+	if w2.CanSpool() {
+		t.Fatal("CanSpool true after the spool refused an append")
+	}
+	store.down.Store(false)
+	if err := w2.Write(newEvent(b.ID, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if !w2.CanSpool() {
+		t.Fatal("CanSpool still false after a commit: the next outage would start unready")
+	}
+}

@@ -15,6 +15,13 @@ type Checker interface {
 	SchemaCurrent(ctx context.Context) (bool, error)
 }
 
+// Intake is what readiness asks of an instance that takes pings: whether
+// it can still keep them while the database is unreachable (the spool is
+// writable and not full). nil on an instance without ingestion.
+type Intake interface {
+	CanSpool() bool
+}
+
 // readyTimeout bounds one readiness check, so a hung database makes the
 // probe fail rather than hang.
 const readyTimeout = 3 * time.Second
@@ -25,16 +32,25 @@ type healthBody struct {
 }
 
 // RegisterHealth mounts GET /healthz (the process answers) and GET /readyz
-// (the database answers and its schema is current). Readiness reasons are
-// fixed phrases: the probe may be public, so driver errors go to the log.
-func RegisterHealth(mux *http.ServeMux, c Checker, log *slog.Logger) {
+// (the instance can do its work). An instance with ingestion (in non-nil)
+// stays ready through a database outage while its spool takes pings: the
+// load balancers route on /readyz, and pulling every instance out would
+// lose the pings the spool exists to keep. It then answers 200 with status
+// "degraded" and the outage as its reason. Readiness reasons are fixed
+// phrases: the probe may be public, so driver errors go to the log.
+func RegisterHealth(mux *http.ServeMux, c Checker, in Intake, log *slog.Logger) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
-		if reason := notReady(ctx, c, log); reason != "" {
+		reason := notReady(ctx, c, log)
+		if reason == reasonDBDown && in != nil && in.CanSpool() {
+			httpx.WriteJSON(w, http.StatusOK, healthBody{Status: "degraded", Reason: reasonDBDown + "; pings are spooled"})
+			return
+		}
+		if reason != "" {
 			httpx.WriteJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unavailable", Reason: reason})
 			return
 		}
@@ -42,10 +58,12 @@ func RegisterHealth(mux *http.ServeMux, c Checker, log *slog.Logger) {
 	})
 }
 
+const reasonDBDown = "database unreachable"
+
 func notReady(ctx context.Context, c Checker, log *slog.Logger) string {
 	if err := c.Ping(ctx); err != nil {
 		log.WarnContext(ctx, "readiness: database unreachable", "err", err)
-		return "database unreachable"
+		return reasonDBDown
 	}
 	ok, err := c.SchemaCurrent(ctx)
 	if err != nil {

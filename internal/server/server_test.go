@@ -91,6 +91,10 @@ type fakeChecker struct {
 func (f fakeChecker) Ping(context.Context) error                  { return f.pingErr }
 func (f fakeChecker) SchemaCurrent(context.Context) (bool, error) { return f.current, f.err }
 
+type fakeIntake bool
+
+func (f fakeIntake) CanSpool() bool { return bool(f) }
+
 func TestHealth(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -99,16 +103,22 @@ func TestHealth(t *testing.T) {
 		status     int
 		wantStatus string
 		wantReason string
+		in         server.Intake
 	}{
-		{"healthz", fakeChecker{pingErr: errors.New("down")}, "/healthz", 200, "ok", ""},
-		{"ready", fakeChecker{current: true}, "/readyz", 200, "ready", ""},
-		{"db down", fakeChecker{pingErr: errors.New("dial tcp: refused")}, "/readyz", 503, "unavailable", "database unreachable"},
-		{"old schema", fakeChecker{current: false}, "/readyz", 503, "unavailable", "database schema is not current; run beet migrate"},
-		{"schema error", fakeChecker{err: errors.New("x")}, "/readyz", 503, "unavailable", "schema check failed"},
+		{"healthz", fakeChecker{pingErr: errors.New("down")}, "/healthz", 200, "ok", "", nil},
+		{"ready", fakeChecker{current: true}, "/readyz", 200, "ready", "", nil},
+		{"db down", fakeChecker{pingErr: errors.New("dial tcp: refused")}, "/readyz", 503, "unavailable", "database unreachable", nil},
+		{"old schema", fakeChecker{current: false}, "/readyz", 503, "unavailable", "database schema is not current; run beet migrate", nil},
+		{"schema error", fakeChecker{err: errors.New("x")}, "/readyz", 503, "unavailable", "schema check failed", nil},
+		// An instance that takes pings stays in the load balancer while its
+		// spool keeps them; one whose spool cannot does not.
+		{"db down, spooling", fakeChecker{pingErr: errors.New("refused")}, "/readyz", 200, "degraded", "database unreachable; pings are spooled", fakeIntake(true)},
+		{"db down, spool full", fakeChecker{pingErr: errors.New("refused")}, "/readyz", 503, "unavailable", "database unreachable", fakeIntake(false)},
+		{"old schema, spooling", fakeChecker{current: false}, "/readyz", 503, "unavailable", "database schema is not current; run beet migrate", fakeIntake(true)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mux := http.NewServeMux()
-			server.RegisterHealth(mux, tc.c, slog.New(slog.DiscardHandler))
+			server.RegisterHealth(mux, tc.c, tc.in, slog.New(slog.DiscardHandler))
 			w := httptest.NewRecorder()
 			mux.ServeHTTP(w, httptest.NewRequest("GET", tc.path, nil))
 			var body struct{ Status, Reason string }

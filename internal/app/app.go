@@ -44,6 +44,9 @@ type Options struct {
 	// ServerTimeouts replaces the public listener's timeouts when set
 	// (tests of slow clients); zero keeps server.DefaultTimeouts.
 	ServerTimeouts server.Timeouts
+	// NoJobs starts no background job (sweeper, clean-up, outbox worker)
+	// whatever the role: tests that watch the queues stand still.
+	NoJobs bool
 }
 
 // App is a running Beet: store, service, HTTP server and jobs.
@@ -58,6 +61,7 @@ type App struct {
 	ingest  *ingest.Handler
 	reg     *prometheus.Registry
 	early   net.Listener // bound in New when the base URL names port 0 (bindEarly)
+	noJobs  bool         // Options.NoJobs
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop
@@ -83,7 +87,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: opts.Log, now: opts.Now}
+	a := &App{cfg: cfg, log: opts.Log, now: opts.Now, noJobs: opts.NoJobs}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -268,6 +272,9 @@ func (a *App) Start(ctx context.Context) error {
 
 // startJobs starts the background jobs the role runs.
 func (a *App) startJobs() {
+	if a.noJobs {
+		return
+	}
 	if !a.cfg.RunsJobs() {
 		a.log.Info("role ingest: the sweeper, clean-up and outbox run on worker instances")
 		return

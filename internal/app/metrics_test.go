@@ -13,7 +13,6 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
-	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -62,10 +61,10 @@ func TestMetricsMove(t *testing.T) {
 		cfg := testConfig(t)
 		cfg.DatabaseURL = testdb.URL(t, engine)
 		cfg.SpoolPath = t.TempDir() + "/beet.spool"
-		cfg.Role = config.RoleIngest // no sweeper, no outbox worker: the queues stay as the test leaves them
 		cfg.MetricsToken = token
 		cfg.AllowPrivateTargets = true
-		a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler), Now: now})
+		// No sweeper, no outbox worker: the queues stay as the test leaves them.
+		a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler), Now: now, NoJobs: true})
 		_, key, err := a.Backend().Service.CreateAccount(ctx, "metrics@example.com", "password1", beet.PlanFree)
 		if err != nil {
 			t.Fatal(err)

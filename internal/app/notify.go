@@ -59,7 +59,7 @@ func (a *App) startNotify() error {
 	if allow {
 		a.log.Warn("channels may post to private addresses (BEET_ALLOW_PRIVATE_TARGETS=true)")
 	}
-	if a.cfg.RunsJobs() {
+	if a.cfg.RunsJobs() && !a.noJobs {
 		a.goJob("notify", w.Run)
 	}
 	return nil

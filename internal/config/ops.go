@@ -51,7 +51,15 @@ var opsSettings = []setting{
 		parse: func(c *Config, s string) error { c.Role = strings.ToLower(strings.TrimSpace(s)); return nil },
 		check: func(c Config) error {
 			switch c.Role {
-			case RoleAll, RoleIngest, RoleWorker:
+			case RoleAll:
+				return nil
+			case RoleIngest, RoleWorker:
+				// On SQLite one serving process holds the file (its lock),
+				// so the other half of the split could never run: an ingest
+				// instance alone sends no alert, a worker alone takes no ping.
+				if strings.HasPrefix(c.DatabaseURL, "sqlite://") {
+					return errors.New("ingest and worker need PostgreSQL: on SQLite one process serves the file, so use all")
+				}
 				return nil
 			}
 			return errors.New("must be all, ingest or worker")

@@ -71,6 +71,8 @@ func TestSettingsFileRefusals(t *testing.T) {
 		"config = \"other.toml\"\n":   "a settings file cannot name another",
 		"sweep_interval = \"1h\"\n":   "BEET_SWEEP_INTERVAL (--sweep-interval)",
 		"metrics_token = \"short\"\n": "BEET_METRICS_TOKEN (--metrics-token): must be at least 16",
+		"role = \"ingest\"\n":         `BEET_ROLE (--role) = "ingest": ingest and worker need PostgreSQL`,
+		"role = \"worker\"\n":         `BEET_ROLE (--role) = "worker": ingest and worker need PostgreSQL`,
 	} {
 		path := writeFile(t, "beet.toml", text)
 		_, err := config.Load([]string{"--config", path}, env(nil))

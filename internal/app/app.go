@@ -272,6 +272,9 @@ func (a *App) Start(ctx context.Context) error {
 
 // startJobs starts the background jobs the role runs.
 func (a *App) startJobs() {
+	if a.writer != nil {
+		a.startMaintenance() // detection runs in this instance's commits
+	}
 	if a.noJobs {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -77,6 +78,31 @@ func TestPeriodBeetLive(t *testing.T) {
 		flips := call("GET", "/api/v1/beets/"+id+"/flips", "")["flips"].([]any)
 		if len(flips) != 3 {
 			t.Fatalf("flips: %v", flips)
+		}
+	})
+}
+
+// TestIngestInstanceLoadsMaintenance: detection runs inside every ingestion
+// commit, so an instance with ingestion and no sweeper (role ingest) loads
+// the maintenance windows by itself, at start and then periodically.
+func TestIngestInstanceLoadsMaintenance(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		cfg := testConfig(t)
+		cfg.DatabaseURL = testdb.URL(t, engine)
+		cfg.SpoolPath = t.TempDir() + "/beet.spool"
+		opts := app.Options{Log: slog.New(slog.DiscardHandler)}
+		if engine == "sqlite" {
+			opts.NoJobs = true // role ingest needs PostgreSQL; no sweeper either way
+		} else {
+			cfg.Role = config.RoleIngest
+		}
+		a := startApp(t, cfg, opts)
+		deadline := time.Now().Add(5 * time.Second)
+		for a.Backend().Service.MaintenanceLoadedAt().IsZero() {
+			if time.Now().After(deadline) {
+				t.Fatal("the maintenance windows were never loaded on an instance without a sweeper")
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	})
 }

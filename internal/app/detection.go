@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"time"
 
 	"github.com/beethq/beet/internal/jobs"
@@ -31,4 +32,30 @@ func (a *App) startSweeper() {
 		s.Watermark = a.writer.CommittedBefore
 	}
 	a.goJob("sweeper", s.Run)
+}
+
+// maintenanceEvery is how often an instance with ingestion reloads the
+// maintenance windows detection reads inside its commits: under the
+// service's 10 s freshness bound, so the copy is never older than that.
+const maintenanceEvery = 5 * time.Second
+
+// startMaintenance keeps the copy of the maintenance windows fresh on an
+// instance with ingestion: loaded at start, then every maintenanceEvery.
+// Its sweeps refresh it too, but an ingest instance runs none, and the
+// sweeper holds while the spool has events, when the replay detects.
+func (a *App) startMaintenance() {
+	svc := a.backend.Service
+	a.goJob("maintenance", func(ctx context.Context) {
+		svc.RefreshMaintenance(ctx)
+		t := time.NewTicker(maintenanceEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				svc.RefreshMaintenance(ctx)
+			}
+		}
+	})
 }

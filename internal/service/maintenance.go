@@ -12,9 +12,10 @@ import (
 
 // Detection runs inside the ingestion commit and may do no I/O there, so
 // it asks an in-memory copy of the live maintenance windows whether a beet
-// is in one. The sweeper refreshes the copy every few seconds (every
-// instance runs one), and a window created or deleted through this
-// service refreshes it at once.
+// is in one. Every instance that runs detection refreshes the copy every
+// few seconds: one with ingestion through RefreshMaintenance (app starts
+// a job for it), a worker through its sweeps. A window created or deleted
+// through this service refreshes it at once.
 const (
 	maintenanceRefresh = 10 * time.Second
 	// maxLiveMaintenance bounds the copy; past it the oldest windows are
@@ -63,6 +64,22 @@ func (s *Service) refreshMaintenance(ctx context.Context, now time.Time, force b
 	v.byBeet, v.byAcct, v.loadedAt = byBeet, byAcct, now
 	v.mu.Unlock()
 	return nil
+}
+
+// RefreshMaintenance reloads the in-memory copy of the live maintenance
+// windows if it is older than maintenanceRefresh. A failure is logged once
+// per outage; detection keeps the last copy meanwhile.
+func (s *Service) RefreshMaintenance(ctx context.Context) {
+	now := s.Now()
+	s.maint.reads.Note(ctx, s.log, now, maintenanceReads, s.refreshMaintenance(ctx, now, false))
+}
+
+// MaintenanceLoadedAt is when the in-memory copy of the windows was last
+// loaded (zero: never).
+func (s *Service) MaintenanceLoadedAt() time.Time {
+	s.maint.mu.RLock()
+	defer s.maint.mu.RUnlock()
+	return s.maint.loadedAt
 }
 
 // inMaintenanceNow reports, from the in-memory view, whether b is in a

@@ -250,7 +250,9 @@ func TestCleanupFollowsPlans(t *testing.T) {
 	starter := e.createAccount("starter@example.com", "starter")
 	pro := e.createAccount("pro@example.com", "pro")
 
-	now := time.Now().UTC()
+	// The events are 400 days old, so every --now below is in the past: a
+	// clean-up as of a later time than the present is refused.
+	now := time.Now().UTC().AddDate(0, 0, -400)
 	beets := map[int64]int64{} // account → beet
 	func() {
 		ctx := context.Background()
@@ -345,12 +347,12 @@ func TestCleanupDowngradeTakesEffectNextPass(t *testing.T) {
 	}
 	var eid beet.EventID
 	rand.Read(eid[:])
-	if err := db.AddEvents(ctx, []beet.Event{{ID: eid, BeetID: b.ID, Method: "GET", ReceivedAt: time.Now().UTC()}}, nil); err != nil {
+	if err := db.AddEvents(ctx, []beet.Event{{ID: eid, BeetID: b.ID, Method: "GET", ReceivedAt: time.Now().UTC().Add(-40 * 24 * time.Hour)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 
-	ahead := time.Now().Add(40 * 24 * time.Hour).Format(time.RFC3339)
+	ahead := time.Now().Format(time.RFC3339)
 	if out := e.mustRun(nil, "cleanup", "--now", ahead); !strings.Contains(out, "total: deleted 0 events") {
 		t.Fatalf("pro plan lost events:\n%s", out)
 	}
@@ -358,6 +360,20 @@ func TestCleanupDowngradeTakesEffectNextPass(t *testing.T) {
 	if out := e.mustRun(nil, "cleanup", "--now", ahead); !strings.Contains(out, "free: deleted 1 event ") {
 		t.Fatalf("after downgrade:\n%s", out)
 	}
+}
+
+// TestCleanupRefusesTheFuture: a pass as of a later time would move the
+// plans' retention marks past events still to come; it is refused with a
+// reason, and a dry run is not.
+func TestCleanupRefusesTheFuture(t *testing.T) {
+	e := newTestEnv(t)
+	e.createAccount("ada@example.com", "free")
+	future := time.Now().Add(48 * time.Hour).Format(time.RFC3339)
+	code, _, stderr := e.run("cleanup", "--now", future)
+	if code != 1 || !strings.Contains(stderr, "later than now") {
+		t.Fatalf("cleanup --now %s: exit %d, %q; want 1 and a reason", future, code, stderr)
+	}
+	e.mustRun(nil, "cleanup", "--now", future, "--dry-run")
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

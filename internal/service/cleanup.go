@@ -27,6 +27,11 @@ type PlanCleanup struct {
 	Deleted int64     `json:"deleted"`
 }
 
+// cleanupSkew is how far past the service clock a clean-up's now may be:
+// the caller read its clock first, and the service cuts its own to
+// microseconds.
+const cleanupSkew = time.Second
+
 // Cleanup deletes the events that each account's plan no longer keeps, as
 // of now. It reads the plan at every pass, so a downgrade takes effect on
 // the next one. Whole partitions past the longest retention go first;
@@ -36,7 +41,15 @@ type PlanCleanup struct {
 // last one and ingestion waits on the database writer for a batch at
 // most. Several instances may run it at once: one works on a plan at a
 // time, the others pass it by.
+//
+// A pass as of a time later than the service clock is refused (a dry run
+// is not): it would move the plans' retention marks past events still
+// to come, and later passes would never delete those.
 func (s *Service) Cleanup(ctx context.Context, now time.Time, dryRun bool) (*CleanupReport, error) {
+	if clock := s.Now(); !dryRun && now.After(clock.Add(cleanupSkew)) {
+		return nil, beet.Errorf(beet.EINVALID, "cannot clean up as of %s, later than now (%s): the retention marks would pass events still to come, which later passes would never delete; use --dry-run to look ahead",
+			now.UTC().Format(time.RFC3339), clock.Format(time.RFC3339))
+	}
 	r := &CleanupReport{Now: now.UTC(), DryRun: dryRun}
 	oldest := now
 	for _, p := range beet.Plans {

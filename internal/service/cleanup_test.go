@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,4 +81,23 @@ func TestCleanupOnSeveralInstancesAtOnce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCleanupRefusesTheFuture: a pass as of a later time would move the
+// retention marks past events still to come, so later passes would never
+// delete them; it is refused, and a dry run (which moves no mark) is not.
+func TestCleanupRefusesTheFuture(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	svc, _ := openService(t, service.Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	future := now.AddDate(0, 0, 1)
+	if _, err := svc.Cleanup(ctx, future, false); beet.ErrorCode(err) != beet.EINVALID || !strings.Contains(err.Error(), "later than now") {
+		t.Fatalf("Cleanup in the future = %v, want invalid: later than now", err)
+	}
+	if _, err := svc.Cleanup(ctx, future, true); err != nil {
+		t.Fatalf("dry run in the future: %v", err)
+	}
+	if _, err := svc.Cleanup(ctx, now, false); err != nil {
+		t.Fatalf("Cleanup now: %v", err)
+	}
 }

@@ -89,9 +89,9 @@ func TestCreateAccountValidation(t *testing.T) {
 // on, a free account's events go and a starter's stay; 367 days on, the
 // starter's go and a pro's stay.
 func TestCleanupKeepsEachPlansWindow(t *testing.T) {
-	svc, store := openService(t, service.Options{CleanupBatch: 3})
-	ctx := context.Background()
 	t0 := time.Date(2026, 1, 10, 8, 0, 0, 0, time.UTC)
+	svc, store := openService(t, service.Options{CleanupBatch: 3, Now: func() time.Time { return t0.AddDate(2, 0, 0) }})
+	ctx := context.Background()
 	beetOf := map[beet.Plan]int64{}
 	for i, p := range []beet.Plan{beet.PlanFree, beet.PlanStarter, beet.PlanPro} {
 		a, _, err := svc.CreateAccount(ctx, string(p)+"@example.com", "password1", p)

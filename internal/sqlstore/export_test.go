@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"os"
+	"time"
 )
 
 // ExecForTest runs one statement on the write pool: benchmarks seed
@@ -76,4 +77,12 @@ func (db *DB) WriteSynchronousForTest(ctx context.Context) (int64, error) {
 	var v int64
 	err := db.write.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&v)
 	return v, err
+}
+
+// SetPGConnectTimeoutForTest lowers the default connect timeout and
+// returns a function that restores it.
+func SetPGConnectTimeoutForTest(d time.Duration) (restore func()) {
+	old := pgConnectTimeout
+	pgConnectTimeout = d
+	return func() { pgConnectTimeout = old }
 }

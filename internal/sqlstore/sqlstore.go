@@ -201,15 +201,19 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
-	db, err := sql.Open("pgx", url)
+	cfg, err := pgConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(20)
 	db.SetMaxIdleConns(20)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("open postgres: the server did not answer within %s (connect_timeout in the URL sets it): %w", cfg.ConnectTimeout, err)
+		}
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
 	ingest, err := openPGIngest(url)
@@ -221,13 +225,32 @@ func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error
 	return &DB{write: db, read: db, ingest: ingest, d: postgresDialect{}, log: log, beets: newBeetCache(beetCacheSize)}, nil
 }
 
+// pgConnectTimeout bounds each new connection (dial, TLS, start-up and
+// authentication) when the URL sets no connect_timeout: a server that takes
+// the TCP connection and never answers would otherwise hang the start for
+// ever, and every request that needs a new connection with it.
+var pgConnectTimeout = 10 * time.Second
+
+// pgConfig parses a postgres:// URL, with pgConnectTimeout unless the URL
+// sets connect_timeout itself (in seconds; 0 waits for ever, as in libpq).
+func pgConfig(url string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ConnectTimeout == 0 && !strings.Contains(url, "connect_timeout=") { // =0 waits, as in libpq
+		cfg.ConnectTimeout = pgConnectTimeout
+	}
+	return cfg, nil
+}
+
 // openPGIngest opens AddEvents' pool. Its statements take arrays, whose
 // length a custom plan would be fitted to, so PostgreSQL planned them
 // again on every commit (a quarter of a commit's CPU, in a profile of
 // BenchmarkPGCommit); one generic plan per statement and session serves
 // every length. The rest of the store keeps the usual choice.
 func openPGIngest(url string) (*sql.DB, error) {
-	cfg, err := pgx.ParseConfig(url)
+	cfg, err := pgConfig(url)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,13 @@ package sqlstore_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/sqlstore"
@@ -154,6 +156,66 @@ func TestOpenBadURL(t *testing.T) {
 	}
 	if _, err := sqlstore.Open(t.Context(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", nil); err == nil {
 		t.Error("Open on a closed port succeeded, want an error")
+	}
+}
+
+// TestOpenPostgresThatNeverAnswers: a server that takes the TCP
+// connection and never answers fails Open within the connect timeout, the
+// default one or the URL's connect_timeout, with a reason, instead of
+// hanging the start for ever.
+func TestOpenPostgresThatNeverAnswers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	restore := sqlstore.SetPGConnectTimeoutForTest(500 * time.Millisecond)
+	defer restore()
+	base := "postgres://beet@" + ln.Addr().String() + "/beet?sslmode=disable"
+	for _, tc := range []struct {
+		url  string
+		most time.Duration
+	}{
+		{base, 5 * time.Second},                        // the default (lowered here)
+		{base + "&connect_timeout=1", 5 * time.Second}, // the URL's own
+	} {
+		start := time.Now()
+		done := make(chan error, 1)
+		go func() {
+			_, err := sqlstore.Open(context.Background(), tc.url, nil)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "did not answer within") {
+				t.Errorf("Open(%s) = %v, want: the server did not answer within …", tc.url, err)
+			}
+			if took := time.Since(start); took > tc.most {
+				t.Errorf("Open(%s) took %s", tc.url, took)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Open(%s) still hangs after 20 s", tc.url)
+		}
 	}
 }
 

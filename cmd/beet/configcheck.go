@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/config"
 )
 
@@ -36,6 +37,21 @@ func configCheckCmd(c *cli, args []string) error {
 	eff, err := cf.Effective()
 	if err != nil {
 		return err
+	}
+	// What serve refuses beyond the settings' own checks (the adapters'
+	// reading of the database and mail URLs): the same validation, once
+	// every setting parses.
+	if cfg, err := cf.Config(); err == nil {
+		var errs config.Errors
+		if errors.As(app.CheckConfig(cfg), &errs) {
+			for _, se := range errs {
+				for i := range eff {
+					if eff[i].Env == se.Env && eff[i].Err == nil {
+						eff[i].Err = se.Err
+					}
+				}
+			}
+		}
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	var bad []string

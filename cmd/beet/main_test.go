@@ -431,3 +431,41 @@ func TestBacktestCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigCheckAgreesWithServe: every setting serve refuses at start,
+// config check refuses too, for the same reason, and serve refuses a
+// sqlite URL with a query before it leaves a lock file beside it.
+func TestConfigCheckAgreesWithServe(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ env, value, want string }{
+		{"BEET_SMTP_URL", "smtp://mail.example.com?from=a@example.com&tls=bogus", "tls must be starttls"},
+		{"BEET_SMTP_URL", "smtp://mail.example.com?from=notanemail", "is not an email address"},
+		{"BEET_DATABASE_URL", "postgres://beet@db.example.com/beet?sslmode=bogus", "sslmode is invalid"},
+		{"BEET_DATABASE_URL", "postgres://", "names no host"},
+		{"BEET_DATABASE_URL", "postgres://beet@db.example.com", "names no database"},
+		{"BEET_DATABASE_URL", "sqlite://" + filepath.Join(dir, "beet.db") + "?x=1", "query parameters are not supported"},
+	} {
+		getenv := func(k string) string {
+			switch k {
+			case tc.env:
+				return tc.value
+			case "BEET_DATABASE_URL":
+				return "sqlite://" + filepath.Join(dir, "beet.db")
+			case "BEET_LISTEN", "BEET_METRICS_LISTEN":
+				return "127.0.0.1:0"
+			}
+			return ""
+		}
+		for _, cmd := range [][]string{{"config", "check"}, {"serve"}} {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), cmd, getenv, strings.NewReader(""), &stdout, &stderr)
+			out := stdout.String() + stderr.String()
+			if code != 1 || !strings.Contains(out, tc.want) || !strings.Contains(out, tc.env) {
+				t.Errorf("%s=%s beet %s: exit %d, want 1 naming %s: %s\n%s", tc.env, tc.value, strings.Join(cmd, " "), code, tc.want, tc.env, out)
+			}
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(m) > 0 {
+		t.Errorf("serve refused its settings but left %v", m)
+	}
+}

@@ -84,7 +84,7 @@ func (a *App) onStop(name string, fn func(ctx context.Context) error) {
 // New wires an app from cfg: it opens the store and migrates it, then builds
 // the service and routes. If a step fails, the steps before it are undone.
 func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
 	a := &App{cfg: cfg, log: opts.Log, now: opts.Now, noJobs: opts.NoJobs}

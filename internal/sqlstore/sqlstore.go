@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver
 	_ "modernc.org/sqlite"           // registers the "sqlite" driver
 
@@ -94,6 +96,45 @@ func Open(ctx context.Context, databaseURL string, log *slog.Logger) (*DB, error
 		scheme = "(none)"
 	}
 	return nil, fmt.Errorf("open database: unsupported URL scheme %q: want sqlite:///abs/path.db, sqlite:relative.db or postgres://…", scheme)
+}
+
+// CheckURL reports what Open would refuse in a database URL without
+// opening anything, so that `beet config check` and `serve` agree: a
+// sqlite: URL must name a file and take no query; a postgres:// URL must
+// parse (sslmode and the other parameters included) and name its host and
+// database, as libpq's defaults (the local socket, a database named after
+// the user) would quietly pick another one. Errors never show a password.
+func CheckURL(databaseURL string) error {
+	switch {
+	case strings.HasPrefix(databaseURL, "sqlite:"):
+		_, err := sqliteFile(strings.TrimPrefix(databaseURL, "sqlite:"))
+		return err
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		return checkPostgresURL(databaseURL)
+	}
+	return errors.New("unsupported URL scheme: want sqlite:///abs/path.db, sqlite:relative.db or postgres://…")
+}
+
+func checkPostgresURL(raw string) error {
+	if _, err := pgx.ParseConfig(raw); err != nil {
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) && pe.Unwrap() != nil {
+			return fmt.Errorf("not a usable PostgreSQL URL: %w", pe.Unwrap())
+		}
+		return errors.New("not a usable PostgreSQL URL")
+	}
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return errors.New("not a usable PostgreSQL URL")
+	}
+	q := u.Query()
+	if u.Hostname() == "" && q.Get("host") == "" {
+		return errors.New("the URL names no host: postgres://user:pass@host/database")
+	}
+	if strings.Trim(u.Path, "/") == "" && q.Get("dbname") == "" {
+		return errors.New("the URL names no database: postgres://user:pass@host/database")
+	}
+	return nil
 }
 
 // sqliteDSN builds a modernc DSN for path. busy_timeout comes first so that
@@ -201,6 +242,9 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
+	if err := checkPostgresURL(url); err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
 	cfg, err := pgConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)

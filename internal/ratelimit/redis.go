@@ -3,6 +3,8 @@ package ratelimit
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -92,12 +94,23 @@ func NewRedis(client redis.Scripter, opts RedisOptions) *Redis {
 	}
 }
 
+// redisKey is the Redis key of a limiter key: the prefix and the first 16
+// bytes of the key's SHA-256, never the key itself. The keys are ingestion
+// tokens, and a token is all it takes to send pings, so anyone who can read
+// Redis (a replica, a dump, a shared instance) must not learn them. A token
+// has 131 random bits, so a plain hash cannot be turned back into it, and
+// 128 bits keep distinct tokens on distinct keys.
+func (r *Redis) redisKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return r.prefix + base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
 // Allow implements beet.RateLimiter. Errors come from Redis (unreachable,
 // timeout) and carry only a redacted key.
 func (r *Redis) Allow(ctx context.Context, key string, now time.Time) (bool, time.Duration, error) {
 	t := now.UnixMicro()
 	member := r.member + strconv.FormatUint(r.seq.Add(1), 36)
-	res, err := allowScript.Run(ctx, r.client, []string{r.prefix + key},
+	res, err := allowScript.Run(ctx, r.client, []string{r.redisKey(key)},
 		strconv.FormatInt(t, 10), strconv.FormatInt(t-r.window, 10),
 		strconv.FormatInt(r.window, 10), r.limit, member, r.ttl,
 	).Int64Slice()

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/ingest"
 	"github.com/beethq/beet/internal/server"
@@ -251,8 +252,15 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 	a := c.app
 	now := a.now()
 	if st, at := c.stats(now); st != nil {
+		// Every status, 0 when no beet has it: a series that vanishes
+		// instead of reaching 0 keeps alerts on it stuck at their last value.
+		for _, status := range beet.Statuses {
+			ch <- prometheus.MustNewConstMetric(descBeets, prometheus.GaugeValue, float64(st.Beets[string(status)]), string(status))
+		}
 		for status, n := range st.Beets {
-			ch <- prometheus.MustNewConstMetric(descBeets, prometheus.GaugeValue, float64(n), status)
+			if !beet.Status(status).Valid() {
+				ch <- prometheus.MustNewConstMetric(descBeets, prometheus.GaugeValue, float64(n), status)
+			}
 		}
 		ch <- prometheus.MustNewConstMetric(descDue, prometheus.GaugeValue, float64(st.Due))
 		ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, ageSeconds(at, st.OldestDue))

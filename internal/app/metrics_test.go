@@ -144,6 +144,12 @@ func TestMetricsMove(t *testing.T) {
 				t.Errorf("%s = %v, want %v", name, got, want)
 			}
 		}
+		// Statuses no beet has read 0, rather than vanish.
+		for _, st := range beet.Statuses {
+			if st != beet.StatusUp && !strings.Contains(after, `beet_beets{status="`+string(st)+`"} 0`+"\n") {
+				t.Errorf("no beet_beets{status=%q} 0 in the scrape", st)
+			}
+		}
 		if limited != 3 { // 63 requests for the token (the bot's too), 60 fit in the window
 			t.Errorf("%d pings limited, want 3", limited)
 		}
@@ -177,7 +183,7 @@ func TestMetricsMove(t *testing.T) {
 		advance(11 * time.Second)
 		swept := scrape()
 		for name, want := range map[string]float64{
-			`beet_beets{status="down"}`: 1, `beet_beets{status="up"}`: -1, `beet_due_beets`: 0, `beet_outbox_pending`: 1,
+			`beet_beets{status="down"}`: 1, `beet_beets{status="up"}`: 0, `beet_due_beets`: 0, `beet_outbox_pending`: 1,
 		} {
 			if got := series(swept, name); got != want {
 				t.Errorf("after the sweep: %s = %v, want %v", name, got, want)

@@ -241,8 +241,11 @@ var settings = []setting{
 		usage: "graceful shutdown limit (Go duration, > 0)",
 		parse: func(c *Config, s string) (err error) { c.ShutdownTimeout, err = parseDuration(s); return err },
 		check: func(c Config) error {
-			if c.ShutdownTimeout <= 0 {
-				return errors.New("must be greater than 0")
+			// An orchestrator kills a process that outlives its own grace
+			// period (Kubernetes: 30 s by default) anyway; an hour is the
+			// most any drain could use, and a typo (1000000h) is refused.
+			if c.ShutdownTimeout <= 0 || c.ShutdownTimeout > MaxShutdownTimeout {
+				return fmt.Errorf("must be greater than 0 and at most %s", MaxShutdownTimeout)
 			}
 			return nil
 		},
@@ -411,6 +414,9 @@ func checkLoopback(addr string) error {
 }
 
 // checkSMTPURL checks the shape of BEET_SMTP_URL; notify parses it fully.
+// MaxShutdownTimeout bounds BEET_SHUTDOWN_TIMEOUT.
+const MaxShutdownTimeout = time.Hour
+
 func checkSMTPURL(s string) error {
 	if s == "" {
 		return nil

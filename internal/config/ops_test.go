@@ -60,19 +60,20 @@ listen = ":7000"
 
 func TestSettingsFileRefusals(t *testing.T) {
 	for text, want := range map[string]string{
-		"listn = \":1\"\n":            `"listn" is not a setting; did you mean BEET_LISTEN?`,
-		"colour = \"red\"\n":          `"colour" is not a setting`,
-		"[server]\nlisten = \":1\"\n": "line 1: tables are not supported",
-		"listen = \":1\nrole = all\n": "line 1 (BEET_LISTEN): unterminated string",
-		"role = all\nROLE = ingest\n": "line 2: BEET_ROLE is set twice",
-		"role = all\njust words\n":    "line 2: want KEY = value",
-		"listen = [\":1\", \":2\"]\n": "arrays and tables are not supported",
-		"role = \"all\" extra\n":      `unexpected "extra" after the value`,
-		"config = \"other.toml\"\n":   "a settings file cannot name another",
-		"sweep_interval = \"1h\"\n":   "BEET_SWEEP_INTERVAL (--sweep-interval)",
-		"metrics_token = \"short\"\n": "BEET_METRICS_TOKEN (--metrics-token): must be at least 16",
-		"role = \"ingest\"\n":         `BEET_ROLE (--role) = "ingest": ingest and worker need PostgreSQL`,
-		"role = \"worker\"\n":         `BEET_ROLE (--role) = "worker": ingest and worker need PostgreSQL`,
+		"listn = \":1\"\n":              `"listn" is not a setting; did you mean BEET_LISTEN?`,
+		"colour = \"red\"\n":            `"colour" is not a setting`,
+		"[server]\nlisten = \":1\"\n":   "line 1: tables are not supported",
+		"listen = \":1\nrole = all\n":   "line 1 (BEET_LISTEN): unterminated string",
+		"role = all\nROLE = ingest\n":   "line 2: BEET_ROLE is set twice",
+		"role = all\njust words\n":      "line 2: want KEY = value",
+		"listen = [\":1\", \":2\"]\n":   "arrays and tables are not supported",
+		"role = \"all\" extra\n":        `unexpected "extra" after the value`,
+		"config = \"other.toml\"\n":     "a settings file cannot name another",
+		"sweep_interval = \"1h\"\n":     "BEET_SWEEP_INTERVAL (--sweep-interval)",
+		"metrics_token = \"short\"\n":   "BEET_METRICS_TOKEN (--metrics-token): must be at least 16",
+		"shutdown_timeout = 1000000h\n": "BEET_SHUTDOWN_TIMEOUT (--shutdown-timeout) = \"1000000h\": must be greater than 0 and at most 1h0m0s",
+		"role = \"ingest\"\n":           `BEET_ROLE (--role) = "ingest": ingest and worker need PostgreSQL`,
+		"role = \"worker\"\n":           `BEET_ROLE (--role) = "worker": ingest and worker need PostgreSQL`,
 	} {
 		path := writeFile(t, "beet.toml", text)
 		_, err := config.Load([]string{"--config", path}, env(nil))

@@ -9,6 +9,10 @@ import (
 	"testing"
 )
 
+// startProcs is the test process's GOMAXPROCS before any test ran serve in
+// it (tuneRuntime raises it once a process).
+var startProcs = runtime.GOMAXPROCS(0)
+
 // TestServeRuntimeDefaults: serve runs one P more than the CPUs it may use,
 // with GOGC 400 and a 256 MiB soft memory limit, and reports them in its
 // metrics; an operator's GOMAXPROCS, GOGC and GOMEMLIMIT win over them.
@@ -37,9 +41,10 @@ func TestServeRuntimeDefaults(t *testing.T) {
 			"go_gc_gomemlimit_bytes":      100 << 20,
 		}},
 	}
-	// The child's own default is this process's, unless GOMAXPROCS set it.
+	// The child's own default is this process's as it started (a test that
+	// runs serve in this process raises it), unless GOMAXPROCS set it.
 	if os.Getenv("GOMAXPROCS") == "" {
-		cases[0].want["go_sched_gomaxprocs_threads"] = int64(runtime.GOMAXPROCS(0) + 1)
+		cases[0].want["go_sched_gomaxprocs_threads"] = int64(startProcs + 1)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -135,6 +135,13 @@ func TestOneSQLiteFileOneServer(t *testing.T) {
 		t.Fatalf("second serve listened before refusing:\n%s", out)
 	}
 
+	// A spool on the database file is refused as such, not as a second server.
+	_, stderr, err := runBeet(t, []string{"BEET_DATABASE_URL=sqlite://" + filepath.Join(dir, "other.db"), "BEET_SPOOL_PATH=" + filepath.Join(dir, "other.db"),
+		"BEET_METRICS_LISTEN=off"}, "serve", "--listen", "127.0.0.1:0")
+	if err == nil || !strings.Contains(stderr, "BEET_SPOOL_PATH is the database file") {
+		t.Errorf("spool on the database file: %v\n%s", err, stderr)
+	}
+
 	// Writing commands beside the running server.
 	stdout, stderr, err := runBeet(t, env, "accounts", "create", "--email", "side@example.com", "--password", "password1", "--plan", "free")
 	if err != nil || !strings.Contains(stdout, `"api_key"`) {

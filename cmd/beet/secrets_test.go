@@ -93,6 +93,10 @@ func TestSecretKeyLifecycle(t *testing.T) {
 	if code, _, errOut := beetCmd(map[string]string{"BEET_SECRET_KEY_OLD": k1}, "accounts", "list"); code != 2 || !strings.Contains(errOut, "needs BEET_SECRET_KEY") {
 		t.Errorf("BEET_SECRET_KEY_OLD alone: exit %d, %q", code, errOut)
 	}
+	if code, _, errOut := beetCmd(map[string]string{"BEET_SECRET_KEY": k1, "BEET_SECRET_KEY_OLD": "short"}, "accounts", "list"); code != 2 ||
+		strings.Count(errOut, "BEET_SECRET_KEY_OLD") != 1 || !strings.Contains(errOut, "key 1 is not base64") {
+		t.Errorf("a bad old key: exit %d, %q; want the setting named once", code, errOut)
+	}
 
 	// The first start with a key seals what was there.
 	if code, _, errOut := beetCmd(map[string]string{"BEET_SECRET_KEY": k1}, "accounts", "list"); code != 0 {

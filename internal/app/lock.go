@@ -26,11 +26,17 @@ func (a *App) lock(cfg config.Config) error {
 	if cfg.RunsHTTP() { // only ingestion uses the spool
 		paths = append(paths, spoolPath(cfg))
 	}
+	seen := map[string]bool{}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return err
 		}
+		if seen[abs] {
+			// Else the second lock finds the first, held by this very process.
+			return fmt.Errorf("BEET_SPOOL_PATH is the database file %s: give the spool a file of its own", abs)
+		}
+		seen[abs] = true
 		l, err := lockfile.Acquire(abs + ".lock")
 		var held *lockfile.HeldError
 		if errors.As(err, &held) {

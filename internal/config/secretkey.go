@@ -44,7 +44,15 @@ var secretKeySettings = []setting{
 			if c.SecretKey == "" {
 				return errSecretKeyOldAlone
 			}
+			// SecretKeys names the setting; this check's caller does too.
 			_, err := c.SecretKeys()
+			var se *SettingError
+			if errors.As(err, &se) {
+				if se.Env != "BEET_SECRET_KEY_OLD" {
+					return nil // the current key's own check reports it
+				}
+				return se.Err
+			}
 			return err
 		},
 	},

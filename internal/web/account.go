@@ -34,6 +34,9 @@ type accountView struct {
 // UserRemoveMessage is what removing a user does, for the dialog.
 func (accountView) UserRemoveMessage() string { return userRemoveMessage }
 
+// KeyRevokeMessage is what revoking a key does, for the dialog.
+func (accountView) KeyRevokeMessage() string { return keyRevokeMessage }
+
 // badgeRow is one status badge a person can paste elsewhere.
 type badgeRow struct {
 	Label, URL string
@@ -146,6 +149,33 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	v.KeyErr = formErr(kerr)
 	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
 	return nil
+}
+
+// keyRevokeMessage is what revoking a key does, asked before it is done
+// (in a dialog, or on the confirmation page without JavaScript).
+const keyRevokeMessage = "Every script, exporter or dashboard that uses it fails from now on. This cannot be undone: a new key has a new value."
+
+// confirmKeyRevoke asks before revoking one of the account's live keys.
+func (h *Handler) confirmKeyRevoke(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	id, err := strconv.ParseInt(r.PathValue("key"), 10, 64)
+	if err != nil || id <= 0 {
+		return beet.Errorf(beet.ENOTFOUND, "no such key")
+	}
+	keys, err := h.svc.APIKeys(r.Context(), p.session.AccountID)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.ID != id || k.RevokedAt != nil {
+			continue
+		}
+		title := "Revoke this API key?"
+		h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, title), Name: k.Name + " (" + k.Prefix + ")",
+			Action: "/account/keys/" + strconv.FormatInt(id, 10) + "/revoke", Back: "/account#keys", Title: title,
+			Message: keyRevokeMessage, Button: "Revoke key"})
+		return nil
+	}
+	return beet.Errorf(beet.ENOTFOUND, "no such key")
 }
 
 func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p *reqCtx) error {

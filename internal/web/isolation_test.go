@@ -42,6 +42,7 @@ var webIsolation = map[string]string{
 	"GET /beets/{id}/backtest":                     "byID",
 	"GET /account":                                 "own",
 	"POST /account/keys":                           "own",
+	"GET /account/keys/{key}/confirm/revoke":       "byID",
 	"POST /account/keys/{key}/revoke":              "byID",
 	"POST /account/users":                          "own",
 	"GET /account/channels":                        "own",

@@ -264,3 +264,26 @@ func TestPasswordChangeThrottledInTheForm(t *testing.T) {
 		t.Fatalf("11th try: %d, want the account page with the wait in the password form", r.status)
 	}
 }
+
+// Revoking an API key is asked first, as every other removal is: the
+// account page's link opens a dialog, or without script a confirmation
+// page whose form revokes it.
+func TestKeyRevokeIsConfirmed(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	want(t, "key", b.post("/account/keys", url.Values{"name": {"deploy"}}), http.StatusSeeOther, "/account?done=key#keys")
+	acc := b.get("/account").body
+	m := regexp.MustCompile(`href="(/account/keys/(\d+)/confirm/revoke)" data-dialog="dlg-key-(\d+)"`).FindStringSubmatch(acc)
+	if m == nil || m[2] != m[3] || !strings.Contains(acc, `<form method="post" action="/account/keys/`+m[2]+`/revoke">`) {
+		t.Fatalf("no confirmation link and dialog for the key")
+	}
+	page := b.get(m[1])
+	if page.status != http.StatusOK || !strings.Contains(page.body, "Revoke this API key?") || !strings.Contains(page.body, `action="/account/keys/`+m[2]+`/revoke"`) {
+		t.Fatalf("confirmation page: %d", page.status)
+	}
+	want(t, "revoke", b.post("/account/keys/"+m[2]+"/revoke", url.Values{}), http.StatusSeeOther, "/account?done=revoked#keys")
+	if r := b.get(m[1]); r.status != http.StatusNotFound {
+		t.Errorf("confirming a revoked key: %d, want 404", r.status)
+	}
+}

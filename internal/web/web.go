@@ -211,6 +211,7 @@ func (h *Handler) routes() []route {
 		{"GET /account", true, h.accountPage},
 		{"GET /unknown-tokens", true, h.unknownTokensPage},
 		{"POST /account/keys", true, h.createKey},
+		{"GET /account/keys/{key}/confirm/revoke", true, h.confirmKeyRevoke},
 		{"POST /account/keys/{key}/revoke", true, h.revokeKey},
 		{"POST /account/users", true, h.addUser},
 		{"GET /account/users/{id}/confirm/remove", true, h.confirmUserRemove},

@@ -10,6 +10,10 @@ type Buckets struct {
 	From time.Time
 	Step time.Duration
 	N    int
+	// Counted counts only the events that count toward a beet's rhythm
+	// (EventKind.Counts: pings and failures, not starts and logs). It
+	// reads each event's row, not only the index, so it is for one beet.
+	Counted bool
 }
 
 // MaxBuckets bounds one bucketed count, so a chart query stays small.

@@ -27,10 +27,16 @@ func (s *Service) EventCounts(ctx context.Context, beets []*beet.Beet, b beet.Bu
 }
 
 // BeetEventCounts counts one of the account's beets' events per bucket.
+// A job that reports its runs counts only its runs' ends (Buckets.Counted),
+// so its chart holds as many events as runs, as detection reads it; a
+// beet that only pings needs no filter, and keeps the index-only count.
 func (s *Service) BeetEventCounts(ctx context.Context, accountID, id int64, b beet.Buckets) ([]int64, error) {
-	if _, err := s.Beet(ctx, accountID, id); err != nil {
+	x, err := s.Beet(ctx, accountID, id)
+	if err != nil {
 		return nil, err
 	}
+	r := x.Runs
+	b.Counted = b.Counted || r.StartedAt != nil || len(r.ByRID) > 0 || len(r.RecentMS) > 0
 	m, err := s.store.CountEventBuckets(ctx, []int64{id}, b)
 	if err != nil {
 		return nil, err

@@ -32,6 +32,10 @@ func (db *DB) CountEventBuckets(ctx context.Context, beetIDs []int64, b beet.Buc
 		args = append(args, id)
 		marks[i] = "$" + strconv.Itoa(len(args))
 	}
+	counted := ""
+	if b.Counted {
+		counted = ` AND e.kind IN ('` + string(beet.KindPing) + `', '` + string(beet.KindFail) + `')`
+	}
 	// One COUNT per bucket, each a range scan of the covering index
 	// events_beet_id_received_at. One GROUP BY over the bucket number took
 	// 575 ms on SQLite (it sorts every event in a temporary b-tree) and
@@ -39,7 +43,7 @@ func (db *DB) CountEventBuckets(ctx context.Context, beetIDs []int64, b beet.Buc
 	rows, err := db.read.QueryContext(ctx, `WITH RECURSIVE b(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM b WHERE i + 1 < CAST($3 AS INTEGER))
 		SELECT x.id, b.i, (SELECT COUNT(*) FROM events e WHERE e.beet_id = x.id
 			AND e.received_at >= CAST($1 AS BIGINT) + b.i * CAST($2 AS BIGINT)
-			AND e.received_at < CAST($1 AS BIGINT) + (b.i + 1) * CAST($2 AS BIGINT))
+			AND e.received_at < CAST($1 AS BIGINT) + (b.i + 1) * CAST($2 AS BIGINT)`+counted+`)
 		FROM b CROSS JOIN beets x WHERE x.id IN (`+strings.Join(marks, ", ")+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("count event buckets: %w", err)

@@ -157,6 +157,11 @@ func TestRunDurationsCharted(t *testing.T) {
 		c.Runs.Times[0] > c.Runs.Times[1] || c.Runs.LimitSeconds != 0 {
 		t.Errorf("runs = %+v; want a success then a failure, oldest first, no limit", c.Runs)
 	}
+	// Six events, three of them runs' ends (the ping, /0 and /fail): the
+	// page counts runs, as detection does, not starts and logs.
+	if page := b.get("/beets/1").body; !strings.Contains(page, "<strong>3</strong> in 24 h") {
+		t.Errorf("the page does not count 3 events in 24 h (starts and logs are no runs): %s", between(page, "<strong>", "in 24 h"))
+	}
 	evs, err := a.Backend().Service.Events(context.Background(), 1, beet.EventFilter{BeetID: 1, Limit: 10})
 	if err != nil {
 		t.Fatal(err)

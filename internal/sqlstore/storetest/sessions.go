@@ -130,6 +130,17 @@ func testCountEventBuckets(t *testing.T, s beet.Store) {
 			}
 		}
 	}
+	// Counted leaves out starts and logs, which are no runs.
+	job := newBeet(t, s, a.ID)
+	jev := events(job.ID, from.Add(time.Minute), time.Minute, 4)
+	jev[0].Kind, jev[1].Kind, jev[2].Kind, jev[3].Kind = beet.KindStart, beet.KindPing, beet.KindLog, beet.KindFail
+	addEvents(t, s, jev)
+	for counted, want := range map[bool]int64{false: 4, true: 2} {
+		got, err := s.CountEventBuckets(ctx, []int64{job.ID}, beet.Buckets{From: from, Step: time.Hour, N: 1, Counted: counted})
+		if err != nil || got[job.ID][0] != want {
+			t.Errorf("job's count (counted only: %v) = %v, %v; want %d", counted, got, err, want)
+		}
+	}
 	if _, err := s.CountEventBuckets(ctx, []int64{b1.ID}, beet.Buckets{From: from, Step: time.Hour, N: beet.MaxBuckets + 1}); err == nil {
 		t.Error("more than MaxBuckets buckets: no error")
 	}

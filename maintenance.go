@@ -34,7 +34,7 @@ func (w *MaintenanceWindow) Validate() error {
 			return FieldError("starts_at", "a window needs starts_at and ends_at, or cron with timezone and duration_seconds")
 		}
 		if !w.End.After(*w.Start) {
-			return FieldError("ends_at", "must be after starts_at")
+			return FieldError("ends_at", "must be after the start (starts_at)")
 		}
 		if w.Duration != 0 || w.Timezone != "" {
 			return FieldError("cron", "duration_seconds and timezone go with cron")

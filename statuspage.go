@@ -83,7 +83,7 @@ func (p *StatusPage) Validate() error {
 	}
 	p.BeetIDs = ids
 	if len(p.Tags) == 0 && len(p.BeetIDs) == 0 {
-		return FieldError("tags", "a page shows the beets of at least one tag or beet ID (tags or beet_ids)")
+		return FieldError("tags", "a page shows the beets of at least one tag or beet (tags or beet_ids)")
 	}
 	return nil
 }

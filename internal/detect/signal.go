@@ -214,7 +214,7 @@ func RunExpectation(b *beet.Beet) string {
 	case usual != "" && b.Detection.Mode == beet.ModeAuto:
 		return fmt.Sprintf("Runs usually take %s; a run-time limit is learned after %d runs.", usual, minRunsToLearn)
 	case usual != "":
-		return fmt.Sprintf("Runs usually take %s; set max_runtime_seconds to be told when one runs too long.", usual)
+		return fmt.Sprintf("Runs usually take %s; set a run-time limit (max_runtime_seconds) to be told when one runs too long.", usual)
 	}
 	return ""
 }

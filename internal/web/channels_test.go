@@ -361,7 +361,7 @@ func TestMaintenancePages(t *testing.T) {
 		form            url.Values
 		field, contains string
 	}{
-		{url.Values{"mode": {"once"}, "starts_at": {"2030-06-01T22:00"}, "ends_at": {"2030-06-01T21:00"}, "timezone": {"UTC"}}, "w-end", "must be after starts_at"},
+		{url.Values{"mode": {"once"}, "starts_at": {"2030-06-01T22:00"}, "ends_at": {"2030-06-01T21:00"}, "timezone": {"UTC"}}, "w-end", "must be after the start"},
 		{url.Values{"mode": {"once"}, "starts_at": {"tomorrow"}, "ends_at": {"2030-06-01T21:00"}, "timezone": {"UTC"}}, "w-start", "not a date and time"},
 		{url.Values{"mode": {"once"}, "starts_at": {"2030-06-01T20:00"}, "ends_at": {"2030-06-01T21:00"}, "timezone": {"Mars/Base"}}, "w-tz", "Mars/Base"},
 		{url.Values{"mode": {"repeat"}, "cron": {"0 25 * * *"}, "duration_minutes": {"60"}, "timezone": {"UTC"}}, "w-cron", "not a valid cron expression"},

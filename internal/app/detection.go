@@ -47,15 +47,6 @@ func (a *App) startMaintenance() {
 	svc := a.backend.Service
 	a.goJob("maintenance", func(ctx context.Context) {
 		svc.RefreshMaintenance(ctx)
-		t := time.NewTicker(maintenanceEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				svc.RefreshMaintenance(ctx)
-			}
-		}
+		jobs.Every(ctx, maintenanceEvery, func() { svc.RefreshMaintenance(ctx) })
 	})
 }

@@ -23,7 +23,7 @@ type Partitions struct {
 // instance started after a long stop makes the missing months at once.
 func (p *Partitions) Run(ctx context.Context) {
 	p.Once(ctx)
-	every(ctx, p.Every, func() { p.Once(ctx) })
+	Every(ctx, p.Every, func() { p.Once(ctx) })
 }
 
 // Once runs Ensure and logs a failure; the next tick retries.

@@ -30,11 +30,11 @@ type Retention struct {
 // Run calls Once every r.Every until ctx ends. A failed pass is logged and
 // the loop goes on; the next tick retries.
 func (r *Retention) Run(ctx context.Context) {
-	every(ctx, r.Every, func() { r.Once(ctx) })
+	Every(ctx, r.Every, func() { r.Once(ctx) })
 }
 
-// every calls fn every d until ctx ends.
-func every(ctx context.Context, d time.Duration, fn func()) {
+// Every calls fn every d until ctx ends: the loop of every periodic job.
+func Every(ctx context.Context, d time.Duration, fn func()) {
 	t := time.NewTicker(d)
 	defer t.Stop()
 	for {

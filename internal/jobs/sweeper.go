@@ -43,7 +43,7 @@ var sweepStep = outage.Step{Failed: "sweep failed; retrying quietly until a swee
 
 // Run calls Once every s.Every until ctx ends.
 func (s *Sweeper) Run(ctx context.Context) {
-	every(ctx, s.Every, func() { s.Once(ctx) })
+	Every(ctx, s.Every, func() { s.Once(ctx) })
 }
 
 // Once sweeps every due beet, a batch at a time, and returns how many

@@ -2,6 +2,7 @@ package beet
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -102,10 +103,8 @@ func itoa(n int64) string {
 // them back to up. First events, learning done and a person's pause or
 // resume are not sent.
 func NotifyEvent(f *Flip) string {
-	for _, k := range SilentFlipKinds {
-		if f.Kind == k {
-			return ""
-		}
+	if slices.Contains(SilentFlipKinds, f.Kind) {
+		return ""
 	}
 	bad := func(s Status) bool { return s == StatusDown || s == StatusAnomalous }
 	switch {
@@ -167,9 +166,9 @@ type DeliveryStore interface {
 	// CreateReminders adds a reminder delivery for every channel with
 	// reminders whose beet is still down or anomalous and whose last
 	// message about the incident went out (was not still pending) at
-	// least its reminder period ago. It
-	// is idempotent per (incident, channel, reminder number) across
-	// instances, and returns how many it added.
+	// least its reminder period ago. It is idempotent per (incident,
+	// channel, reminder number) across instances, and returns how many it
+	// added.
 	CreateReminders(ctx context.Context, now time.Time) (int, error)
 	// DeleteDeliveriesBefore removes up to limit finished deliveries
 	// created before t and returns how many it removed.

@@ -257,11 +257,11 @@ func (db *DB) MarkFlapping(ctx context.Context, id int64, since time.Time) (bool
 // latest message is an alert (or a settled message while the beet is in
 // trouble) that went out (or was suppressed) at least the channel's
 // reminder period ago while the beet is still in trouble. An alert still
-// retrying gets no reminders: they would arrive in a burst with it. The reminder's number is one more than the highest of
-// its incident on the channel, so a move between down and anomalous in
-// one incident does not restart the count. The unique index on (channel,
-// incident, reminder) makes concurrent passes on several instances add
-// each reminder once.
+// retrying gets no reminders: they would arrive in a burst with it. The
+// reminder's number is one more than the highest of its incident on the
+// channel, so a move between down and anomalous in one incident does not
+// restart the count. The unique index on (channel, incident, reminder)
+// makes concurrent passes on several instances add each reminder once.
 func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 	n, err := rowsAffected(db.write.ExecContext(ctx, `INSERT INTO deliveries
 		(channel_id, beet_id, flip_id, incident_flip_id, event, reminder, status, next_at, created_at)

@@ -354,6 +354,20 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 			}
 			in = !sent
 		}
+		// Likewise a settled message whose flapping notice went out, or
+		// the receiver is left believing the beet still flaps. Its own
+		// incident may be one that was never sent (the beet's current
+		// one, when it settled down), so it asks about the notice, not
+		// the incident. CreateSettled takes a notice that is merely no
+		// longer pending, and a notice can be suppressed (a window that
+		// began meanwhile held back its retry), so the status is checked.
+		if in && d.Event == beet.EventSettled {
+			notice, err := w.Store.FindOpenFlapping(ctx, d.ChannelID, d.BeetID, d.ID)
+			if err != nil {
+				return nil, ch, "", err
+			}
+			in = notice == nil || (notice.Status != beet.DeliveryDelivered && notice.Status != beet.DeliveryFailed)
+		}
 		if in {
 			return nil, ch, "maintenance window: recorded, not sent", nil
 		}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ var channelTests = []struct {
 	{"Reminders", testReminders},
 	{"Flapping", testFlapping},
 	{"Settled", testSettled},
+	{"IncidentSent", testIncidentSent},
 	{"PauseFanOut", testPauseFanOut},
 	{"Maintenance", testMaintenance},
 }
@@ -370,6 +372,7 @@ func testFlapping(t *testing.T, s beet.Store) {
 type settler interface {
 	CreateSettled(ctx context.Context, now time.Time, quiet time.Duration) (int, error)
 	FindOpenFlapping(ctx context.Context, channelID, beetID, beforeID int64) (*beet.Delivery, error)
+	IncidentSent(ctx context.Context, channelID, incidentFlipID, beforeID int64) (bool, error)
 }
 
 // sendNext claims the next delivery of the store and records status.
@@ -441,6 +444,67 @@ func testSettled(t *testing.T, s beet.Store) {
 	if r := ds[0]; r.Event != beet.EventDown || r.Reminder != 1 || r.IncidentFlipID != down2.ID {
 		t.Fatalf("reminder = %+v", r)
 	}
+}
+
+// testIncidentSent: a message of an incident counts as sent to a channel
+// when it was delivered or failed (not pending, not suppressed), on that
+// channel, in that incident, and before the delivery asked about.
+func testIncidentSent(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	st, ok := s.(settler)
+	if !ok {
+		t.Skip("the store does not answer whether an incident was sent")
+	}
+	a := newAccount(t, s, beet.PlanFree)
+	c1 := newChannel(t, s, a.ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/1"})
+	c2 := newChannel(t, s, a.ID, beet.ChannelEmail, beet.ChannelConfig{To: "a@example.com"})
+	b := newBeet(t, s, a.ID)
+	flip(t, s, b.ID, t0, beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	down1 := flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence)
+	flip(t, s, b.ID, t0.Add(2*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
+	down2 := flip(t, s, b.ID, t0.Add(3*time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence)
+	flip(t, s, b.ID, t0.Add(4*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
+	// Each channel's deliveries, oldest first: alert 1, recovery 1, alert 2, recovery 2.
+	byChannel := func(c *beet.Channel) []*beet.Delivery {
+		t.Helper()
+		ds, err := s.FindDeliveries(ctx, c.ID, 0)
+		if err != nil || len(ds) != 4 {
+			t.Fatalf("FindDeliveries = %d, %v; want 4", len(ds), err)
+		}
+		slices.Reverse(ds)
+		return ds
+	}
+	d1, d2 := byChannel(c1), byChannel(c2)
+	record := func(d *beet.Delivery, status beet.DeliveryStatus) {
+		t.Helper()
+		now := t0.Add(5 * time.Minute)
+		got, err := s.ClaimDelivery(ctx, d.ID, now, time.Minute)
+		if err != nil {
+			t.Fatalf("ClaimDelivery: %v", err)
+		}
+		if ok, err := s.RecordDelivery(ctx, beet.DeliveryResult{ID: d.ID, Attempts: got.Attempts, At: now, Status: status}); err != nil || !ok {
+			t.Fatalf("RecordDelivery = %v, %v", ok, err)
+		}
+	}
+	sent := func(what string, c *beet.Channel, incident *beet.Flip, beforeID int64, want bool) {
+		t.Helper()
+		if got, err := st.IncidentSent(ctx, c.ID, incident.ID, beforeID); err != nil || got != want {
+			t.Errorf("IncidentSent, %s = %v, %v; want %v", what, got, err, want)
+		}
+	}
+	const all = 1 << 40
+	sent("all pending", c1, down1, all, false)
+	record(d1[0], beet.DeliverySuppressed)
+	record(d2[0], beet.DeliveryFailed)
+	sent("alert suppressed", c1, down1, all, false)
+	sent("alert failed (it was tried)", c2, down1, all, true)
+	record(d1[2], beet.DeliveryDelivered)
+	sent("alert delivered", c1, down2, all, true)
+	sent("before the recovery", c1, down2, d1[3].ID, true)
+	sent("before the alert itself", c1, down2, d1[2].ID, false)
+	sent("just after the alert", c1, down2, d1[2].ID+1, true)
+	sent("another channel", c2, down2, all, false)
+	sent("another incident", c1, down1, all, false)
 }
 
 func testPauseFanOut(t *testing.T, s beet.Store) {

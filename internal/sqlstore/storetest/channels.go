@@ -415,6 +415,13 @@ func testSettled(t *testing.T, s beet.Store) {
 	if d, err := st.FindOpenFlapping(ctx, c.ID, b.ID, 1<<40); err != nil || d == nil || d.ID != notice.ID || d.IncidentFlipID != down.ID {
 		t.Fatalf("FindOpenFlapping = %+v, %v; want the notice", d, err)
 	}
+	if d, err := st.FindOpenFlapping(ctx, c.ID, b.ID, notice.ID); err != nil || d != nil {
+		t.Fatalf("FindOpenFlapping before the notice = %+v, %v; want none (only notices before beforeID)", d, err)
+	}
+	other := newChannel(t, s, newAccount(t, s, beet.PlanFree).ID, beet.ChannelWebhook, beet.ChannelConfig{URL: "https://example.com/2"})
+	if d, err := st.FindOpenFlapping(ctx, other.ID, b.ID, 1<<40); err != nil || d != nil {
+		t.Fatalf("FindOpenFlapping of another channel = %+v, %v; want none", d, err)
+	}
 	for i, want := range []int{1, 0, 0} {
 		if n, err := st.CreateSettled(ctx, t0.Add(65*time.Minute), time.Hour); err != nil || n != want {
 			t.Fatalf("CreateSettled pass %d = %d, %v; want %d", i, n, err, want)

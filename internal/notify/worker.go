@@ -18,8 +18,8 @@ type Store interface {
 	FindChannelByID(ctx context.Context, id int64) (*beet.Channel, error)
 	FindBeetByID(ctx context.Context, id int64) (*beet.Beet, error)
 	// CreateSettled adds one beet.EventSettled delivery per (channel, beet)
-	// whose newest flapping notice was followed by no sent message about a
-	// flip, once the beet has not flipped for quiet; it is idempotent
+	// whose newest flapping notice is no longer pending (a suppressed one
+	// too) and was followed by no sent message about a flip, once the beet has not flipped for quiet; it is idempotent
 	// across instances and returns how many it added.
 	CreateSettled(ctx context.Context, now time.Time, quiet time.Duration) (int, error)
 	// FindOpenFlapping returns the newest flapping notice of the channel

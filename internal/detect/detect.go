@@ -185,8 +185,12 @@ func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
 		// may already hold a later one that is about to be observed.
 		last := due.Add(-period(b) - grace(b))
 		f.Kind = beet.FlipSilence
-		f.Reason = fmt.Sprintf("No event since %s (%s); expected one at least every %s, plus %s grace.",
-			last.In(location(b)).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), Duration(period(b)), Duration(grace(b)))
+		f.Reason = fmt.Sprintf("No event since %s (%s); expected one at least every %s",
+			last.In(location(b)).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), Duration(period(b)))
+		if grace(b) > 0 {
+			f.Reason += ", plus " + Duration(grace(b)) + " grace"
+		}
+		f.Reason += "."
 	case beet.ModeCron:
 		c, loc, err := cronOf(b)
 		if err != nil {

@@ -61,6 +61,15 @@ func TestPeriodDeadline(t *testing.T) {
 			t.Errorf("deadline on a %s beet: %+v", st, d)
 		}
 	}
+	// Without grace the reason does not speak of one ("plus 0s grace").
+	b = periodBeet(beet.StatusUp)
+	b.Detection.GraceSeconds = 0
+	due = t0.Add(time.Hour)
+	b.LastEventAt, b.DueAt = &t0, &due
+	d, err = OnDeadline(b, due)
+	if want := "No event since Jun 1 10:00 UTC (1 h); expected one at least every 1 h."; err != nil || d.Flip == nil || d.Flip.Reason != want {
+		t.Errorf("no grace: %+v %v, want the reason %q", d.Flip, err, want)
+	}
 }
 
 // TestCronAcrossDST: a daily 02:30 job in Riga around the spring-forward

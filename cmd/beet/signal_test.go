@@ -208,8 +208,8 @@ func TestJobSignalsEndToEnd(t *testing.T) {
 		s.waitStatus(b.ID, "up")
 		s.ping("POST", b.Token, "/start", "")
 		over := s.waitStatus(b.ID, "down") // no end within 2 s
-		if !strings.HasPrefix(over.StatusReason, "Started at ") || !strings.Contains(over.StatusReason, "still running after 2s") ||
-			!strings.Contains(over.StatusReason, "the limit is 2s") {
+		if !strings.HasPrefix(over.StatusReason, "Started at ") || !strings.Contains(over.StatusReason, "still running after 2 s") ||
+			!strings.Contains(over.StatusReason, "the limit is 2 s") {
 			t.Errorf("overrun reason %q", over.StatusReason)
 		}
 		s.ping("POST", b.Token, "/0", "")

@@ -11,7 +11,7 @@ package detect
 
 import (
 	"fmt"
-	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -312,11 +312,21 @@ func loadLocation(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// Duration writes d for people: "45s", "12 min", "2 h 5 min", "3 days".
+// Duration writes d for people, the one way Beet's pages, messages and
+// reasons write a length of time: "300 ms", "2.5 s", "45 s", "12 min",
+// "2 h 5 min", "3 days". Each unit is truncated, so 59.9 s is "59 s", never
+// "60 s", and a duration under a millisecond (a recovery in the same
+// instant as its flip) is "under 1 ms", never "0s".
 func Duration(d time.Duration) string {
 	switch {
+	case d < time.Millisecond:
+		return "under 1 ms"
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < 10*time.Second:
+		return strconv.FormatFloat(float64(d/(100*time.Millisecond))/10, 'f', -1, 64) + " s"
 	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(math.Round(d.Seconds())))
+		return fmt.Sprintf("%d s", int(d/time.Second))
 	case d < time.Hour:
 		return fmt.Sprintf("%d min", int(d/time.Minute))
 	case d < 48*time.Hour:

@@ -34,6 +34,11 @@ func TestPeriodEvents(t *testing.T) {
 	if d, _ := OnEvents(periodBeet(beet.StatusDown), t0, 1, &wentDown); d.Flip == nil || d.Flip.To != beet.StatusUp || d.Flip.Kind != beet.FlipRecovery || !strings.Contains(d.Flip.Reason, "after being down for 3 h") {
 		t.Fatalf("recovery: %+v", d.Flip)
 	}
+	// A recovery within a second of the flip says how long, not "0s".
+	wentDown = t0.Add(-300 * time.Millisecond)
+	if d, _ := OnEvents(periodBeet(beet.StatusDown), t0, 1, &wentDown); d.Flip == nil || !strings.HasSuffix(d.Flip.Reason, "after being down for 300 ms.") {
+		t.Errorf("recovery 300 ms after the flip: %+v", d.Flip)
+	}
 	if d, _ := OnEvents(periodBeet(beet.StatusPaused), t0, 1, nil); d.Flip != nil || d.Due != nil {
 		t.Fatalf("paused beet: %+v", d)
 	}
@@ -96,13 +101,37 @@ func TestCronDeadlines(t *testing.T) {
 	}
 }
 
+// TestDuration: every length of time a person reads is written one way,
+// with a space before the unit, and never as "0s" or "0 min".
 func TestDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		30 * time.Second: "30s", 5 * time.Minute: "5 min", 2 * time.Hour: "2 h",
-		2*time.Hour + 5*time.Minute: "2 h 5 min", 72 * time.Hour: "3 days",
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{-time.Second, "under 1 ms"},
+		{0, "under 1 ms"},
+		{999 * time.Microsecond, "under 1 ms"},
+		{time.Millisecond, "1 ms"},
+		{300 * time.Millisecond, "300 ms"},
+		{999 * time.Millisecond, "999 ms"},
+		{time.Second, "1 s"},
+		{1250 * time.Millisecond, "1.2 s"},
+		{2 * time.Second, "2 s"},
+		{9999 * time.Millisecond, "9.9 s"},
+		{10 * time.Second, "10 s"},
+		{30 * time.Second, "30 s"},
+		{59900 * time.Millisecond, "59 s"},
+		{time.Minute, "1 min"},
+		{5 * time.Minute, "5 min"},
+		{59*time.Minute + 59*time.Second, "59 min"},
+		{time.Hour, "1 h"},
+		{time.Hour + 5*time.Minute, "1 h 5 min"},
+		{9*time.Hour + 10*time.Minute, "9 h 10 min"},
+		{48*time.Hour - time.Second, "47 h 59 min"},
+		{72 * time.Hour, "3 days"},
 	} {
-		if got := Duration(d); got != want {
-			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
+		if got := Duration(c.d); got != c.want {
+			t.Errorf("Duration(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }

@@ -62,7 +62,7 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		step := (p + 30) / 60 // minutes
 		switch {
 		case p < 600 && p%60 != 0:
-			words = fmt.Sprintf("every %ds", p)
+			words = fmt.Sprintf("every %d s", p) // Duration would say 90 s is "1 min"
 		case p < 600:
 			words = "every " + Duration(time.Duration(p)*time.Second)
 		case step == 60:
@@ -118,7 +118,8 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	}
 	switch {
 	case m.endRuns() >= endRunsSure:
-		words += ", with an end ping at most " + Duration(time.Duration(m.endOff)*time.Second) + " after each start"
+		// endOff is whole seconds: 0 is an end within the second.
+		words += ", with an end ping at most " + Duration(time.Duration(max(m.endOff, 1))*time.Second) + " after each start"
 	case m.endOff > 0:
 		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
 	}
@@ -134,12 +135,7 @@ func monthDayWords(d int) string {
 }
 
 // lateWords writes seconds for "usually 0-… late".
-func lateWords(s int64) string {
-	if s < 60 {
-		return fmt.Sprintf("0-%ds", s)
-	}
-	return "0-" + Duration(time.Duration(s)*time.Second)
-}
+func lateWords(s int64) string { return "0-" + Duration(time.Duration(s)*time.Second) }
 
 // daysWords says a set of days of the week in words and as cron's
 // day-of-week field.

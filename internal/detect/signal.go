@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/beethq/beet"
@@ -171,34 +172,25 @@ func RunLimit(b *beet.Beet) (limit time.Duration, learned bool) {
 }
 
 // usualRuns says how long recent runs took, without the shortest and
-// longest tenth: "3-5 min", or "4 min" when they agree.
+// longest tenth: "3-5 min", "400 ms-2.5 s", or "4 min" when they agree.
 func usualRuns(ms []int64) string {
 	if len(ms) == 0 {
 		return ""
 	}
 	s := slices.Sorted(slices.Values(ms))
 	cut := len(s) / 10
-	lo, hi := runLength(time.Duration(s[cut])*time.Millisecond), runLength(time.Duration(s[len(s)-1-cut])*time.Millisecond)
-	if lo == hi {
+	lo, hi := Duration(time.Duration(s[cut])*time.Millisecond), Duration(time.Duration(s[len(s)-1-cut])*time.Millisecond)
+	switch {
+	case lo == hi:
 		return lo
+	case strings.HasPrefix(lo, "under "):
+		return "up to " + hi
 	}
-	// "3 min-5 min" reads better as "3-5 min".
-	if n := len(" min"); len(lo) > n && lo[len(lo)-n:] == " min" && len(hi) > n && hi[len(hi)-n:] == " min" {
-		lo = lo[:len(lo)-n]
+	// "3 min-5 min" reads better as "3-5 min"; "2 h 5 min-3 h" stays.
+	if n, unit, ok := strings.Cut(lo, " "); ok && !strings.Contains(unit, " ") && strings.HasSuffix(hi, " "+unit) && !strings.Contains(strings.TrimSuffix(hi, " "+unit), " ") {
+		lo = n
 	}
 	return lo + "-" + hi
-}
-
-// runLength is Duration with milliseconds or tenths of a second for short
-// runs, so quick jobs do not read "0s".
-func runLength(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return Duration(d)
 }
 
 // RunExpectation tells a person how b's runs are watched, or "" when b

@@ -268,9 +268,14 @@ func TestUsualRuns(t *testing.T) {
 		{nil, ""},
 		{[]int64{240000}, "4 min"},
 		{[]int64{180000, 300000}, "3-5 min"},
-		{[]int64{30000, 90000}, "30s-1 min"},
-		{[]int64{2, 3}, "2ms-3ms"},
-		{[]int64{400, 2500}, "400ms-2.5s"},
+		{[]int64{30000, 90000}, "30 s-1 min"},
+		{[]int64{2, 3}, "2-3 ms"},
+		{[]int64{400, 2500}, "400 ms-2.5 s"},
+		{[]int64{55, 1200}, "55 ms-1.2 s"},
+		{[]int64{0, 3}, "up to 3 ms"},
+		{[]int64{0, 0}, "under 1 ms"},
+		{[]int64{7500000, 10800000}, "2 h 5 min-3 h"},
+		{[]int64{7200000, 10800000}, "2-3 h"},
 	} {
 		if got := usualRuns(tc.ms); got != tc.want {
 			t.Errorf("usualRuns(%v) = %q, want %q", tc.ms, got, tc.want)

@@ -26,7 +26,9 @@ func TestRunResultInWords(t *testing.T) {
 		want string
 	}{
 		{beet.Event{}, ""},
-		{beet.Event{Kind: beet.KindPing, ExitCode: code(0), Duration: dur(2 * time.Second)}, "succeeded in 2.0 s"},
+		{beet.Event{Kind: beet.KindPing, ExitCode: code(0), Duration: dur(2 * time.Second)}, "succeeded in 2 s"},
+		{beet.Event{Kind: beet.KindPing, Duration: dur(55 * time.Millisecond)}, "succeeded in 55 ms"},
+		{beet.Event{Kind: beet.KindPing, Duration: dur(1250 * time.Millisecond)}, "succeeded in 1.2 s"},
 		{beet.Event{Kind: beet.KindFail, ExitCode: code(3), Duration: dur(41 * time.Second)}, "failed with exit code 3 after 41 s"},
 		{beet.Event{Kind: beet.KindFail, Duration: dur(3 * time.Minute)}, "failed after 3 min"},
 		{beet.Event{Kind: beet.KindFail, ExitCode: code(2)}, "failed with exit code 2"},

@@ -307,7 +307,7 @@ func seedHistory(t *testing.T, a *app.App) {
 	night := 0
 	// A night's run ends at most 10 min 40 s after 02:00: tonight's counts
 	// only once it is over, or a test run at 02:05 UTC would show its end
-	// in the future ("Last in 28s").
+	// in the future ("Last in 28 s").
 	for d := start.Truncate(24 * time.Hour).Add(24*time.Hour + 2*time.Hour); d.Add(11 * time.Minute).Before(now); d = d.Add(24 * time.Hour) {
 		began := d.Add(time.Duration(rng.IntN(40)) * time.Second)
 		end := began.Add(time.Duration(180+rng.IntN(420)) * time.Second)

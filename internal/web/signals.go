@@ -13,7 +13,7 @@ import (
 
 // signalWords says what an event reported, for the event log: "" for a
 // plain ping, else the run's result in words: "started", "succeeded in
-// 2.0 s", "failed with exit code 3 after 41 s", "log".
+// 2.5 s", "failed with exit code 3 after 41 s", "log".
 func signalWords(e *beet.Event) string {
 	k := e.Kind.Normal()
 	if k == beet.KindPing && e.ExitCode == nil && e.Duration == nil {
@@ -32,13 +32,13 @@ func signalWords(e *beet.Event) string {
 			s += fmt.Sprintf(" with exit code %d", *e.ExitCode)
 		}
 		if e.Duration != nil {
-			s += " after " + runDuration(*e.Duration)
+			s += " after " + detect.Duration(*e.Duration)
 		}
 		return s
 	}
 	s = "succeeded"
 	if e.Duration != nil {
-		s += " in " + runDuration(*e.Duration)
+		s += " in " + detect.Duration(*e.Duration)
 	}
 	if e.ExitCode != nil && *e.ExitCode != 0 {
 		s += fmt.Sprintf(" (exit code %d)", *e.ExitCode)
@@ -53,18 +53,6 @@ func clip(s string) string {
 		return s
 	}
 	return string(r[:120]) + "…"
-}
-
-// runDuration is detect.Duration, in seconds with a space for short runs
-// and with tenths below 10 s: "2.0 s", "41 s", "3 min".
-func runDuration(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
-	}
-	return detect.Duration(d)
 }
 
 // oldTokenLine tells a person that a rotated token is still in use:

@@ -310,7 +310,7 @@ func deliveryOf(d *beet.Delivery) deliveryRow {
 		row.What += " (flapping)"
 	}
 	if d.LastAt != nil {
-		row.Latency = latency(d.Latency)
+		row.Latency = detect.Duration(d.Latency)
 	}
 	return row
 }
@@ -331,16 +331,6 @@ func eventWords(e string) string {
 		return "Settled after flapping"
 	}
 	return e
-}
-
-func latency(d time.Duration) string {
-	switch {
-	case d < 10*time.Millisecond:
-		return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + " ms"
-	case d < time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
-	}
-	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + " s"
 }
 
 // channelView is a channel's page.

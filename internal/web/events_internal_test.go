@@ -17,6 +17,19 @@ func TestEveryDeliveryEventHasWords(t *testing.T) {
 	}
 }
 
+// TestDeliveryLatencyInWords: a delivery's latency is written as every
+// other length of time on the dashboard (detect.Duration).
+func TestDeliveryLatencyInWords(t *testing.T) {
+	at := time.Now()
+	for d, want := range map[time.Duration]string{
+		1500 * time.Microsecond: "1 ms", 350 * time.Millisecond: "350 ms", 1234 * time.Millisecond: "1.2 s", 12 * time.Second: "12 s",
+	} {
+		if got := deliveryOf(&beet.Delivery{LastAt: &at, Latency: d}).Latency; got != want {
+			t.Errorf("latency %v: %q, want %q", d, got, want)
+		}
+	}
+}
+
 // TestRunResultInWords: the event log says a run's result in words.
 func TestRunResultInWords(t *testing.T) {
 	code := func(c int) *int { return &c }

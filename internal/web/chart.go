@@ -49,6 +49,10 @@ type runsJSON struct {
 	// 0 for none. LimitLearned says it was learned.
 	LimitSeconds float64 `json:"limit_seconds,omitempty"`
 	LimitLearned bool    `json:"limit_learned,omitempty"`
+	// Longest and Limit are the longest run and the limit in words
+	// (detect.Duration), for the chart's text: "" for no limit.
+	Longest string `json:"longest"`
+	Limit   string `json:"limit,omitempty"`
 }
 
 type bandJSON struct {
@@ -103,6 +107,9 @@ func (h *Handler) chartData(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	if out.Runs != nil {
 		limit, learned := detect.RunLimit(b)
 		out.Runs.LimitSeconds, out.Runs.LimitLearned = limit.Seconds(), learned && limit > 0
+		if limit > 0 {
+			out.Runs.Limit = detect.Duration(limit)
+		}
 	}
 	flips, err := h.svc.Flips(ctx, acc, id, beet.MaxPageLimit)
 	if err != nil {
@@ -165,12 +172,15 @@ func (h *Handler) eventSeries(r *http.Request, acc, id int64, bk beet.Buckets) (
 	partial = read >= chartValueEvents
 	if len(ends) > 0 {
 		runs = &runsJSON{}
+		var longest time.Duration
 		for i := len(ends) - 1; i >= 0; i-- {
 			e := ends[i]
 			runs.Times = append(runs.Times, e.ReceivedAt.Unix())
 			runs.Seconds = append(runs.Seconds, e.Duration.Seconds())
 			runs.Failed = append(runs.Failed, e.Kind.Normal() == beet.KindFail)
+			longest = max(longest, *e.Duration)
 		}
+		runs.Longest = detect.Duration(longest)
 	}
 	if !any {
 		return nil, runs, partial, nil

@@ -9,9 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/service"
 )
 
@@ -127,6 +129,8 @@ func TestRunDurationsCharted(t *testing.T) {
 			Seconds      []float64 `json:"seconds"`
 			Failed       []bool    `json:"failed"`
 			LimitSeconds float64   `json:"limit_seconds"`
+			Longest      string    `json:"longest"`
+			Limit        string    `json:"limit"`
 		} `json:"runs"`
 	}
 	read := func() chart {
@@ -167,16 +171,23 @@ func TestRunDurationsCharted(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stored []float64
+	var longest time.Duration
 	for i := len(evs) - 1; i >= 0; i-- {
 		if evs[i].Duration != nil {
 			stored = append(stored, evs[i].Duration.Seconds())
+			longest = max(longest, *evs[i].Duration)
 		}
 	}
 	if !slices.Equal(stored, c.Runs.Seconds) {
 		t.Errorf("charted durations %v, stored %v", c.Runs.Seconds, stored)
 	}
+	// The chart's text says the longest run in the page's words: these
+	// quick runs are some milliseconds, not "0 s".
+	if c.Runs.Longest != detect.Duration(longest) || c.Runs.Limit != "" {
+		t.Errorf("longest run %q, limit %q; want %q and none", c.Runs.Longest, c.Runs.Limit, detect.Duration(longest))
+	}
 	b.post("/beets/1/detection", url.Values{"mode": {"auto"}, "runtime_minutes": {"30"}})
-	if c := read(); c.Runs == nil || c.Runs.LimitSeconds != 1800 {
+	if c := read(); c.Runs == nil || c.Runs.LimitSeconds != 1800 || c.Runs.Limit != "30 min" {
 		t.Errorf("after a 30 min limit: %+v", c.Runs)
 	}
 }

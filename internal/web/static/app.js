@@ -296,6 +296,8 @@
   var runsBox = document.getElementById("runs");
   var runsEl = document.getElementById("runs-chart");
   var runsPlot = null;
+  // dur labels the axis's steps, which are exact (90 s, not 1 min); the
+  // chart's text takes the server's words (detect.Duration), as the page.
   function dur(s) {
     if (s < 10) return (Math.round(s * 10) / 10) + " s";
     if (s < 120) return Math.round(s) + " s";
@@ -346,8 +348,8 @@
     runsPlot = new uPlot(opts, [r.times, ok, bad], runsEl);
     var failed = r.failed.filter(Boolean).length;
     runsEl.setAttribute("aria-label", r.times.length + " runs ended in the last " + d.range +
-      (failed ? ", " + failed + " failed" : "") + "; the longest took " + dur(longest) +
-      (limit ? "; run-time limit " + dur(limit) + (r.limit_learned ? " (learned)" : "") : ""));
+      (failed ? ", " + failed + " failed" : "") + "; the longest took " + r.longest +
+      (r.limit ? "; run-time limit " + r.limit + (r.limit_learned ? " (learned)" : "") : ""));
   }
 
   if (chartEl) {

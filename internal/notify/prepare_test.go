@@ -59,7 +59,7 @@ func TestUnpreparableDeliveryGivesUp(t *testing.T) {
 			t.Fatalf("Once a day later = %d, %v", n, err)
 		}
 		ds, _ = r.db.FindDeliveries(ctx, ch.ID, 0)
-		if d := ds[0]; d.Status != beet.DeliveryFailed || !strings.HasPrefix(d.Error, "gave up after 24h0m0s of retries: preparing the message") {
+		if d := ds[0]; d.Status != beet.DeliveryFailed || !strings.HasPrefix(d.Error, "gave up after 24 h of retries: preparing the message") {
 			t.Fatalf("a day later: %+v; want it given up", d)
 		}
 		if len(seen) != 2 || seen[0] != "retry" || seen[1] != "failed" {
@@ -99,7 +99,7 @@ func TestLateAlertGetsADayOfRetries(t *testing.T) {
 			t.Fatal(err)
 		}
 		ds, _ = r.db.FindDeliveries(ctx, ch.ID, 0)
-		if d := ds[0]; d.Status != beet.DeliveryFailed || !strings.HasPrefix(d.Error, "gave up after 24h0m0s of retries") {
+		if d := ds[0]; d.Status != beet.DeliveryFailed || !strings.HasPrefix(d.Error, "gave up after 24 h of retries") {
 			t.Fatalf("a day after the first attempt: %+v; want it given up", d)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/outage"
 )
 
@@ -278,7 +279,7 @@ func (w *Worker) classify(d *beet.Delivery, err error, res *beet.DeliveryResult)
 		res.Status, res.ChannelFailing = beet.DeliveryFailed, true
 	case now.Sub(since) >= or(w.GiveUpAfter, DefaultGiveUp):
 		res.Status, res.ChannelFailing = beet.DeliveryFailed, true
-		res.Error = "gave up after " + or(w.GiveUpAfter, DefaultGiveUp).String() + " of retries: " + res.Error
+		res.Error = "gave up after " + detect.Duration(or(w.GiveUpAfter, DefaultGiveUp)) + " of retries: " + res.Error
 	default:
 		res.Status = beet.DeliveryPending
 		delay := w.backoff(d.Attempts)

@@ -92,7 +92,7 @@ func (db *DB) SetAccountPlan(ctx context.Context, id int64, p beet.Plan) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE accounts SET plan = $1 WHERE id = $2`, string(p), id); err != nil {
 			return err
 		}
-		return lowerRetentionMark(ctx, tx, p, id)
+		return db.lowerRetentionMark(ctx, tx, p, id)
 	})
 	if err != nil {
 		return fmt.Errorf("set account plan: %w", err)

@@ -46,6 +46,8 @@ type dialect interface {
 	// keySQL (a SQL expression over args) evaluates to, and reports
 	// whether it got it; it does not wait for another holder.
 	tryLock(ctx context.Context, tx *sql.Tx, keySQL string, args ...any) (bool, error)
+	// lock is tryLock that waits for another holder to end.
+	lock(ctx context.Context, tx *sql.Tx, keySQL string, args ...any) error
 	// idIn is a condition that column is one of ids, with args to append
 	// to the statement's; param is the placeholder number it may use.
 	idIn(column string, ids []int64, param int) (cond string, args []any)
@@ -113,6 +115,7 @@ func (sqliteDialect) forUpdate() string  { return "" }
 func (sqliteDialect) tryLock(context.Context, *sql.Tx, string, ...any) (bool, error) {
 	return true, nil
 }
+func (sqliteDialect) lock(context.Context, *sql.Tx, string, ...any) error { return nil }
 
 // idIn writes the IDs as SQL integer literals (they are int64s, never text):
 // SQLite has no array parameter.
@@ -246,6 +249,12 @@ func (postgresDialect) tryLock(ctx context.Context, tx *sql.Tx, keySQL string, a
 	var locked bool
 	err := tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended(`+keySQL+`, 0))`, args...).Scan(&locked)
 	return locked, err
+}
+
+// lock takes a transaction advisory lock on the key's hash, waiting for it.
+func (postgresDialect) lock(ctx context.Context, tx *sql.Tx, keySQL string, args ...any) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(`+keySQL+`, 0))`, args...)
+	return err
 }
 
 func (postgresDialect) idIn(column string, ids []int64, param int) (string, []any) {

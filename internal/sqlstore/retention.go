@@ -31,8 +31,7 @@ func (db *DB) DeleteExpiredEvents(ctx context.Context, p beet.Plan, cutoff time.
 	}
 	hi := toMicros(cutoff)
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		locked, err := db.d.tryLock(ctx, tx,
-			`'beet retention ' || current_database() || '.' || current_schema() || '.' || $1`, string(p))
+		locked, err := db.d.tryLock(ctx, tx, retentionLock, string(p))
 		if err != nil {
 			return err
 		}
@@ -77,6 +76,12 @@ func (db *DB) DeleteExpiredEvents(ctx context.Context, p beet.Plan, cutoff time.
 	}
 	return deleted, done, nil
 }
+
+// retentionLock names plan $1's clean-up lock (PostgreSQL). A slice of
+// DeleteExpiredEvents holds it from reading the plan's mark to moving it,
+// and lowerRetentionMark waits for it: a mark lowered between the two would
+// be moved forward again, past the events it was lowered to.
+const retentionLock = `'beet retention ' || current_database() || '.' || current_schema() || '.' || $1`
 
 // deleteSliceOfPlan deletes the events of plan p's accounts received in
 // [lo, end), a slice of a bounded number of events. It goes from the
@@ -160,8 +165,13 @@ func setRetentionMark(ctx context.Context, tx *sql.Tx, p beet.Plan, at int64) er
 // lowerRetentionMark moves plan p's mark back to the account's oldest
 // event, in the transaction that puts the account on p: its events older
 // than the mark were kept by its former plan, and the clean-up of p must
-// see them again.
-func lowerRetentionMark(ctx context.Context, tx *sql.Tx, p beet.Plan, accountID int64) error {
+// see them again. It waits for p's clean-up lock (retentionLock), so a
+// slice of p's clean-up under way ends first, and the next one reads the
+// lowered mark and sees the account on p.
+func (db *DB) lowerRetentionMark(ctx context.Context, tx *sql.Tx, p beet.Plan, accountID int64) error {
+	if err := db.d.lock(ctx, tx, retentionLock, string(p)); err != nil {
+		return err
+	}
 	var oldest sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT MIN((SELECT MIN(e.received_at) FROM events e WHERE e.beet_id = b.id))
 		FROM beets b WHERE b.account_id = $1`, accountID).Scan(&oldest); err != nil {

@@ -36,9 +36,16 @@ func newEnv(t *testing.T) *env { t.Helper(); return newEnvOn(t, "sqlite") }
 // newEnvOn is newEnv on a store engine of testdb.Engines.
 func newEnvOn(t *testing.T, engine string) *env {
 	t.Helper()
+	return newEnvWith(t, engine, service.Options{})
+}
+
+// newEnvWith is newEnvOn with the service's options (a clock).
+func newEnvWith(t *testing.T, engine string, opts service.Options) *env {
+	t.Helper()
 	ctx := context.Background()
 	db := testdb.New(t, engine)
-	svc := service.New(db, service.Options{PasswordParams: cheapHash})
+	opts.PasswordParams = cheapHash
+	svc := service.New(db, opts)
 	a, keyA, err := svc.CreateAccount(ctx, "a@example.com", "password-a", beet.PlanFree)
 	if err != nil {
 		t.Fatal(err)

@@ -182,8 +182,13 @@ func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
 	switch b.Detection.Mode {
 	case beet.ModePeriod:
 		// The deadline was set by the last event before it; b.LastEventAt
-		// may already hold a later one that is about to be observed.
+		// may already hold a later one that is about to be observed. A
+		// deadline counted from later than the last event (a resume, an
+		// alert the global guard held) still names the last event.
 		last := due.Add(-period(b) - grace(b))
+		if b.LastEventAt != nil && b.LastEventAt.Before(last) {
+			last = *b.LastEventAt
+		}
 		f.Kind = beet.FlipSilence
 		f.Reason = fmt.Sprintf("No event since %s (%s); expected one at least every %s",
 			last.In(location(b)).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), Duration(period(b)))

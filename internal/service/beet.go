@@ -151,20 +151,23 @@ func (s *Service) RotateToken(ctx context.Context, accountID, id int64) (string,
 // Pause stops a beet from raising alerts; it still records events.
 // Pausing a paused beet changes nothing.
 func (s *Service) Pause(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
-	return s.flipManually(ctx, accountID, id, func(b *beet.Beet) (beet.Status, string) {
+	b, _, err := s.flipManually(ctx, accountID, id, func(b *beet.Beet) (beet.Status, string) {
 		if b.Status == beet.StatusPaused {
 			return "", ""
 		}
 		return beet.StatusPaused, "Paused by a user: events are recorded, no alerts are raised."
 	})
+	return b, err
 }
 
 // Resume lets a paused beet raise alerts again. It starts over from what
 // it knows: new without events, learning in auto mode, otherwise up, with
-// a deadline counted from now as if an event had just come.
+// a deadline counted from now as if an event had just come (a silence
+// flagged then still names the last real event). Resuming a beet that is
+// not paused changes nothing: its deadline stays where its events put it.
 func (s *Service) Resume(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
-	b, err := s.resume(ctx, accountID, id)
-	if err != nil || b.Status != beet.StatusUp {
+	b, resumed, err := s.resume(ctx, accountID, id)
+	if err != nil || !resumed || b.Status != beet.StatusUp {
 		return b, err
 	}
 	d, err := detect.OnEvents(b, s.Now(), 0, nil)
@@ -178,7 +181,7 @@ func (s *Service) Resume(ctx context.Context, accountID, id int64) (*beet.Beet, 
 	return b, nil
 }
 
-func (s *Service) resume(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
+func (s *Service) resume(ctx context.Context, accountID, id int64) (*beet.Beet, bool, error) {
 	return s.flipManually(ctx, accountID, id, func(b *beet.Beet) (beet.Status, string) {
 		switch {
 		case b.Status != beet.StatusPaused:
@@ -194,25 +197,26 @@ func (s *Service) resume(ctx context.Context, accountID, id int64) (*beet.Beet, 
 }
 
 // flipManually applies a person's state change with a compare-and-set, and
-// tries again if the detector changed the state in between.
-func (s *Service) flipManually(ctx context.Context, accountID, id int64, next func(*beet.Beet) (beet.Status, string)) (*beet.Beet, error) {
+// tries again if the detector changed the state in between. It reports
+// whether it flipped: not when next asks for no change.
+func (s *Service) flipManually(ctx context.Context, accountID, id int64, next func(*beet.Beet) (beet.Status, string)) (*beet.Beet, bool, error) {
 	for attempt := 0; ; attempt++ {
 		b, err := s.Beet(ctx, accountID, id)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		to, reason := next(b)
 		if to == "" {
-			return b, nil
+			return b, false, nil
 		}
 		f := &beet.Flip{BeetID: id, At: s.Now(), From: b.Status, To: to, Kind: beet.FlipManual, Reason: reason}
 		err = s.store.SetBeetStatus(ctx, f)
 		if err == nil {
-			b.Status, b.StatusReason = to, reason
-			return b, nil
+			b.Status, b.StatusReason, b.StatusSince = to, reason, f.At
+			return b, true, nil
 		}
 		if beet.ErrorCode(err) != beet.ECONFLICT || attempt == 4 {
-			return nil, err
+			return nil, false, err
 		}
 	}
 }

@@ -1,0 +1,70 @@
+package api_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet/internal/testdb"
+)
+
+// TestResumeOfABeetNotPaused: resume of a beet that is not paused changes
+// nothing, however often it is called: the silence alert comes when the
+// last event says, and names it.
+func TestResumeOfABeetNotPaused(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 17, 43, 34, 748202000, time.UTC)
+	for _, engine := range testdb.Engines {
+		t.Run(engine, func(t *testing.T) {
+			e := newClockEnv(t, engine, t0)
+			b := e.createBeet(e.keyA, map[string]any{"name": "res", "detection": period(60)})
+			e.ping(b.ID)
+			path := fmt.Sprintf("/api/v1/beets/%d", b.ID)
+			for _, after := range []time.Duration{40 * time.Second, 55 * time.Second} {
+				e.clock.set(t0.Add(after))
+				var got beetState
+				e.do(e.keyA, "POST", path+"/resume", nil).json(t, &got)
+				if due := t0.Add(time.Minute); got.Status != "up" || got.DueAt == nil || !got.DueAt.Equal(due) {
+					t.Fatalf("resume %v after the event: %+v, want up and due still at %v", after, got, due)
+				}
+			}
+			e.clock.set(t0.Add(61 * time.Second))
+			e.sweep()
+			f := e.flips(b.ID)
+			want := "No event since Dec 4 17:43 UTC (1 min); expected one at least every 1 min."
+			if len(f) != 2 || f[0].To != "down" || !f[0].At.Equal(t0.Add(time.Minute)) || f[0].Reason != want {
+				t.Fatalf("flips %+v; want down at %v: %q", f, t0.Add(time.Minute), want)
+			}
+		})
+	}
+}
+
+// TestResumeGraceNamesTheLastEvent: a resumed beet gets its period from
+// the resume, as documented, but the silence it then flags names the
+// last event, not the resume.
+func TestResumeGraceNamesTheLastEvent(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 17, 43, 34, 748202000, time.UTC)
+	for _, engine := range testdb.Engines {
+		t.Run(engine, func(t *testing.T) {
+			e := newClockEnv(t, engine, t0)
+			b := e.createBeet(e.keyA, map[string]any{"name": "paused", "detection": period(60)})
+			e.ping(b.ID)
+			path := fmt.Sprintf("/api/v1/beets/%d", b.ID)
+			e.clock.set(t0.Add(10 * time.Second))
+			e.do(e.keyA, "POST", path+"/pause", nil)
+			resumed := t0.Add(5 * time.Minute)
+			e.clock.set(resumed)
+			var got beetState
+			e.do(e.keyA, "POST", path+"/resume", nil).json(t, &got)
+			if due := resumed.Add(time.Minute); got.Status != "up" || got.DueAt == nil || !got.DueAt.Equal(due) {
+				t.Fatalf("after resume: %+v, want up and due at %v", got, due)
+			}
+			e.clock.set(resumed.Add(61 * time.Second))
+			e.sweep()
+			f := e.flips(b.ID)
+			want := "No event since Dec 4 17:43 UTC (6 min); expected one at least every 1 min."
+			if len(f) != 4 || f[0].To != "down" || f[0].Reason != want {
+				t.Fatalf("flips %+v; want down: %q", f, want)
+			}
+		})
+	}
+}

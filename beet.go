@@ -124,6 +124,14 @@ type BeetUpdate struct {
 	// Channels replaces the channels the beet notifies (the service
 	// applies it; see ChannelStore.SetBeetChannels).
 	Channels *[]int64
+	// Redetect, if set, works the beet's detection state out again for
+	// the new settings, in the transaction that writes them, with the beet
+	// locked against events and the sweeper meanwhile: was is the beet as
+	// it stood, b the beet with the update applied. It changes b's Status,
+	// StatusReason, StatusSince, DueAt and Model in place and returns the
+	// flips, in time order, which the store records as it records any
+	// flip (with their messages). An error leaves the beet as it was.
+	Redetect func(was Beet, b *Beet) ([]Flip, error)
 }
 
 // Apply returns b with upd applied, for validation before the store writes it.

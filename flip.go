@@ -16,7 +16,7 @@ const (
 	FlipRecovery  FlipKind = "recovery"   // back to normal
 	FlipFirst     FlipKind = "first_event"
 	FlipLearned   FlipKind = "learned"
-	FlipManual    FlipKind = "manual"  // paused or resumed by a person
+	FlipManual    FlipKind = "manual"  // paused, resumed or switched to another mode by a person
 	FlipFailed    FlipKind = "failed"  // the job reported failure (/fail, a non-zero exit code)
 	FlipOverrun   FlipKind = "overrun" // a started run did not end within its run-time limit
 	// FlipTooOften: a scheduled job runs more often than its schedule

@@ -122,6 +122,13 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 		}
 		model.noteScheduledGap(silentFrom, anchor, last.Unix()) // fallback.go
 		model.endIncident()
+	case b.Status == beet.StatusAnomalous && !model.Armed():
+		// Switched to auto mode while anomalous (ApplySettings): the alarm
+		// ends, and the beet learns afresh.
+		d.Flip = recovery(b, last, nil)
+		d.Flip.To = beet.StatusLearning
+		d.Flip.Reason += " Beet is learning this beet's rhythm afresh."
+		model.endIncident()
 	case b.Status == beet.StatusAnomalous && model.incidentOver():
 		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipRecovery, model.recoveryReason(last))
 		hour := time.Unix(model.hourStart, 0)
@@ -175,16 +182,16 @@ func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
 	if b.Detection.Mode == beet.ModeAuto {
 		return onDeadlineAuto(p, b, due)
 	}
-	if b.Status != beet.StatusUp {
-		return Decision{}, nil
-	}
-	f := &beet.Flip{BeetID: b.ID, At: due, From: beet.StatusUp, To: beet.StatusDown, Observed: ptr(0), Expected: ptr(1)}
+	// Up, or anomalous: an auto beet's rate alarm, still open when a person
+	// switched it to period or cron mode (ApplySettings); silence can follow.
+	f := &beet.Flip{BeetID: b.ID, At: due, From: b.Status, To: beet.StatusDown, Observed: ptr(0), Expected: ptr(1)}
 	switch b.Detection.Mode {
 	case beet.ModePeriod:
 		// The deadline was set by the last event before it; b.LastEventAt
 		// may already hold a later one that is about to be observed. A
 		// deadline counted from later than the last event (a resume, an
-		// alert the global guard held) still names the last event.
+		// alert the global guard held, a change of settings) still names
+		// the last event.
 		last := due.Add(-period(b) - grace(b))
 		if b.LastEventAt != nil && b.LastEventAt.Before(last) {
 			last = *b.LastEventAt

@@ -112,7 +112,22 @@ func (s *Service) UpdateBeet(ctx context.Context, accountID, id int64, upd beet.
 			return nil, err
 		}
 	}
-	nb, err := s.store.UpdateBeet(ctx, id, upd, s.Now())
+	now := s.Now()
+	if upd.Detection != nil || upd.Timezone != nil {
+		// The beet's deadline, status and reason follow the new settings
+		// at once (detect.ApplySettings), not from its next event.
+		upd.Redetect = func(was beet.Beet, b *beet.Beet) ([]beet.Flip, error) {
+			flips, err := detect.ApplySettings(was, b, now)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range flips {
+				s.log.Info("beet flipped", "beet_id", b.ID, "from", f.From, "to", f.To, "kind", f.Kind, "reason", f.Reason)
+			}
+			return flips, nil
+		}
+	}
+	nb, err := s.store.UpdateBeet(ctx, id, upd, now)
 	if err != nil {
 		return nil, err
 	}

@@ -184,7 +184,10 @@ func beetOrderSQL(o beet.BeetOrder, lowerName string) string {
 }
 
 // UpdateBeet applies the non-nil fields of upd, sets updated_at to at and
-// returns the beet as stored. The caller validates upd.
+// returns the beet as stored. The caller validates upd. With
+// upd.Redetect, the beet is read and locked first, and what Redetect
+// decides is written with the update, its flips recorded with their
+// outbox rows, in one transaction.
 func (db *DB) UpdateBeet(ctx context.Context, id int64, upd beet.BeetUpdate, at time.Time) (*beet.Beet, error) {
 	var (
 		sets []string
@@ -217,9 +220,47 @@ func (db *DB) UpdateBeet(ctx context.Context, id int64, upd beet.BeetUpdate, at 
 	args = append(args, id)
 	query := `UPDATE beets SET ` + strings.Join(sets, ", ") + ` WHERE id = $` + strconv.Itoa(len(args)) +
 		` RETURNING ` + beetColumns
-	b, err := scanBeet(db.write.QueryRowContext(ctx, query, args...))
+	if upd.Redetect == nil {
+		b, err := scanBeet(db.write.QueryRowContext(ctx, query, args...))
+		if err != nil {
+			return nil, fmt.Errorf("update beet: %w", notFound(err, "beet %d not found", id))
+		}
+		return b, nil
+	}
+	var b *beet.Beet
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		was, err := scanBeet(tx.QueryRowContext(ctx, `SELECT `+beetColumns+` FROM beets WHERE id = $1`+db.d.forUpdate(), id))
+		if err != nil {
+			return notFound(err, "beet %d not found", id)
+		}
+		if b, err = scanBeet(tx.QueryRowContext(ctx, query, args...)); err != nil {
+			return err
+		}
+		flips, err := upd.Redetect(*was, b)
+		if err != nil {
+			return err
+		}
+		b.StatusSince = stamp(b.StatusSince)
+		if b.DueAt != nil {
+			due := stamp(*b.DueAt)
+			b.DueAt = &due
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE beets SET status = $1, status_reason = $2, status_since = $3, due_at = $4,
+			model = $5 WHERE id = $6`, string(b.Status), b.StatusReason, toMicros(b.StatusSince), nilMicros(b.DueAt),
+			nilBytes(b.Model), id); err != nil {
+			return err
+		}
+		for i := range flips {
+			f := flips[i]
+			f.BeetID, f.At = id, stamp(f.At)
+			if err := insertFlip(ctx, tx, &f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("update beet: %w", notFound(err, "beet %d not found", id))
+		return nil, fmt.Errorf("update beet: %w", err)
 	}
 	return b, nil
 }

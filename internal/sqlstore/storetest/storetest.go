@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -32,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"TokenRotation", testTokenRotation},
 		{"FindBeets", testFindBeets},
 		{"UpdateBeet", testUpdateBeet},
+		{"UpdateBeetRedetect", testUpdateBeetRedetect},
 		{"DeleteBeetCascades", testDeleteBeetCascades},
 		{"SetBeetStatus", testSetBeetStatus},
 		{"AddEventsIdempotent", testAddEventsIdempotent},
@@ -563,6 +565,90 @@ func testUpdateBeet(t *testing.T, s beet.Store) {
 	if got, _ := s.FindBeetByID(ctx, other.ID); got == nil || got.Name != other.Name || !got.UpdatedAt.Equal(t0) {
 		t.Errorf("UpdateBeet touched another beet: %+v", got)
 	}
+}
+
+// testUpdateBeetRedetect: with Redetect, the update hands it the beet as
+// it stood and as updated (its state and last event as stored), and
+// writes what it decides with the update in one transaction: status,
+// reason, since, deadline and model, and its flips with their messages.
+// An error writes nothing.
+func testUpdateBeetRedetect(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	c, b := upBeetWithWebhook(t, s)
+	addEvents(t, s, events(b.ID, t0, time.Minute, 1))
+	due := t0.Add(time.Hour)
+	if err := s.SetBeetDue(ctx, b.ID, &due); err != nil {
+		t.Fatal(err)
+	}
+	period := beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 60}
+	at := t0.Add(10*time.Minute + 123*time.Nanosecond)
+	var seen [2]beet.Beet
+	upd := beet.BeetUpdate{Name: ptr("tightened"), Detection: &period, Redetect: func(was beet.Beet, nb *beet.Beet) ([]beet.Flip, error) {
+		seen = [2]beet.Beet{was, *nb}
+		nb.Status, nb.StatusReason, nb.StatusSince, nb.DueAt, nb.Model = beet.StatusDown, "overdue", at, nil, []byte{8, 1, 2}
+		return []beet.Flip{{At: at, From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "overdue"}}, nil
+	}}
+	got, err := s.UpdateBeet(ctx, b.ID, upd, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, now := seen[0], seen[1]
+	if was.Detection != b.Detection || was.Name != b.Name || now.Detection != period || now.Name != "tightened" ||
+		was.Status != beet.StatusUp || now.Status != beet.StatusUp || now.DueAt == nil || !now.DueAt.Equal(due) ||
+		now.LastEventAt == nil || !now.LastEventAt.Equal(t0) || !now.StatusSince.Equal(t0) {
+		t.Fatalf("Redetect was given\n was %+v\n b   %+v", was, now)
+	}
+	stored, err := s.FindBeetByID(ctx, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*beet.Beet{got, stored} {
+		if x.Name != "tightened" || x.Status != beet.StatusDown || x.StatusReason != "overdue" || x.DueAt != nil ||
+			string(x.Model) != string([]byte{8, 1, 2}) {
+			t.Errorf("after UpdateBeet with Redetect: %+v", x)
+		}
+		sameTime(t, "StatusSince", x.StatusSince, at.Truncate(time.Microsecond))
+	}
+	flips, err := s.FindFlips(ctx, b.ID, 0)
+	if err != nil || len(flips) != 2 || flips[0].ID == 0 || flips[0].To != beet.StatusDown || flips[0].Reason != "overdue" {
+		t.Fatalf("FindFlips = %+v, %v; want the Redetect flip first", flips, err)
+	}
+	sameTime(t, "flip At", flips[0].At, at.Truncate(time.Microsecond))
+	if ds, err := s.FindDeliveries(ctx, c.ID, 0); err != nil || len(ds) != 1 || ds[0].Event != beet.EventDown || ds[0].FlipID != flips[0].ID {
+		t.Errorf("FindDeliveries = %+v, %v; want the flip's beet.down", ds, err)
+	}
+
+	// A deadline set, no flip; the model cleared.
+	next := t0.Add(2 * time.Hour)
+	upd = beet.BeetUpdate{Redetect: func(_ beet.Beet, nb *beet.Beet) ([]beet.Flip, error) {
+		nb.Status, nb.StatusReason, nb.DueAt, nb.Model = beet.StatusUp, "up again", &next, nil
+		return nil, nil
+	}}
+	if _, err := s.UpdateBeet(ctx, b.ID, upd, at); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ = s.FindBeetByID(ctx, b.ID)
+	if stored.Status != beet.StatusUp || stored.StatusReason != "up again" || stored.Model != nil {
+		t.Errorf("after a Redetect without flips: %+v", stored)
+	}
+	sameTimePtr(t, "DueAt", stored.DueAt, &next)
+	if flips, _ := s.FindFlips(ctx, b.ID, 0); len(flips) != 2 {
+		t.Errorf("%d flips, want still 2", len(flips))
+	}
+
+	// An error writes nothing, the update's own fields included.
+	upd = beet.BeetUpdate{Name: ptr("not written"), Redetect: func(_ beet.Beet, nb *beet.Beet) ([]beet.Flip, error) {
+		nb.Status = beet.StatusDown
+		return nil, errors.New("detector failed")
+	}}
+	if _, err := s.UpdateBeet(ctx, b.ID, upd, at); err == nil {
+		t.Fatal("UpdateBeet succeeded though Redetect failed")
+	}
+	if stored, _ = s.FindBeetByID(ctx, b.ID); stored.Name != "tightened" || stored.Status != beet.StatusUp {
+		t.Errorf("a failed Redetect wrote: %+v", stored)
+	}
+	_, err = s.UpdateBeet(ctx, b.ID+1000, beet.BeetUpdate{Redetect: upd.Redetect}, at)
+	wantCode(t, "UpdateBeet with Redetect of a missing beet", err, beet.ENOTFOUND)
 }
 
 func testDeleteBeetCascades(t *testing.T, s beet.Store) {

@@ -458,6 +458,60 @@ func TestListPagingAndFilter(t *testing.T) {
 	}
 }
 
+// TestListBeetsNext: a list of beets that leaves some out says where the
+// next page starts; following it, with the same filters, reaches every
+// beet, past the default page of 100 too.
+func TestListBeetsNext(t *testing.T) {
+	e := newEnv(t)
+	for i := range 105 {
+		if _, err := e.svc.CreateBeet(context.Background(), e.acctA, service.BeetInput{Name: fmt.Sprintf("beet %03d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type page struct {
+		Beets []beetOut
+		Total int
+		Next  *struct{ Offset *int }
+	}
+	names := map[string]bool{}
+	query, pages := "/api/v1/beets", 0
+	for query != "" {
+		var p page
+		e.do(e.keyA, "GET", query, nil).json(t, &p)
+		if p.Total != 105 {
+			t.Fatalf("%s: total %d", query, p.Total)
+		}
+		for _, b := range p.Beets {
+			names[b.Name] = true
+		}
+		pages++
+		query = ""
+		if p.Next != nil {
+			if p.Next.Offset == nil {
+				t.Fatalf("next without offset: %+v", p.Next)
+			}
+			query = fmt.Sprintf("/api/v1/beets?offset=%d", *p.Next.Offset)
+		}
+	}
+	if len(names) != 105 || pages != 2 {
+		t.Fatalf("followed next over %d pages to %d beets, want 105 over 2", pages, len(names))
+	}
+	// With a filter and a limit: the last page has no next.
+	var p page
+	for _, id := range []int64{3, 4, 5} {
+		e.do(e.keyA, "POST", fmt.Sprintf("/api/v1/beets/%d/pause", id), nil)
+	}
+	e.do(e.keyA, "GET", "/api/v1/beets?status=paused&limit=2", nil).json(t, &p)
+	if len(p.Beets) != 2 || p.Total != 3 || p.Next == nil || p.Next.Offset == nil || *p.Next.Offset != 2 {
+		t.Fatalf("first page of paused beets: %+v", p)
+	}
+	p = page{}
+	e.do(e.keyA, "GET", "/api/v1/beets?status=paused&limit=2&offset=2", nil).json(t, &p)
+	if len(p.Beets) != 1 || p.Next != nil {
+		t.Fatalf("last page of paused beets: %+v", p)
+	}
+}
+
 func TestDeleteBeet(t *testing.T) {
 	e := newEnv(t)
 	b := e.createBeet(e.keyA, map[string]any{"name": "Temp"})

@@ -221,12 +221,23 @@ func (h *Handler) listBeets(w http.ResponseWriter, r *http.Request, accountID in
 	out := struct {
 		Beets []beetJSON `json:"beets"`
 		Total int        `json:"total"`
+		Next  *beetPage  `json:"next,omitempty"`
 	}{Beets: make([]beetJSON, 0, len(beets)), Total: total}
 	for _, b := range beets {
 		out.Beets = append(out.Beets, beetFor(r, b))
 	}
+	if seen := f.Offset + len(beets); len(beets) > 0 && seen < total {
+		out.Next = &beetPage{Offset: seen}
+	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// beetPage is the query of the next page of beets, when more match than
+// this page and those before it hold: the same filters and limit, with
+// this offset.
+type beetPage struct {
+	Offset int `json:"offset"`
 }
 
 func (h *Handler) getBeet(w http.ResponseWriter, r *http.Request, accountID int64) error {

@@ -38,8 +38,24 @@ type Flip struct {
 	Expected *float64
 }
 
+// FlipFilter selects a page of one beet's flips, newest first (by At,
+// then by ID). A nil field means "any".
+type FlipFilter struct {
+	BeetID int64
+	// Until keeps the flips before it (exclusive); with BeforeID, also
+	// those at Until itself whose ID is smaller, so that a page that ends
+	// among flips of one instant is followed without a gap: the next
+	// page's Until and BeforeID are the last flip's At and ID.
+	Until    *time.Time
+	BeforeID *int64 // with Until only
+	Limit    int    // 0 means the store's default
+}
+
 // FlipStore reads flips; they are written by BeetStore.SetBeetStatus.
 type FlipStore interface {
-	// FindFlips returns the beet's flips, newest first.
+	// FindFlips returns the beet's newest flips, newest first: the first
+	// page of FindFlipPage.
 	FindFlips(ctx context.Context, beetID int64, limit int) ([]*Flip, error)
+	// FindFlipPage returns a page of the beet's flips, newest first.
+	FindFlipPage(ctx context.Context, f FlipFilter) ([]*Flip, error)
 }

@@ -65,7 +65,7 @@ func (h *Handler) routes() []route {
 		{"POST", "/api/v1/beets/{id}/pause", h.pause},
 		{"POST", "/api/v1/beets/{id}/resume", h.resume},
 		{"GET", "/api/v1/beets/{id}/events", h.listEvents},
-		{"GET", "/api/v1/beets/{id}/flips", beetList("flips", h.svc.Flips, (*beet.Flip).JSON)},
+		{"GET", "/api/v1/beets/{id}/flips", h.listFlips},
 		{"GET", "/api/v1/beets/{id}/problems", beetList("problems", h.svc.Problems, toProblemJSON)},
 		{"GET", "/api/v1/beets/{id}/rotated-tokens", beetList("rotated_tokens", h.svc.RotatedTokens, toRotatedTokenJSON)},
 		{"GET", "/api/v1/incidents", h.listIncidents},

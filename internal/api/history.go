@@ -111,6 +111,51 @@ func (h *Handler) listEvents(w http.ResponseWriter, r *http.Request, accountID i
 	return nil
 }
 
+func (h *Handler) listFlips(w http.ResponseWriter, r *http.Request, accountID int64) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	f := beet.FlipFilter{BeetID: id}
+	if f.Limit, err = queryLimit(r); err != nil {
+		return err
+	}
+	if f.Until, err = queryTime(r, "until"); err != nil {
+		return err
+	}
+	if s := r.URL.Query().Get("before_id"); s != "" {
+		before, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || before <= 0 {
+			return beet.FieldError("before_id", "%.40q is not a flip ID (the before_id of a next)", s)
+		}
+		f.BeforeID = &before
+	}
+	flips, err := h.svc.Flips(r.Context(), accountID, f)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Flips []beet.FlipJSON `json:"flips"`
+		Next  *flipPage       `json:"next,omitempty"`
+	}{Flips: make([]beet.FlipJSON, 0, len(flips))}
+	for _, fl := range flips {
+		out.Flips = append(out.Flips, fl.JSON())
+	}
+	if n := len(flips); n > 0 && n == pageSize(f.Limit) {
+		oldest := flips[n-1]
+		out.Next = &flipPage{Until: microsTime(oldest.At), BeforeID: oldest.ID}
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// flipPage is the query of the next, older page of flips, as eventPage is
+// of events: the oldest flip's time and ID.
+type flipPage struct {
+	Until    microsTime `json:"until"`
+	BeforeID int64      `json:"before_id"`
+}
+
 // eventPage is the query of the next, older page of events: a full page
 // may have more behind it (the last page may come back empty).
 type eventPage struct {
@@ -126,7 +171,7 @@ func pageSize(limit int) int {
 	return limit
 }
 
-// beetList serves a list that belongs to one beet (flips, problems): it
+// beetList serves a list that belongs to one beet (problems, rotated tokens): it
 // reads {id} and ?limit=, fetches, and answers {key: [...]}, newest first.
 func beetList[T, J any](key string, find func(ctx context.Context, accountID, id int64, limit int) ([]*T, error), toJSON func(*T) J) func(http.ResponseWriter, *http.Request, int64) error {
 	return func(w http.ResponseWriter, r *http.Request, accountID int64) error {

@@ -250,15 +250,18 @@ func (s *Service) Events(ctx context.Context, accountID int64, f beet.EventFilte
 	return s.store.FindEvents(ctx, f)
 }
 
-// Flips returns the beet's state changes, newest first.
-func (s *Service) Flips(ctx context.Context, accountID, id int64, limit int) ([]*beet.Flip, error) {
-	if _, err := s.Beet(ctx, accountID, id); err != nil {
+// Flips returns a page of the beet's state changes, newest first.
+func (s *Service) Flips(ctx context.Context, accountID int64, f beet.FlipFilter) ([]*beet.Flip, error) {
+	if _, err := s.Beet(ctx, accountID, f.BeetID); err != nil {
 		return nil, err
 	}
-	if err := checkPage(limit, 0); err != nil {
+	if err := checkPage(f.Limit, 0); err != nil {
 		return nil, err
 	}
-	return s.store.FindFlips(ctx, id, limit)
+	if f.BeforeID != nil && f.Until == nil {
+		return nil, beet.FieldError("before_id", "goes with until: the at of the flip it names")
+	}
+	return s.store.FindFlipPage(ctx, f)
 }
 
 // Problems returns the beet's recent ingestion problems, newest first.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 
 	"github.com/beethq/beet"
 )
@@ -72,8 +73,28 @@ func (db *DB) FindProblems(ctx context.Context, beetID int64, limit int) ([]*bee
 // FindFlips returns the beet's flips, newest first. Limit 0 means
 // beet.DefaultPageLimit. An unknown beet has no flips.
 func (db *DB) FindFlips(ctx context.Context, beetID int64, limit int) ([]*beet.Flip, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, beet_id, at, from_status, to_status, kind, reason, observed, expected
-		FROM flips WHERE beet_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, beetID, pageLimit(limit))
+	return db.FindFlipPage(ctx, beet.FlipFilter{BeetID: beetID, Limit: limit})
+}
+
+// FindFlipPage returns a page of the beet's flips, newest first (by time,
+// then ID), before f.Until (and at it, below f.BeforeID). Limit 0 means
+// beet.DefaultPageLimit.
+func (db *DB) FindFlipPage(ctx context.Context, f beet.FlipFilter) ([]*beet.Flip, error) {
+	query := `SELECT id, beet_id, at, from_status, to_status, kind, reason, observed, expected
+		FROM flips WHERE beet_id = $1`
+	args := []any{f.BeetID}
+	switch {
+	case f.Until != nil && f.BeforeID != nil:
+		args = append(args, toMicros(*f.Until), *f.BeforeID)
+		u, id := strconv.Itoa(len(args)-1), strconv.Itoa(len(args))
+		query += ` AND (at < $` + u + ` OR at = $` + u + ` AND id < $` + id + `)`
+	case f.Until != nil:
+		args = append(args, toMicros(*f.Until))
+		query += ` AND at < $` + strconv.Itoa(len(args))
+	}
+	args = append(args, pageLimit(f.Limit))
+	query += ` ORDER BY at DESC, id DESC LIMIT $` + strconv.Itoa(len(args))
+	rows, err := db.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find flips: %w", err)
 	}

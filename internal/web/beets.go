@@ -461,7 +461,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	if v.Problems, err = h.svc.Problems(ctx, acc, id, detailProblems); err != nil {
 		return nil, err
 	}
-	if v.Flips, err = h.svc.Flips(ctx, acc, id, detailFlips); err != nil {
+	if v.Flips, err = h.svc.Flips(ctx, acc, beet.FlipFilter{BeetID: id, Limit: detailFlips}); err != nil {
 		return nil, err
 	}
 	v.Expectation = detect.Expectation(b)

@@ -111,7 +111,7 @@ func (h *Handler) chartData(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 			out.Runs.Limit = detect.Duration(limit)
 		}
 	}
-	flips, err := h.svc.Flips(ctx, acc, id, beet.MaxPageLimit)
+	flips, err := h.svc.Flips(ctx, acc, beet.FlipFilter{BeetID: id, Limit: beet.MaxPageLimit})
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) beet.Store) {
 		{"FindBeets", testFindBeets},
 		{"UpdateBeet", testUpdateBeet},
 		{"UpdateBeetRedetect", testUpdateBeetRedetect},
+		{"FlipPages", testFlipPages},
 		{"DeleteBeetCascades", testDeleteBeetCascades},
 		{"SetBeetStatus", testSetBeetStatus},
 		{"AddEventsIdempotent", testAddEventsIdempotent},
@@ -649,6 +650,64 @@ func testUpdateBeetRedetect(t *testing.T, s beet.Store) {
 	}
 	_, err = s.UpdateBeet(ctx, b.ID+1000, beet.BeetUpdate{Redetect: upd.Redetect}, at)
 	wantCode(t, "UpdateBeet with Redetect of a missing beet", err, beet.ENOTFOUND)
+}
+
+// testFlipPages: FindFlipPage pages back through a beet's flips, newest
+// first, by the last flip's At and ID, with none skipped or repeated when
+// several share one instant; Until alone is exclusive.
+func testFlipPages(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b, other := newBeet(t, s, a.ID), newBeet(t, s, a.ID)
+	offsets := []time.Duration{0, time.Second, time.Second, time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second}
+	var want []int64 // newest first
+	status := beet.StatusNew
+	for _, off := range offsets {
+		to := beet.StatusDown
+		if status != beet.StatusUp {
+			to = beet.StatusUp
+		}
+		f := flip(t, s, b.ID, t0.Add(off), status, to, beet.FlipManual)
+		want = append([]int64{f.ID}, want...)
+		status = to
+	}
+	flip(t, s, other.ID, t0.Add(time.Second), beet.StatusNew, beet.StatusUp, beet.FlipFirst)
+	ids := func(fs []*beet.Flip) []int64 {
+		var out []int64
+		for _, f := range fs {
+			out = append(out, f.ID)
+		}
+		return out
+	}
+	all, err := s.FindFlipPage(ctx, beet.FlipFilter{BeetID: b.ID})
+	if err != nil || fmt.Sprint(ids(all)) != fmt.Sprint(want) {
+		t.Fatalf("FindFlipPage = %v, %v; want %v", ids(all), err, want)
+	}
+	var got []int64
+	f := beet.FlipFilter{BeetID: b.ID, Limit: 2}
+	for range len(want) {
+		page, err := s.FindFlipPage(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ids(page)...)
+		if len(page) < f.Limit {
+			break
+		}
+		last := page[len(page)-1]
+		at, id := last.At, last.ID
+		f.Until, f.BeforeID = &at, &id
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("paged by 2: %v, want %v", got, want)
+	}
+	until := t0.Add(3 * time.Second)
+	if page, err := s.FindFlipPage(ctx, beet.FlipFilter{BeetID: b.ID, Until: &until}); err != nil || fmt.Sprint(ids(page)) != fmt.Sprint(want[2:]) {
+		t.Errorf("until %v: %v, %v; want %v", until, ids(page), err, want[2:])
+	}
+	if first, err := s.FindFlips(ctx, b.ID, 3); err != nil || fmt.Sprint(ids(first)) != fmt.Sprint(want[:3]) {
+		t.Errorf("FindFlips(3) = %v, %v; want %v", ids(first), err, want[:3])
+	}
 }
 
 func testDeleteBeetCascades(t *testing.T, s beet.Store) {

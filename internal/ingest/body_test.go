@@ -111,25 +111,6 @@ func FuzzParseBody(f *testing.F) {
 	})
 }
 
-func TestIsPreviewBot(t *testing.T) {
-	for _, ua := range []string{
-		"Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
-		"Slack-ImgProxy (+https://api.slack.com/robots)", // shows a pasted GIF URL in the channel
-		"Twitterbot/1.0", "facebookexternalhit/1.1", "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
-		"TelegramBot (like TwitterBot)", "WhatsApp/2.23.20.0", "LinkedInBot/1.0",
-		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Mozilla/5.0 (compatible; bingbot/2.0)",
-	} {
-		if !isPreviewBot(ua) {
-			t.Errorf("isPreviewBot(%q) = false", ua)
-		}
-	}
-	for _, ua := range []string{"", "curl/8.5.0", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36", "Go-http-client/1.1"} {
-		if isPreviewBot(ua) {
-			t.Errorf("isPreviewBot(%q) = true", ua)
-		}
-	}
-}
-
 // FuzzReadBody: whatever the body and its Content-Encoding, reading it
 // never panics, keeps a message within the limit, and a problem comes
 // with a short detail.

@@ -251,8 +251,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ua := r.UserAgent()
-	if r.Method == http.MethodGet && isPreviewBot(ua) && h.ignoreBot(r.Context(), w, token, addr, ua, now) {
-		return
+	if r.Method == http.MethodGet {
+		if bot := previewBotOf(ua); bot != "" && h.ignoreBot(r.Context(), w, token, addr, bot, ua, now) {
+			return
+		}
 	}
 	var pb parsedBody
 	if r.Method == http.MethodPost && r.Body != nil {
@@ -376,7 +378,7 @@ func (h *Handler) badPath(w http.ResponseWriter, token, suffix string, now time.
 // are ignored.
 //
 //go:noinline
-func (h *Handler) ignoreBot(ctx context.Context, w http.ResponseWriter, token, addr, ua string, now time.Time) bool {
+func (h *Handler) ignoreBot(ctx context.Context, w http.ResponseWriter, token, addr, bot, ua string, now time.Time) bool {
 	ent, err := h.resolve(ctx, token)
 	switch {
 	case err == nil && ent.beetID == 0:
@@ -386,8 +388,7 @@ func (h *Handler) ignoreBot(ctx context.Context, w http.ResponseWriter, token, a
 		if err != nil {
 			h.log.Debug("beet lookup failed; ignoring a link preview", "token", beet.Redact(token), "err", err)
 		} else {
-			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now,
-				"ignored a link-preview request from "+cut(ua, 80)+"; allow bots on the beet to record them")
+			h.problems.note(problemKey{beetID: ent.beetID, kind: beet.ProblemIgnoredBot}, now, botDetail(bot, ua))
 		}
 		h.count(OutcomeBot)
 	default:
@@ -395,6 +396,23 @@ func (h *Handler) ignoreBot(ctx context.Context, w http.ResponseWriter, token, a
 	}
 	writeGIF(w, http.StatusOK, true)
 	return true
+}
+
+// botDetail is the problem noted for an ignored link preview: the bot
+// that matched, then as much of the User-Agent as the detail holds (a
+// browser-like one is long, and the bot's name often comes last).
+func botDetail(bot, ua string) string {
+	head := "ignored a link-preview request from " + bot + " (User-Agent \""
+	const tail = "\"); allow bots on the beet to record them"
+	ua = cut(ua, beet.MaxUserAgentLen)
+	if room := beet.MaxProblemDetailLen - len(head) - len(tail); len(ua) > room {
+		n := room - len("…")
+		for n > 0 && !utf8.RuneStart(ua[n]) {
+			n--
+		}
+		ua = ua[:n] + "…"
+	}
+	return head + ua + tail
 }
 
 // readBody reads a POST's body, up to MaxBody bytes: a longer one is kept

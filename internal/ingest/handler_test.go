@@ -448,6 +448,36 @@ func TestLogsNeverHoldAToken(t *testing.T) {
 	}
 }
 
+// People in in-app browsers, and jobs whose User-Agent holds a chat app's
+// name, are recorded; a link preview is not, and the problem noted names
+// the bot, though its token comes after 150 characters of browser.
+func TestInAppBrowsersRecorded(t *testing.T) {
+	r := newRig(t, "sqlite", nil)
+	b := r.newBeet(false)
+	path := ingest.Prefix + b.Token
+	for _, ua := range []string{
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Snapchat/12.60.0.44 (like Safari/8617.1.17.10.6, panda)",
+		"Mozilla/5.0 (Linux; Android 13; SM-A536B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36 Viber/20.7.0.3",
+		"MySignalProcessor/1.0 curl/8.0",
+	} {
+		r.clock.Advance(time.Second)
+		expectGIF(t, ua, r.send("GET", path, "", "", ua), 200)
+	}
+	if evs := r.events(b); len(evs) != 3 {
+		t.Errorf("%d events from two in-app browsers and a job, want 3", len(evs))
+	}
+	r.clock.Advance(time.Second)
+	teams := "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/107.0.0.0 Safari/537.36 Edg/107.0.1418.62 (compatible; MicrosoftPreview/2.0; +https://aka.ms/MicrosoftPreview)"
+	expectGIF(t, "Teams preview", r.send("GET", path, "", "", teams), 200)
+	if evs := r.events(b); len(evs) != 3 {
+		t.Errorf("%d events after a Teams link preview, want 3", len(evs))
+	}
+	ps := r.problems(b, 1)
+	if len(ps) != 1 || ps[0].Kind != beet.ProblemIgnoredBot || !strings.Contains(ps[0].Detail, "from MicrosoftPreview (") {
+		t.Fatalf("problems %+v, want one ignored_bot naming MicrosoftPreview", ps)
+	}
+}
+
 func ptr(f float64) *float64 { return &f }
 
 // A client that keeps sending a bad body every 4 s is noted when it starts

@@ -31,8 +31,9 @@ type parsedBody struct {
 // the signals):
 //
 //   - a JSON object gives its "value" (a finite number, CONTRACT §1) and
-//     its "message" string; an object with neither field is a job's output,
-//     and the whole body is the message;
+//     its "message" string; an object with neither field, or whose
+//     "message" is no string (an object, null, a number), is a job's
+//     output, and the whole body is the message;
 //   - anything else (a job's output from runitor or curl --data-raw) is the
 //     event's message, and no problem, unless the request declared JSON
 //     (Content-Type application/json or +json): then a value was meant and
@@ -68,12 +69,14 @@ func parseBody(body []byte, cut, declaredJSON bool) parsedBody {
 	}
 	json.Unmarshal(body, &obj) // valid JSON: only a field of another type fails, and its RawMessage is still set
 	var pb parsedBody
+	var m string
 	switch {
+	case obj.Message != nil && obj.Message[0] == '"' && json.Unmarshal(obj.Message, &m) == nil:
+		pb.message = cleanMessage(m)
 	case obj.Message != nil:
-		var m string
-		if json.Unmarshal(obj.Message, &m) == nil {
-			pb.message = cleanMessage(m)
-		}
+		// {"message": {"error": "disk full"}}, {"message": null, …}: the
+		// job's output is whole, never lost for a field's type.
+		pb.message = cleanMessage(body)
 	case obj.Value == nil && !emptyObject(body):
 		pb.message = cleanMessage(body) // {"status": "ok", …}: a job printed JSON
 	}

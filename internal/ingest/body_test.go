@@ -50,7 +50,12 @@ func TestParseBody(t *testing.T) {
 		{`{"value": 0}`, false, true, v(0), "", ""},
 		{`{"value": 3, "message": "3 rows"}`, false, true, v(3), "3 rows", ""},
 		{`{"other": 1}`, false, true, nil, `{"other": 1}`, ""}, // a job that prints JSON
-		{`{"message": 7}`, false, true, nil, "", ""},
+		// A "message" that is no string: the body whole is the message.
+		{`{"message": 7}`, false, true, nil, `{"message": 7}`, ""},
+		{`{"status":"fail","message":{"error":"disk full"}}`, false, false, nil, `{"status":"fail","message":{"error":"disk full"}}`, ""},
+		{`{"message":null,"status":"x"}`, false, true, nil, `{"message":null,"status":"x"}`, ""},
+		{`{"value": 2, "message": ["a","b"]}`, false, true, v(2), `{"value": 2, "message": ["a","b"]}`, ""},
+		{`{"value": "2", "message": false}`, false, true, nil, `{"value": "2", "message": false}`, beet.ProblemBadValue},
 		{`{"value": "12"}`, false, true, nil, "", beet.ProblemBadValue},
 		{`{"value": true}`, false, true, nil, "", beet.ProblemBadValue},
 		{`{"value": null}`, false, true, nil, "", beet.ProblemBadValue},
@@ -88,7 +93,7 @@ func TestParseBody(t *testing.T) {
 // comes with a short detail.
 func FuzzParseBody(f *testing.F) {
 	for _, s := range []string{"", "{}", `{"value": 12.5}`, `{"value": "x"}`, `{"value": 1e400}`, "[", `{"value":-0}`, "\xff\xfe", `{"value": 1.7976931348623157e308}`,
-		"backup done\n", `{"message": "ok", "value": 1}`, `{"a": 1}`} {
+		"backup done\n", `{"message": "ok", "value": 1}`, `{"a": 1}`, `{"status": "fail", "message": {"error": "disk full"}}`} {
 		f.Add([]byte(s), false, false)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, cut, declared bool) {

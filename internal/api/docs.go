@@ -509,7 +509,7 @@ func methodRank(m string) int {
 
 func groupOf(path string) string {
 	switch rest := strings.TrimPrefix(path, "/api/v1/"); {
-	case strings.HasPrefix(rest, "beet/"):
+	case strings.HasPrefix(rest, "beet/"), strings.HasPrefix(path, "/ping/"):
 		return "ingestion"
 	case strings.HasPrefix(rest, "openapi"):
 		return "this document"

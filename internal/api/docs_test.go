@@ -24,7 +24,7 @@ func TestDocsRender(t *testing.T) {
 	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
 		t.Fatalf("docs: %d %s", rec.Code, rec.Header().Get("Content-Type"))
 	}
-	for _, s := range []string{"/api/v1/beet/{token}", "/api/v1/beet/{token}/{signal}", "Report a job&#39;s start, failure, message or exit code", "no API key", "Record one event", "optionally with a value", "/api/v1/beets/{id}/rotate-token",
+	for _, s := range []string{"/api/v1/beet/{token}", "/api/v1/beet/{token}/{signal}", "/ping/{token}", "/ping/{token}/{signal}", "Report a job&#39;s start, failure, message or exit code", "no API key", "Record one event", "optionally with a value", "/api/v1/beets/{id}/rotate-token",
 		"/api/v1/channels/{id}/deliveries", `href="/beet/api/v1/openapi.json"`, `href="docs.css"`} {
 		if !strings.Contains(page, s) {
 			t.Errorf("the reference lacks %q", s)

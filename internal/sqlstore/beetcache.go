@@ -19,8 +19,12 @@ import (
 // beet's fields mean; get hands out deep copies, so a commit that changes
 // its beets (and may fail) never touches an entry.
 type beetCache struct {
-	byID    *lru.Cache[int64, cachedBeet]
-	byToken *lru.Cache[string, int64] // tokens never move between beets
+	byID *lru.Cache[int64, cachedBeet]
+	// byToken is where a token was last seen: a hint, checked against the
+	// row read (misprobed). A bt_ token never moves to another beet, but
+	// it leaves its beet on a rotation, and a UUID token moves when its
+	// imported beet is deleted and imported again.
+	byToken *lru.Cache[string, int64]
 }
 
 type cachedBeet struct {
@@ -83,7 +87,7 @@ func (c *beetCache) keep(b *beet.Beet, version int64) {
 	c.byToken.Add(b.Token, b.ID)
 }
 
-// drop forgets the beet (its token stays: tokens never move).
+// drop forgets the beet (its token stays: misprobed checks it when used).
 func (c *beetCache) drop(id int64) { c.byID.Remove(id) }
 
 // purge forgets every beet.

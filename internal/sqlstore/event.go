@@ -204,6 +204,25 @@ func (db *DB) probeLists(ids []int64, toks []string) (probeIDs []int64, probeTok
 	return slices.Compact(probeIDs), probeToks
 }
 
+// misprobed returns the tokens that were probed by the ID the cache knew
+// them for, and that no beet read has: the beet was rotated, or deleted,
+// and a UUID token may be another beet's now (an imported beet deleted and
+// imported again). The cache forgets them; the caller reads them by token,
+// so an event is never dropped for a stale hint.
+func (db *DB) misprobed(toks []string, byToken map[string]*beet.Beet) []string {
+	var again []string
+	for _, t := range toks {
+		if byToken[t] != nil {
+			continue
+		}
+		if _, ok := db.beets.byToken.Peek(t); ok {
+			db.beets.byToken.Remove(t)
+			again = append(again, t)
+		}
+	}
+	return again
+}
+
 // lockBeets reads, inside tx, the beets with the given IDs or tokens (both
 // sorted), by ID and by token, and the version of each (SQLite). A beet the
 // cache holds is not read at all: takeBeetChanges first makes the cache
@@ -248,13 +267,21 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 	err = inChunks(missing, func(args []any, size int) error {
 		return read(tx.StmtContext(ctx, w.find[size]).QueryContext(ctx, args...))
 	})
-	if err == nil {
-		err = inChunks(probeToks, func(args []any, size int) error {
+	readTokens := func(toks []string) error {
+		return inChunks(toks, func(args []any, size int) error {
 			return read(tx.StmtContext(ctx, w.findToken[size]).QueryContext(ctx, args...))
 		})
 	}
+	if err == nil {
+		err = readTokens(probeToks)
+	}
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if again := db.misprobed(toks, tokenIndex(beets)); len(again) > 0 {
+		if err := readTokens(again); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	return beets, tokenIndex(beets), versions, nil
 }

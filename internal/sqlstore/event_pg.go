@@ -269,6 +269,45 @@ func (db *DB) addEventsPGCached(ctx context.Context, conn *sql.Conn, open *bool,
 	return touched, err
 }
 
+// scanLocked reads the rows of pgLockBeetsSQL, the batch's last query,
+// into beets and versions: a beet the cache holds at the row's version is
+// its copy, the rest are decoded. It closes br.
+func (db *DB) scanLocked(br pgx.BatchResults, beets map[int64]*beet.Beet, versions map[int64]int64) error {
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return err
+	}
+	head := make([]any, lockedColumns+beetColumnCount)
+	var (
+		id, version int64
+		token       string
+		scanErr     error
+	)
+	head[0], head[1], head[2] = &id, &token, &version
+	for rows.Next() {
+		if scanErr = rows.Scan(head...); scanErr != nil {
+			break
+		}
+		versions[id] = version
+		if b, ok := db.beets.get(id, version); ok {
+			beets[id] = b
+			continue
+		}
+		var b *beet.Beet
+		if b, scanErr = scanBeet(skipScanner{rows, lockedColumns}); scanErr != nil {
+			break
+		}
+		beets[id] = b
+	}
+	rows.Close()
+	if err := cmp.Or(scanErr, rows.Err()); err != nil {
+		br.Close()
+		return err
+	}
+	return br.Close()
+}
+
 // addEventsPGLocked commits the group from its beets' rows, read and
 // locked first.
 func (db *DB) addEventsPGLocked(ctx context.Context, conn *sql.Conn, open *bool, events []beet.Event, observe beet.Observer,
@@ -276,51 +315,31 @@ func (db *DB) addEventsPGLocked(ctx context.Context, conn *sql.Conn, open *bool,
 	probeIDs, probeToks := db.probeLists(ids, toks)
 	beets := make(map[int64]*beet.Beet, len(probeIDs)+len(probeToks))
 	versions = make(map[int64]int64, len(probeIDs)+len(probeToks))
-	err = conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
-		batch := &pgx.Batch{}
-		batch.Queue("BEGIN")
-		batch.Queue(pgLockBeetsSQL, nonNil(probeIDs), nonNil(probeToks))
-		br := pc.SendBatch(ctx, batch)
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return err
-		}
-		*open = true
-		rows, err := br.Query()
-		if err != nil {
-			br.Close()
-			return err
-		}
-		head := make([]any, lockedColumns+beetColumnCount)
-		var (
-			id, version int64
-			token       string
-			scanErr     error
-		)
-		head[0], head[1], head[2] = &id, &token, &version
-		for rows.Next() {
-			if scanErr = rows.Scan(head...); scanErr != nil {
-				break
+	// lock reads and locks the beets, the first time in the batch that
+	// opens the transaction.
+	lock := func(probeIDs []int64, probeToks []string) error {
+		return conn.Raw(func(dc any) error {
+			pc := dc.(*stdlib.Conn).Conn()
+			batch := &pgx.Batch{}
+			if !*open {
+				batch.Queue("BEGIN")
 			}
-			versions[id] = version
-			if b, ok := db.beets.get(id, version); ok {
-				beets[id] = b
-				continue
+			batch.Queue(pgLockBeetsSQL, nonNil(probeIDs), nonNil(probeToks))
+			br := pc.SendBatch(ctx, batch)
+			if !*open {
+				if _, err := br.Exec(); err != nil {
+					br.Close()
+					return err
+				}
+				*open = true
 			}
-			var b *beet.Beet
-			if b, scanErr = scanBeet(skipScanner{rows, lockedColumns}); scanErr != nil {
-				break
-			}
-			beets[id] = b
-		}
-		rows.Close()
-		if err := cmp.Or(scanErr, rows.Err()); err != nil {
-			br.Close()
-			return err
-		}
-		return br.Close()
-	})
+			return db.scanLocked(br, beets, versions)
+		})
+	}
+	err = lock(probeIDs, probeToks)
+	if again := db.misprobed(toks, tokenIndex(beets)); err == nil && len(again) > 0 {
+		err = lock(nil, again)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

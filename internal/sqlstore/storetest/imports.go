@@ -3,6 +3,7 @@ package storetest
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/beethq/beet"
 )
@@ -12,6 +13,7 @@ var importTests = []struct {
 	fn   func(t *testing.T, s beet.Store)
 }{
 	{"ImportedBeets", testImportedBeets},
+	{"ReimportedTokenRecords", testReimportedTokenRecords},
 }
 
 // testImportedBeets: an imported beet is created with its tags and its
@@ -59,4 +61,46 @@ func testImportedBeets(t *testing.T, s beet.Store) {
 	}
 	_, err = s.FindImportedBeet(ctx, a.ID, "healthchecks:k1")
 	wantCode(t, "FindImportedBeet after DeleteBeet", err, beet.ENOTFOUND)
+}
+
+// testReimportedTokenRecords: an imported beet deleted and imported again
+// (MIGRATING.md: "the next import creates it again") gets its check's UUID
+// back as a new beet, and the events sent with that token are the new
+// beet's from the next commit on, though the store's commits saw the token
+// on the old beet.
+func testReimportedTokenRecords(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	const uuid = "803f680d-e89b-492b-82ef-2be7b774a92d"
+	mk := func() *beet.Beet {
+		b := &beet.Beet{AccountID: a.ID, Name: uniq("imported "), Token: uuid, Status: beet.StatusNew, Timezone: "UTC",
+			Detection: beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 600}, CreatedAt: t0, UpdatedAt: t0}
+		if err := s.CreateImportedBeet(ctx, b, nil, "healthchecks:re"); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ping := func(at time.Time) []beet.Event {
+		evs := events(0, at, time.Second, 2)
+		for i := range evs {
+			evs[i].Token = uuid
+		}
+		addEvents(t, s, evs)
+		return evs
+	}
+	old := mk()
+	ping(t0)
+	if err := s.DeleteBeet(ctx, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	ping(t0.Add(time.Minute)) // nobody's: dropped
+	b := mk()
+	for i, e := range ping(t0.Add(2 * time.Minute)) {
+		if e.BeetID != b.ID {
+			t.Errorf("event %d after the second import: beet %d, want the new beet %d", i, e.BeetID, b.ID)
+		}
+	}
+	if got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID}); err != nil || len(got) != 2 {
+		t.Fatalf("the imported-again beet has %d events (%v), want 2", len(got), err)
+	}
 }

@@ -94,8 +94,9 @@ const uuidLen = 36
 // token, so its clients keep working; a rotation gives the beet a bt_
 // token. A UUID has no checksum, but the checksum of a bt_ token is no
 // defence against a forger either (CRC-32 is public): it refuses typos,
-// and a well-formed unknown token of either shape costs one commit's
-// lookup, after which the token cache answers it.
+// and a well-formed unknown token of either shape costs a commit's lookup
+// (the ingestion token cache then answers a bt_ token, not a UUID, which
+// an import can give to a beet at any moment).
 func IsUUIDToken(s string) bool { return uuidShape(s, false) }
 
 // ValidAPIKeyShape reports whether s could be an API key.

@@ -236,8 +236,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// No lookup: the commit matches the event to the beet that has its
-	// token then. Only a token a commit already found to be no beet's is
-	// answered here (it can never become one: see tokenCache).
+	// token then. Only a bt_ token a commit already found to be no beet's
+	// is answered here (it can never become one; a UUID can, by an import,
+	// and its miss is not cached: see tokenCache).
 	addr := httpx.ClientIP(r, h.proxies)
 	if ent, ok := h.tokens.get(token); ok && ent.beetID == 0 {
 		h.count(OutcomeUnknownToken)

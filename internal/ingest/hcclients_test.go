@@ -14,6 +14,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/ingest"
+	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -270,4 +271,39 @@ func TestPingPathSameAsAPIPath(t *testing.T) {
 		expectGIF(t, "within the limit", r.send("GET", prefix+shared.Token, "", "", "curl/8"), 200)
 	}
 	expectGIF(t, "61st on /ping", r.send("GET", ingest.PingPrefix+shared.Token, "", "", "curl/8"), http.StatusTooManyRequests)
+}
+
+// TestImportedUUIDRecordedAtOnce: a check's UUID pinged (a miss, by GET
+// and by a link preview, which looks it up) just before `beet import
+// healthchecks` gives it to a beet is recorded at the next ping, not 30 s
+// later; the same after the imported beet is deleted and imported again.
+func TestImportedUUIDRecordedAtOnce(t *testing.T) {
+	r := newRig(t, "sqlite", nil)
+	const uuid = "31365bce-8da9-4729-8ff3-aaa71d56b712"
+	ping := ingest.PingPrefix + uuid
+	ctx := context.Background()
+	imp := func() *beet.Beet {
+		b, err := r.svc.ImportBeet(ctx, r.acct, service.ImportInput{BeetInput: service.BeetInput{Name: "Filesystem Backup"}, Token: uuid, SourceKey: "hc:" + uuid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for round := range 2 {
+		expectGIF(t, "before the import", r.send("GET", ping, "", "", "curl/8"), 200)
+		expectGIF(t, "a link preview before the import", r.send("GET", ping, "", "", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"), 200)
+		r.clock.Advance(time.Second)
+		b := imp()
+		for range 3 {
+			r.clock.Advance(time.Second)
+			expectGIF(t, "after the import", r.send("GET", ping, "", "", "curl/8"), 200)
+		}
+		if evs := r.events(b); len(evs) != 3 {
+			t.Fatalf("round %d: %d events from 3 pings within 4 s of the import, want 3", round, len(evs))
+		}
+		if err := r.svc.DeleteBeet(ctx, r.acct, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		r.clock.Advance(time.Second)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/beethq/beet"
 )
 
 // tokenCache remembers what a token resolved to. The request path does not
@@ -13,9 +15,16 @@ import (
 //
 //   - Is this token known to be no beet's? Commits report the tokens that
 //     matched nothing, so a rotated or deleted beet's token that keeps
-//     being sent costs no commit. A cached miss cannot hide a beet: a
-//     token is fresh randomness when a beet gets it, that nobody could
-//     have sent before, and it never passes to another beet.
+//     being sent costs no commit. A cached miss cannot hide a bt_ token's
+//     beet: a bt_ token is fresh randomness when a beet gets it, that
+//     nobody could have sent before, and it never passes to another beet.
+//     A UUID token is not: `beet import healthchecks` gives a beet the
+//     UUID of a check whose clients may have pinged it a moment before
+//     (or while a deleted imported beet was imported again), on any
+//     instance. So a miss is not remembered for a UUID token: each request
+//     with an unknown one costs its commit's lookup (at most 60 in 10 s a
+//     token, as the rate limit allows), and an imported beet records its
+//     next ping on every instance at once, with nothing to invalidate.
 //   - Does a link-preview bot's request count (allow_bots)? Bot requests
 //     are rare; they are looked up, and allow_bots changes take effect
 //     within the TTL.
@@ -42,7 +51,15 @@ func newTokenCache(size int, ttl time.Duration) *tokenCache {
 }
 
 func (c *tokenCache) get(token string) (tokenEntry, bool) { return c.lru.Get(token) }
-func (c *tokenCache) put(token string, e tokenEntry)      { c.lru.Add(token, e) }
+
+// put remembers what token resolved to, but not a UUID token's miss (see
+// tokenCache).
+func (c *tokenCache) put(token string, e tokenEntry) {
+	if e.beetID == 0 && beet.IsUUIDToken(token) {
+		return
+	}
+	c.lru.Add(token, e)
+}
 
 // ttlLRU is a size-bounded LRU whose entries expire after ttl. It checks
 // expiry when an entry is read, so it runs no goroutine: the expirable LRU

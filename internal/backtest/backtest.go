@@ -73,10 +73,13 @@ func parseLine(line string) (Point, error) {
 	p := Point{Count: 1}
 	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 		p.At = t.UTC()
-	} else if sec, err := strconv.ParseFloat(ts, 64); err == nil && sec >= 0 && sec < 1e11 {
-		p.At = time.Unix(0, int64(sec*1e9)).UTC().Truncate(time.Microsecond)
+	} else if t, ok, err := unixSeconds(ts); ok {
+		if err != nil {
+			return p, err
+		}
+		p.At = t
 	} else {
-		return p, fmt.Errorf("%.40q is not an RFC 3339 time or Unix seconds", ts)
+		return p, fmt.Errorf("%.40q is not an RFC 3339 time or Unix seconds (digits, with an optional .fraction)", ts)
 	}
 	if hasCount {
 		c, err := strconv.Atoi(strings.TrimSpace(countText))
@@ -86,6 +89,47 @@ func parseLine(line string) (Point, error) {
 		p.Count = c
 	}
 	return p, nil
+}
+
+// maxUnixSeconds is the last second RFC 3339 can write, 9999-12-31T23:59:59Z.
+const maxUnixSeconds = 253402300799
+
+// unixSeconds reads Unix seconds written as digits, with an optional
+// fraction as date +%s.%N prints it, kept to the microsecond. ok is false
+// for any other form: a sign, an exponent (1e9, or 1.7672257E+09 from a
+// spreadsheet, which has lost the seconds), hex. A time past year 9999 is
+// an error: it has no RFC 3339 form, and seconds past 2262 overflowed the
+// nanoseconds they were turned into, into 1677 dates.
+func unixSeconds(s string) (t time.Time, ok bool, err error) {
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	if !allDigits(whole) || hasFrac && !allDigits(frac) {
+		return time.Time{}, false, nil
+	}
+	sec, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || sec > maxUnixSeconds {
+		hint := ""
+		if len(whole) >= 13 {
+			hint = " (milliseconds? Unix seconds have 10 digits today)"
+		}
+		return time.Time{}, true, fmt.Errorf("%.40s Unix seconds is after 9999-12-31T23:59:59Z, the last time Beet reads%s", s, hint)
+	}
+	var ns int64
+	for i := range 9 {
+		ns *= 10
+		if i < len(frac) {
+			ns += int64(frac[i] - '0')
+		}
+	}
+	return time.Unix(sec, ns).UTC().Truncate(time.Microsecond), true, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // RunEvents replays a beet's stored events, oldest first, through the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,9 +26,33 @@ func TestParse(t *testing.T) {
 		"2026-01-01T00:00:00Z,-1\n": "line 1: count",
 		"2026-01-02T00:00:00Z\n2026-01-01T00:00:00Z\n": "line 2:",
 		strings.Repeat("9", 2000) + "\n":               "longer than",
+		// Past year 9999, which RFC 3339 cannot write: refused, with the
+		// line, not turned into a 1677 date.
+		"# h\n253402300800\n":    "line 2: 253402300800 Unix seconds is after 9999-12-31T23:59:59Z",
+		"1767225660000\n":        "line 1: 1767225660000 Unix seconds is after 9999-12-31T23:59:59Z, the last time Beet reads (milliseconds?",
+		"99999999999999999999\n": "line 1: 99999999999999999999 Unix seconds is after",
+		"1e9\n":                  `line 1: "1e9" is not an RFC 3339 time or Unix seconds (digits, with an optional .fraction)`,
+		"1.7672256E+09\n":        "line 1: \"1.7672256E+09\" is not",
+		"+1767225660\n":          "line 1: \"+1767225660\" is not",
+		"0x1p30\n":               "line 1: \"0x1p30\" is not",
+		"1767225660.\n":          "line 1: \"1767225660.\" is not",
+		"-1\n":                   "line 1: \"-1\" is not",
 	} {
 		if _, err := backtest.Parse(strings.NewReader(input)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%.30q) = %v, want an error with %q", input, err, want)
+		}
+	}
+	// Unix seconds past 2262 (int64 nanoseconds) are their real date, and
+	// a fraction (date +%s.%N) is kept to the microsecond.
+	for input, want := range map[string]time.Time{
+		"9999999999":           time.Date(2286, 11, 20, 17, 46, 39, 0, time.UTC),
+		"253402300799":         time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		"1767225660.123456789": time.Date(2026, 1, 1, 0, 1, 0, 123456000, time.UTC),
+		"0":                    time.Unix(0, 0).UTC(),
+	} {
+		pts, err := backtest.Parse(strings.NewReader(input + "\n"))
+		if err != nil || len(pts) != 1 || !pts[0].At.Equal(want) {
+			t.Errorf("Parse(%q) = %+v, %v; want %s", input, pts, err, want.Format(time.RFC3339Nano))
 		}
 	}
 }
@@ -174,13 +199,18 @@ func brief(fs []beet.Flip) string {
 
 // FuzzParse: no input panics, and what parses is in time order.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"", "#\n", "2026-01-01T00:00:00Z,2\n1767225660\n", "1,1\n0,1\n", "x,y,z\n", "\xff\n"} {
+	for _, s := range []string{"", "#\n", "2026-01-01T00:00:00Z,2\n1767225660\n", "1,1\n0,1\n", "x,y,z\n", "\xff\n",
+		"9999999999\n", "253402300800\n", "1e9\n", "1767225660.123456789,2\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		pts, err := backtest.Parse(strings.NewReader(s))
 		if err != nil {
 			return
+		}
+		// Whole Unix seconds are read as exactly that second.
+		if sec, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && len(pts) == 1 && pts[0].At.Unix() != sec {
+			t.Fatalf("%q read as %s", s, pts[0].At)
 		}
 		for i := 1; i < len(pts); i++ {
 			if pts[i].At.Before(pts[i-1].At) || pts[i].Count < 0 {

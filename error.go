@@ -7,6 +7,7 @@ package beet
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes are stable strings: the management API returns them to clients
@@ -31,6 +32,9 @@ type Error struct {
 	Code    string
 	Message string
 	Field   string
+	// RetryAfter is how long until a refused request (ERATELIMITED) would
+	// be taken, when known: the API answers it in Retry-After.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -89,6 +93,21 @@ func ErrorField(err error) string {
 		return e.Field
 	}
 	return ""
+}
+
+// RateLimited returns an ERATELIMITED error whose request would be taken
+// after wait.
+func RateLimited(wait time.Duration, format string, args ...any) *Error {
+	return &Error{Code: ERATELIMITED, Message: fmt.Sprintf(format, args...), RetryAfter: wait}
+}
+
+// ErrorRetryAfter returns the wait of the *Error in err's chain, or 0.
+func ErrorRetryAfter(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }
 
 // IsNotFound reports whether err is a not-found domain error.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -308,6 +309,11 @@ func TestChannelTestsAreLimited(t *testing.T) {
 	r := e.do(e.keyA, "POST", path, nil)
 	if code, _ := r.errorCode(t); r.status != 429 || code != "rate_limited" {
 		t.Fatalf("11th test: %d %s, want 429 rate_limited", r.status, r.body)
+	}
+	// It says when the next test is taken: when the first of the ten is
+	// an hour old, a moment from now.
+	if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 3500 || s > 3600 || !strings.Contains(string(r.body), "try again in 1 h") {
+		t.Errorf("11th test: Retry-After %q, %s; want about 3600 s, and the wait in the message", r.header.Get("Retry-After"), r.body)
 	}
 	var log struct{ Deliveries []json.RawMessage }
 	e.do(e.keyA, "GET", fmt.Sprintf("/api/v1/channels/%d/deliveries", c.ID), nil).json(t, &log)

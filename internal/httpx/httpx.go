@@ -16,8 +16,10 @@ import (
 	"net/http"
 	"net/netip"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/beethq/beet"
 )
@@ -91,7 +93,16 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 	if code == beet.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="beet"`)
 	}
+	SetRetryAfter(w.Header(), err)
 	WriteJSON(w, StatusOf(code), ErrorBody{ErrorDetail{Code: code, Message: beet.ErrorMessage(err), Field: beet.ErrorField(err)}})
+}
+
+// SetRetryAfter sets Retry-After to the whole seconds, rounded up, until
+// a rate-limited request would be taken, when err says how long.
+func SetRetryAfter(h http.Header, err error) {
+	if d := beet.ErrorRetryAfter(err); d > 0 && beet.ErrorCode(err) == beet.ERATELIMITED {
+		h.Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
+	}
 }
 
 // unavailableRetry is the Retry-After of a 503: an outage of the database

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
 )
 
 // NotifyOptions connects the service to the delivery side; the app sets it
@@ -163,14 +164,19 @@ func (s *Service) checkTestRate(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	since, n := s.Now().Add(-channelTestWindow), 0
-	for _, d := range recent {
+	now := s.Now()
+	since, n := now.Add(-channelTestWindow), 0
+	for _, d := range recent { // newest first
 		if d.Event == beet.EventTest && d.CreatedAt.After(since) {
 			n++
+			if n == channelTests {
+				// A test is taken again once this one, the 10th newest,
+				// is an hour old.
+				wait := d.CreatedAt.Add(channelTestWindow).Sub(now)
+				return beet.RateLimited(wait, "a channel sends at most %d tests an hour; try again in %s", channelTests,
+					detect.Duration(wait.Truncate(time.Minute)+time.Minute))
+			}
 		}
-	}
-	if n >= channelTests {
-		return beet.Errorf(beet.ERATELIMITED, "a channel sends at most %d tests an hour; try again later", channelTests)
 	}
 	return nil
 }

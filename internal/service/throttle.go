@@ -97,7 +97,7 @@ func (t *throttle) check(now time.Time, email, ip string) error {
 			continue
 		}
 		wait := f.start.Add(loginWindow).Sub(now)
-		return beet.Errorf(beet.ERATELIMITED, "too many failed attempts; try again in %d min", int(wait/time.Minute)+1)
+		return beet.RateLimited(wait, "too many failed attempts; try again in %d min", int(wait/time.Minute)+1)
 	}
 	return nil
 }

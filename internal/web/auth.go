@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/httpx"
 )
 
 // authView is the data of the setup, sign-in and sign-up pages.
@@ -101,6 +102,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, p *reqCtx) error
 		status := http.StatusUnauthorized
 		if beet.ErrorCode(err) == beet.ERATELIMITED {
 			status = http.StatusTooManyRequests
+			httpx.SetRetryAfter(w.Header(), err)
 		}
 		h.render(w, r, status, "login", v)
 		return nil

@@ -457,6 +457,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		if status == 0 {
 			status = http.StatusBadRequest
 		}
+		httpx.SetRetryAfter(w.Header(), err)
 		h.renderError(w, r, status, beet.ErrorMessageWithField(err))
 	}
 }

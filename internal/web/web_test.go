@@ -209,6 +209,9 @@ func TestLoginThrottled(t *testing.T) {
 	if !regexp.MustCompile(`try again in 1[45] min`).MatchString(r.body) {
 		t.Errorf("no wait in the message:\n%.600s", r.body)
 	}
+	if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 800 || s > 900 {
+		t.Errorf("Retry-After %q, want the seconds left of the 15 min", r.header.Get("Retry-After"))
+	}
 }
 
 func TestSecureCookieBehindHTTPS(t *testing.T) {

@@ -20,7 +20,12 @@ const (
 // characters, and no control characters but the tabs and line breaks of
 // multi-line text. NUL is refused everywhere: PostgreSQL's text cannot hold
 // it, and SQLite would store what PostgreSQL refuses. A line break in a
-// name would break the subject lines and chat messages it goes into.
+// name would break the subject lines and chat messages it goes into. The
+// bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+// U+2066-U+2069) are refused too: they reorder what follows them, so a
+// name could show as another ("Trojan Source"), in alerts as on pages.
+// Right-to-left text needs none of them; the marks (U+200E, U+200F) are
+// allowed.
 func ValidateText(field, s string, maxLen int, rule TextRule) error {
 	if !utf8.ValidString(s) {
 		return FieldError(field, "must be valid UTF-8")
@@ -40,6 +45,9 @@ func ValidateText(field, s string, maxLen int, rule TextRule) error {
 				return FieldError(field, "must be one line")
 			}
 			return FieldError(field, "must not hold control characters (found U+%04X)", r)
+		}
+		if 0x202a <= r && r <= 0x202e || 0x2066 <= r && r <= 0x2069 {
+			return FieldError(field, "must not hold bidirectional control characters (found U+%04X)", r)
 		}
 	}
 	return nil

@@ -26,6 +26,12 @@ func TestValidateText(t *testing.T) {
 		{"del\x7f", 0, "U+007F"},
 		{"c1\u0085", TextLines, "U+0085"},
 		{"bad\xff", 0, "valid UTF-8"},
+		{"a\u202eb", TextRequired, "must not hold bidirectional control characters (found U+202E)"},
+		{"a\u202ab", TextLines, "U+202A"},
+		{"x\u2066y\u2069", 0, "U+2066"},
+		{"\u2069", 0, "U+2069"},
+		{"שלום \u200fעולם", TextRequired, ""}, // right-to-left text, with a mark
+		{"a\u2065b\u202fc", 0, ""},            // next to the ranges
 		{strings.Repeat("é", 10), 0, ""},
 		{strings.Repeat("é", 11), 0, "11 characters long; at most 10"},
 	}

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"crypto/sha256"
+	"strings"
 	"time"
 
 	"github.com/beethq/beet"
@@ -20,6 +21,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, accountID int64, name string
 // CreateScopedAPIKey is CreateAPIKey for a read-only key when readOnly is
 // set: it can call every GET of the API and nothing that changes state.
 func (s *Service) CreateScopedAPIKey(ctx context.Context, accountID int64, name string, readOnly bool) (*beet.APIKey, string, error) {
+	name = strings.TrimSpace(name)
 	if err := beet.ValidateText("name", name, maxAPIKeyNameLen, 0); err != nil {
 		return nil, "", err
 	}

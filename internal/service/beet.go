@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/beethq/beet"
@@ -94,6 +95,10 @@ func (s *Service) UpdateBeet(ctx context.Context, accountID, id int64, upd beet.
 	b, err := s.Beet(ctx, accountID, id)
 	if err != nil {
 		return nil, err
+	}
+	if upd.Name != nil {
+		name := strings.TrimSpace(*upd.Name)
+		upd.Name = &name
 	}
 	if d := upd.Detection; d != nil && d.Mode == beet.ModeCron && d.Timezone == "" {
 		withZone := *d
@@ -282,7 +287,7 @@ func (s *Service) draftBeet(ctx context.Context, accountID int64, in BeetInput) 
 	now := s.Now()
 	b := &beet.Beet{
 		AccountID:   accountID,
-		Name:        in.Name,
+		Name:        strings.TrimSpace(in.Name), // pasted "  Checkout " is "Checkout"
 		Description: in.Description,
 		Timezone:    in.Timezone,
 		Detection:   beet.Detection{Mode: beet.ModeAuto},

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/beethq/beet"
@@ -38,7 +39,7 @@ type ChannelInput struct {
 // the account from the start (a beet's channels can be narrowed after).
 func (s *Service) CreateChannel(ctx context.Context, accountID int64, in ChannelInput) (*beet.Channel, error) {
 	now := s.Now()
-	c := &beet.Channel{AccountID: accountID, Kind: in.Kind, Name: in.Name, Config: in.Config,
+	c := &beet.Channel{AccountID: accountID, Kind: in.Kind, Name: strings.TrimSpace(in.Name), Config: in.Config,
 		ReminderEvery: in.ReminderEvery, CreatedAt: now, UpdatedAt: now}
 	if err := s.checkChannel(ctx, c); err != nil {
 		return nil, err
@@ -93,6 +94,10 @@ func (s *Service) UpdateChannel(ctx context.Context, accountID, id int64, upd be
 	c, err := s.Channel(ctx, accountID, id)
 	if err != nil {
 		return nil, err
+	}
+	if upd.Name != nil {
+		name := strings.TrimSpace(*upd.Name)
+		upd.Name = &name
 	}
 	next := upd.Apply(*c)
 	if err := s.checkChannel(ctx, &next); err != nil {

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -51,5 +52,37 @@ func TestNamesTrimmedAndBidiRefused(t *testing.T) {
 				t.Errorf("%s %s with name %q: %d %s, want 422 on name", call.method, call.path, name, r.status, r.body)
 			}
 		}
+	}
+}
+
+// TestKeysInTheirCase: a key in another case than the document's is an
+// unknown field, as any other, at its path and with the right name;
+// encoding/json alone takes {"NAME": …} for "name" and creates the beet.
+func TestKeysInTheirCase(t *testing.T) {
+	e := newEnv(t)
+	for _, c := range []struct {
+		method, path string
+		body         map[string]any
+		field, want  string
+	}{
+		{"POST", "/api/v1/beets", map[string]any{"NAME": "x"}, "NAME", "name"},
+		{"POST", "/api/v1/beets", map[string]any{"name": "x", "Detection": map[string]any{"mode": "auto"}}, "Detection", "detection"},
+		{"POST", "/api/v1/beets", map[string]any{"name": "x", "detection": map[string]any{"mode": "period", "Period_Seconds": 3600}}, "detection.Period_Seconds", "period_seconds"},
+		{"POST", "/api/v1/channels", map[string]any{"kind": "webhook", "name": "x", "config": map[string]any{"URL": "https://hooks.example.com/x"}}, "config.URL", "url"},
+	} {
+		r := e.do(e.keyA, c.method, c.path, c.body)
+		if code, field := r.errorCode(t); r.status != 400 || code != "invalid" || field != c.field ||
+			!strings.Contains(string(r.body), "unknown field "+c.field+" (did you mean "+c.want+"?)") {
+			t.Errorf("%s %s %v: %d %s, want 400 invalid on %s", c.method, c.path, c.body, r.status, r.body, c.field)
+		}
+	}
+	var list struct{ Beets []json.RawMessage }
+	e.do(e.keyA, "GET", "/api/v1/beets", nil).json(t, &list)
+	if len(list.Beets) != 0 {
+		t.Errorf("%d beets created from bodies in the wrong case", len(list.Beets))
+	}
+	// The documented case still works.
+	if r := e.do(e.keyA, "POST", "/api/v1/beets", map[string]any{"name": "x", "detection": map[string]any{"mode": "period", "period_seconds": 3600}}); r.status != 201 {
+		t.Errorf("a body in the documented case: %d %s", r.status, r.body)
 	}
 }

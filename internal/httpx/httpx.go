@@ -120,8 +120,11 @@ func unreachable(err error) bool {
 }
 
 // DecodeJSON reads r's body into dst strictly: JSON content type, at most
-// MaxJSONBody bytes, one object, no unknown fields. Its errors are domain
-// errors that name the problem (and the field, where there is one).
+// MaxJSONBody bytes, one object, no unknown fields, and keys in their
+// documented case ({"NAME": …} is an unknown field, as any other: encoding/
+// json would take it for "name", and the Go 1.26 and 1.27 versions of its
+// Decoder cannot be told not to). Its errors are domain errors that name
+// the problem (and the field, where there is one).
 func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -147,7 +150,59 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if dec.More() {
 		return beet.Errorf(beet.EINVALID, "the body holds more than one JSON value")
 	}
+	var v any
+	if json.Unmarshal(body, &v) == nil {
+		if path, want, ok := wrongCase(v, reflect.TypeOf(dst), ""); ok {
+			return &beet.Error{Code: beet.EINVALID, Field: path, Message: "unknown field " + path + " (did you mean " + want + "?)"}
+		}
+	}
 	return nil
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// wrongCase finds, in the decoded body v of a value of type t, a key that
+// names a field only in another case, and returns its path and the
+// field's own name. A type that decodes itself is not walked.
+func wrongCase(v any, t reflect.Type, path string) (at, want string, ok bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return "", "", false
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return "", "", false
+		}
+		for key, sub := range v {
+			if f, ok := fieldOf(t, key, true); ok {
+				if at, want, ok := wrongCase(sub, f.Type, join(path, key)); ok {
+					return at, want, true
+				}
+			} else if f, ok := fieldOf(t, key, false); ok {
+				return join(path, key), jsonName(f), true
+			}
+		}
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for i, sub := range v {
+				if at, want, ok := wrongCase(sub, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); ok {
+					return at, want, true
+				}
+			}
+		}
+	}
+	return "", "", false
+}
+
+// jsonName is the key encoding/json writes for the field.
+func jsonName(f reflect.StructField) string {
+	if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" {
+		return tag
+	}
+	return f.Name
 }
 
 func decodeError(err error, body []byte, dst any) error {
@@ -228,7 +283,10 @@ func unknownIn(v any, t reflect.Type, path, name string) (string, bool) {
 // jsonField finds the field of struct type t that encoding/json decodes
 // key into: by its json tag or name, case-insensitively, embedded
 // structs' fields included.
-func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
+func jsonField(t reflect.Type, key string) (reflect.StructField, bool) { return fieldOf(t, key, false) }
+
+// fieldOf is jsonField, matching key exactly when exact is set.
+func fieldOf(t reflect.Type, key string, exact bool) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -241,7 +299,7 @@ func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				if ef, ok := jsonField(et, key); ok {
+				if ef, ok := fieldOf(et, key, exact); ok {
 					return ef, true
 				}
 			}
@@ -253,7 +311,7 @@ func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
 		if tag == "" {
 			tag = f.Name
 		}
-		if strings.EqualFold(tag, key) {
+		if tag == key || !exact && strings.EqualFold(tag, key) {
 			return f, true
 		}
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/sqlstore"
 )
 
 func main() {
@@ -280,11 +281,17 @@ func (c *cli) withBackend(cfg config.Config, fn func(b *app.Backend) error) erro
 }
 
 // sqliteMissing returns the absolute path of the SQLite file the URL
-// names when that file does not exist, or "".
+// names when that file does not exist, or "". A URL the store would refuse
+// (a query string: sqlite:///beet.db?mode=ro) is refused first, in the
+// words migrate and serve use, not taken for a file whose name ends in
+// "?mode=ro".
 func sqliteMissing(databaseURL string) (string, error) {
 	rest, ok := strings.CutPrefix(databaseURL, "sqlite:")
 	if !ok {
 		return "", nil
+	}
+	if err := sqlstore.CheckURL(databaseURL); err != nil {
+		return "", fmt.Errorf("open database: open sqlite: %w", err)
 	}
 	abs, err := filepath.Abs(strings.TrimPrefix(rest, "//"))
 	if err != nil {

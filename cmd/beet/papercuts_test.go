@@ -74,6 +74,18 @@ func TestMissingDatabaseNotCreated(t *testing.T) {
 		t.Errorf("a second migrate says it created the file: %v", m)
 	}
 	e.mustRun(nil, "accounts", "list")
+
+	// The file exists, but the URL has a query string: every command
+	// refuses it as migrate does, saying why, not that the file (with
+	// "?mode=ro" in its name) is missing.
+	e.dbURL = "sqlite://data/beet.db?mode=ro"
+	for _, args := range [][]string{{"accounts", "list"}, {"cleanup", "--dry-run"}, {"migrate"}} {
+		code, out, errOut := e.run(args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, `query parameters are not supported`) || strings.Contains(errOut, "no database at") ||
+			strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%s with ?mode=ro: exit %d, stdout %q, stderr %q; want 1 and one line saying query parameters are not supported", strings.Join(args, " "), code, out, errOut)
+		}
+	}
 }
 
 // A database file that cannot be used gives one line that names the file

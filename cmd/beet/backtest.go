@@ -6,6 +6,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/backtest"
+	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/schedule"
 )
 
@@ -53,7 +54,7 @@ func backtestCmd(c *cli, args []string) error {
 		d.Cron, d.Timezone, d.GraceSeconds = *cron, *tz, int64(grace.Seconds())
 	}
 	if err := d.Validate(); err != nil {
-		return usagef("%s", beet.ErrorMessageWithField(err))
+		return detectionFlagError(err, *mode, *cron, *period, *grace)
 	}
 	// The beet's own zone, as a live beet has one: auto mode learns its
 	// rhythm by the hours and days of this zone.
@@ -98,4 +99,28 @@ func backtestCmd(c *cli, args []string) error {
 		}
 	}
 	return nil
+}
+
+// detectionFlagError words what Detection.Validate refused in this
+// command's flags: the API's field names (detection.period_seconds) and
+// its seconds mean nothing on a command line that takes --period 1h.
+func detectionFlagError(err error, mode, cron string, period, grace time.Duration) error {
+	switch beet.ErrorField(err) {
+	case "detection.period_seconds":
+		if period == 0 {
+			return usagef("--period is required in period mode: from %s to %s, such as --period 1h",
+				detect.Duration(beet.MinPeriod), detect.Duration(beet.MaxPeriod))
+		}
+		return usagef("--period %s: must be from %s to %s", period, detect.Duration(beet.MinPeriod), detect.Duration(beet.MaxPeriod))
+	case "detection.grace_seconds":
+		return usagef("--grace %s: must be from 0 to %s", grace, detect.Duration(beet.MaxGrace))
+	case "detection.cron":
+		if cron == "" {
+			return usagef("--cron is required in cron mode, such as --cron \"0 2 * * *\"")
+		}
+		return usagef("--cron: %s", beet.ErrorMessage(err))
+	case "detection.mode":
+		return usagef("--mode %q: want auto, period or cron", mode)
+	}
+	return usagef("%s", beet.ErrorMessageWithField(err))
 }

@@ -419,6 +419,20 @@ func TestBacktestCommand(t *testing.T) {
 	if code, _, _ := e.run("backtest", "--cron", "0 25 * * *"); code != 2 {
 		t.Fatalf("a bad cron: exit %d, want 2", code)
 	}
+	// A detection setting refused names the flag, in durations, not the
+	// API's field in seconds.
+	for _, c := range []struct{ args, want []string }{
+		{[]string{"--mode", "period"}, []string{"--period is required in period mode: from 1 min to 365 days, such as --period 1h"}},
+		{[]string{"--period", "10s"}, []string{"--period 10s: must be from 1 min to 365 days"}},
+		{[]string{"--period", "1h", "--grace", "-5m"}, []string{"--grace -5m0s: must be from 0 to 365 days"}},
+		{[]string{"--mode", "cron"}, []string{"--cron is required in cron mode"}},
+		{[]string{"--mode", "hourly"}, []string{`--mode "hourly": want auto, period or cron`}},
+	} {
+		code, _, errOut := e.run(append([]string{"backtest"}, c.args...)...)
+		if code != 2 || strings.Contains(errOut, "detection.") || strings.Contains(errOut, "_seconds") || !strings.Contains(errOut, c.want[0]) {
+			t.Errorf("backtest %s: exit %d, stderr %q; want 2 and %q", strings.Join(c.args, " "), code, errOut, c.want[0])
+		}
+	}
 	e.input = "2026-06-01T10:00:00Z\n2026-06-01T11:00:00Z\n"
 	for _, args := range [][]string{
 		{"--mode", "auto", "--period", "1h"}, // the API refuses the same

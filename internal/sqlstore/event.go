@@ -278,12 +278,14 @@ func (db *DB) lockBeets(ctx context.Context, tx *sql.Tx, w eventWrites, ids []in
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if again := db.misprobed(toks, tokenIndex(beets)); len(again) > 0 {
+	byToken = tokenIndex(beets)
+	if again := db.misprobed(toks, byToken); len(again) > 0 {
 		if err := readTokens(again); err != nil {
 			return nil, nil, nil, err
 		}
+		byToken = tokenIndex(beets)
 	}
-	return beets, tokenIndex(beets), versions, nil
+	return beets, byToken, versions, nil
 }
 
 // maxChangesRead bounds the beet_changes rows a commit reads.

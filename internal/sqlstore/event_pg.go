@@ -336,15 +336,18 @@ func (db *DB) addEventsPGLocked(ctx context.Context, conn *sql.Conn, open *bool,
 			return db.scanLocked(br, beets, versions)
 		})
 	}
-	err = lock(probeIDs, probeToks)
-	if again := db.misprobed(toks, tokenIndex(beets)); err == nil && len(again) > 0 {
-		err = lock(nil, again)
-	}
-	if err != nil {
+	if err = lock(probeIDs, probeToks); err != nil {
 		return nil, nil, err
 	}
+	byToken := tokenIndex(beets)
+	if again := db.misprobed(toks, byToken); len(again) > 0 {
+		if err = lock(nil, again); err != nil {
+			return nil, nil, err
+		}
+		byToken = tokenIndex(beets)
+	}
 
-	touched, flips := applyEvents(events, beets, tokenIndex(beets), observe)
+	touched, flips := applyEvents(events, beets, byToken, observe)
 	for i := range flips {
 		if err := insertFlip(ctx, conn, &flips[i]); err != nil {
 			return nil, nil, fmt.Errorf("beet %d: %w", flips[i].BeetID, err)

@@ -152,7 +152,7 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	}
 	var v any
 	if json.Unmarshal(body, &v) == nil {
-		if path, want, ok := wrongCase(v, reflect.TypeOf(dst), ""); ok {
+		if path, want, ok := wrongCase(v, reflect.TypeOf(dst)); ok {
 			return &beet.Error{Code: beet.EINVALID, Field: path, Message: "unknown field " + path + " (did you mean " + want + "?)"}
 		}
 	}
@@ -163,8 +163,24 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 // wrongCase finds, in the decoded body v of a value of type t, a key that
 // names a field only in another case, and returns its path and the
-// field's own name. A type that decodes itself is not walked.
-func wrongCase(v any, t reflect.Type, path string) (at, want string, ok bool) {
+// field's own name.
+func wrongCase(v any, t reflect.Type) (at, want string, ok bool) {
+	return findKey(v, t, "", func(t reflect.Type, key string) (reflect.Type, string, bool) {
+		if f, ok := fieldOf(t, key, true); ok {
+			return f.Type, "", false
+		}
+		if f, ok := fieldOf(t, key, false); ok {
+			return nil, jsonName(f), true
+		}
+		return nil, "", false
+	})
+}
+
+// findKey walks the objects of the decoded body v along type t's fields
+// and returns the path of the first key that look finds, with what look
+// says of it; look gives, for every other key, the type of the field to
+// walk into (nil: none). A type that decodes itself is not walked.
+func findKey(v any, t reflect.Type, path string, look func(t reflect.Type, key string) (next reflect.Type, said string, found bool)) (string, string, bool) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -174,22 +190,24 @@ func wrongCase(v any, t reflect.Type, path string) (at, want string, ok bool) {
 	switch v := v.(type) {
 	case map[string]any:
 		if t.Kind() != reflect.Struct {
-			return "", "", false
+			return "", "", false // a map takes any key
 		}
 		for key, sub := range v {
-			if f, ok := fieldOf(t, key, true); ok {
-				if at, want, ok := wrongCase(sub, f.Type, join(path, key)); ok {
-					return at, want, true
+			next, said, found := look(t, key)
+			if found {
+				return join(path, key), said, true
+			}
+			if next != nil {
+				if p, said, ok := findKey(sub, next, join(path, key), look); ok {
+					return p, said, true
 				}
-			} else if f, ok := fieldOf(t, key, false); ok {
-				return join(path, key), jsonName(f), true
 			}
 		}
 	case []any:
 		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 			for i, sub := range v {
-				if at, want, ok := wrongCase(sub, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); ok {
-					return at, want, true
+				if p, said, ok := findKey(sub, t.Elem(), fmt.Sprintf("%s[%d]", path, i), look); ok {
+					return p, said, true
 				}
 			}
 		}
@@ -248,36 +266,13 @@ func unknownFieldPath(body []byte, t reflect.Type, name string) string {
 }
 
 func unknownIn(v any, t reflect.Type, path, name string) (string, bool) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		if t.Kind() != reflect.Struct {
-			return "", false // a map takes any key
+	p, _, ok := findKey(v, t, path, func(t reflect.Type, key string) (reflect.Type, string, bool) {
+		if f, ok := jsonField(t, key); ok {
+			return f.Type, "", false
 		}
-		for key, sub := range v {
-			f, ok := jsonField(t, key)
-			if !ok {
-				if key == name {
-					return join(path, key), true
-				}
-				continue
-			}
-			if p, ok := unknownIn(sub, f.Type, join(path, key), name); ok {
-				return p, true
-			}
-		}
-	case []any:
-		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			for i, sub := range v {
-				if p, ok := unknownIn(sub, t.Elem(), fmt.Sprintf("%s[%d]", path, i), name); ok {
-					return p, true
-				}
-			}
-		}
-	}
-	return "", false
+		return nil, "", key == name
+	})
+	return p, ok
 }
 
 // jsonField finds the field of struct type t that encoding/json decodes

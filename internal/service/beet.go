@@ -126,8 +126,8 @@ func (s *Service) UpdateBeet(ctx context.Context, accountID, id int64, upd beet.
 			if err != nil {
 				return nil, err
 			}
-			for _, f := range flips {
-				s.log.Info("beet flipped", "beet_id", b.ID, "from", f.From, "to", f.To, "kind", f.Kind, "reason", f.Reason)
+			for i := range flips {
+				s.logFlip(&flips[i])
 			}
 			return flips, nil
 		}

@@ -25,10 +25,15 @@ func (s *Service) ObserveEvents(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
 		s.log.Error("detection could not follow events", "beet_id", b.ID, "err", err)
 		return nil
 	}
-	for _, f := range flips {
-		s.log.Info("beet flipped", "beet_id", b.ID, "from", f.From, "to", f.To, "kind", f.Kind, "reason", f.Reason)
+	for i := range flips {
+		s.logFlip(&flips[i])
 	}
 	return flips
+}
+
+// logFlip writes a state change the detector decided to the operator's log.
+func (s *Service) logFlip(f *beet.Flip) {
+	s.log.Info("beet flipped", "beet_id", f.BeetID, "from", f.From, "to", f.To, "kind", f.Kind, "reason", f.Reason)
 }
 
 // The global guard. Normally a silence is rare (the detector aims at
@@ -100,7 +105,7 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 	for _, c := range changes {
 		if c.Applied && c.Flip != nil {
 			flipped++
-			s.log.Info("beet flipped", "beet_id", c.BeetID, "from", c.Flip.From, "to", c.Flip.To, "kind", c.Flip.Kind, "reason", c.Flip.Reason)
+			s.logFlip(c.Flip)
 		}
 	}
 	return flipped, len(due), nil

@@ -193,8 +193,9 @@ func setCommonHeaders(hd http.Header) {
 // writeGIF answers with the GIF. Its length is not set in the header map
 // when the body is written: net/http sets Content-Length itself for a body
 // written whole before the handler returns (the GIF is, 43 bytes in its
-// buffer), without a map entry to clone, sort and write. HEAD, which
-// writes no body, gets it from the map.
+// buffer), without a map entry to clone, sort and write; for a HEAD it
+// drops the body and still sets that length. A HEAD answered without a
+// body written gets the length from the map.
 func writeGIF(w http.ResponseWriter, status int, body bool) {
 	hd := w.Header()
 	hd["Content-Type"] = hGIF
@@ -216,6 +217,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setCommonHeaders(w.Header())
 	switch r.Method {
 	case http.MethodGet, http.MethodPost:
+	case http.MethodHead:
+		// Healthchecks counts a HEAD on ping/<uuid> as a ping (its docs,
+		// curl -I, wget --spider, its Go snippet's client.Head); under
+		// /api/v1/beet/ the contract keeps HEAD for link checkers.
+		if !strings.HasPrefix(r.URL.Path, PingPrefix) {
+			h.otherMethod(w, r)
+			return
+		}
 	default:
 		h.otherMethod(w, r)
 		return
@@ -252,7 +261,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ua := r.UserAgent()
-	if r.Method == http.MethodGet {
+	if r.Method != http.MethodPost {
 		if bot := previewBotOf(ua); bot != "" && h.ignoreBot(r.Context(), w, token, addr, bot, ua, now) {
 			return
 		}
@@ -328,7 +337,7 @@ func (h *Handler) otherMethod(w http.ResponseWriter, r *http.Request) {
 	case http.MethodOptions:
 		w.Header()["Access-Control-Max-Age"] = hMaxAge
 		w.WriteHeader(http.StatusNoContent)
-	case http.MethodHead: // link checkers: answer like a GET, record nothing
+	case http.MethodHead: // link checkers under /api/v1/beet/: answer like a GET, record nothing
 		writeGIF(w, http.StatusOK, false)
 	default:
 		w.Header()["Allow"] = hMethods

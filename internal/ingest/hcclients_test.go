@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,7 +230,7 @@ func TestHealthchecksShellClients(t *testing.T) {
 
 // TestPingPathSameAsAPIPath: every signal under /ping/{token} answers and
 // records exactly as under /api/v1/beet/{token}, and the two share one
-// rate limit.
+// rate limit. (HEAD differs: TestHeadOnPingPathRecords.)
 func TestPingPathSameAsAPIPath(t *testing.T) {
 	r := newRig(t, "sqlite", nil)
 	api, ping := r.newBeet(false), r.newBeet(false)
@@ -240,7 +241,7 @@ func TestPingPathSameAsAPIPath(t *testing.T) {
 		expectGIF(t, "api"+suffix, a, 200)
 		expectGIF(t, "ping"+suffix, p, 200)
 	}
-	for _, m := range []string{"HEAD", "OPTIONS", "PUT"} {
+	for _, m := range []string{"OPTIONS", "PUT"} {
 		a, p := r.send(m, ingest.Prefix+api.Token, "", "", "curl/8"), r.send(m, ingest.PingPrefix+ping.Token, "", "", "curl/8")
 		if a.status != p.status || len(a.body) != len(p.body) || a.header.Get("Allow") != p.header.Get("Allow") {
 			t.Errorf("%s: /api/v1/beet answers %d (%d bytes), /ping %d (%d bytes)", m, a.status, len(a.body), p.status, len(p.body))
@@ -305,5 +306,52 @@ func TestImportedUUIDRecordedAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.clock.Advance(time.Second)
+	}
+}
+
+// TestHeadOnPingPathRecords: Healthchecks counts a HEAD on ping/<uuid> as
+// a ping (`curl -I`, `wget --spider`, its Go snippet's client.Head), so a
+// HEAD under /ping/ records like a GET, signals included; under
+// /api/v1/beet/ a HEAD records nothing, as the contract says. Both answer
+// the GIF's headers without a body.
+func TestHeadOnPingPathRecords(t *testing.T) {
+	r := newRig(t, "sqlite", nil)
+	api, ping := r.newBeet(false), r.newBeet(false)
+	for _, suffix := range []string{"", "/start", "/0", "/fail"} {
+		r.clock.Advance(time.Second)
+		a := r.send("HEAD", ingest.Prefix+api.Token+suffix, "", "", "curl/8.5.0")
+		p := r.send("HEAD", ingest.PingPrefix+ping.Token+suffix, "", "", "Wget/1.21.3")
+		for name, res := range map[string]result{"api": a, "ping": p} {
+			if res.status != 200 || len(res.body) != 0 || res.header.Get("Content-Length") != "43" || res.header.Get("Content-Type") != "image/gif" {
+				t.Errorf("%s HEAD%s: %d, %d bytes, Content-Length %q, Content-Type %q; want 200, no body, 43, image/gif",
+					name, suffix, res.status, len(res.body), res.header.Get("Content-Length"), res.header.Get("Content-Type"))
+			}
+			checkHeaders(t, name+" HEAD"+suffix, res, false)
+		}
+	}
+	if evs := r.events(api); len(evs) != 0 {
+		t.Errorf("HEAD under /api/v1/beet/ recorded %d events; want none", len(evs))
+	}
+	evs := r.events(ping)
+	if len(evs) != 4 {
+		t.Fatalf("HEAD under /ping/ recorded %d events; want 4 (ping, start, /0, fail)", len(evs))
+	}
+	var kinds []string
+	for _, e := range evs {
+		if e.Method != "HEAD" {
+			t.Errorf("event method %q; want HEAD", e.Method)
+		}
+		kinds = append(kinds, string(e.Kind))
+	}
+	slices.Sort(kinds)
+	if got := strings.Join(kinds, ","); got != "fail,ping,ping,start" {
+		t.Errorf("kinds %s; want fail,ping,ping,start", got)
+	}
+
+	// A link previewer's HEAD is still no ping.
+	r.clock.Advance(time.Second)
+	r.send("HEAD", ingest.PingPrefix+ping.Token, "", "", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)")
+	if n := len(r.events(ping)); n != 4 {
+		t.Errorf("a Slackbot HEAD under /ping/ recorded: %d events; want 4", n)
 	}
 }

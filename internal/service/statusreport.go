@@ -194,6 +194,19 @@ func (s *Service) PublicStatus(ctx context.Context, slug string) (*StatusReport,
 	return call.r, call.err
 }
 
+// cutOne drops the last beet by name that is not in trouble (the store
+// keeps those first when it cuts), or the last one if all are.
+func cutOne(bs []*beet.StatusPageBeet) []*beet.StatusPageBeet {
+	drop := len(bs) - 1
+	for i := drop; i >= 0; i-- {
+		if bs[i].Status != beet.StatusDown && bs[i].Status != beet.StatusAnomalous {
+			drop = i
+			break
+		}
+	}
+	return slices.Delete(bs, drop, drop+1)
+}
+
 func (s *Service) buildReport(ctx context.Context, slug string, now time.Time) (*StatusReport, error) {
 	p, err := s.store.FindStatusPageBySlug(ctx, slug)
 	if err != nil {
@@ -211,8 +224,8 @@ func (s *Service) buildReport(ctx context.Context, slug string, now time.Time) (
 	}
 	r := &StatusReport{Slug: p.Slug, Title: p.Title, Description: p.Description, Zone: loc.String(), BuiltAt: now,
 		Sections: []StatusSection{}, Maintenance: []PublicWindow{}, Notices: []PublicNotice{}, Counts: map[beet.Status]int{}}
-	if len(bs) > beet.MaxStatusPageBeets {
-		r.Truncated, bs = true, bs[:beet.MaxStatusPageBeets] // how many more is not counted: that is not cheap
+	if len(bs) > beet.MaxStatusPageBeets { // how many more is not counted: that is not cheap
+		r.Truncated, bs = true, cutOne(bs)
 	}
 
 	// Days: the last StatusHistoryDays calendar days in the account's zone,

@@ -238,14 +238,16 @@ func scanStatusNotice(s scanner) (*beet.StatusNotice, error) {
 
 // FindStatusPageBeets returns the account's beets that carry one of tags
 // or are in ids, by name, with their tags: one query for the beets (the
-// beet_tags index serves the tag match) and one for their tags.
+// beet_tags index serves the tag match) and one for their tags. Past the
+// limit, the down and anomalous beets are kept before the rest, so a page
+// cut at its limit still shows every beet in trouble.
 func (db *DB) FindStatusPageBeets(ctx context.Context, accountID int64, tags []string, ids []int64, limit int) ([]*beet.StatusPageBeet, error) {
 	out := []*beet.StatusPageBeet{}
 	if len(tags) == 0 && len(ids) == 0 {
 		return out, nil
 	}
-	if limit <= 0 || limit > beet.MaxStatusPageBeets {
-		limit = beet.MaxStatusPageBeets
+	if limit <= 0 || limit > beet.MaxStatusPageBeets+1 { // one more tells the page it was cut
+		limit = beet.MaxStatusPageBeets + 1
 	}
 	args := []any{accountID}
 	var match []string
@@ -260,8 +262,12 @@ func (db *DB) FindStatusPageBeets(ctx context.Context, accountID int64, tags []s
 		match = append(match, "EXISTS (SELECT 1 FROM beet_tags t WHERE t.beet_id = beets.id AND t.tag IN ("+marks(&args, ts)+"))")
 	}
 	args = append(args, limit)
-	rows, err := db.read.QueryContext(ctx, `SELECT id, name, status, status_since, created_at FROM beets
-		WHERE account_id = $1 AND (`+strings.Join(match, " OR ")+`) ORDER BY `+db.d.lowerName()+`, id LIMIT $`+strconv.Itoa(len(args)), args...)
+	byName := db.d.lowerName() + ", id"
+	rows, err := db.read.QueryContext(ctx, `SELECT id, name, status, status_since, created_at FROM (
+		SELECT id, name, status, status_since, created_at FROM beets
+		WHERE account_id = $1 AND (`+strings.Join(match, " OR ")+`)
+		ORDER BY CASE WHEN status IN ('`+string(beet.StatusDown)+`', '`+string(beet.StatusAnomalous)+`') THEN 0 ELSE 1 END, `+byName+`
+		LIMIT $`+strconv.Itoa(len(args))+`) AS shown ORDER BY `+byName, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find status page beets: %w", err)
 	}

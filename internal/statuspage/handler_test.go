@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -411,5 +412,70 @@ func TestPublicUnderBasePath(t *testing.T) {
 	}
 	if _, feed := get(t, srv.URL+"/status/acme.rss"); !strings.Contains(feed, "<link>https://example.test/beet/status/acme</link>") {
 		t.Errorf("the feed's link lacks the base path:\n%s", feed)
+	}
+}
+
+// TestPublicPageCutAtLimit: a page whose tags match more beets than it
+// shows says it was cut, and a beet in trouble past the cut by name is
+// shown all the same, and sets the banner: a down beet is never hidden
+// under "All systems operational".
+func TestPublicPageCutAtLimit(t *testing.T) {
+	ctx := t.Context()
+	db := testdb.New(t, "sqlite")
+	now := time.Date(2026, 11, 20, 14, 30, 0, 0, time.UTC)
+	c := &clock{t: now.AddDate(0, 0, -2)}
+	svc := service.New(db, service.Options{Now: c.now, PasswordParams: cheapHash})
+	a, _, err := svc.CreateAccount(ctx, "a@example.com", "password-a", beet.PlanPro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last *beet.Beet
+	for i := range beet.MaxStatusPageBeets + 1 {
+		if last, err = svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: fmt.Sprintf("job %04d", i)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.SetBeetTags(ctx, a.ID, last.ID, "prod"); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetBeetStatus(ctx, &beet.Flip{BeetID: last.ID, At: c.now(), From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst, Reason: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.SetBeetStatus(ctx, &beet.Flip{BeetID: last.ID, At: now.Add(-time.Hour), From: beet.StatusUp, To: beet.StatusDown, Kind: beet.FlipSilence, Reason: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	c.set(now)
+	if err := svc.CreateStatusPage(ctx, a.ID, &beet.StatusPage{Slug: "big", Title: "Big", Tags: []string{"prod"}}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := statuspage.New(svc, nil, "https://status.example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	h.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	_, body := get(t, srv.URL+"/status/big.json")
+	var r struct {
+		reportJSON
+		Truncated bool `json:"truncated"`
+	}
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	shown := r.Sections[0].Beets
+	if !r.Truncated || len(shown) != beet.MaxStatusPageBeets {
+		t.Fatalf("truncated %v with %d beets shown; want true with %d", r.Truncated, len(shown), beet.MaxStatusPageBeets)
+	}
+	if r.Status != "partial_outage" || shown[len(shown)-1].Name != last.Name || shown[len(shown)-1].Status != "down" {
+		t.Fatalf("status %q, last shown %q %s; want partial_outage and %q down", r.Status, shown[len(shown)-1].Name, shown[len(shown)-1].Status, last.Name)
+	}
+	if shown[0].Name != "job 0000" || shown[len(shown)-2].Name != "job 0998" {
+		t.Errorf("shown from %q to %q before the down beet; want job 0000 to job 0998: by name, the down one kept", shown[0].Name, shown[len(shown)-2].Name)
+	}
+	if _, page := get(t, srv.URL+"/status/big"); !strings.Contains(page, "More beets match than this page shows: it shows 1000") {
+		t.Errorf("the HTML page does not say it was cut")
 	}
 }

@@ -152,9 +152,34 @@ func testStatusPageBeets(t *testing.T, s beet.Store) {
 	if fmt.Sprint(got[1].Tags) != "[db prod]" || got[1].ID != db.ID || got[1].Status != beet.StatusNew {
 		t.Fatalf("db = %+v", got[1])
 	}
-	if got, _ := s.FindStatusPageBeets(ctx, a.ID, []string{"prod"}, nil, 1); len(got) != 1 {
-		t.Fatalf("limit 1 gave %d", len(got))
+	if got, _ := s.FindStatusPageBeets(ctx, a.ID, []string{"prod"}, nil, 1); len(got) != 1 || got[0].ID != db.ID {
+		t.Fatalf("limit 1 gave %d beets; want db, the first by name", len(got))
 	}
+	// Past the limit the beets in trouble come first, still by name.
+	byLimit := func(limit int) string {
+		got, err := s.FindStatusPageBeets(ctx, a.ID, []string{"prod"}, []int64{byID.ID}, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, b := range got {
+			names = append(names, b.Name)
+		}
+		return fmt.Sprint(names)
+	}
+	flip(t, s, web.ID, t0.Add(time.Minute), beet.StatusNew, beet.StatusDown, beet.FlipSilence)
+	if got := byLimit(1); got != "[Web]" {
+		t.Fatalf("limit 1 with Web down gave %s; want [Web]: a beet in trouble is never cut first", got)
+	}
+	flip(t, s, byID.ID, t0.Add(time.Minute), beet.StatusNew, beet.StatusAnomalous, beet.FlipSurge)
+	if got := byLimit(2); got != "[Cron Web]" {
+		t.Fatalf("limit 2 with Web down and Cron anomalous gave %s; want [Cron Web], by name", got)
+	}
+	if got := byLimit(0); got != "[Cron db Web]" {
+		t.Fatalf("no limit gave %s; want all three by name", got)
+	}
+	flip(t, s, web.ID, t0.Add(30*time.Minute), beet.StatusDown, beet.StatusNew, beet.FlipRecovery)
+	flip(t, s, byID.ID, t0.Add(30*time.Minute), beet.StatusAnomalous, beet.StatusNew, beet.FlipRecovery)
 
 	flip(t, s, web.ID, t0.Add(time.Hour), beet.StatusNew, beet.StatusUp, beet.FlipFirst)
 	flip(t, s, web.ID, t0.Add(2*time.Hour), beet.StatusUp, beet.StatusDown, beet.FlipSilence)

@@ -36,8 +36,10 @@ type parsedBody struct {
 //     output, and the whole body is the message;
 //   - anything else (a job's output from runitor or curl --data-raw) is the
 //     event's message, and no problem, unless the request declared JSON
-//     (Content-Type application/json or +json): then a value was meant and
-//     is lost, which is worth noting;
+//     (Content-Type application/json or +json) and the body looks like
+//     JSON: then a value was meant and is lost, which is worth noting.
+//     Plain text sent as JSON is a client's habit (py-healthchecks.io
+//     sends its log text so), not a lost value;
 //   - a body over MaxBody was cut to it by the reader (cut is true): its
 //     text is the message, without a value.
 func parseBody(body []byte, cut, declaredJSON bool) parsedBody {
@@ -58,7 +60,7 @@ func parseBody(body []byte, cut, declaredJSON bool) parsedBody {
 	}
 	if body[0] != '{' || !json.Valid(body) {
 		pb := parsedBody{message: cleanMessage(body)}
-		if declaredJSON {
+		if declaredJSON && looksLikeJSON(body) {
 			pb.problem, pb.detail = beet.ProblemBadBody, "body sent as JSON is not a JSON object; it is the message, without a value"
 		}
 		return pb
@@ -146,4 +148,14 @@ func cleanMessage[T string | []byte](text T) string {
 		s = s[:n]
 	}
 	return strings.TrimSpace(s)
+}
+
+// looksLikeJSON: the body is JSON, or starts as JSON would (an object,
+// an array or a string cut or broken).
+func looksLikeJSON(body []byte) bool {
+	switch body[0] {
+	case '{', '[', '"':
+		return true
+	}
+	return json.Valid(body)
 }

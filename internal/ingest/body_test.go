@@ -63,13 +63,16 @@ func TestParseBody(t *testing.T) {
 		{`{"value": {"a":1}}`, false, true, nil, "", beet.ProblemBadValue},
 		{`{"value": 1e400}`, false, true, nil, "", beet.ProblemBadValue},
 		{`{"value": -1e400}`, false, true, nil, "", beet.ProblemBadValue},
-		// Text is the message; a problem only when JSON was declared.
+		// Text is the message; a problem only when JSON was declared and the body looks like it.
 		{"backup done: 3 files\n", false, false, nil, "backup done: 3 files", ""},
 		{`[1,2]`, false, false, nil, "[1,2]", ""},
 		{`[1,2]`, false, true, nil, "[1,2]", beet.ProblemBadBody},
 		{`"value"`, false, true, nil, `"value"`, beet.ProblemBadBody},
 		{`{"value": 1`, false, true, nil, `{"value": 1`, beet.ProblemBadBody},
-		{`value=1`, false, true, nil, "value=1", beet.ProblemBadBody},
+		{`12.5`, false, true, nil, "12.5", beet.ProblemBadBody},
+		// Plain text sent as JSON (py-healthchecks.io's log text) is a message, no problem.
+		{`value=1`, false, true, nil, "value=1", ""},
+		{"Backup finished in 3 s\n2 files", false, true, nil, "Backup finished in 3 s\n2 files", ""},
 		{`{"value": 1}{}`, false, true, nil, `{"value": 1}{}`, beet.ProblemBadBody},
 		{"{\"level\":\"info\"}\n{\"level\":\"warn\"}", false, false, nil, "{\"level\":\"info\"}\n{\"level\":\"warn\"}", ""},
 		{"a\x00b\xff", false, false, nil, "ab\uFFFD", ""},

@@ -194,7 +194,9 @@ func TestRunitorReplayed(t *testing.T) {
 // TestHealthchecksShellClients replays the requests Healthchecks' docs
 // give for a crontab line and a systemd service, against {base}/ping/:
 // curl's GETs, --data-raw's form-encoded POST of the output, and the exit
-// status in the path; all are recorded and none is a problem.
+// status in the path (a signal's name for a killed service), and
+// py-healthchecks.io's log text sent as JSON; all are recorded and none
+// is a problem.
 func TestHealthchecksShellClients(t *testing.T) {
 	r := newRig(t, "sqlite", nil)
 	b := r.newUUIDBeet("803f680d-e89b-492b-82ef-2be7b774a92d")
@@ -213,10 +215,26 @@ func TestHealthchecksShellClients(t *testing.T) {
 	r.clock.Advance(42 * time.Second)
 	expectGIF(t, "systemd stop", r.send("GET", ping+"/0", "", "", curl), 200)
 
+	// A service killed by a signal: systemd sets ${EXIT_STATUS} to its name.
+	step()
+	expectGIF(t, "systemd start", r.send("GET", ping+"/start", "", "", curl), 200)
+	r.clock.Advance(5 * time.Second)
+	expectGIF(t, "systemd stop by SIGTERM", r.send("GET", ping+"/TERM", "", "", curl), 200)
+	// py-healthchecks.io posts its log text as Content-Type: application/json.
+	step()
+	expectGIF(t, "python log", r.send("POST", ping, "application/json", "synced 12 files\nno errors", "python-httpx/0.27.0"), 200)
+
 	evs := r.events(b)
-	if len(evs) != 4 {
-		t.Fatalf("%d events, want 4", len(evs))
+	if len(evs) != 7 {
+		t.Fatalf("%d events, want 7", len(evs))
 	}
+	if e := evs[0]; e.Kind != beet.KindPing || e.Message != "synced 12 files\nno errors" {
+		t.Errorf("python log: kind %s, message %q; want a ping with the text", e.Kind, e.Message)
+	}
+	if e := evs[1]; e.Kind != beet.KindFail || e.ExitCode == nil || *e.ExitCode != 143 || e.Duration == nil || *e.Duration != 5*time.Second {
+		t.Errorf("systemd stop by SIGTERM: kind %s, exit code %v, duration %v; want fail, 143 (128+15), 5s", e.Kind, e.ExitCode, e.Duration)
+	}
+	evs = evs[3:]
 	if e := evs[0]; e.ExitCode == nil || *e.ExitCode != 0 || e.Duration == nil || *e.Duration != 42*time.Second {
 		t.Errorf("systemd stop: exit code %v, duration %v; want 0 and 42s", e.ExitCode, e.Duration)
 	}

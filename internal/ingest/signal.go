@@ -27,8 +27,8 @@ func signalOf(suffix string) (s signal, ok bool) {
 	case "log":
 		return signal{kind: beet.KindLog}, true
 	}
-	if len(suffix) > 3 {
-		return signal{}, false
+	if len(suffix) > 3 || suffix[0] >= 'A' && suffix[0] <= 'Z' {
+		return killedBy(suffix)
 	}
 	code := 0
 	for i := 0; i < len(suffix); i++ {
@@ -47,6 +47,28 @@ func signalOf(suffix string) (s signal, ok bool) {
 		s.kind = beet.KindPing
 	}
 	return s, true
+}
+
+// signalNumbers are Linux's signal numbers by the names systemd puts in
+// ${EXIT_STATUS} when a service was killed ("TERM", "KILL", "SEGV").
+var signalNumbers = map[string]int{
+	"HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7, "FPE": 8, "KILL": 9, "USR1": 10,
+	"SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15, "STKFLT": 16, "CHLD": 17, "CONT": 18, "STOP": 19,
+	"TSTP": 20, "TTIN": 21, "TTOU": 22, "URG": 23, "XCPU": 24, "XFSZ": 25, "VTALRM": 26, "PROF": 27, "WINCH": 28,
+	"IO": 29, "PWR": 30, "SYS": 31,
+}
+
+// killedBy reads a signal's name (systemd's ExecStopPost=curl …/${EXIT_STATUS}
+// of a killed service, "TERM" or "SIGTERM") as a failure with the exit
+// code a shell reports for it, 128 + its number (143 for TERM). A killed
+// job failed: recording nothing would leave its run open.
+func killedBy(suffix string) (signal, bool) {
+	n, ok := signalNumbers[strings.TrimPrefix(suffix, "SIG")]
+	if !ok {
+		return signal{}, false
+	}
+	code := 128 + n
+	return signal{kind: beet.KindFail, code: &code}, true
 }
 
 // runID finds rid= in a raw query string (?rid=<uuid>, as Healthchecks

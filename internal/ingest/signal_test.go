@@ -30,6 +30,8 @@ func TestSignalPaths(t *testing.T) {
 			{"/0", beet.KindPing, 0},
 			{"/2", beet.KindFail, 2},
 			{"/255", beet.KindFail, 255},
+			{"/TERM", beet.KindFail, 143}, // systemd's ${EXIT_STATUS} of a killed service
+			{"/SIGKILL", beet.KindFail, 137},
 			{"", beet.KindPing, -1},
 		}
 		for _, method := range []string{"GET", "POST"} {
@@ -100,7 +102,7 @@ func TestSignalBodies(t *testing.T) {
 func TestSignalPathsRefused(t *testing.T) {
 	r := newRig(t, "sqlite", nil)
 	b := r.newBeet(false)
-	for _, suffix := range []string{"/stat", "/256", "/-1", "/1234", "/start/now", "/start/", "/0x1"} {
+	for _, suffix := range []string{"/stat", "/256", "/-1", "/1234", "/start/now", "/start/", "/0x1", "/term", "/SIGNAL", "/T"} {
 		expectGIF(t, suffix, r.send("GET", ingest.Prefix+b.Token+suffix, "", "", "curl/8"), 200)
 	}
 	r.send("HEAD", ingest.Prefix+b.Token+"/start", "", "", "curl/8")

@@ -265,8 +265,8 @@ func (s *Service) buildReport(ctx context.Context, slug string, now time.Time) (
 		r.Sections = append(r.Sections, StatusSection{Name: t, Beets: []StatusLine{}})
 	}
 	other := -1
-	for i, b := range bs {
-		line := StatusLine{Key: i + 1, Name: b.Name, Status: b.Status, Since: b.StatusSince}
+	for _, b := range bs {
+		line := StatusLine{Name: b.Name, Status: b.Status, Since: b.StatusSince}
 		line.Days, line.Uptime = history(b, byBeet[b.ID], starts)
 		r.Counts[b.Status]++
 		sec := -1
@@ -284,6 +284,13 @@ func (s *Service) buildReport(ctx context.Context, slug string, now time.Time) (
 			sec = other
 		}
 		r.Sections[sec].Beets = append(r.Sections[sec].Beets, line)
+	}
+	key := 0
+	for _, sec := range r.Sections { // keys count in the order the page shows
+		for i := range sec.Beets {
+			key++
+			sec.Beets[i].Key = key
+		}
 	}
 
 	if err := s.reportMaintenance(ctx, r, p, bs, now); err != nil {

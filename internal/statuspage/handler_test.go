@@ -479,3 +479,27 @@ func TestPublicPageCutAtLimit(t *testing.T) {
 		t.Errorf("the HTML page does not say it was cut")
 	}
 }
+
+// TestPublicKeysInShownOrder: a beet's key is its place as the page shows
+// it, section by section, not its place by name across the page.
+func TestPublicKeysInShownOrder(t *testing.T) {
+	f := newFixture(t, "sqlite")
+	p := &beet.StatusPage{Slug: "db-first", Title: "DB first", Tags: []string{"db", "prod"}}
+	if err := f.svc.CreateStatusPage(t.Context(), f.acctA, p); err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, f.srv.URL+"/status/db-first.json")
+	var r reportJSON
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sec := range r.Sections {
+		for _, b := range sec.Beets {
+			got = append(got, fmt.Sprintf("%d %s", b.Key, b.Name))
+		}
+	}
+	if want := "[1 Nightly backup 2 Replica lag 3 Checkout API 4 Invoice run]"; fmt.Sprint(got) != want {
+		t.Errorf("keys %v; want %s", got, want)
+	}
+}

@@ -57,7 +57,7 @@ func ApplyDeadlines(b *beet.Beet, t time.Time) ([]beet.Flip, error) {
 func applyDeadlines(p *Params, b *beet.Beet, t time.Time, limit int) ([]beet.Flip, error) {
 	var flips []beet.Flip
 	for n := 0; b.DueAt != nil && b.DueAt.Before(t) && n != limit; n++ {
-		d, err := onDeadline(p, b, *b.DueAt)
+		d, err := onDeadline(p, b)
 		if err != nil {
 			return flips, err
 		}

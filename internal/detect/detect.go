@@ -162,13 +162,14 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 }
 
 // OnDeadline decides what b's passed deadline means. It is called only for
-// a beet whose deadline (b.DueAt) is at or before now and whose events up
-// to the deadline are all committed.
-func OnDeadline(b *beet.Beet, now time.Time) (Decision, error) {
-	return onDeadline(&defaultParams, b, now)
+// a beet whose deadline (b.DueAt) has passed and whose events up to it are
+// all committed: what it decides depends on the deadline, not on the time
+// it is called.
+func OnDeadline(b *beet.Beet) (Decision, error) {
+	return onDeadline(&defaultParams, b)
 }
 
-func onDeadline(p *Params, b *beet.Beet, now time.Time) (Decision, error) {
+func onDeadline(p *Params, b *beet.Beet) (Decision, error) {
 	if b.DueAt != nil {
 		if d, ok := onRunDeadline(b, *b.DueAt); ok {
 			return d, nil // an open run with a run-time limit (signal.go)

@@ -53,7 +53,7 @@ func TestPeriodDeadline(t *testing.T) {
 	b := periodBeet(beet.StatusUp)
 	due := t0.Add(70 * time.Minute)
 	b.LastEventAt, b.DueAt = &t0, &due
-	d, err := OnDeadline(b, due.Add(time.Second))
+	d, err := OnDeadline(b)
 	if err != nil || d.Flip == nil || d.Flip.To != beet.StatusDown || d.Flip.Kind != beet.FlipSilence || !d.Flip.At.Equal(due) || d.Due != nil {
 		t.Fatalf("deadline: %+v %v", d, err)
 	}
@@ -62,7 +62,7 @@ func TestPeriodDeadline(t *testing.T) {
 	}
 	for _, st := range []beet.Status{beet.StatusDown, beet.StatusPaused, beet.StatusNew, beet.StatusLearning} {
 		b.Status = st
-		if d, _ := OnDeadline(b, due); d.Flip != nil || d.Due != nil {
+		if d, _ := OnDeadline(b); d.Flip != nil || d.Due != nil {
 			t.Errorf("deadline on a %s beet: %+v", st, d)
 		}
 	}
@@ -71,7 +71,7 @@ func TestPeriodDeadline(t *testing.T) {
 	b.Detection.GraceSeconds = 0
 	due = t0.Add(time.Hour)
 	b.LastEventAt, b.DueAt = &t0, &due
-	d, err = OnDeadline(b, due)
+	d, err = OnDeadline(b)
 	if want := "No event since Jun 1 10:00 UTC (1 h); expected one at least every 1 h."; err != nil || d.Flip == nil || d.Flip.Reason != want {
 		t.Errorf("no grace: %+v %v, want the reason %q", d.Flip, err, want)
 	}
@@ -95,7 +95,7 @@ func TestCronDeadlines(t *testing.T) {
 		t.Fatalf("early run: due %v", d.Due)
 	}
 	b.DueAt, b.LastEventAt = &want, &run
-	d, err = OnDeadline(b, want.Add(time.Minute))
+	d, err = OnDeadline(b)
 	if err != nil || d.Flip == nil || d.Flip.Kind != beet.FlipMissedRun || !strings.Contains(d.Flip.Reason, "Mar 27 02:30 EET") {
 		t.Fatalf("missed run: %+v %v", d.Flip, err)
 	}

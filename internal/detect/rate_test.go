@@ -183,7 +183,7 @@ func (a *autoBeet) apply(t *testing.T, d Decision, err error) {
 
 func (a *autoBeet) until(t *testing.T, at time.Time) {
 	for a.b.DueAt != nil && a.b.DueAt.Before(at) {
-		d, err := OnDeadline(&a.b, *a.b.DueAt)
+		d, err := OnDeadline(&a.b)
 		a.apply(t, d, err)
 	}
 }
@@ -305,7 +305,7 @@ func TestAutoOldModel(t *testing.T) {
 	old[0] = 1
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	b := &beet.Beet{Status: beet.StatusUp, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}, Model: old, DueAt: &now}
-	d, err := OnDeadline(b, now)
+	d, err := OnDeadline(b)
 	if err != nil || d.Flip != nil || d.Due != nil {
 		t.Fatalf("deadline on an old model: %+v %v", d, err)
 	}

@@ -98,7 +98,7 @@ func settle(p *Params, b *beet.Beet, now time.Time, flips []beet.Flip) ([]beet.F
 			// now, and still names the last event.
 			b.DueAt = &now
 		}
-		d, err := onDeadline(p, b, now)
+		d, err := onDeadline(p, b)
 		if err != nil {
 			return flips, err
 		}

@@ -62,7 +62,7 @@ func TestSettingsKeepResumeGrace(t *testing.T) {
 		t.Fatalf("beet %+v, want up, due at %v", b, want)
 	}
 	// Judged later, the silence names the last event, not the resume.
-	f, err := OnDeadline(b, *b.DueAt)
+	f, err := OnDeadline(b)
 	if err != nil || f.Flip == nil || !strings.HasPrefix(f.Flip.Reason, "No event since Jan 1 12:00 UTC (1 h 1 min);") {
 		t.Fatalf("deadline: %+v, %v", f.Flip, err)
 	}
@@ -91,7 +91,7 @@ func TestSettingsLeaveAlertsAlone(t *testing.T) {
 			t.Errorf("%s: due %v", st, b.DueAt)
 		}
 		if st == beet.StatusAnomalous {
-			d, err := OnDeadline(b, *b.DueAt)
+			d, err := OnDeadline(b)
 			if err != nil || d.Flip == nil || d.Flip.From != beet.StatusAnomalous || d.Flip.To != beet.StatusDown {
 				t.Errorf("anomalous period beet past its deadline: %+v, %v", d.Flip, err)
 			}

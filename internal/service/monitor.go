@@ -69,7 +69,7 @@ func (s *Service) Sweep(ctx context.Context, now, watermark time.Time, limit int
 	decisions := make([]detect.Decision, len(due))
 	var silent []int64 // the accounts of the beets falling silent now
 	for i, b := range due {
-		if decisions[i], err = detect.OnDeadline(b, *b.DueAt); err != nil {
+		if decisions[i], err = detect.OnDeadline(b); err != nil {
 			// Left due: it is tried again on the next sweep.
 			s.log.Error("deadline evaluation failed", "beet_id", b.ID, "err", err)
 			decisions[i] = detect.Decision{Due: b.DueAt}

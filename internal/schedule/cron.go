@@ -23,15 +23,19 @@
 //
 // # Day of month and day of week
 //
-// As in cronexpr and Vixie cron, when both day-of-month and day-of-week are
-// restricted a day matches if either does (`0 0 13 * 5` is every 13th and
-// every Friday). A field counts as unrestricted only if one of its entries is
-// `*` or `?`; cronexpr (unlike Vixie cron) treats `*/2` as restricted, and so
-// does this package. Day-of-week 7 is Sunday, also as the end of a range:
-// `1-7` and `mon-sun` are every day here, where cronexpr drops the Sunday.
-// The Quartz forms cronexpr accepts (`L`, `LW`, `15W`, `5L`, `5#3`) keep
-// cronexpr's meaning. An expression that can never match (`0 0 31 2 *`,
-// `5-2 * * * *`) is rejected by ParseCron.
+// As in Vixie cron (Debian's cron, cronie): when either day field starts
+// with `*` a day must match both (`0 3 */2 * 1-5` is odd-numbered days that
+// are weekdays; `0 0 * * 5` is every Friday); when both are restricted and
+// neither starts with `*`, a day matches if either does (`0 0 13 * 5` is
+// every 13th and every Friday; `0 9 1-7 * 1` is the first week and every
+// Monday). It is the field's first character that counts, so `*/2` joins
+// with and, where cronexpr and robfig/cron join it with or. `?` reads as
+// `*`. Day-of-week 7 is Sunday, also as the end of a range: `1-7` and
+// `mon-sun` are every day here, where cronexpr drops the Sunday. The Quartz
+// forms cronexpr accepts (`L`, `LW`, `15W`, `5L`, `5#3`) keep cronexpr's
+// meaning within their field and join the other field by the same rule. An
+// expression that can never match (`0 0 31 2 *`, `5-2 * * * *`) is
+// rejected by ParseCron.
 //
 // A Cron is immutable and safe for concurrent use; Next and Prev do not
 // allocate. (cronexpr's own Next writes to the expression, so it is never
@@ -76,9 +80,10 @@ type Cron struct {
 	fixed        bool // one minute and one hour: evaluated on the wall clock
 	hour, minute int
 
-	// For Describe; valid only when plainDays.
-	plainDays        bool
+	// domStar and dowStar: the day field starts with `*` (Vixie cron's
+	// flags). dom and dow are for Describe, valid only when plainDays.
 	domStar, dowStar bool
+	plainDays        bool
 	dom              uint32 // bit d: day of month d
 	dow              uint8  // bit w: weekday w, Sunday = 0
 }
@@ -104,32 +109,37 @@ func ParseCron(text string) (*Cron, error) {
 
 	var ok bool
 	var m uint64
-	if m, _, ok = parseField(fields[0], 0, 59, nil, false); !ok || m == 0 {
+	if m, ok = parseField(fields[0], 0, 59, nil, false); !ok || m == 0 {
 		return nil, fmt.Errorf("minute field %q matches no minute", fields[0])
 	}
 	c.minutes = m
-	if m, _, ok = parseField(fields[1], 0, 23, nil, false); !ok || m == 0 {
+	if m, ok = parseField(fields[1], 0, 23, nil, false); !ok || m == 0 {
 		return nil, fmt.Errorf("hour field %q matches no hour", fields[1])
 	}
 	c.hours = uint32(m)
-	if m, _, ok = parseField(fields[3], 1, 12, monthNames, false); !ok || m == 0 {
+	if m, ok = parseField(fields[3], 1, 12, monthNames, false); !ok || m == 0 {
 		return nil, fmt.Errorf("month field %q matches no month", fields[3])
 	}
 	c.months = uint16(m)
 
-	dom, domStar, okDom := parseField(fields[2], 1, 31, nil, false)
-	dow, dowStar, okDow := parseField(fields[4], 0, 6, weekdayNames, true)
-	if okDom && okDow {
-		c.plainDays, c.domStar, c.dowStar = true, domStar, dowStar
-		c.dom, c.dow = uint32(dom), uint8(dow)
-		c.days = combineDays(c.dom, c.dow, domStar, dowStar)
-	} else {
-		days, err := quartzDays(fields[2], fields[4])
-		if err != nil {
+	c.domStar, c.dowStar = starred(fields[2]), starred(fields[4])
+	dom, okDom := parseField(fields[2], 1, 31, nil, false)
+	dow, okDow := parseField(fields[4], 0, 6, weekdayNames, true)
+	c.plainDays = okDom && okDow
+	c.dom, c.dow = uint32(dom), uint8(dow)
+	domMasks, dowMasks := domDays(c.dom), dowDays(c.dow)
+	var err error
+	if !okDom {
+		if domMasks, err = quartzDays(fields[2], true); err != nil {
 			return nil, err
 		}
-		c.days = days
 	}
+	if !okDow {
+		if dowMasks, err = quartzDays(fields[4], false); err != nil {
+			return nil, err
+		}
+	}
+	c.days = combineDays(domMasks, dowMasks, c.domStar || c.dowStar)
 	// 400 years is a whole Gregorian cycle: no match in it means never.
 	if _, ok := c.nextDay(daysFromCivil(2000, 1, 1)); !ok {
 		return nil, fmt.Errorf("%q matches no day", c.text)

@@ -10,7 +10,11 @@ import (
 const (
 	allMinutes = uint64(1)<<60 - 1
 	allHours   = uint32(1)<<24 - 1
-	allMonths  = uint16(1)<<13 - 2 // bits 1..12
+	allMonths  = uint16(1)<<13 - 2  // bits 1..12
+	allDom     = uint32(0xfffffffe) // bits 1..31
+	allDow     = uint8(1)<<7 - 1
+	oddDom     = uint32(0xaaaaaaaa) // 1, 3, … 31
+	evenDom    = uint32(0x55555554) // 2, 4, … 30
 )
 
 var weekdayPlural = [7]string{"Sundays", "Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays"}
@@ -18,10 +22,12 @@ var weekdayPlural = [7]string{"Sundays", "Mondays", "Tuesdays", "Wednesdays", "T
 // Describe puts the schedule in words for the common shapes, for example
 // "every day at 02:00 (Europe/Riga)", "weekdays at 09:00 (America/New_York)",
 // "Mondays at 06:30 (UTC)", "on the 1st of every month at 00:00 (UTC)",
-// "every 2 hours at :00 (Europe/Riga)", "every hour at :00", "every 15
-// minutes" and "every minute", and otherwise "on the schedule `<expr>`
-// (<zone>)". Schedules that repeat within the hour, and hourly ones, name no
-// zone: their times do not depend on it in whole-hour zones.
+// "Fridays that fall on odd days of the month at 03:00 (UTC)", "on the 13th
+// of every month and on Fridays at 00:00 (UTC)", "every 2 hours at :00
+// (Europe/Riga)", "every hour at :00", "every 15 minutes" and "every
+// minute", and otherwise "on the schedule `<expr>` (<zone>)". Schedules that
+// repeat within the hour, and hourly ones, name no zone: their times do not
+// depend on it in whole-hour zones.
 func (c *Cron) Describe(loc *time.Location) string {
 	zone := "UTC"
 	if loc != nil {
@@ -31,22 +37,14 @@ func (c *Cron) Describe(loc *time.Location) string {
 	if !c.plainDays || c.months != allMonths {
 		return fallback
 	}
-	everyDay := c.domStar && c.dowStar
+	days := c.daysInWords()
 	if c.fixed {
-		at := fmt.Sprintf("at %02d:%02d (%s)", c.hour, c.minute, zone)
-		switch {
-		case everyDay:
-			return "every day " + at
-		case c.domStar:
-			if days := weekdaysInWords(c.dow); days != "" {
-				return days + " " + at
-			}
-		case c.dowStar && bits.OnesCount32(c.dom) == 1:
-			return fmt.Sprintf("on the %s of every month %s", Ordinal(bits.TrailingZeros32(c.dom)), at)
+		if days == "" {
+			return fallback
 		}
-		return fallback
+		return days + fmt.Sprintf(" at %02d:%02d (%s)", c.hour, c.minute, zone)
 	}
-	if !everyDay {
+	if days != "every day" {
 		return fallback
 	}
 	oneMinute := bits.OnesCount64(c.minutes) == 1
@@ -65,6 +63,60 @@ func (c *Cron) Describe(loc *time.Location) string {
 		}
 	}
 	return fallback
+}
+
+// daysInWords names the days a plain expression runs on, joining the two
+// day fields as ParseCron does: "every day", "weekdays", "on the 1st of
+// every month", "Fridays that fall on odd days of the month" (and), "on the
+// 13th of every month and on Fridays" (or); "" when it has no short name.
+func (c *Cron) daysInWords() string {
+	domAll, dowAll := c.dom == allDom, c.dow == allDow
+	if c.domStar || c.dowStar { // a day matches both fields
+		switch {
+		case domAll && dowAll:
+			return "every day"
+		case domAll:
+			return weekdaysInWords(c.dow)
+		}
+		dom := domInWords(c.dom)
+		switch {
+		case dom == "":
+			return ""
+		case dowAll:
+			return "on " + dom + " of every month"
+		}
+		if dow := weekdaysInWords(c.dow); dow != "" {
+			return dow + " that fall on " + dom + " of the month"
+		}
+		return ""
+	}
+	if domAll || dowAll { // a day matches either field
+		return "every day"
+	}
+	dom, dow := domInWords(c.dom), weekdaysInWords(c.dow)
+	if dom == "" || dow == "" {
+		return ""
+	}
+	return "on " + dom + " of every month and on " + dow
+}
+
+// domInWords names a set of days of the month: "the 13th", "the 1st to the
+// 7th", "odd days", "even days"; "" for any other set.
+func domInWords(set uint32) string {
+	lo, hi := bits.TrailingZeros32(set), 31-bits.LeadingZeros32(set)
+	switch {
+	case set == 0:
+		return ""
+	case lo == hi:
+		return "the " + Ordinal(lo)
+	case set == oddDom:
+		return "odd days"
+	case set == evenDom:
+		return "even days"
+	case set == uint32(1)<<(hi+1)-uint32(1)<<lo:
+		return "the " + Ordinal(lo) + " to the " + Ordinal(hi)
+	}
+	return ""
 }
 
 // evenStep returns n if set is exactly {0, n, 2n, …} below size and n divides

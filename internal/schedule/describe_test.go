@@ -35,7 +35,15 @@ func TestDescribe(t *testing.T) {
 		// Anything else is shown as written, with the zone.
 		{"*/7 * * * *", riga, "on the schedule `*/7 * * * *` (Europe/Riga)"}, // 7 does not divide the hour
 		{"0 9-17 * * 1-5", ny, "on the schedule `0 9-17 * * 1-5` (America/New_York)"},
-		{"0 0 13 * 5", riga, "on the schedule `0 0 13 * 5` (Europe/Riga)"},
+		// The day fields join as in Vixie cron: and when one starts with *.
+		{"0 0 13 * 5", riga, "on the 13th of every month and on Fridays at 00:00 (Europe/Riga)"},
+		{"0 9 1-7 * 1", riga, "on the 1st to the 7th of every month and on Mondays at 09:00 (Europe/Riga)"},
+		{"0 3 */2 * 1-5", riga, "weekdays that fall on odd days of the month at 03:00 (Europe/Riga)"},
+		{"0 3 */2 * *", riga, "on odd days of every month at 03:00 (Europe/Riga)"},
+		{"0 3 * * */2", riga, "Tuesdays, Thursdays, Saturdays and Sundays at 03:00 (Europe/Riga)"},
+		{"0 3 1-31 * 5", riga, "every day at 03:00 (Europe/Riga)"},
+		{"0 3 ? * 5", riga, "Fridays at 03:00 (Europe/Riga)"},
+		{"0 3 */3 * 1-5", riga, "on the schedule `0 3 */3 * 1-5` (Europe/Riga)"},
 		{"0 0 1 1 *", riga, "on the schedule `0 0 1 1 *` (Europe/Riga)"},
 		{"0 12 L * *", riga, "on the schedule `0 12 L * *` (Europe/Riga)"},
 		{"0 */5 * * *", riga, "on the schedule `0 */5 * * *` (Europe/Riga)"},

@@ -24,11 +24,10 @@ var weekdayNames = map[string]int{
 
 // parseField reads one comma-separated field made of `*`, `?`, values,
 // ranges and steps (`*/15`, `5/10`, `1-5/2`) into a bit set over [lo, hi].
-// star reports an entry of `*` or `?` (the field is unrestricted, in
-// cronexpr's sense). ok is false for anything else, which after cronexpr's
-// validation can only be the Quartz day forms L, W and #. For day-of-week
-// (dow) 7 means Sunday, including at the end of a range (`5-7`, `mon-sun`).
-func parseField(s string, lo, hi int, names map[string]int, dow bool) (set uint64, star, ok bool) {
+// ok is false for anything else, which after cronexpr's validation can only
+// be the Quartz day forms L, W and #. For day-of-week (dow) 7 means Sunday,
+// including at the end of a range (`5-7`, `mon-sun`).
+func parseField(s string, lo, hi int, names map[string]int, dow bool) (set uint64, ok bool) {
 	value := func(v string) (int, bool) {
 		if n, err := strconv.Atoi(v); err == nil {
 			if n == 7 && dow {
@@ -44,21 +43,20 @@ func parseField(s string, lo, hi int, names map[string]int, dow bool) (set uint6
 		if i := strings.IndexByte(e, '/'); i >= 0 {
 			n, err := strconv.Atoi(e[i+1:])
 			if err != nil || n < 1 {
-				return 0, false, false
+				return 0, false
 			}
 			e, step = e[:i], n
 		}
 		first, last := lo, hi
 		switch {
 		case e == "*" || e == "?":
-			star = star || step == 1
 		case strings.IndexByte(e, '-') > 0:
 			i := strings.IndexByte(e, '-')
 			var ok1, ok2 bool
 			first, ok1 = value(e[:i])
 			last, ok2 = value(e[i+1:])
 			if !ok1 || !ok2 {
-				return 0, false, false
+				return 0, false
 			}
 			if dow && last == 0 && first > 0 {
 				last = 7 // `fri-sun` runs through Sunday
@@ -66,7 +64,7 @@ func parseField(s string, lo, hi int, names map[string]int, dow bool) (set uint6
 		default:
 			var ok1 bool
 			if first, ok1 = value(e); !ok1 {
-				return 0, false, false
+				return 0, false
 			}
 			if step == 1 {
 				last = first // `5` alone; `5/10` runs to hi
@@ -81,31 +79,50 @@ func parseField(s string, lo, hi int, names map[string]int, dow bool) (set uint6
 			}
 		}
 	}
-	return set, star, true
+	return set, true
 }
 
-// combineDays builds the per-month-shape day masks from plain day-of-month
-// and day-of-week sets: with both restricted, either may match (cron's rule).
-func combineDays(dom uint32, dow uint8, domStar, dowStar bool) (days [7][4]uint32) {
+// starred reports whether a field starts with `*` (or `?`, which Beet reads
+// as `*`): Vixie cron's DOM_STAR and DOW_STAR flags, and its MIN_STAR and
+// HR_STAR, are set this way, by the field's first character, so `*/2` is
+// starred and `1-31` is not.
+func starred(field string) bool { return field[0] == '*' || field[0] == '?' }
+
+// dowDays expands a day-of-week set to the day masks of every month shape.
+func dowDays(dow uint8) (days [7][4]uint32) {
 	for first := range 7 {
 		for n := 28; n <= 31; n++ {
-			all := uint32(1)<<(n+1) - 2 // bits 1..n
-			if domStar && dowStar {
-				days[first][n-28] = all
-				continue
-			}
-			var m uint32
-			if !domStar {
-				m |= dom & all
-			}
-			if !dowStar {
-				for d := 1; d <= n; d++ {
-					if dow&(1<<((first+d-1)%7)) != 0 {
-						m |= 1 << d
-					}
+			for d := 1; d <= n; d++ {
+				if dow&(1<<((first+d-1)%7)) != 0 {
+					days[first][n-28] |= 1 << d
 				}
 			}
-			days[first][n-28] = m
+		}
+	}
+	return days
+}
+
+// domDays expands a day-of-month set to the day masks of every month shape.
+func domDays(dom uint32) (days [7][4]uint32) {
+	for first := range 7 {
+		for n := 28; n <= 31; n++ {
+			days[first][n-28] = dom & (uint32(1)<<(n+1) - 2) // bits 1..n
+		}
+	}
+	return days
+}
+
+// combineDays applies Vixie cron's rule to the two day fields' masks: when
+// either field starts with `*` (and) a day must match both, otherwise
+// (both restricted by a list, range or value) it may match either.
+func combineDays(dom, dow [7][4]uint32, and bool) (days [7][4]uint32) {
+	for first := range 7 {
+		for n := range 4 {
+			if and {
+				days[first][n] = dom[first][n] & dow[first][n]
+			} else {
+				days[first][n] = dom[first][n] | dow[first][n]
+			}
 		}
 	}
 	return days
@@ -124,11 +141,16 @@ var monthShapes = sync.OnceValue(func() (reps [7][4]struct{ y, m int }) {
 	return reps
 })
 
-// quartzDays computes the day masks for day fields that use cronexpr's
+// quartzDays computes the day masks of one day field that uses cronexpr's
 // Quartz extensions, by enumerating cronexpr's matches in one month of each
-// shape. This runs only at parse time, on a private Expression.
-func quartzDays(domField, dowField string) (days [7][4]uint32, err error) {
-	probe, err := cronexpr.Parse("0 0 0 " + domField + " * " + dowField + " *")
+// shape with the other day field `*`. This runs only at parse time, on a
+// private Expression.
+func quartzDays(field string, dom bool) (days [7][4]uint32, err error) {
+	spec := "0 0 0 * * " + field + " *"
+	if dom {
+		spec = "0 0 0 " + field + " * * *"
+	}
+	probe, err := cronexpr.Parse(spec)
 	if err != nil {
 		return days, err
 	}

@@ -186,7 +186,10 @@ func transitions(loc *time.Location, from, to time.Time) []time.Time {
 // TestMatchesCronexprInUTC checks the parsing into bit sets against cronexpr
 // itself: in UTC, where there is no DST to disagree about, Next must give
 // cronexpr's answer for every expression of the grammar (which avoids the
-// one deliberate difference, a range ending in Sunday 7).
+// one deliberate difference, a range ending in Sunday 7). Where the day
+// fields join with and but cronexpr would join them with or (a field like
+// `*/2` with the other restricted), the reference is the first time both
+// one-day-field halves of the expression match.
 func TestMatchesCronexprInUTC(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	from := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
@@ -196,14 +199,61 @@ func TestMatchesCronexprInUTC(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		ref := cronexpr.MustParse(expr)
+		next := cronexpr.MustParse(expr).Next
+		if f := strings.Fields(expr); strings.HasPrefix(f[2], "*/") && f[4] != "*" || strings.HasPrefix(f[4], "*/") && f[2] != "*" {
+			byDom := cronexpr.MustParse(strings.Join([]string{f[0], f[1], f[2], f[3], "*"}, " "))
+			byDow := cronexpr.MustParse(strings.Join([]string{f[0], f[1], "*", f[3], f[4]}, " "))
+			next = func(at time.Time) time.Time {
+				for t := byDom.Next(at); !t.IsZero(); t = byDom.Next(t) {
+					if byDow.Next(t.Add(-time.Second)).Equal(t) {
+						return t
+					}
+				}
+				return time.Time{}
+			}
+		}
 		at := time.Unix(from+r.Int64N(50*365*86400), 0).UTC()
 		for range 5 {
-			want, got := ref.Next(at), c.Next(at, time.UTC)
+			want, got := next(at), c.Next(at, time.UTC)
 			if !got.Equal(want) {
 				t.Fatalf("%s after %s: got %s, cronexpr says %s", expr, at, got, want)
 			}
 			at = want
+		}
+	}
+}
+
+// TestDayFieldsJoinLikeVixie: the day fields join with and when either
+// starts with `*` (a step included), with or when both are restricted and
+// neither does, as Vixie cron's DOM_STAR and DOW_STAR flags decide.
+func TestDayFieldsJoinLikeVixie(t *testing.T) {
+	cases := []struct {
+		expr, after string
+		want        []string
+	}{
+		// 2021-03-01 is a Monday: odd days that are weekdays.
+		{"0 3 */2 * 1-5", "2021-03-01T00:00:00Z",
+			[]string{"2021-03-01T03:00:00Z", "2021-03-03T03:00:00Z", "2021-03-05T03:00:00Z", "2021-03-09T03:00:00Z"}},
+		{"0 3 1-5 * */3", "2021-03-01T00:00:00Z", // the 1st to the 5th that are Sun, Wed or Sat
+			[]string{"2021-03-03T03:00:00Z", "2021-04-03T03:00:00Z", "2021-04-04T03:00:00Z"}},
+		{"0 3 ? * 5", "2021-03-01T00:00:00Z",
+			[]string{"2021-03-05T03:00:00Z", "2021-03-12T03:00:00Z"}},
+		{"0 0 13 * 5", "2021-08-01T00:00:00Z", // both restricted: the 13th or a Friday
+			[]string{"2021-08-06T00:00:00Z", "2021-08-13T00:00:00Z", "2021-08-20T00:00:00Z"}},
+		{"0 0 1-31 * 5", "2021-08-01T00:00:00Z", // 1-31 does not start with *: every day
+			[]string{"2021-08-02T00:00:00Z", "2021-08-03T00:00:00Z"}},
+		// Quartz forms join by the same rule: the third Friday, if odd.
+		{"0 12 */2 * 5#3", "2021-03-01T00:00:00Z",
+			[]string{"2021-03-19T12:00:00Z", "2021-05-21T12:00:00Z"}},
+	}
+	for _, tc := range cases {
+		c, at := mustCron(t, tc.expr), mustTime(t, tc.after)
+		for _, w := range tc.want {
+			at = c.Next(at, time.UTC)
+			if got := at.Format(layout); got != w {
+				t.Errorf("%s: got %s, want %s", tc.expr, got, w)
+				break
+			}
 		}
 	}
 }

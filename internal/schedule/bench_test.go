@@ -6,7 +6,7 @@ import (
 )
 
 // BenchmarkNext measures one Next call in Europe/Riga for a fixed-time
-// expression (wall-clock path) and stepping ones (absolute-time path).
+// expression (wall-clock path) and wildcard ones (absolute-time path).
 func BenchmarkNext(b *testing.B) {
 	loc := mustLoc(b, "Europe/Riga")
 	start := time.Date(2021, 3, 1, 0, 0, 0, 0, time.UTC)

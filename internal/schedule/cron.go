@@ -6,20 +6,27 @@
 //
 // # Evaluating across daylight-saving changes
 //
-// Slots are computed in the beet's IANA time zone by Cron.Next and Cron.Prev,
-// following the rule in DEPENDENCIES.md ("Cron across DST"):
+// Slots are computed in the beet's IANA time zone by Cron.Next and Cron.Prev
+// as Vixie cron (Debian's cron, cronie) runs a crontab on a machine whose
+// clock is in that zone. Its cron.c sorts jobs by the MIN_STAR and HR_STAR
+// flags, set when the minute or hour field starts with `*`:
 //
-//   - Fixed-time expressions, whose minute and hour fields each select exactly
-//     one value (`30 2 * * *`, `0 9 * * 1-5`), are computed on the local wall
-//     clock: one slot per matching local day. A wall time that falls in a
-//     spring-forward gap moves to the end of the gap, the first instant that
-//     exists (02:30 in a 02:00→03:00 gap fires at 03:00 new time). A wall time
-//     that occurs twice at a fall-back fires once, at its first occurrence.
-//   - Every other expression (`0 * * * *`, `*/15 * * * *`, `0 */2 * * *`,
-//     `0 2,14 * * *`) steps through absolute time and fires at every instant
-//     whose local wall clock matches: both 01:30s of a fall-back night, and
-//     never at a wall time that does not exist. Lists and ranges of hours are
-//     deliberately not "fixed": the rule says single numbers.
+//   - Fixed-time expressions, whose minute and hour fields both start with
+//     something else (`30 2 * * *`, `0 1,2 * * *`, `0 9-17 * * 1-5`,
+//     `0,30 2 * * *`), run at each matching wall-clock minute once: a
+//     fall-back's repeated hour runs only the first time, and the minutes
+//     a spring-forward gap skips all run at its end, the first instant
+//     that exists (02:30 in a 02:00→03:00 gap runs at 03:00 new time, with
+//     the 03:00 run, as one slot).
+//   - Wildcard expressions (`0 * * * *`, `*/15 * * * *`, `0 */2 * * *`,
+//     `*/30 1 * * *`, `@hourly`) step through absolute time and run at
+//     every instant whose local wall clock matches: in both passes of a
+//     fall-back's repeated hour, and never at a wall time a gap skips.
+//
+// A clock change of 3 hours or more (Samoa skipping 2011-12-30) is a clock
+// correction to cron: the minutes it skips do not run, and a repeat longer
+// than 3 hours runs again. Jumps of under 5 minutes, which cron catches up
+// minute by minute, are treated as gaps; no zone has had one since 1980.
 //
 // # Day of month and day of week
 //
@@ -77,7 +84,8 @@ type Cron struct {
 	// fields (including L, W and #) depend on, so 28 masks cover every month.
 	days [7][4]uint32
 
-	fixed        bool // one minute and one hour: evaluated on the wall clock
+	fixed        bool // neither minute nor hour starts with `*`: Vixie cron's fixed-time job
+	single       bool // one minute and one hour, hour:minute (for Describe)
 	hour, minute int
 
 	// domStar and dowStar: the day field starts with `*` (Vixie cron's
@@ -145,8 +153,9 @@ func ParseCron(text string) (*Cron, error) {
 		return nil, fmt.Errorf("%q matches no day", c.text)
 	}
 
+	c.fixed = !starred(fields[0]) && !starred(fields[1])
 	if bits.OnesCount64(c.minutes) == 1 && bits.OnesCount32(c.hours) == 1 {
-		c.fixed = true
+		c.single = true
 		c.minute = bits.TrailingZeros64(c.minutes)
 		c.hour = bits.TrailingZeros32(c.hours)
 	}

@@ -23,10 +23,14 @@ func TestParseCron(t *testing.T) {
 	}
 }
 
+// Fixed follows Vixie cron's MIN_STAR and HR_STAR flags: an expression is
+// fixed-time unless its minute or hour field starts with `*`.
 func TestParseCronFixed(t *testing.T) {
 	for expr, fixed := range map[string]bool{
 		"30 2 * * *": true, "0 9 * * 1-5": true, "@daily": true, "0 0 29 2 *": true,
-		"0 * * * *": false, "*/15 * * * *": false, "0 */2 * * *": false, "0 2,14 * * *": false, "0,30 2 * * *": false,
+		"0 2,14 * * *": true, "0,30 2 * * *": true, "0 9-17 * * 1-5": true, "0-59 0-23 * * *": true,
+		"0 * * * *": false, "@hourly": false, "*/15 * * * *": false, "0 */2 * * *": false, "*/30 1 * * *": false,
+		"* 2 * * *": false,
 	} {
 		if got := mustCron(t, expr).Fixed(); got != fixed {
 			t.Errorf("%q: Fixed() = %v, want %v", expr, got, fixed)

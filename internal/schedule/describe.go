@@ -38,7 +38,7 @@ func (c *Cron) Describe(loc *time.Location) string {
 		return fallback
 	}
 	days := c.daysInWords()
-	if c.fixed {
+	if c.single {
 		if days == "" {
 			return fallback
 		}

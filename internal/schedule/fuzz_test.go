@@ -49,7 +49,7 @@ func FuzzCron(f *testing.F) {
 			t.Fatalf("%q in %s: Next(%v) = %v, not after", expr, zone, after, next)
 		}
 		// A fixed time that falls in a spring-forward gap moves past the
-		// gap, so only stepping expressions must match the wall clock.
+		// gap, so only wildcard expressions must match the wall clock.
 		if !c.Fixed() && !wallMatches(c, next.In(loc)) {
 			t.Fatalf("%q in %s: Next(%v) = %v does not match", expr, zone, after, next)
 		}

@@ -20,7 +20,7 @@ const (
 )
 
 // Next returns the first slot strictly after after, in loc (UTC if nil),
-// following the daylight-saving rule in the package documentation. It returns
+// following the clock-change rules in the package documentation. It returns
 // the zero Time if there is none within 400 years.
 func (c *Cron) Next(after time.Time, loc *time.Location) time.Time {
 	if loc == nil {
@@ -75,75 +75,89 @@ func (c *Cron) Prev(before time.Time, loc *time.Location) time.Time {
 	return time.Time{}
 }
 
-// nextFixed returns the first wall-clock slot at or after the instant lo.
+// Vixie cron compares the wall clock at each wake-up with the minute it
+// expected. A jump forward of under 3 hours (a spring-forward gap) runs the
+// fixed-time jobs of every skipped minute at once; a jump back of up to 3
+// hours and 1 minute runs no fixed-time job until the clock is past the
+// minute it had reached (a fall-back's repeat runs once). Larger jumps are
+// clock corrections: cron carries on from the new time, skipping a larger
+// gap and running a larger repeat again.
+const (
+	maxCaughtUpGap   = 3 * 3600    // seconds; a gap this long or longer is skipped
+	maxSkippedRepeat = 3*3600 + 60 // seconds; a repeat longer than this runs again
+)
+
+// fixedBounds applies that rule to the zone period that starts at start
+// with offset off. from is the first wall-clock second of the period whose
+// fixed-time slots run in it (earlier ones ran before a fall-back), and
+// [gapLo, gapHi) the wall-clock seconds skipped at start whose slots run
+// at start (empty unless start ends a spring-forward gap under 3 hours).
+func fixedBounds(start, off int64, loc *time.Location) (from, gapLo, gapHi int64) {
+	if start == math.MinInt64 {
+		return math.MinInt64, 0, 0
+	}
+	_, p := time.Unix(start-1, 0).In(loc).Zone()
+	prev := int64(p)
+	switch d := off - prev; {
+	case d > 0 && d < maxCaughtUpGap:
+		return start + off, start + prev, start + off
+	case d < 0 && -d <= maxSkippedRepeat:
+		return start + prev, 0, 0
+	}
+	return start + off, 0, 0
+}
+
+// gapRuns reports whether a matching wall-clock minute lies in the wall
+// seconds [lo, hi).
+func (c *Cron) gapRuns(lo, hi int64) bool {
+	if lo >= hi {
+		return false
+	}
+	w, ok := c.nextCivil(ceilDiv(lo, 60))
+	return ok && w*60 < hi
+}
+
+// nextFixed returns the first slot at or after the instant lo of a
+// fixed-time expression, by zone periods as Next does, with fixedBounds'
+// rule at each period's start.
 func (c *Cron) nextFixed(lo int64, loc *time.Location) time.Time {
-	_, off := time.Unix(lo, 0).In(loc).Zone()
-	// Start a day early: across a large offset change, yesterday's slot may
-	// still lie ahead of lo. Each candidate day's slot resolves to a later
-	// instant, so the first one at or after lo is the answer.
-	z := floorDiv(lo+int64(off), 86400) - 1
-	for range 8 {
-		var ok bool
-		if z, ok = c.nextDay(z); !ok {
+	for range searchMonths {
+		off, start, end := period(lo, loc)
+		from, gapLo, gapHi := fixedBounds(start, off, loc)
+		if lo == start && c.gapRuns(gapLo, gapHi) {
+			return time.Unix(start, 0).In(loc)
+		}
+		w, ok := c.nextCivil(ceilDiv(max(lo+off, from), 60))
+		if !ok {
 			break
 		}
-		if u := resolve(z*86400+int64(c.hour*3600+c.minute*60), loc); u >= lo {
+		if u := w*60 - off; u < end {
 			return time.Unix(u, 0).In(loc)
 		}
-		z++
+		lo = end
 	}
 	return time.Time{}
 }
 
-// prevFixed returns the last wall-clock slot at or before the instant hi.
+// prevFixed returns the last slot at or before the instant hi of a
+// fixed-time expression.
 func (c *Cron) prevFixed(hi int64, loc *time.Location) time.Time {
-	_, off := time.Unix(hi, 0).In(loc).Zone()
-	z := floorDiv(hi+int64(off), 86400) + 1
-	for range 8 {
-		var ok bool
-		if z, ok = c.prevDay(z); !ok {
+	for range searchMonths {
+		off, start, _ := period(hi, loc)
+		from, gapLo, gapHi := fixedBounds(start, off, loc)
+		w, ok := c.prevCivil(floorDiv(hi+off, 60))
+		if !ok {
 			break
 		}
-		if u := resolve(z*86400+int64(c.hour*3600+c.minute*60), loc); u <= hi {
-			return time.Unix(u, 0).In(loc)
+		if w*60 >= from {
+			return time.Unix(w*60-off, 0).In(loc)
 		}
-		z--
+		if c.gapRuns(gapLo, gapHi) {
+			return time.Unix(start, 0).In(loc)
+		}
+		hi = start - 1
 	}
 	return time.Time{}
-}
-
-// resolve maps the civil time w (seconds) in loc to an instant: the first
-// instant whose wall clock reads w (the earlier one when a fall-back repeats
-// it), or, when w falls in a spring-forward gap, the end of the gap, the
-// first instant that exists after it.
-func resolve(w int64, loc *time.Location) int64 {
-	// Any instant reading w lies within maxOffset of w taken as UTC; look at
-	// every zone period overlapping that window.
-	found, gap := false, false
-	var best, gapEnd, prevOff int64
-	u := w - maxOffset
-	for i := 0; i < 64; i++ { // real zones need 1-3 periods here
-		off, start, end := period(u, loc)
-		if c := w - off; c >= start && c < end && (!found || c < best) {
-			best, found = c, true
-		}
-		// The wall clock jumped over w at the start of this period.
-		if i > 0 && !gap && start+prevOff <= w && w < start+off {
-			gapEnd, gap = start, true
-		}
-		if end > w+maxOffset {
-			break
-		}
-		prevOff, u = off, end
-	}
-	switch {
-	case found:
-		return best
-	case gap:
-		return gapEnd
-	}
-	off, _, _ := period(w, loc) // unreachable for real zones
-	return w - off
 }
 
 // period returns the UTC offset in force at instant u (Unix seconds) and the

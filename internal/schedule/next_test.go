@@ -35,9 +35,9 @@ func mustTime(t testing.TB, s string) time.Time {
 	return tm
 }
 
-// TestNextDST reproduces every row of the table in DEPENDENCIES.md ("Cron
-// across DST") and the America/New_York, Lord Howe, Samoa, São Paulo, UTC and
-// weekday cases. Expected times are written with their offsets, and the
+// TestNextDST runs fixed-time and wildcard expressions across the clock
+// changes of Riga, New York, Berlin, Lord Howe, Samoa and São Paulo, as
+// Vixie cron runs them (package documentation), and UTC and weekday cases. Expected times are written with their offsets, and the
 // comparison is on the formatted string, so a right instant with the wrong
 // offset fails too. Each row also checks Prev against the same sequence.
 func TestNextDST(t *testing.T) {
@@ -45,7 +45,7 @@ func TestNextDST(t *testing.T) {
 		name, zone, expr, after string
 		want                    []string
 	}{
-		// DEPENDENCIES.md; Riga: 2021-03-28 03:00→04:00, 2021-10-31 04:00→03:00.
+		// Riga: 2021-03-28 03:00→04:00, 2021-10-31 04:00→03:00.
 		{"riga hourly spring", "Europe/Riga", "0 * * * *", "2021-03-28T01:30:00+02:00",
 			[]string{"2021-03-28T02:00:00+02:00", "2021-03-28T04:00:00+03:00"}},
 		{"riga hourly fall fires at both 03:00s", "Europe/Riga", "0 * * * *", "2021-10-31T01:30:00+03:00",
@@ -74,8 +74,29 @@ func TestNextDST(t *testing.T) {
 			[]string{"2021-03-14T01:30:00-05:00", "2021-03-14T03:00:00-04:00", "2021-03-14T03:30:00-04:00"}},
 		{"ny weekdays across the spring weekend", "America/New_York", "0 9 * * 1-5", "2021-03-12T09:00:00-05:00",
 			[]string{"2021-03-15T09:00:00-04:00", "2021-03-16T09:00:00-04:00"}},
-		{"ny a list of hours steps in absolute time", "America/New_York", "0 1,13 * * *", "2021-11-06T14:00:00-04:00",
-			[]string{"2021-11-07T01:00:00-04:00", "2021-11-07T01:00:00-05:00", "2021-11-07T13:00:00-05:00"}},
+		// A list of hours is fixed-time too (no field starts with *): Vixie
+		// cron runs it once in a repeated hour, and a skipped one at the jump.
+		{"ny a list of hours runs once in the repeated hour", "America/New_York", "0 1,13 * * *", "2021-11-06T14:00:00-04:00",
+			[]string{"2021-11-07T01:00:00-04:00", "2021-11-07T13:00:00-05:00", "2021-11-08T01:00:00-05:00"}},
+		{"ny 1,2 fall", "America/New_York", "0 1,2 * * *", "2021-11-06T12:00:00-04:00",
+			[]string{"2021-11-07T01:00:00-04:00", "2021-11-07T02:00:00-05:00", "2021-11-08T01:00:00-05:00"}},
+		{"ny 1,2,3 spring: 02:00 runs with 03:00", "America/New_York", "0 1,2,3 * * *", "2021-03-13T12:00:00-05:00",
+			[]string{"2021-03-14T01:00:00-05:00", "2021-03-14T03:00:00-04:00", "2021-03-15T01:00:00-04:00"}},
+		{"ny wildcard minutes in the repeated hour run twice", "America/New_York", "*/30 1 * * *", "2021-11-06T12:00:00-04:00",
+			[]string{"2021-11-07T01:00:00-04:00", "2021-11-07T01:30:00-04:00", "2021-11-07T01:00:00-05:00", "2021-11-07T01:30:00-05:00", "2021-11-08T01:00:00-05:00"}},
+		// Berlin: 2021-03-28 02:00→03:00, 2021-10-31 03:00→02:00.
+		{"berlin two times in the repeated hour run once each", "Europe/Berlin", "0,30 2 * * *", "2021-10-30T12:00:00+02:00",
+			[]string{"2021-10-31T02:00:00+02:00", "2021-10-31T02:30:00+02:00", "2021-11-01T02:00:00+01:00"}},
+		{"berlin from the second pass waits for the next day", "Europe/Berlin", "0,30 2 * * *", "2021-10-31T02:10:00+01:00",
+			[]string{"2021-11-01T02:00:00+01:00"}},
+		{"berlin two times in the gap run at its end, once", "Europe/Berlin", "0,30 2 * * *", "2021-03-27T12:00:00+01:00",
+			[]string{"2021-03-28T03:00:00+02:00", "2021-03-29T02:00:00+02:00"}},
+		{"berlin a range of hours across the gap", "Europe/Berlin", "15 1-4 * * *", "2021-03-28T00:00:00+01:00",
+			[]string{"2021-03-28T01:15:00+01:00", "2021-03-28T03:00:00+02:00", "2021-03-28T03:15:00+02:00", "2021-03-28T04:15:00+02:00"}},
+		{"berlin a range of hours across the repeat", "Europe/Berlin", "15 1-4 * * *", "2021-10-31T00:00:00+02:00",
+			[]string{"2021-10-31T01:15:00+02:00", "2021-10-31T02:15:00+02:00", "2021-10-31T03:15:00+01:00", "2021-10-31T04:15:00+01:00"}},
+		{"berlin hourly runs in both passes", "Europe/Berlin", "15 * * * *", "2021-10-31T01:30:00+02:00",
+			[]string{"2021-10-31T02:15:00+02:00", "2021-10-31T02:15:00+01:00", "2021-10-31T03:15:00+01:00"}},
 
 		// UTC has no transitions; strictness: a slot equal to after is skipped.
 		{"utc daily", "UTC", "0 2 * * *", "2021-03-28T02:00:00Z",
@@ -88,9 +109,10 @@ func TestNextDST(t *testing.T) {
 			[]string{"2021-10-03T02:30:00+11:00", "2021-10-04T02:15:00+11:00"}},
 		{"lord howe half-hour repeat", "Australia/Lord_Howe", "45 1 * * *", "2021-04-03T12:00:00+11:00",
 			[]string{"2021-04-04T01:45:00+11:00", "2021-04-05T01:45:00+10:30"}},
-		// Samoa skipped 2011-12-30 entirely (-10 → +14): its noon moves to the gap end.
+		// Samoa skipped 2011-12-30 entirely (-10 → +14): a jump of 3 hours or
+		// more is a clock correction to cron, and that day's noon never runs.
 		{"samoa skipped day", "Pacific/Apia", "0 12 * * *", "2011-12-29T12:00:00-10:00",
-			[]string{"2011-12-31T00:00:00+14:00", "2011-12-31T12:00:00+14:00"}},
+			[]string{"2011-12-31T12:00:00+14:00", "2012-01-01T12:00:00+14:00"}},
 		// São Paulo sprang forward at midnight (2018-11-04 00:00→01:00).
 		{"sao paulo midnight gap", "America/Sao_Paulo", "0 0 * * *", "2018-11-03T12:00:00-03:00",
 			[]string{"2018-11-04T01:00:00-02:00", "2018-11-05T00:00:00-02:00"}},

@@ -1,6 +1,8 @@
 package schedule
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -18,8 +20,8 @@ var propertyZones = []string{
 }
 
 // randomExpr draws from a small grammar that reaches every code path: fixed
-// and stepping times, hours inside DST gaps and repeats, restricted days of
-// month and week (both, for the OR rule) and Quartz day forms.
+// and wildcard times, hours inside DST gaps and repeats, restricted days of
+// month and week (both, for the and/or rule) and Quartz day forms.
 func randomExpr(r *rand.Rand) string {
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
 	return strings.Join([]string{
@@ -38,20 +40,12 @@ func wallMatches(c *Cron, t time.Time) bool {
 		c.months&(1<<m) != 0 && c.dayMask(int64(y), int(m))&(1<<d) != 0
 }
 
-// wallExists uses time.Date as an independent oracle: a wall time that
-// exists reads back unchanged, one inside a gap does not.
-func wallExists(loc *time.Location, y int, m time.Month, d, h, mi int) bool {
-	t := time.Date(y, m, d, h, mi, 0, 0, loc)
-	ty, tm, td := t.Date()
-	return ty == y && tm == m && td == d && t.Hour() == h && t.Minute() == mi
-}
-
 // TestNextProperties: for random expressions and random starts over two
 // years in several zones, Next is strictly increasing; every slot of a
-// stepping expression is a real instant whose wall clock matches; every slot
-// of a fixed expression is at its wall time or, only when that time does not
-// exist that day, at the end of the gap; fixed expressions never fire twice
-// on one local day nor skip a matching day; and Prev agrees with Next.
+// wildcard expression is a real instant whose wall clock matches; every
+// slot of a fixed-time expression is the first occurrence of a matching wall
+// minute or the end of a gap that skipped one; and Prev agrees with Next.
+// (TestMatchesVixieLoop checks that no slot is missing.)
 func TestNextProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	from := time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
@@ -79,26 +73,13 @@ func TestNextProperties(t *testing.T) {
 			if got.Location() != loc {
 				t.Fatalf("%s %s: Next returned location %v", expr, zone, got.Location())
 			}
-			y, m, d := got.Date()
 			if c.fixed {
-				atWall := got.Hour() == c.hour && got.Minute() == c.minute && got.Second() == 0
+				// A matching wall minute at its first occurrence, or the
+				// end of a gap that skipped one.
 				start, _ := got.ZoneBounds()
-				movedOutOfGap := !wallExists(loc, y, m, d, c.hour, c.minute) && got.Equal(start)
-				if !atWall && !movedOutOfGap {
-					t.Fatalf("%s %s: fixed slot %s is neither %02d:%02d nor a gap's end", expr, zone, got.Format(layout), c.hour, c.minute)
-				}
-				if atWall && earlierOccurrence(got) {
-					t.Fatalf("%s %s: fixed slot %s is the second occurrence of its wall time", expr, zone, got.Format(layout))
-				}
-				if i > 0 {
-					py, pm, pd := prev.Date()
-					if py == y && pm == m && pd == d {
-						t.Fatalf("%s %s: fired twice on %d-%02d-%02d: %s and %s", expr, zone, y, m, d, prev.Format(layout), got.Format(layout))
-					}
-					want, _ := c.nextDay(daysFromCivil(int64(py), int(pm), pd) + 1)
-					if z := daysFromCivil(int64(y), int(m), d); z != want {
-						t.Fatalf("%s %s: after %s the next slot %s skips a matching day", expr, zone, prev.Format(layout), got.Format(layout))
-					}
+				atWall := wallMatches(c, got) && !earlierOccurrence(got)
+				if !atWall && !(got.Equal(start) && gapSkipsMatch(c, got)) {
+					t.Fatalf("%s %s: fixed slot %s is neither a first matching wall minute nor a gap's end", expr, zone, got.Format(layout))
 				}
 			} else if !wallMatches(c, got) {
 				t.Fatalf("%s %s: slot %s does not match on the wall clock", expr, zone, got.Format(layout))
@@ -116,35 +97,131 @@ func TestNextProperties(t *testing.T) {
 	}
 }
 
-// TestSteppingMatchesBruteForce checks completeness for stepping expressions
-// around every transition in two years: Next must list exactly the instants,
-// minute by minute, whose wall clock matches (the zones here have
-// whole-minute offsets, so wall minutes start on UTC minutes).
-func TestSteppingMatchesBruteForce(t *testing.T) {
-	exprs := []string{"0 * * * *", "*/15 * * * *", "*/30 * * * *", "0 */2 * * *", "30 1-3 * * *", "0,30 2 * * *", "45 0,1 * * *", "*/7 * * * 0"}
+// gapSkipsMatch reports whether the clock change at t skipped forward over
+// a matching wall minute.
+func gapSkipsMatch(c *Cron, t time.Time) bool {
+	_, off := t.Zone()
+	_, prev := t.Add(-time.Second).Zone()
+	for w := t.Unix() + int64(prev); w < t.Unix()+int64(off); w += 60 {
+		if wallMatches(c, time.Unix(w, 0).UTC()) {
+			return true
+		}
+	}
+	return false
+}
+
+// vixieRuns simulates the main loop of Vixie cron's cron.c, waking at every
+// minute of (from, to) on loc's clock: a step of one minute runs the jobs of
+// the new minute; of 2-5 minutes, those of each minute stepped over; of 6
+// minutes to 3 hours forward, the wildcard jobs of the new minute and the
+// fixed-time jobs of each minute stepped over; back by up to 3 hours, the
+// wildcard jobs only, until the clock passes the minute it had reached;
+// larger, the jobs of the new minute. It returns the wake-ups that run c's
+// job (one wake-up that runs it for several minutes counts once).
+func vixieRuns(c *Cron, loc *time.Location, from, to time.Time) []time.Time {
+	f := strings.Fields(c.String())
+	wild := strings.HasPrefix(f[0], "*") || strings.HasPrefix(f[1], "*")
+	clock := func(t time.Time) int64 {
+		_, off := t.In(loc).Zone()
+		return floorDiv(t.Unix()+int64(off), 60)
+	}
+	matches := func(m int64) bool { return wallMatches(c, time.Unix(m*60, 0).UTC()) }
+	var runs []time.Time
+	t := from.Truncate(time.Minute)
+	virtual := clock(t)
+	for t = t.Add(time.Minute); t.Before(to); t = t.Add(time.Minute) {
+		running := clock(t)
+		run := false
+		switch diff := running - virtual; {
+		case diff == 1, diff > 180, diff < -180:
+			virtual, run = running, matches(running)
+		case diff > 5:
+			run = wild && matches(running)
+			for virtual < running {
+				virtual++
+				run = run || !wild && matches(virtual)
+			}
+		case diff > 0:
+			for virtual < running {
+				virtual++
+				run = run || matches(virtual)
+			}
+		default:
+			run = wild && matches(running)
+		}
+		if run {
+			runs = append(runs, t)
+		}
+	}
+	return runs
+}
+
+// xdtZone is a made-up zone whose summer time is 4 hours ahead (UTC-8 →
+// UTC-4 on the second Sunday of March at 02:00, back on the first Sunday of
+// November): its gap and repeat are past what cron treats as DST.
+func xdtZone(t testing.TB) *time.Location {
+	var b bytes.Buffer
+	tzif := func() { // a TZif header and data block: no transitions, one type
+		b.WriteString("TZif2")
+		b.Write(make([]byte, 15))
+		for _, n := range []uint32{0, 0, 0, 0, 1, 4} { // isut, isstd, leap, time, type, char
+			_ = binary.Write(&b, binary.BigEndian, n)
+		}
+		_ = binary.Write(&b, binary.BigEndian, int32(-8*3600))
+		b.Write([]byte{0, 0})
+		b.WriteString("XST\x00")
+	}
+	tzif() // version 1 block, skipped by readers of version 2
+	tzif()
+	b.WriteString("\nXST8XDT4,M3.2.0,M11.1.0\n") // every year's rule
+	loc, err := time.LoadLocationFromTZData("Test/XDT", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+// TestMatchesVixieLoop: around every clock change of 2017-2018 in several
+// zones, Samoa's skipped day and a made-up zone's 4-hour jumps, Next lists
+// exactly the minutes at which Vixie cron (simulated) runs the job.
+func TestMatchesVixieLoop(t *testing.T) {
+	exprs := []string{"0 * * * *", "*/15 * * * *", "*/30 * * * *", "0 */2 * * *", "*/7 * * * 0", "*/30 1 * * *",
+		"30 1-3 * * *", "0,30 2 * * *", "45 0,1 * * *", "30 2 * * *", "0 1,2 * * *", "0-59 0-23 * * *", "0 0 * * *",
+		"0 12 * * *", "15 0-4 * * *", "5 1-5/2 * * 0"}
+	type span struct {
+		loc      *time.Location
+		from, to time.Time
+	}
+	var spans []span
 	for _, zone := range propertyZones {
 		loc := mustLoc(t, zone)
 		for _, tr := range transitions(loc, time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)) {
-			lo, hi := tr.Add(-4*time.Hour), tr.Add(4*time.Hour)
-			for _, expr := range exprs {
-				c := mustCron(t, expr)
-				var want []time.Time
-				for u := lo.Truncate(time.Minute).Add(time.Minute); u.Before(hi); u = u.Add(time.Minute) {
-					if wallMatches(c, u.In(loc)) {
-						want = append(want, u)
-					}
-				}
-				var got []time.Time
-				for at := c.Next(lo, loc); at.Before(hi); at = c.Next(at, loc) {
-					got = append(got, at)
-				}
-				if len(got) != len(want) {
-					t.Fatalf("%s %s around %s: got %d slots %v, want %d %v", expr, zone, tr, len(got), got, len(want), want)
-				}
-				for i := range got {
-					if !got[i].Equal(want[i]) {
-						t.Fatalf("%s %s around %s: slot %d = %s, want %s", expr, zone, tr, i, got[i], want[i])
-					}
+			spans = append(spans, span{loc, tr.Add(-5 * time.Hour), tr.Add(5 * time.Hour)})
+		}
+	}
+	apia := mustLoc(t, "Pacific/Apia")
+	spans = append(spans, span{apia, mustTime(t, "2011-12-29T00:00:00-10:00"), mustTime(t, "2012-01-01T00:00:00+14:00")})
+	xdt := xdtZone(t)
+	for _, tr := range transitions(xdt, time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		spans = append(spans, span{xdt, tr.Add(-6 * time.Hour), tr.Add(6 * time.Hour)})
+	}
+	if len(spans) < 20 {
+		t.Fatalf("only %d clock changes found", len(spans))
+	}
+	for _, sp := range spans {
+		for _, expr := range exprs {
+			c := mustCron(t, expr)
+			want := vixieRuns(c, sp.loc, sp.from, sp.to)
+			var got []time.Time
+			for at := c.Next(sp.from, sp.loc); at.Before(sp.to); at = c.Next(at, sp.loc) {
+				got = append(got, at)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s %s from %s: got %d slots %v, cron runs %d %v", expr, sp.loc, sp.from, len(got), got, len(want), want)
+			}
+			for i := range got {
+				if !got[i].Equal(want[i]) {
+					t.Fatalf("%s %s from %s: slot %d = %s, cron runs at %s", expr, sp.loc, sp.from, i, got[i], want[i])
 				}
 			}
 		}
@@ -297,9 +374,8 @@ func TestBeyondTheTzdataTable(t *testing.T) {
 				if next.IsZero() || !next.After(at) || n > 10000 {
 					t.Fatalf("%s %s: Next(%s) = %s", expr, zone, at.Format(layout), next)
 				}
-				y, m, d := next.Date()
-				atWall := next.Hour() == c.hour && next.Minute() == c.minute
-				if !c.fixed && !wallMatches(c, next) || c.fixed && !atWall && wallExists(loc, y, m, d, c.hour, c.minute) {
+				start, _ := next.ZoneBounds()
+				if !wallMatches(c, next) && !(c.fixed && next.Equal(start) && gapSkipsMatch(c, next)) {
 					t.Fatalf("%s %s: slot %s does not match", expr, zone, next.Format(layout))
 				}
 				if p := c.Prev(next.Add(-time.Nanosecond), loc); n > 0 && !p.Equal(at) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/detect"
+	"github.com/beethq/beet/internal/schedule"
 )
 
 // layoutView is what the layout needs on every page.
@@ -251,7 +252,11 @@ func snippets(url, token string, d beet.Detection) []snippet {
 		return snippet{ID: id, Tab: tab, Title: title, Help: help,
 			Text: strings.ReplaceAll(tmpl, "URL", url), Masked: strings.ReplaceAll(tmpl, "URL", masked)}
 	}
-	cron, when := cronLine(d)
+	cron, when, crontab := cronLine(d)
+	cronTitle := "cron line"
+	if !crontab {
+		cronTitle = "after the job (shell)"
+	}
 	return []snippet{
 		mk("img", "Image beacon (HTML)", "Paste it into the page that proves the event happened, such as an order confirmation.",
 			`<img src="URL" alt="" width="1" height="1" referrerpolicy="no-referrer">`),
@@ -261,11 +266,20 @@ func snippets(url, token string, d beet.Detection) []snippet {
 			`navigator.sendBeacon("URL");`),
 		mk("curl", "curl (shell)", "From a script or a terminal.",
 			`curl -fsS -o /dev/null -X POST -d '{"value": 1}' "URL"`),
-		mk("cron", "cron line", "Records a run after your job succeeds; "+when+".",
-			cron+` /path/to/job && curl -fsS -m 10 --retry 3 -o /dev/null "URL"`),
+		mk("cron", cronTitle, "Records a run after your job succeeds; "+when+".",
+			cronJob(cron)),
 		mk("wrapper", "Job wrapper (shell)", "Reports the start, then the exit code: a failure turns the beet down at once, and the run's duration is recorded.",
 			wrapperSnippet),
 	}
+}
+
+// cronJob is a crontab line (or, after a comment line, a shell line) that
+// runs a job and then records the run.
+func cronJob(line string) string {
+	if strings.HasSuffix(line, "\n") {
+		return line + `/path/to/job && curl -fsS -m 10 --retry 3 -o /dev/null "URL"`
+	}
+	return line + ` /path/to/job && curl -fsS -m 10 --retry 3 -o /dev/null "URL"`
 }
 
 // startSnippets are the three lines a new beet's page shows whole, each
@@ -277,31 +291,44 @@ func startSnippets(url, token string, d beet.Detection) []snippet {
 		return snippet{ID: id, Tab: title, Title: title,
 			Text: strings.ReplaceAll(tmpl, "URL", url), Masked: strings.ReplaceAll(tmpl, "URL", masked)}
 	}
-	cron, _ := cronLine(d)
+	cron, _, crontab := cronLine(d)
+	cronTitle := "crontab, after a job"
+	if !crontab {
+		cronTitle = "after the job (shell)"
+	}
 	return []snippet{
 		mk("curl", "curl", `curl -fsS -m 10 --retry 3 -o /dev/null "URL"`),
 		mk("img", "<img> in a page", `<img src="URL" alt="" width="1" height="1" referrerpolicy="no-referrer">`),
-		mk("crontab", "crontab, after a job", cron+` /path/to/job && curl -fsS -m 10 --retry 3 -o /dev/null "URL"`),
+		mk("crontab", cronTitle, cronJob(cron)),
 	}
 }
 
 // cronLine is the crontab schedule that keeps a beet with detection d up,
-// and when it runs, in words. A cron beet's own line, with CRON_TZ= when
-// its zone is not UTC (cronie honours it; elsewhere it is only a reminder
-// of the zone); a period beet's most spread-out schedule that still runs
-// at least once a period; in auto mode, Beet learns whatever rhythm the
-// job has, so the line is an example.
-func cronLine(d beet.Detection) (line, when string) {
+// and when it runs, in words. Every line is one Debian's cron (Vixie cron)
+// runs: a cron beet's own line, headed by a comment naming its zone when
+// that is not UTC (Debian's cron ignores CRON_TZ= and reads the line on the
+// machine's clock); a period beet's most spread-out schedule that still
+// runs at least once a period; in auto mode, Beet learns whatever rhythm the
+// job has, so the line is an example. A cron beet whose schedule uses Beet's
+// extensions (L, W, #) has no crontab line: the lines say to run the call
+// after the job instead.
+func cronLine(d beet.Detection) (line, when string, crontab bool) {
 	switch d.Mode {
 	case beet.ModeCron:
-		if d.Timezone != "" && d.Timezone != "UTC" {
-			return "CRON_TZ=" + d.Timezone + "\n" + d.Cron, "on the beet's schedule, in " + d.Timezone + " time"
+		if !schedule.Crontab(d.Cron) {
+			return "# Beet's schedule " + d.Cron + " is not crontab syntax: run this after each run of the job\n",
+				"the beet's schedule `" + d.Cron + "` is for Beet's schedule field, not a crontab (L, W and # are Beet's own), so run the line after each run of the job", false
 		}
-		return d.Cron, "on the beet's schedule"
+		if d.Timezone != "" && d.Timezone != "UTC" {
+			return "# in " + d.Timezone + " time: cron reads the line on the machine's clock\n" + d.Cron,
+				"on the beet's schedule, in " + d.Timezone + " time (the machine's clock must be in that zone)", true
+		}
+		return d.Cron, "on the beet's schedule", true
 	case beet.ModePeriod:
-		return periodCron(time.Duration(d.PeriodSeconds) * time.Second)
+		line, when = periodCron(time.Duration(d.PeriodSeconds) * time.Second)
+		return line, when, true
 	}
-	return "0 2 * * *", "here, every day at 02:00 (Beet learns whatever rhythm your job has)"
+	return "0 2 * * *", "here, every day at 02:00 (Beet learns whatever rhythm your job has)", true
 }
 
 // periodCron is the least frequent common cron schedule that runs at least

@@ -25,8 +25,8 @@
 //
 // A clock change of 3 hours or more (Samoa skipping 2011-12-30) is a clock
 // correction to cron: the minutes it skips do not run, and a repeat longer
-// than 3 hours runs again. Jumps of under 5 minutes, which cron catches up
-// minute by minute, are treated as gaps; no zone has had one since 1980.
+// than 3 hours runs again. A jump forward of under 5 minutes, for which cron
+// also runs the wildcard jobs of the minutes skipped, is taken as any gap.
 //
 // # Day of month and day of week
 //

@@ -21,7 +21,12 @@ type Beet struct {
 	Timezone    string
 	Detection   Detection
 	AllowBots   bool
-	LastEventAt *time.Time
+	// ResumeOnEvent makes the beet's next counted event (a ping, a
+	// success or a failure; not a start or a log) resume it while it is
+	// paused, as Healthchecks resumes a check without manual_resume.
+	// Off, a paused beet records events and waits for POST /resume.
+	ResumeOnEvent bool
+	LastEventAt   *time.Time
 	// DueAt is when the detector next looks at the beet if no event comes
 	// first; nil when nothing is pending (new, paused, already down).
 	DueAt *time.Time
@@ -121,6 +126,8 @@ type BeetUpdate struct {
 	Timezone    *string
 	Detection   *Detection
 	AllowBots   *bool
+	// ResumeOnEvent sets Beet.ResumeOnEvent.
+	ResumeOnEvent *bool
 	// Channels replaces the channels the beet notifies (the service
 	// applies it; see ChannelStore.SetBeetChannels).
 	Channels *[]int64
@@ -150,6 +157,9 @@ func (upd BeetUpdate) Apply(b Beet) Beet {
 	}
 	if upd.AllowBots != nil {
 		b.AllowBots = *upd.AllowBots
+	}
+	if upd.ResumeOnEvent != nil {
+		b.ResumeOnEvent = *upd.ResumeOnEvent
 	}
 	return b
 }

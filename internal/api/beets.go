@@ -28,8 +28,10 @@ type beetJSON struct {
 	Expectation  string         `json:"expectation"`
 	Watching     *watchingJSON  `json:"watching"`
 	AllowBots    bool           `json:"allow_bots"`
-	LastEventAt  *time.Time     `json:"last_event_at"`
-	DueAt        *time.Time     `json:"due_at"`
+	// ResumeOnEvent: a paused beet's next counted event resumes it.
+	ResumeOnEvent bool       `json:"resume_on_event"`
+	LastEventAt   *time.Time `json:"last_event_at"`
+	DueAt         *time.Time `json:"due_at"`
 	// RunningSince is when the open run started (job signals); absent
 	// when no run is open.
 	RunningSince *time.Time `json:"running_since,omitempty"`
@@ -49,7 +51,8 @@ func toBeetJSON(b *beet.Beet) beetJSON {
 		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token, UniqueKey: b.UniqueKey(),
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
 		Detection: b.Detection, Expectation: expectation(b), Watching: toWatchingJSON(b), AllowBots: b.AllowBots,
-		LastEventAt: b.LastEventAt, DueAt: b.DueAt, RunningSince: b.Runs.StartedAt, Channels: b.Channels,
+		ResumeOnEvent: b.ResumeOnEvent,
+		LastEventAt:   b.LastEventAt, DueAt: b.DueAt, RunningSince: b.Runs.StartedAt, Channels: b.Channels,
 		Tags: tags, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }
@@ -103,25 +106,27 @@ func expectation(b *beet.Beet) string {
 }
 
 type beetCreateRequest struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Timezone    string          `json:"timezone"`
-	Detection   *beet.Detection `json:"detection"`
-	AllowBots   bool            `json:"allow_bots"`
-	Channels    *[]int64        `json:"channels"`
-	Tags        *[]string       `json:"tags"`
+	Name          string          `json:"name"`
+	Description   string          `json:"description"`
+	Timezone      string          `json:"timezone"`
+	Detection     *beet.Detection `json:"detection"`
+	AllowBots     bool            `json:"allow_bots"`
+	ResumeOnEvent bool            `json:"resume_on_event"`
+	Channels      *[]int64        `json:"channels"`
+	Tags          *[]string       `json:"tags"`
 }
 
 // beetUpdateRequest leaves out what the client leaves out; a null counts as
 // left out.
 type beetUpdateRequest struct {
-	Name        *string         `json:"name"`
-	Description *string         `json:"description"`
-	Timezone    *string         `json:"timezone"`
-	Detection   *beet.Detection `json:"detection"`
-	AllowBots   *bool           `json:"allow_bots"`
-	Channels    *[]int64        `json:"channels"`
-	Tags        *[]string       `json:"tags"`
+	Name          *string         `json:"name"`
+	Description   *string         `json:"description"`
+	Timezone      *string         `json:"timezone"`
+	Detection     *beet.Detection `json:"detection"`
+	AllowBots     *bool           `json:"allow_bots"`
+	ResumeOnEvent *bool           `json:"resume_on_event"`
+	Channels      *[]int64        `json:"channels"`
+	Tags          *[]string       `json:"tags"`
 }
 
 type accountJSON struct {
@@ -175,7 +180,7 @@ func (h *Handler) createBeet(w http.ResponseWriter, r *http.Request, accountID i
 		}
 	}
 	b, err := h.svc.CreateBeet(r.Context(), accountID, service.BeetInput{Name: req.Name, Description: req.Description,
-		Timezone: req.Timezone, Detection: req.Detection, AllowBots: req.AllowBots, Channels: req.Channels})
+		Timezone: req.Timezone, Detection: req.Detection, AllowBots: req.AllowBots, ResumeOnEvent: req.ResumeOnEvent, Channels: req.Channels})
 	if err != nil {
 		return err
 	}
@@ -260,7 +265,7 @@ func (h *Handler) updateBeet(w http.ResponseWriter, r *http.Request, accountID i
 		}
 	}
 	b, err := h.svc.UpdateBeet(r.Context(), accountID, id, beet.BeetUpdate{Name: req.Name, Description: req.Description,
-		Timezone: req.Timezone, Detection: req.Detection, AllowBots: req.AllowBots, Channels: req.Channels})
+		Timezone: req.Timezone, Detection: req.Detection, AllowBots: req.AllowBots, ResumeOnEvent: req.ResumeOnEvent, Channels: req.Channels})
 	if err != nil {
 		return err
 	}

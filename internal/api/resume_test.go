@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,65 @@ func TestResumeGraceNamesTheLastEvent(t *testing.T) {
 			want := "No event since Dec 4 17:43 UTC (6 min); expected one at least every 1 min."
 			if len(f) != 4 || f[0].To != "down" || f[0].Reason != want {
 				t.Fatalf("flips %+v; want down: %q", f, want)
+			}
+		})
+	}
+}
+
+// TestResumeOnEvent: a paused beet with resume_on_event (created with it,
+// or set by PATCH) is resumed by its next event, which then counts as any
+// event: up, with its deadline from the event; without it, an event is
+// recorded and the beet stays paused (CONTRACT §2).
+func TestResumeOnEvent(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 17, 43, 34, 748202000, time.UTC)
+	for _, engine := range testdb.Engines {
+		t.Run(engine, func(t *testing.T) {
+			e := newClockEnv(t, engine, t0)
+			var got struct {
+				beetState
+				ResumeOnEvent bool       `json:"resume_on_event"`
+				LastEventAt   *time.Time `json:"last_event_at"`
+			}
+			b := e.createBeet(e.keyA, map[string]any{"name": "wakes", "detection": period(60), "resume_on_event": true})
+			path := fmt.Sprintf("/api/v1/beets/%d", b.ID)
+			e.do(e.keyA, "GET", path, nil).json(t, &got)
+			if !got.ResumeOnEvent {
+				t.Fatalf("created with resume_on_event: %+v", got)
+			}
+			e.do(e.keyA, "POST", path+"/pause", nil)
+			e.clock.set(t0.Add(time.Minute))
+			e.ping(b.ID)
+			e.do(e.keyA, "GET", path, nil).json(t, &got)
+			if due := t0.Add(2 * time.Minute); got.Status != "up" || got.DueAt == nil || !got.DueAt.Equal(due) {
+				t.Fatalf("a paused beet with resume_on_event after an event: %+v, want up, due at %v", got, due)
+			}
+			f := e.flips(b.ID)
+			if len(f) != 3 || f[1].From != "paused" || f[1].To != "new" || f[1].Kind != "manual" || f[0].To != "up" {
+				t.Fatalf("flips %+v; want paused→new (resumed by the event), new→up", f)
+			}
+
+			// Off by PATCH: an event leaves a paused beet paused.
+			e.do(e.keyA, "PATCH", path, map[string]any{"resume_on_event": false}).json(t, &got)
+			if got.ResumeOnEvent {
+				t.Fatalf("PATCH resume_on_event false: %+v", got)
+			}
+			e.do(e.keyA, "POST", path+"/pause", nil)
+			e.clock.set(t0.Add(2 * time.Minute))
+			e.ping(b.ID)
+			e.do(e.keyA, "GET", path, nil).json(t, &got)
+			if got.Status != "paused" || got.LastEventAt == nil || !got.LastEventAt.Equal(t0.Add(2*time.Minute)) {
+				t.Fatalf("resume_on_event off: %+v, want paused with the event recorded", got)
+			}
+			// On again by PATCH: the next event resumes it (up: it has events).
+			e.do(e.keyA, "PATCH", path, map[string]any{"resume_on_event": true})
+			e.clock.set(t0.Add(3 * time.Minute))
+			e.ping(b.ID)
+			e.do(e.keyA, "GET", path, nil).json(t, &got)
+			if got.Status != "up" {
+				t.Fatalf("resume_on_event on again: %+v, want up", got)
+			}
+			if f := e.flips(b.ID); f[0].From != "paused" || f[0].To != "up" || !strings.Contains(f[0].Reason, "resume_on_event") {
+				t.Fatalf("newest flip %+v; want paused→up naming resume_on_event", f[0])
 			}
 		})
 	}

@@ -23,6 +23,13 @@ func ApplyEvents(b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
 }
 
 func applyEvents(p *Params, b *beet.Beet, sp beet.EventSpan) ([]beet.Flip, error) {
+	if b.Status == beet.StatusPaused && b.ResumeOnEvent && sp.Count > 0 {
+		// Resumed by its first counted event, as POST /resume would at
+		// that instant; then the group is applied to the resumed beet.
+		f := ResumeFlip(b, sp.First, "Resumed by an event (resume_on_event).")
+		flips, err := applyEvents(p, b, sp)
+		return append([]beet.Flip{f}, flips...), err
+	}
 	if sp.Signals != nil || sp.Count == 0 || b.Status == beet.StatusDown {
 		return applySignals(p, b, sp) // job signals, or a recovery from a failure (signal.go)
 	}
@@ -77,4 +84,22 @@ func apply(b *beet.Beet, d Decision, flips []beet.Flip) []beet.Flip {
 		b.Model = d.Model
 	}
 	return flips
+}
+
+// ResumeFlip resumes the paused b at at, in place, as POST /resume does:
+// new without events, learning in auto mode, otherwise up, with reason.
+// It returns the flip (a manual one: it raises no alert) and clears the
+// deadline, which the events applied next set.
+func ResumeFlip(b *beet.Beet, at time.Time, reason string) beet.Flip {
+	to := beet.StatusUp
+	switch {
+	case b.LastEventAt == nil:
+		to = beet.StatusNew
+	case b.Detection.Mode == beet.ModeAuto:
+		to = beet.StatusLearning
+	}
+	f := *flipAt(b, at, to, beet.FlipManual, reason)
+	b.Status, b.StatusReason, b.StatusSince = f.To, f.Reason, f.At
+	b.DueAt = nil
+	return f
 }

@@ -19,6 +19,8 @@ type BeetInput struct {
 	Timezone    string
 	Detection   *beet.Detection
 	AllowBots   bool
+	// ResumeOnEvent: a paused beet's next counted event resumes it.
+	ResumeOnEvent bool
 	// Channels chooses the channels the beet notifies; nil means all of
 	// the account's (channel.go).
 	Channels *[]int64
@@ -286,15 +288,16 @@ func (s *Service) Problems(ctx context.Context, accountID, id int64, limit int) 
 func (s *Service) draftBeet(ctx context.Context, accountID int64, in BeetInput) (*beet.Beet, error) {
 	now := s.Now()
 	b := &beet.Beet{
-		AccountID:   accountID,
-		Name:        strings.TrimSpace(in.Name), // pasted "  Checkout " is "Checkout"
-		Description: in.Description,
-		Timezone:    in.Timezone,
-		Detection:   beet.Detection{Mode: beet.ModeAuto},
-		AllowBots:   in.AllowBots,
-		Status:      beet.StatusNew,
-		CreatedAt:   now,
-		UpdatedAt:   now,
+		AccountID:     accountID,
+		Name:          strings.TrimSpace(in.Name), // pasted "  Checkout " is "Checkout"
+		Description:   in.Description,
+		Timezone:      in.Timezone,
+		Detection:     beet.Detection{Mode: beet.ModeAuto},
+		AllowBots:     in.AllowBots,
+		ResumeOnEvent: in.ResumeOnEvent,
+		Status:        beet.StatusNew,
+		CreatedAt:     now,
+		UpdatedAt:     now,
 	}
 	if b.Timezone == "" {
 		// The account's zone: set from the browser at setup.

@@ -13,7 +13,7 @@ import (
 )
 
 const beetColumns = `id, account_id, name, description, token, status, status_reason, status_since, timezone,
-	detection, allow_bots, last_event_at, due_at, model, created_at, updated_at, runs`
+	detection, allow_bots, last_event_at, due_at, model, created_at, updated_at, runs, resume_on_event`
 
 // deleteBatch bounds each event-deleting transaction of DeleteBeet, so the
 // SQLite writer is never held for long by one beet's millions of events.
@@ -62,10 +62,11 @@ func newBeetRow(b *beet.Beet) (beet.Beet, []byte, error) {
 // every channel of its account, from the start.
 func insertBeet(ctx context.Context, tx *sql.Tx, nb *beet.Beet, detection []byte) error {
 	err := tx.QueryRowContext(ctx, `INSERT INTO beets (account_id, name, description, token, status,
-		status_reason, status_since, timezone, detection, allow_bots, last_event_at, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $11, $12) RETURNING id`,
+		status_reason, status_since, timezone, detection, allow_bots, last_event_at, created_at, updated_at, resume_on_event)
+		VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
 		nb.AccountID, nb.Name, nb.Description, nb.Token, string(nb.Status), nb.StatusReason, nb.Timezone,
 		string(detection), nb.AllowBots, nullMicros(nb.LastEventAt), toMicros(nb.CreatedAt), toMicros(nb.UpdatedAt),
+		nb.ResumeOnEvent,
 	).Scan(&nb.ID)
 	if err != nil {
 		return err
@@ -215,6 +216,9 @@ func (db *DB) UpdateBeet(ctx context.Context, id int64, upd beet.BeetUpdate, at 
 	}
 	if upd.AllowBots != nil {
 		set("allow_bots", *upd.AllowBots)
+	}
+	if upd.ResumeOnEvent != nil {
+		set("resume_on_event", *upd.ResumeOnEvent)
 	}
 	set("updated_at", toMicros(stamp(at)))
 	args = append(args, id)
@@ -489,7 +493,7 @@ func scanBeet(s scanner, extra ...any) (*beet.Beet, error) {
 		runs             string
 	)
 	dest := append([]any{&b.ID, &b.AccountID, &b.Name, &b.Description, &b.Token, &status, &b.StatusReason,
-		&since, &b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &b.Model, &created, &updated, &runs}, extra...)
+		&since, &b.Timezone, &detection, &b.AllowBots, &lastEvent, &due, &b.Model, &created, &updated, &runs, &b.ResumeOnEvent}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err
 	}

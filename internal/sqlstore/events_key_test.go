@@ -18,7 +18,7 @@ func TestEventsKeyMigration(t *testing.T) {
 	if err := db.MigrateBeforeForTest(ctx, 15); err != nil {
 		t.Fatal(err)
 	}
-	b := pgFixture(t, db, beet.PlanPro)
+	b := oldSchemaBeet(t, db, beet.PlanPro, beet.StatusNew)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	v, code, d := 2.5, 3, 1500*time.Millisecond
 	evs := []beet.Event{pgEvent(b.ID, now.Add(-time.Hour)), pgEvent(b.ID, now.Add(-time.Minute)), pgEvent(b.ID, now)}

@@ -28,6 +28,44 @@ func pgFixture(t *testing.T, db *sqlstore.DB, plan beet.Plan) *beet.Beet {
 	return b
 }
 
+// oldSchemaBeet is pgFixture for a store migrated to an older version
+// than its code reads: the beet is written with the columns every version
+// has, so the store's own beet queries (which name the newest columns)
+// are not run before the migration under test.
+func oldSchemaBeet(t *testing.T, db *sqlstore.DB, plan beet.Plan, status beet.Status) *beet.Beet {
+	t.Helper()
+	ctx := t.Context()
+	a := &beet.Account{Plan: plan, CreatedAt: time.Now()}
+	u := &beet.User{Email: fmt.Sprintf("o%d@example.com", time.Now().UnixNano()), PasswordHash: "x", CreatedAt: time.Now()}
+	if err := db.CreateAccount(ctx, a, u); err != nil {
+		t.Fatal(err)
+	}
+	b := &beet.Beet{AccountID: a.ID, Name: "b", Token: beet.NewToken(), Status: status, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	now := time.Now().UnixMicro()
+	if err := db.ExecForTest(ctx, `INSERT INTO beets (account_id, name, token, status, timezone, detection, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`, a.ID, b.Name, b.Token, string(status), b.Timezone, `{"mode":"auto"}`, now); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := db.ReadForTest(ctx, `SELECT id FROM beets WHERE token = '`+b.Token+`'`)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("the old-schema beet: %v, %v", ids, err)
+	}
+	b.ID = ids[0]
+	return b
+}
+
+// insertOldEvents writes events with the columns they have had since
+// migration 00008, for a store migrated to an older version than its code.
+func insertOldEvents(t *testing.T, db *sqlstore.DB, evs []beet.Event) {
+	t.Helper()
+	for _, e := range evs {
+		if err := db.ExecForTest(t.Context(), `INSERT INTO events (id, beet_id, received_at, method, user_agent, kind)
+			VALUES ($1, $2, $3, $4, $5, $6)`, e.ID[:], e.BeetID, e.ReceivedAt.UnixMicro(), e.Method, e.UserAgent, string(e.Kind)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 var evSeq int64
 
 func pgEvent(beetID int64, at time.Time) beet.Event {
@@ -61,12 +99,10 @@ func TestEventPartitionsMigration(t *testing.T) {
 	if err := db.MigrateBeforeForTest(ctx, 12); err != nil {
 		t.Fatal(err)
 	}
-	b := pgFixture(t, db, beet.PlanPro)
+	b := oldSchemaBeet(t, db, beet.PlanPro, beet.StatusNew)
 	old := time.Date(2024, 2, 29, 23, 59, 59, 999999000, time.UTC) // the last µs of a month
-	evs := []beet.Event{pgEvent(b.ID, old), pgEvent(b.ID, old.Add(time.Microsecond)), pgEvent(b.ID, time.Now())}
-	if err := db.AddEvents(ctx, evs, nil); err != nil {
-		t.Fatal(err)
-	}
+	evs := []beet.Event{pgEvent(b.ID, old), pgEvent(b.ID, old.Add(time.Microsecond)), pgEvent(b.ID, time.Now().UTC().Truncate(time.Microsecond))}
+	insertOldEvents(t, db, evs)
 	migrated(t, db)
 	names := partitionNames(t, db)
 	// Three months ahead of this month's first day: from the 29th-31st,

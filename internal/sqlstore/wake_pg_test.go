@@ -155,15 +155,7 @@ func TestPostgresWakeMigration(t *testing.T) {
 	if err := s.MigrateBeforeForTest(ctx, 16); err != nil {
 		t.Fatal(err)
 	}
-	acct := &beet.Account{Plan: beet.PlanFree, CreatedAt: time.Now()}
-	if err := s.CreateAccount(ctx, acct, &beet.User{Email: "wake@example.com", PasswordHash: "-", CreatedAt: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	b := &beet.Beet{AccountID: acct.ID, Name: "n", Token: beet.NewToken(), Status: beet.StatusUp, Timezone: "UTC",
-		Detection: beet.Detection{Mode: beet.ModeAuto}, CreatedAt: time.Now()}
-	if err := s.CreateBeet(ctx, b); err != nil {
-		t.Fatal(err)
-	}
+	b := oldSchemaBeet(t, s, beet.PlanFree, beet.StatusUp)
 	due := time.Now().UTC().Truncate(time.Microsecond)
 	if err := s.SetBeetDue(ctx, b.ID, &due); err != nil {
 		t.Fatal(err)

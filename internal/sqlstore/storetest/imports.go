@@ -14,6 +14,7 @@ var importTests = []struct {
 }{
 	{"ImportedBeets", testImportedBeets},
 	{"ReimportedTokenRecords", testReimportedTokenRecords},
+	{"ResumeOnEvent", testResumeOnEvent},
 }
 
 // testImportedBeets: an imported beet is created with its tags and its
@@ -102,5 +103,66 @@ func testReimportedTokenRecords(t *testing.T, s beet.Store) {
 	}
 	if got, err := s.FindEvents(ctx, beet.EventFilter{BeetID: b.ID}); err != nil || len(got) != 2 {
 		t.Fatalf("the imported-again beet has %d events (%v), want 2", len(got), err)
+	}
+}
+
+// testResumeOnEvent: resume_on_event is stored at creation, changed by
+// UpdateBeet, and reaches the observer of every ingestion commit as the
+// row holds it (a change between two commits included, whatever the
+// store keeps of the beet between them), so a paused beet with it set
+// resumes on its event and one without stays paused.
+func testResumeOnEvent(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	b := &beet.Beet{AccountID: a.ID, Name: uniq("resumes "), Token: beet.NewToken(), Status: beet.StatusNew, Timezone: "UTC",
+		Detection: beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 600}, ResumeOnEvent: true, CreatedAt: t0}
+	if err := s.CreateBeet(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.FindBeetByID(ctx, b.ID); err != nil || !got.ResumeOnEvent {
+		t.Fatalf("created with resume_on_event: %+v, %v", got, err)
+	}
+	// The observer resumes a paused beet that has the setting, as the
+	// service's does (detect.ApplyEvents).
+	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		if b.Status != beet.StatusPaused || !b.ResumeOnEvent {
+			return nil
+		}
+		b.Status, b.StatusReason, b.StatusSince = beet.StatusUp, "resumed", sp.First
+		return []beet.Flip{{At: sp.First, From: beet.StatusPaused, To: beet.StatusUp, Kind: beet.FlipManual, Reason: "resumed"}}
+	}
+	ping := func(at time.Time) {
+		t.Helper()
+		if err := s.AddEvents(ctx, events(b.ID, at, time.Second, 1), observe); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func() beet.Status {
+		t.Helper()
+		got, err := s.FindBeetByID(ctx, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Status
+	}
+	ping(t0) // the store now knows the beet from a commit
+	flip(t, s, b.ID, t0.Add(time.Minute), beet.StatusNew, beet.StatusPaused, beet.FlipManual)
+	if _, err := s.UpdateBeet(ctx, b.ID, beet.BeetUpdate{ResumeOnEvent: ptr(false)}, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	ping(t0.Add(2 * time.Minute))
+	if st := status(); st != beet.StatusPaused {
+		t.Fatalf("resume_on_event off: an event left the beet %s, want paused", st)
+	}
+	if got, err := s.UpdateBeet(ctx, b.ID, beet.BeetUpdate{ResumeOnEvent: ptr(true)}, t0.Add(3*time.Minute)); err != nil || !got.ResumeOnEvent {
+		t.Fatalf("UpdateBeet(resume_on_event: true) = %+v, %v", got, err)
+	}
+	ping(t0.Add(4 * time.Minute))
+	if st := status(); st != beet.StatusUp {
+		t.Fatalf("resume_on_event on: an event left the beet %s, want up", st)
+	}
+	fs, err := s.FindFlips(ctx, b.ID, 1)
+	if err != nil || len(fs) != 1 || fs[0].From != beet.StatusPaused || fs[0].To != beet.StatusUp {
+		t.Fatalf("newest flip %+v, %v; want paused→up", fs, err)
 	}
 }

@@ -105,7 +105,7 @@ func readExports(path string) ([]sourcedCheck, error) {
 }
 
 func importChecks(c *cli, svc *service.Service, accountID int64, baseURL string, checks []sourcedCheck, dryRun bool) error {
-	var created, existed, skipped, failed int
+	var created, existed, repeated, skipped, failed int
 	out := func(format string, args ...any) { fmt.Fprintf(c.stdout, format+"\n", args...) }
 	plans := make([]hcimport.Plan, len(checks))
 	// The same check in several exports (a read-write and a read-only
@@ -126,8 +126,12 @@ func importChecks(c *cli, svc *service.Service, accountID int64, baseURL string,
 			skipped++
 			out("skip    %q (%s): %s", p.Name, ch.file, p.Skip)
 			continue
+		case chosen[p.SourceKey] != i && checks[chosen[p.SourceKey]].file == ch.file:
+			repeated++
+			out("repeat  %q (%s): the same check is in this file twice; imported once", p.Name, ch.file)
+			continue
 		case chosen[p.SourceKey] != i:
-			existed++
+			repeated++
 			out("exists  %q (%s): the same check is imported from %s", p.Name, ch.file, checks[chosen[p.SourceKey]].file)
 			continue
 		}
@@ -147,8 +151,9 @@ func importChecks(c *cli, svc *service.Service, accountID int64, baseURL string,
 			out("create  %q: %s; %s", p.Name, p.Describe(), token)
 		} else {
 			b, err := svc.ImportBeet(c.ctx, accountID, service.ImportInput{
-				BeetInput: service.BeetInput{Name: p.Name, Description: p.Description, Timezone: p.Timezone, Detection: &p.Detection},
-				Tags:      p.Tags, Token: p.Token, SourceKey: p.SourceKey, Paused: p.Paused,
+				BeetInput: service.BeetInput{Name: p.Name, Description: p.Description, Timezone: p.Timezone, Detection: &p.Detection,
+					ResumeOnEvent: p.ResumeOnEvent},
+				Tags: p.Tags, Token: p.Token, SourceKey: p.SourceKey, Paused: p.Paused, LastEventAt: p.LastEventAt, Down: p.Down,
 			})
 			if err != nil {
 				failed++
@@ -160,7 +165,7 @@ func importChecks(c *cli, svc *service.Service, accountID int64, baseURL string,
 				continue
 			}
 			created++
-			out("created %q: beet %d, %s; %s", p.Name, b.ID, p.Describe(), token)
+			out("created %q: beet %d, %s; %s; %s", p.Name, b.ID, b.Status, p.Describe(), token)
 		}
 		for _, n := range p.Notes {
 			out("        %q: %s", p.Name, n)
@@ -170,8 +175,8 @@ func importChecks(c *cli, svc *service.Service, accountID int64, baseURL string,
 	if dryRun {
 		verb = "to create (dry run: nothing written)"
 	}
-	out("%d %s, %d imported before, %d skipped, %d failed. Channels are not imported: add them in Beet; new beets notify all of the account's channels.",
-		created, verb, existed, skipped, failed)
+	out("%d %s, %d imported before, %d repeated in the export, %d skipped, %d failed. Channels are not imported: add them in Beet; new beets notify all of the account's channels.",
+		created, verb, existed, repeated, skipped, failed)
 	if failed > 0 {
 		return fmt.Errorf("%d checks could not be imported", failed)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/service"
@@ -74,7 +75,7 @@ func TestImportHealthchecks(t *testing.T) {
 		`skip    "Hourly sync" (ro.json): its schedule "hourly" is an OnCalendar expression`,
 		`exists  "Filesystem Backup" (ro.json): the same check is imported from rw.json`,
 		`"Nightly report": tag "Prod:EU" left out`,
-		"3 created, 1 imported before, 2 skipped, 0 failed.",
+		"3 created, 0 imported before, 1 repeated in the export, 2 skipped, 0 failed.",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
@@ -101,6 +102,15 @@ func TestImportHealthchecks(t *testing.T) {
 	if db.Token != "803f680d-e89b-492b-82ef-2be7b774a92d" || db.Status != beet.StatusPaused || db.Timezone != "Europe/Riga" ||
 		db.Detection.Mode != beet.ModeCron || db.Detection.Cron != "15 5 * * *" || db.Detection.Timezone != "Europe/Riga" || db.Detection.GraceSeconds != 1200 {
 		t.Errorf("paused cron check: %+v", db)
+	}
+	// Imported with their last pings (2020): the simple check is overdue,
+	// so down; the paused one stays paused until its next ping (no
+	// manual_resume).
+	if lp := time.Date(2020, 3, 24, 14, 2, 3, 0, time.UTC); fs.Status != beet.StatusDown || fs.LastEventAt == nil || !fs.LastEventAt.Equal(lp) || !fs.ResumeOnEvent {
+		t.Errorf("simple check, last ping %v: %+v; want down, its last event then", lp, fs)
+	}
+	if !db.ResumeOnEvent || db.LastEventAt == nil {
+		t.Errorf("paused check without manual_resume: %+v; want resume_on_event and its last event", db)
 	}
 	if !strings.HasPrefix(nightly.Token, beet.TokenPrefix) || !beet.ValidTokenShape(nightly.Token) || !slices.Equal(nightly.Tags, []string{"reports"}) ||
 		nightly.Detection.Cron != "0 2 * * 1-5" || nightly.Detection.GraceSeconds != 300 {
@@ -132,8 +142,7 @@ func TestImportHealthchecksRefuses(t *testing.T) {
 		code int
 		want string
 	}{
-		// Go 1.27 names the field "checks.0.timeout", Go 1.26 "checks.timeout".
-		{[]string{"--account", itoa(acct), bad}, 1, `.timeout" holds string`},
+		{[]string{"--account", itoa(acct), bad}, 1, `check 1 ("x"): its "timeout" is text; expected a number`},
 		{[]string{"--account", "999", good}, 1, "not found"},
 		{[]string{"--account", itoa(acct)}, 2, "give one FILE"},
 		{[]string{good}, 2, "--account is required"},

@@ -148,3 +148,31 @@ func maxTime(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// Imported works out, as of now, the state of a beet imported from
+// another service with its last event there (b.LastEventAt, set; b is
+// new): what that event would have made it, then every deadline passed
+// by now judged now, as ApplySettings judges them (a silence or a missed
+// run, with its alert). down says the other service had it down: one
+// still up by its deadline was down for a reported failure (the only way
+// to be down before the deadline), and is down here too, until its next
+// successful event. It changes b in place and returns the flips.
+func Imported(b *beet.Beet, now time.Time, down bool) ([]beet.Flip, error) {
+	p := &defaultParams
+	last := *b.LastEventAt
+	d, err := onEvents(p, b, last, 1, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	if d.Flip != nil {
+		d.Flip.At = now // imported now, with what it knew
+		d.Flip.Reason = "Imported with its last event at " + last.In(location(b)).Format("Jan 2 15:04 MST") + ". " + Expectation(b)
+	}
+	flips, err := settle(p, b, now, apply(b, d, nil))
+	if err != nil || !down || b.Status == beet.StatusDown {
+		return flips, err
+	}
+	f := flipAt(b, now, beet.StatusDown, beet.FlipFailed, "Down in the service it was imported from: its last run reported failure.")
+	f.Observed, f.Expected = ptr(0), ptr(1)
+	return apply(b, Decision{Flip: f}, flips), nil
+}

@@ -6,14 +6,18 @@
 package hcimport
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/schedule"
@@ -31,18 +35,23 @@ const SourcePrefix = "healthchecks:"
 
 // Check is one check as the API lists it; other fields are ignored.
 type Check struct {
-	Name      string   `json:"name"`
-	Slug      string   `json:"slug"`
-	Tags      string   `json:"tags"`
-	Desc      string   `json:"desc"`
-	Grace     *float64 `json:"grace"`
-	Timeout   *float64 `json:"timeout"`
-	Schedule  *string  `json:"schedule"`
-	TZ        string   `json:"tz"`
-	Status    string   `json:"status"`
-	UUID      string   `json:"uuid"`       // read-write keys (API v3)
-	PingURL   string   `json:"ping_url"`   // read-write keys: {ping endpoint}{uuid}
-	UniqueKey string   `json:"unique_key"` // read-only keys, instead of the UUID
+	Name     string   `json:"name"`
+	Slug     string   `json:"slug"`
+	Tags     string   `json:"tags"`
+	Desc     string   `json:"desc"`
+	Grace    *float64 `json:"grace"`
+	Timeout  *float64 `json:"timeout"`
+	Schedule *string  `json:"schedule"`
+	TZ       string   `json:"tz"`
+	Status   string   `json:"status"`
+	// LastPing is the time of the last ping (RFC 3339), null before one.
+	LastPing *string `json:"last_ping"`
+	// ManualResume: a paused check stays paused when pinged; without it
+	// (Healthchecks' default) a ping resumes it.
+	ManualResume bool   `json:"manual_resume"`
+	UUID         string `json:"uuid"`       // read-write keys (API v3)
+	PingURL      string `json:"ping_url"`   // read-write keys: {ping endpoint}{uuid}
+	UniqueKey    string `json:"unique_key"` // read-only keys, instead of the UUID
 }
 
 // Parse reads one export: {"checks": [...]} as GET /api/v3/checks/ gives
@@ -55,6 +64,9 @@ func Parse(r io.Reader) ([]Check, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("over %d MiB; split the export", MaxFileBytes>>20)
 	}
+	// A byte order mark (Windows editors and PowerShell's Out-File write
+	// one) is not JSON, but says nothing wrong about the file.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	// Each check is decoded on its own, so a wrong type is named with its
 	// check's index whatever the Go release (encoding/json put the index
 	// in UnmarshalTypeError.Field only from Go 1.27).
@@ -87,10 +99,75 @@ func Parse(r io.Reader) ([]Check, error) {
 	checks := make([]Check, len(raw))
 	for i, r := range raw {
 		if err := json.Unmarshal(r, &checks[i]); err != nil {
-			return nil, jsonError(err, fmt.Sprintf("%s%d", path, i))
+			return nil, checkError(err, i, r)
 		}
 	}
 	return checks, nil
+}
+
+// checkError says, in plain words, what is wrong with the i-th check (raw):
+// which check (its number from 1 and its name, if it has one) and which
+// field holds what, instead of encoding/json's Go types.
+func checkError(err error, i int, raw json.RawMessage) error {
+	which := fmt.Sprintf("check %d", i+1)
+	var named struct {
+		Name any `json:"name"`
+	}
+	if json.Unmarshal(raw, &named) == nil {
+		if name, ok := named.Name.(string); ok && strings.TrimSpace(name) != "" {
+			which += fmt.Sprintf(" (%.60q)", name)
+		}
+	}
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) {
+		return fmt.Errorf("%s: %w", which, jsonError(err, ""))
+	}
+	field := typ.Field
+	if j := strings.LastIndexByte(field, '.'); j >= 0 {
+		field = field[j+1:] // Go 1.26 names it check.timeout, Go 1.27 timeout
+	}
+	if field == "" {
+		return fmt.Errorf("%s is %s, not an object", which, jsonWord(typ.Value))
+	}
+	return fmt.Errorf("%s: its %q is %s; expected %s", which, field, jsonWord(typ.Value), kindWord(typ.Type))
+}
+
+// jsonWord names a JSON value's kind (as UnmarshalTypeError.Value gives it).
+func jsonWord(v string) string {
+	switch {
+	case v == "string":
+		return "text"
+	case v == "number" || strings.HasPrefix(v, "number "):
+		return "a number"
+	case v == "bool":
+		return "true or false"
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "an object"
+	}
+	return v
+}
+
+// kindWord names what a Go type takes, in JSON's words.
+func kindWord(t reflect.Type) string {
+	if t == nil {
+		return "an object"
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "text"
+	case reflect.Float64, reflect.Float32, reflect.Int, reflect.Int64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "a list"
+	}
+	return "an object"
 }
 
 // jsonError says what is wrong with the JSON at path (the list, or one
@@ -104,9 +181,9 @@ func jsonError(err error, path string) error {
 	case errors.As(err, &typ):
 		field := path
 		if typ.Field != "" {
-			field = strings.TrimPrefix(path+"."+typ.Field, ".")
+			field = typ.Field // the envelope's own field: checks
 		}
-		return fmt.Errorf("field %q holds %s, not %s", field, typ.Value, typ.Type)
+		return fmt.Errorf("%q is %s; expected %s", field, jsonWord(typ.Value), kindWord(typ.Type))
 	}
 	return err
 }
@@ -126,6 +203,13 @@ type Plan struct {
 	Tags        []string
 	Token       string // the check's UUID; "" when the export has none (read-only key)
 	Paused      bool
+	// ResumeOnEvent is !manual_resume: Healthchecks resumes a paused
+	// check on its next ping unless manual_resume is set.
+	ResumeOnEvent bool
+	// LastEventAt is the check's last ping; nil before one. Down: the
+	// check was down in Healthchecks.
+	LastEventAt *time.Time
+	Down        bool
 	// Notes are what was left out of an imported check (tags Beet cannot
 	// take).
 	Notes []string
@@ -161,7 +245,21 @@ func Map(c Check) Plan {
 		p.Name = "unnamed " + strings.TrimPrefix(p.SourceKey, SourcePrefix)[:8]
 	}
 	p.Description = c.Desc
+	if n := utf8.RuneCountInString(p.Description); n > beet.MaxDescriptionLen {
+		p.Description = string([]rune(p.Description)[:beet.MaxDescriptionLen])
+		p.Notes = append(p.Notes, fmt.Sprintf("description cut to its first %d characters (it has %d)", beet.MaxDescriptionLen, n))
+	}
 	p.Paused = c.Status == "paused"
+	p.Down = c.Status == "down"
+	p.ResumeOnEvent = !c.ManualResume
+	if c.LastPing != nil {
+		if t, err := time.Parse(time.RFC3339, *c.LastPing); err == nil {
+			t = t.UTC()
+			p.LastEventAt = &t
+		} else {
+			p.Notes = append(p.Notes, fmt.Sprintf("last_ping %.40q is not an RFC 3339 time: left out, the beet starts new", *c.LastPing))
+		}
+	}
 	grace, ok := seconds(c.Grace)
 	if !ok {
 		p.Skip = "its grace is missing or not whole seconds"
@@ -203,7 +301,8 @@ func Map(c Check) Plan {
 		p.Skip = beet.ErrorMessageWithField(err)
 		return p
 	}
-	p.Tags, p.Notes = mapTags(c.Tags)
+	tags, notes := mapTags(c.Tags)
+	p.Tags, p.Notes = tags, append(p.Notes, notes...)
 	return p
 }
 
@@ -276,8 +375,16 @@ func (p Plan) Describe() string {
 	if len(p.Tags) > 0 {
 		fmt.Fprintf(&b, "; tags %s", strings.Join(p.Tags, " "))
 	}
-	if p.Paused {
-		b.WriteString("; paused")
+	switch {
+	case p.Paused && p.ResumeOnEvent:
+		b.WriteString("; paused until its next ping")
+	case p.Paused:
+		b.WriteString("; paused until resumed (manual_resume)")
+	case p.Down:
+		b.WriteString("; down in Healthchecks")
+	}
+	if p.LastEventAt != nil {
+		fmt.Fprintf(&b, "; last ping %s", p.LastEventAt.Format(time.RFC3339))
 	}
 	return b.String()
 }

@@ -3,6 +3,8 @@ package hcimport
 import (
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/beethq/beet"
 )
@@ -74,13 +76,22 @@ func TestParse(t *testing.T) {
 		{`[{"name": "a"}]`, ""},
 		{`{"checks": [{"name": "a", "grace": 60, "extra": {"x": [1]}}]}`, ""},
 		{`{"check": []}`, `no "checks" list`},
-		{`{"checks": [{"grace": "60"}]}`, `field "checks.0.grace"`},
+		{`{"checks": [{"grace": "60"}]}`, `check 1: its "grace" is text; expected a number`},
+		{`[{"name": "db", "tags": 5}]`, `check 1 ("db"): its "tags" is a number; expected text`},
+		{`{"checks": {}}`, `"checks" is an object; expected a list`},
+		{"\ufeff" + `{"checks": [{"name": "a"}]}`, ""}, // a byte order mark
 		{`{"checks": [`, "not valid JSON"},
 		{`name: a`, "not JSON"},
 	} {
 		_, err := Parse(strings.NewReader(c.in))
 		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("Parse(%q) = %v, want %q", c.in, err, c.err)
+		}
+	}
+	for _, in := range []string{`{"checks": [{"timeout": "1h"}]}`, `[{"tags": 5}]`, `{"checks": 1}`} {
+		if _, err := Parse(strings.NewReader(in)); err == nil || strings.Contains(err.Error(), "Go ") ||
+			strings.Contains(err.Error(), "float64") || strings.Contains(err.Error(), "json.") {
+			t.Errorf("Parse(%q) = %v, want a plain error", in, err)
 		}
 	}
 	big := `{"checks": [` + strings.Repeat(`{},`, MaxChecks) + `{}]}`
@@ -123,4 +134,27 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMapState: a check's last ping, status and manual_resume reach the
+// plan (Healthchecks resumes a paused check on a ping unless
+// manual_resume); an over-long description is cut, with a note, not a skip.
+func TestMapState(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	s := func(v string) *string { return &v }
+	const id = "31365bce-8da9-4729-8ff3-aaa71d56b712"
+	p := Map(Check{Name: "a", UUID: id, Timeout: f(3600), Grace: f(60), Status: "down", LastPing: s("2020-03-24T16:02:03+02:00")})
+	if p.Skip != "" || !p.Down || p.Paused || !p.ResumeOnEvent || p.LastEventAt == nil ||
+		!p.LastEventAt.Equal(time.Date(2020, 3, 24, 14, 2, 3, 0, time.UTC)) {
+		t.Errorf("down check: %+v", p)
+	}
+	p = Map(Check{Name: "a", UUID: id, Timeout: f(3600), Grace: f(60), Status: "paused", ManualResume: true, LastPing: s("yesterday")})
+	if p.Skip != "" || !p.Paused || p.ResumeOnEvent || p.LastEventAt != nil || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "last_ping") {
+		t.Errorf("paused check with manual_resume, bad last_ping: %+v", p)
+	}
+	long := strings.Repeat("é", beet.MaxDescriptionLen+5)
+	p = Map(Check{Name: "a", UUID: id, Timeout: f(3600), Grace: f(60), Desc: long})
+	if p.Skip != "" || utf8.RuneCountInString(p.Description) != beet.MaxDescriptionLen || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "description cut") {
+		t.Errorf("long description: skip %q, %d characters, notes %q", p.Skip, utf8.RuneCountInString(p.Description), p.Notes)
+	}
 }

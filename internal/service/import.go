@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/detect"
 )
 
 // ImportInput is one beet to import from another service.
@@ -17,8 +19,15 @@ type ImportInput struct {
 	// SourceKey names where the beet came from; the account imports each
 	// key once.
 	SourceKey string
-	// Paused pauses the beet after creating it.
+	// Paused: the beet is created paused.
 	Paused bool
+	// LastEventAt is the check's last event in the service it comes from
+	// (nil: none): the beet starts from it (detect.Imported), up, or down
+	// if that is overdue by now.
+	LastEventAt *time.Time
+	// Down: the service had the check down (a reported failure, when its
+	// deadline has not passed yet).
+	Down bool
 }
 
 // ImportBeet creates a beet imported from another service, under the
@@ -44,13 +53,30 @@ func (s *Service) ImportBeet(ctx context.Context, accountID int64, in ImportInpu
 	if b.Token == "" {
 		b.Token = beet.NewToken()
 	}
-	if err := s.store.CreateImportedBeet(ctx, b, tags, in.SourceKey); err != nil {
+	now := s.Now()
+	if in.LastEventAt != nil {
+		last := *in.LastEventAt
+		if last.After(now) {
+			last = now // another clock's future
+		}
+		b.LastEventAt = &last
+	}
+	var flips []beet.Flip
+	switch {
+	case in.Paused:
+		f := beet.Flip{At: now, From: b.Status, To: beet.StatusPaused, Kind: beet.FlipManual,
+			Reason: "Paused where it was imported from: events are recorded, no alerts are raised."}
+		b.Status, b.StatusReason = f.To, f.Reason
+		flips = append(flips, f)
+	case b.LastEventAt != nil:
+		if flips, err = detect.Imported(b, now, in.Down); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.store.CreateImportedBeet(ctx, b, tags, in.SourceKey, flips); err != nil {
 		return nil, err
 	}
-	s.log.Info("beet imported", "account_id", accountID, "beet_id", b.ID)
-	if in.Paused {
-		return s.Pause(ctx, accountID, b.ID)
-	}
+	s.log.Info("beet imported", "account_id", accountID, "beet_id", b.ID, "status", b.Status)
 	return b, nil
 }
 

@@ -9,13 +9,21 @@ import (
 	"github.com/beethq/beet"
 )
 
-// CreateImportedBeet creates b with its tags and notes its source key, in
-// one transaction, so that a crash never leaves an imported beet that a
-// second run of the import would not recognise.
-func (db *DB) CreateImportedBeet(ctx context.Context, b *beet.Beet, tags []string, sourceKey string) error {
+// CreateImportedBeet creates b with its tags, its state and flips, and
+// notes its source key, in one transaction, so that a crash never leaves
+// an imported beet that a second run of the import would not recognise,
+// nor one without the state it was imported in.
+func (db *DB) CreateImportedBeet(ctx context.Context, b *beet.Beet, tags []string, sourceKey string, flips []beet.Flip) error {
 	nb, detection, err := newBeetRow(b)
 	if err != nil {
 		return fmt.Errorf("create imported beet: %w", err)
+	}
+	if nb.DueAt != nil {
+		due := stamp(*nb.DueAt)
+		nb.DueAt = &due
+	}
+	if len(flips) > 0 {
+		nb.StatusSince = stamp(flips[len(flips)-1].At)
 	}
 	var imported bool
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
@@ -31,6 +39,18 @@ func (db *DB) CreateImportedBeet(ctx context.Context, b *beet.Beet, tags []strin
 		}
 		if err := insertBeet(ctx, tx, &nb, detection); err != nil {
 			return err
+		}
+		if len(flips) > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE beets SET status_since = $1, due_at = $2 WHERE id = $3`,
+				toMicros(nb.StatusSince), nilMicros(nb.DueAt), nb.ID); err != nil {
+				return err
+			}
+			for _, f := range flips {
+				f.BeetID, f.At = nb.ID, stamp(f.At)
+				if err := insertFlip(ctx, tx, &f); err != nil {
+					return err
+				}
+			}
 		}
 		for _, t := range tags {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO beet_tags (beet_id, tag) VALUES ($1, $2)`, nb.ID, t); err != nil {

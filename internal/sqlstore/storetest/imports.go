@@ -30,7 +30,7 @@ func testImportedBeets(t *testing.T, s beet.Store) {
 			Detection: beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 600}, CreatedAt: t0, UpdatedAt: t0}
 	}
 	b := mk(a.ID, uuid)
-	if err := s.CreateImportedBeet(ctx, b, []string{"backup", "fs"}, "healthchecks:k1"); err != nil {
+	if err := s.CreateImportedBeet(ctx, b, []string{"backup", "fs"}, "healthchecks:k1", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.FindBeetByToken(ctx, uuid); err != nil || got.ID != b.ID || got.Detection != b.Detection {
@@ -45,15 +45,15 @@ func testImportedBeets(t *testing.T, s beet.Store) {
 	_, err := s.FindImportedBeet(ctx, other.ID, "healthchecks:k1")
 	wantCode(t, "FindImportedBeet from another account", err, beet.ENOTFOUND)
 
-	wantCode(t, "the same key again", s.CreateImportedBeet(ctx, mk(a.ID, beet.NewToken()), nil, "healthchecks:k1"), beet.ECONFLICT)
+	wantCode(t, "the same key again", s.CreateImportedBeet(ctx, mk(a.ID, beet.NewToken()), nil, "healthchecks:k1", nil), beet.ECONFLICT)
 	taken := mk(other.ID, uuid)
-	wantCode(t, "a taken token", s.CreateImportedBeet(ctx, taken, []string{"x"}, "healthchecks:k1"), beet.ECONFLICT)
+	wantCode(t, "a taken token", s.CreateImportedBeet(ctx, taken, []string{"x"}, "healthchecks:k1", nil), beet.ECONFLICT)
 	_, err = s.FindImportedBeet(ctx, other.ID, "healthchecks:k1")
 	wantCode(t, "FindImportedBeet after the refused import", err, beet.ENOTFOUND)
 	if bs, n, err := s.FindBeets(ctx, beet.BeetFilter{AccountID: &other.ID, Limit: 10}); err != nil || n != 0 || len(bs) != 0 {
 		t.Errorf("the refused import left %d beets, %v", n, err)
 	}
-	if err := s.CreateImportedBeet(ctx, mk(other.ID, beet.NewToken()), nil, "healthchecks:k1"); err != nil {
+	if err := s.CreateImportedBeet(ctx, mk(other.ID, beet.NewToken()), nil, "healthchecks:k1", nil); err != nil {
 		t.Errorf("another account imports the same key: %v", err)
 	}
 
@@ -76,7 +76,7 @@ func testReimportedTokenRecords(t *testing.T, s beet.Store) {
 	mk := func() *beet.Beet {
 		b := &beet.Beet{AccountID: a.ID, Name: uniq("imported "), Token: uuid, Status: beet.StatusNew, Timezone: "UTC",
 			Detection: beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 600}, CreatedAt: t0, UpdatedAt: t0}
-		if err := s.CreateImportedBeet(ctx, b, nil, "healthchecks:re"); err != nil {
+		if err := s.CreateImportedBeet(ctx, b, nil, "healthchecks:re", nil); err != nil {
 			t.Fatal(err)
 		}
 		return b

@@ -156,3 +156,36 @@ func TestImportHealthchecksRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestImportHealthchecksOneFile: a file with a byte order mark imports; a
+// check twice in it is a repeat, not "imported before"; a description over
+// the limit is cut and said so; a check down in Healthchecks whose
+// deadline has not passed (a reported failure) is down, and one with a
+// recent last ping is up.
+func TestImportHealthchecksOneFile(t *testing.T) {
+	e := newTestEnv(t)
+	acct := e.createAccount("hc3@example.com", "free")
+	recent := time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)
+	check := func(name, uuid, status string) string {
+		return `{"name": "` + name + `", "uuid": "` + uuid + `", "timeout": 3600, "grace": 600, "status": "` + status +
+			`", "last_ping": "` + recent + `", "desc": "` + strings.Repeat("d", beet.MaxDescriptionLen+1) + `"}`
+	}
+	const up, failed = "31365bce-8da9-4729-8ff3-aaa71d56b712", "803f680d-e89b-492b-82ef-2be7b774a92d"
+	file := filepath.Join(t.TempDir(), "checks.json")
+	data := "\ufeff" + `{"checks": [` + check("Up", up, "up") + `, ` + check("Up", up, "up") + `, ` + check("Failed", failed, "down") + `]}`
+	if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := e.mustRun(nil, "import", "healthchecks", "--account", itoa(acct), file)
+	for _, want := range []string{
+		`repeat  "Up" (checks.json): the same check is in this file twice; imported once`,
+		`created "Up": beet 1, up;`,
+		`created "Failed": beet 2, down;`,
+		`"Up": description cut to its first 2000 characters (it has 2001)`,
+		"2 created, 0 imported before, 1 repeated in the export, 0 skipped, 0 failed.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

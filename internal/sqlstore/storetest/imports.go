@@ -15,6 +15,7 @@ var importTests = []struct {
 	{"ImportedBeets", testImportedBeets},
 	{"ReimportedTokenRecords", testReimportedTokenRecords},
 	{"ResumeOnEvent", testResumeOnEvent},
+	{"ImportedState", testImportedState},
 }
 
 // testImportedBeets: an imported beet is created with its tags and its
@@ -164,5 +165,38 @@ func testResumeOnEvent(t *testing.T, s beet.Store) {
 	fs, err := s.FindFlips(ctx, b.ID, 1)
 	if err != nil || len(fs) != 1 || fs[0].From != beet.StatusPaused || fs[0].To != beet.StatusUp {
 		t.Fatalf("newest flip %+v, %v; want paused→up", fs, err)
+	}
+}
+
+// testImportedState: a beet imported with its state (last event, status,
+// deadline) and the flips that led there has them stored with it, the
+// last flip's time as its status_since.
+func testImportedState(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	a := newAccount(t, s, beet.PlanFree)
+	last, due := t0.Add(-time.Hour), t0.Add(10*time.Minute)
+	b := &beet.Beet{AccountID: a.ID, Name: uniq("imported "), Token: beet.NewToken(), Status: beet.StatusUp, StatusReason: "imported up",
+		Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 3600, GraceSeconds: 600},
+		LastEventAt: &last, DueAt: &due, ResumeOnEvent: true, CreatedAt: t0}
+	flips := []beet.Flip{{At: t0, From: beet.StatusNew, To: beet.StatusUp, Kind: beet.FlipFirst, Reason: "imported up"}}
+	if err := s.CreateImportedBeet(ctx, b, nil, "healthchecks:state", flips); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.FindBeetByID(ctx, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != beet.StatusUp || got.StatusReason != "imported up" || !got.ResumeOnEvent {
+		t.Errorf("imported beet %+v", got)
+	}
+	sameTimePtr(t, "last_event_at", got.LastEventAt, &last)
+	sameTimePtr(t, "due_at", got.DueAt, &due)
+	sameTime(t, "status_since", got.StatusSince, t0)
+	fs, err := s.FindFlips(ctx, b.ID, 10)
+	if err != nil || len(fs) != 1 || fs[0].To != beet.StatusUp || fs[0].Kind != beet.FlipFirst {
+		t.Fatalf("flips %+v, %v; want the import's new→up", fs, err)
+	}
+	if due, err := s.FindDueBeets(ctx, due, 10); err != nil || len(due) != 1 || due[0].ID != b.ID {
+		t.Errorf("FindDueBeets at its deadline = %v, %v; want the imported beet", due, err)
 	}
 }

@@ -247,11 +247,14 @@
           axes.push({ scale: "v", side: 1, size: 50, grid: { show: false } });
         }
         if (d.band) {
+          // The band shades between its own edges, wherever they land
+          // among the series (after the values, when there are some).
+          var hi = series.length;
           data.push(d.band.hi, d.band.lo, d.band.mid);
           series.push({ label: "Expected (high)", stroke: "rgba(26,95,180,0.5)", width: 1, points: { show: false } });
           series.push({ label: "Expected (low)", stroke: "rgba(26,95,180,0.5)", width: 1, points: { show: false } });
           series.push({ label: "Expected", stroke: "#1a5fb4", width: 1.5, dash: [5, 4], points: { show: false } });
-          bands.push({ series: [2, 3], fill: "rgba(26,95,180,0.15)" });
+          bands.push({ series: [hi, hi + 1], fill: "rgba(26,95,180,0.15)" });
         }
         var opts = {
           width: Math.max(280, chartEl.clientWidth), height: 240,

@@ -1,0 +1,68 @@
+package web_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/beethq/beet/internal/testbrowser"
+)
+
+// keepPlots makes every page keep the uPlot charts it draws in
+// window.plots, so a test can read what a chart was told to draw.
+const keepPlots = `(() => {
+  let real;
+  window.plots = [];
+  Object.defineProperty(window, "uPlot", { configurable: true,
+    get() { return real; },
+    set(U) {
+      function Kept(opts, data, el) { const u = new U(opts, data, el); window.plots.push(u); return u; }
+      Object.setPrototypeOf(Kept, U);
+      Kept.prototype = U.prototype;
+      real = Kept;
+    } });
+})()`
+
+// TestBrowserChartBand draws the checkout beet of TestScreenshotsWithHistory,
+// which has both a learned band and values sent in bodies: the shading
+// lies between the band's own high and low edges, not between the values
+// line and one edge.
+func TestBrowserChartBand(t *testing.T) {
+	ctx, consoleErrors := newChrome(t)
+	a := startApp(t, nil)
+	base := a.URL()
+	testbrowser.Run(t, ctx, "keep the charts", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: keepPlots})
+		return err
+	}))
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("name")))
+	seedHistory(t, a)
+	testbrowser.Run(t, ctx, "checkout", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
+		chromedp.Poll[chromedp.Void](`window.plots.length > 0`, chromedp.WithPollingTimeout(5*time.Second)))
+	if got := legendShown(t, ctx); got != "band flips values" {
+		t.Fatalf("the checkout's legend names %q; want the band, the state changes and the values", got)
+	}
+	bands, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => {
+		const u = window.plots[0];
+		return u.bands.map(b => b.series.map(i => u.series[i].label).join(" to "));
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Expected (high) to Expected (low)"; strings.Join(bands, "; ") != want {
+		t.Errorf("the chart shades %q; want %q", bands, want)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}

@@ -343,6 +343,7 @@ type detailView struct {
 	Fresh       bool
 	Start       []snippet
 	Det         detectionForm
+	Settings    settingsForm // the settings form's fields: the stored ones, or as typed after an error
 	SettingsErr *formError
 	DetErr      *formError
 	Backtest    *service.BacktestResult
@@ -355,6 +356,14 @@ type detailView struct {
 	BadgePath   string // the image's source (see badgePath)
 	Day24       int64  // events in the last 24 hours
 	DayOne      string // for a beet that is not armed yet: what it has and what it waits for
+}
+
+// settingsForm is the settings form's fields. After a refused post they
+// hold what was typed, while the rest of the page (headings, times, the
+// chart's zone) keeps showing the beet as stored.
+type settingsForm struct {
+	Name, Description, Timezone string
+	AllowBots                   bool
 }
 
 // detectionForm is the detection settings as the form shows them.
@@ -447,7 +456,8 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 		return nil, err
 	}
 	ctx, acc, id := r.Context(), p.session.AccountID, b.ID
-	v := &detailView{layoutView: h.layout(r, p, b.Name), B: b, Det: formOf(b.Detection), Timezones: commonZones}
+	v := &detailView{layoutView: h.layout(r, p, b.Name), B: b, Det: formOf(b.Detection), Timezones: commonZones,
+		Settings: settingsForm{Name: b.Name, Description: b.Description, Timezone: b.Timezone, AllowBots: b.AllowBots}}
 	v.URL = h.baseURL + "/api/v1/beet/" + b.Token
 	v.MaskedToken = mask(b.Token)
 	v.MaskedURL = h.baseURL + "/api/v1/beet/" + v.MaskedToken
@@ -651,7 +661,7 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx
 	upd := beet.BeetUpdate{Name: &name, Description: &desc, Timezone: &tz, AllowBots: &bots}
 	_, err = h.svc.UpdateBeet(r.Context(), p.session.AccountID, id, upd)
 	return h.afterPost(w, r, err, beetURL(id)+"#settings", h.beetPageAgain(r, p, func(v *detailView) {
-		v.B.Name, v.B.Description, v.B.Timezone, v.B.AllowBots = name, desc, tz, bots
+		v.Settings = settingsForm{Name: name, Description: desc, Timezone: tz, AllowBots: bots}
 		v.SettingsErr = formErr(err)
 	}))
 }

@@ -266,3 +266,40 @@ func testAccountsCannotSeeEachOther(t *testing.T, engine string) {
 		}
 	}
 }
+
+// TestRefusedSettingsKeepTheBeet: a refused settings form comes back with
+// what was typed and the error, while the rest of the page (heading, the
+// tables' zone, the chart's zone, the delete dialog) shows the beet as
+// stored.
+func TestRefusedSettingsKeepTheBeet(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	want(t, "create", b.post("/beets", url.Values{"name": {"Nightly backup"}, "timezone": {"Europe/Riga"}}), http.StatusSeeOther, "/beets/1?created=1")
+	get, err := http.Get(a.URL() + "/api/v1/beet/" + tokenOf(t, b, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get.Body.Close()
+	waitFor(t, "the event on the page", func() bool { return strings.Contains(b.get("/beets/1").body, "<td>GET</td>") })
+
+	r := b.post("/beets/1/settings", url.Values{"name": {"Nightly backup"}, "description": {"typed"}, "timezone": {"Europe/Rigaa"}, "allow_bots": {"on"}})
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "not an IANA time zone") {
+		t.Fatalf("bad zone: %d\n%.500s", r.status, r.body)
+	}
+	for _, s := range []string{`id="s-tz" name="timezone" list="det-zones" required value="Europe/Rigaa"`, ">typed</textarea>", `name="allow_bots" checked`,
+		`data-tz="Europe/Riga"`, "Received (Europe/Riga)", "Times in Europe/Riga."} {
+		if !strings.Contains(r.body, s) {
+			t.Errorf("the refused settings page lacks %q", s)
+		}
+	}
+	before, _, _ := strings.Cut(r.body, `<section id="settings"`)
+	if n := strings.Count(before, "Europe/Rigaa"); n != 0 || !regexp.MustCompile(`<td>[0-9-]+ [0-9:]+ EES?T</td>`).MatchString(r.body) {
+		t.Errorf("the page names the refused zone %d times above the settings form or shows times outside Riga's zone:\n%s", n, r.body)
+	}
+	r = b.post("/beets/1/settings", url.Values{"name": {""}, "timezone": {"Europe/Riga"}})
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, "<h1>Nightly backup</h1>") || !strings.Contains(r.body, "Delete “Nightly backup”?") ||
+		!strings.Contains(r.body, `id="s-name" name="name" required maxlength="200" value=""`) {
+		t.Errorf("blank name: %d; want the stored name in the heading and dialog, the field empty", r.status)
+	}
+}

@@ -28,7 +28,11 @@ func (h *Handler) windowRows(r *http.Request, acc int64) ([]windowRow, error) {
 	if err != nil || len(ws) == 0 {
 		return nil, err
 	}
-	names, err := h.beetNames(r, acc)
+	ids := make([]int64, 0, len(ws))
+	for _, w := range ws {
+		ids = append(ids, w.BeetID)
+	}
+	names, err := h.beetNames(r, acc, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -52,32 +56,68 @@ func (h *Handler) windowRows(r *http.Request, acc int64) ([]windowRow, error) {
 	return out, nil
 }
 
-// beetOption is one beet a window can be limited to.
+// beetOption is one beet a form lets people choose.
 type beetOption struct {
 	ID   int64
 	Name string
 }
 
-func (h *Handler) beetOptions(r *http.Request, acc int64) ([]beetOption, error) {
-	bs, _, err := h.svc.Beets(r.Context(), acc, beet.BeetFilter{Limit: beet.MaxPageLimit})
+// beetOptions lists the beets a form offers: the chosen ones first, so a
+// form always shows what it holds however many beets the account has,
+// then the others by name, up to beet.MaxPageLimit in all. left is how
+// many beets are not listed. A chosen ID the account has no beet of is
+// left out (the service names it when the form is posted).
+func (h *Handler) beetOptions(r *http.Request, acc int64, chosen ...int64) (opts []beetOption, left int, err error) {
+	bs, total, err := h.svc.Beets(r.Context(), acc, beet.BeetFilter{Order: beet.OrderName, Limit: beet.MaxPageLimit})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	out := make([]beetOption, 0, len(bs))
+	byID := make(map[int64]*beet.Beet, len(bs))
 	for _, b := range bs {
-		out = append(out, beetOption{b.ID, b.Name})
+		byID[b.ID] = b
 	}
-	return out, nil
+	seen := make(map[int64]bool, len(chosen))
+	for _, id := range chosen {
+		if seen[id] || id <= 0 {
+			continue
+		}
+		b := byID[id]
+		if b == nil {
+			if b, err = h.svc.Beet(r.Context(), acc, id); beet.ErrorCode(err) == beet.ENOTFOUND {
+				continue
+			} else if err != nil {
+				return nil, 0, err
+			}
+		}
+		seen[id] = true
+		opts = append(opts, beetOption{b.ID, b.Name})
+	}
+	for _, b := range bs {
+		if len(opts) >= beet.MaxPageLimit {
+			break
+		}
+		if !seen[b.ID] {
+			seen[b.ID] = true
+			opts = append(opts, beetOption{b.ID, b.Name})
+		}
+	}
+	return opts, max(0, total-len(opts)), nil
 }
 
-func (h *Handler) beetNames(r *http.Request, acc int64) (map[int64]string, error) {
-	opts, err := h.beetOptions(r, acc)
-	if err != nil {
-		return nil, err
-	}
-	m := make(map[int64]string, len(opts))
-	for _, o := range opts {
-		m[o.ID] = o.Name
+// beetNames names the beets of ids.
+func (h *Handler) beetNames(r *http.Request, acc int64, ids []int64) (map[int64]string, error) {
+	m := make(map[int64]string, len(ids))
+	for _, id := range ids {
+		if _, ok := m[id]; ok || id <= 0 {
+			continue
+		}
+		b, err := h.svc.Beet(r.Context(), acc, id)
+		if beet.ErrorCode(err) == beet.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		m[id] = b.Name
 	}
 	return m, nil
 }
@@ -101,6 +141,7 @@ type windowNewView struct {
 	layoutView
 	F         windowForm
 	Beets     []beetOption
+	BeetsLeft int // beets the select does not list
 	Timezones []string
 	Err       *formError
 	ErrAtTop  bool
@@ -109,7 +150,8 @@ type windowNewView struct {
 func (h *Handler) windowNewView(r *http.Request, p *reqCtx, f windowForm, err error) (windowNewView, error) {
 	v := windowNewView{layoutView: h.layout(r, p, "New maintenance window"), F: f, Timezones: commonZones}
 	var berr error
-	if v.Beets, berr = h.beetOptions(r, p.session.AccountID); berr != nil {
+	chosen, _ := strconv.ParseInt(strings.TrimSpace(f.BeetID), 10, 64)
+	if v.Beets, v.BeetsLeft, berr = h.beetOptions(r, p.session.AccountID, chosen); berr != nil {
 		return v, berr
 	}
 	if err != nil {

@@ -51,12 +51,13 @@ type statusPageRow struct {
 
 type statusPagesView struct {
 	layoutView
-	Page  *beet.StatusPage // nil: the template shows the list
-	Pages []statusPageRow
-	F     statusPageForm
-	Beets []beetOption
-	Done  string
-	Err   *formError
+	Page      *beet.StatusPage // nil: the template shows the list
+	Pages     []statusPageRow
+	F         statusPageForm
+	Beets     []beetOption
+	BeetsLeft int // beets the select does not list
+	Done      string
+	Err       *formError
 }
 
 func (v statusPagesView) Chosen(id int64) bool { return slices.Contains(v.F.BeetIDs, id) }
@@ -70,7 +71,7 @@ func (h *Handler) statusPagesView(r *http.Request, p *reqCtx, f statusPageForm, 
 	for _, pg := range ps {
 		v.Pages = append(v.Pages, statusPageRow{pg, shows(pg)})
 	}
-	if v.Beets, lerr = h.beetOptions(r, p.session.AccountID); lerr != nil {
+	if v.Beets, v.BeetsLeft, lerr = h.beetOptions(r, p.session.AccountID, f.BeetIDs...); lerr != nil {
 		return v, lerr
 	}
 	if err != nil {
@@ -116,6 +117,7 @@ type statusPageView struct {
 	PublicURL string
 	F         statusPageForm
 	Beets     []beetOption
+	BeetsLeft int // beets the select does not list
 	Notices   []*beet.StatusNotice
 	Notice    beet.StatusNotice // the new-notice form as typed
 	Done      string
@@ -125,12 +127,26 @@ type statusPageView struct {
 
 func (v statusPageView) Chosen(id int64) bool { return slices.Contains(v.F.BeetIDs, id) }
 
+// KnownIDs are the beets the stored page shows by ID, as the form posts
+// them back (known_beet_ids): saving drops only those of them left
+// unchosen, never one added meanwhile (through the API) that the form
+// did not show.
+func (v statusPageView) KnownIDs() string { return joinIDs(v.Page.BeetIDs) }
+
+func joinIDs(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(s, " ")
+}
+
 func (h *Handler) statusPageView(r *http.Request, p *reqCtx, pg *beet.StatusPage) (*statusPageView, error) {
 	v := &statusPageView{layoutView: h.layout(r, p, pg.Title+" · Status page"), Page: pg, F: statusPageFormOf(pg),
 		PublicURL: h.baseURL + "/status/" + pg.Slug, Done: r.URL.Query().Get("done"),
 		Notice: beet.StatusNotice{Severity: beet.SeverityInfo}}
 	var err error
-	if v.Beets, err = h.beetOptions(r, p.session.AccountID); err != nil {
+	if v.Beets, v.BeetsLeft, err = h.beetOptions(r, p.session.AccountID, append(slices.Clone(pg.BeetIDs), v.F.BeetIDs...)...); err != nil {
 		return v, err
 	}
 	v.Notices, err = h.svc.StatusNotices(r.Context(), p.session.AccountID, pg.ID)
@@ -163,9 +179,19 @@ func (h *Handler) saveStatusPage(w http.ResponseWriter, r *http.Request, p *reqC
 	}
 	f := readStatusPageForm(r)
 	want := f.page()
-	ids := want.BeetIDs
-	if ids == nil {
-		ids = []int64{}
+	ids := append([]int64{}, want.BeetIDs...)
+	// A beet the page shows by ID that the form did not know of (added
+	// since it was shown) stays: only a beet unchosen in the form goes.
+	known := map[int64]bool{}
+	for _, s := range strings.Fields(r.PostFormValue("known_beet_ids")) {
+		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
+			known[id] = true
+		}
+	}
+	for _, id := range pg.BeetIDs {
+		if !known[id] && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
 	}
 	_, err = h.svc.UpdateStatusPage(r.Context(), p.session.AccountID, pg.ID, service.StatusPageUpdate{Slug: &want.Slug,
 		Title: &want.Title, Description: &want.Description, Tags: &want.Tags, BeetIDs: &ids})

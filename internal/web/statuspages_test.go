@@ -1,10 +1,17 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/service"
 )
 
 // TestStatusPagesDashboard: a person creates a status page from the
@@ -88,5 +95,70 @@ func TestStatusPagesDashboard(t *testing.T) {
 	want(t, "delete page", b.post("/account/status-pages/1/delete", url.Values{}), http.StatusSeeOther, "/account/status-pages?done=deleted")
 	if r := b.get("/status/acme"); r.status != 404 {
 		t.Errorf("a deleted page: %d", r.status)
+	}
+}
+
+// TestBeetChoicesBeyondAPage: in an account with more beets than a select
+// lists, the status page and maintenance forms still show the beets they
+// hold, chosen; saving a status page unchanged keeps them, keeps one added
+// through the API since the form was shown, and drops only one unchosen.
+func TestBeetChoicesBeyondAPage(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	svc, ctx := a.Backend().Service, context.Background()
+	for i := range beet.MaxPageLimit + 5 {
+		if _, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: fmt.Sprintf("Job %04d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, late := int64(beet.MaxPageLimit+6), int64(beet.MaxPageLimit+7)
+	for _, name := range []string{"Zulu export", "Zulu import"} {
+		if _, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want(t, "create", b.post("/account/status-pages", url.Values{"title": {"Acme"}, "slug": {"acme"}, "beet_ids": {"1", fmt.Sprint(last)}}),
+		http.StatusSeeOther, "/account/status-pages/1?done=created")
+	page := b.get("/account/status-pages/1").body
+	if !strings.Contains(page, fmt.Sprintf(`<option value="%d" selected>Zulu export</option>`, last)) {
+		t.Fatalf("the status page's form does not show its chosen beet %d", last)
+	}
+	if !strings.Contains(page, `id="sp-beets-left">7 more beets are not listed here`) {
+		t.Error("the form does not say how many beets it leaves out")
+	}
+	// Meanwhile the API adds a beet the form did not show.
+	ids := []int64{1, last, late}
+	if _, err := svc.UpdateStatusPage(ctx, 1, 1, service.StatusPageUpdate{BeetIDs: &ids}); err != nil {
+		t.Fatal(err)
+	}
+	// The form posted back as shown, unchanged.
+	form := url.Values{"title": {"Acme 2"}, "slug": {"acme"}}
+	for _, m := range regexp.MustCompile(`<option value="(\d+)" selected>`).FindAllStringSubmatch(page, -1) {
+		form.Add("beet_ids", m[1])
+	}
+	form.Set("known_beet_ids", regexp.MustCompile(`name="known_beet_ids" value="([^"]*)"`).FindStringSubmatch(page)[1])
+	want(t, "save unchanged", b.post("/account/status-pages/1", form), http.StatusSeeOther, "/account/status-pages/1?done=saved")
+	pg, err := svc.StatusPage(ctx, 1, 1)
+	if err != nil || !slices.Equal(pg.BeetIDs, ids) {
+		t.Errorf("after saving the form unchanged the page shows beets %v (%v), want %v", pg.BeetIDs, err, ids)
+	}
+	// Unchoosing a beet the form showed drops it.
+	form.Set("known_beet_ids", fmt.Sprintf("1 %d %d", last, late))
+	form["beet_ids"] = []string{"1", fmt.Sprint(late)}
+	want(t, "unchoose", b.post("/account/status-pages/1", form), http.StatusSeeOther, "/account/status-pages/1?done=saved")
+	if pg, err := svc.StatusPage(ctx, 1, 1); err != nil || !slices.Equal(pg.BeetIDs, []int64{1, late}) {
+		t.Errorf("after unchoosing %d the page shows %v (%v)", last, pg.BeetIDs, err)
+	}
+
+	// A window for a beet the first page by name leaves out: chosen in the
+	// form, named in the account's list.
+	if p := b.get(fmt.Sprintf("/account/maintenance/new?beet=%d", late)).body; !strings.Contains(p, fmt.Sprintf(`<option value="%d" selected>Zulu import</option>`, late)) {
+		t.Errorf("the new-window form does not show beet %d chosen", late)
+	}
+	want(t, "window", b.post("/account/maintenance", url.Values{"mode": {"repeat"}, "beet_id": {fmt.Sprint(late)}, "cron": {"0 2 * * 0"},
+		"timezone": {"UTC"}, "duration_minutes": {"30"}}), http.StatusSeeOther, "/account?done=window#maintenance")
+	if p := b.get("/account").body; !strings.Contains(p, "<td>Zulu import</td>") {
+		t.Error("the account's windows do not name the beet")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,6 +154,11 @@ func (h *Handler) funcs() template.FuncMap {
 		"dur": func(s int64) string { return detect.Duration(time.Duration(s) * time.Second) },
 		"isField": func(e *formError, field string) bool {
 			return e != nil && (e.Field == field || strings.HasPrefix(e.Field, field+"."))
+		},
+		// offFields is whether e is an error on none of a form's fields,
+		// shown above the form rather than under one.
+		"offFields": func(e *formError, fields ...string) bool {
+			return e != nil && !slices.Contains(fields, e.Field)
 		},
 		// fieldMsg is the error to show next to field, or "".
 		"fieldMsg": func(e *formError, field string) string {

@@ -1,0 +1,80 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/beethq/beet/internal/service"
+	"github.com/beethq/beet/internal/testbrowser"
+)
+
+// TestBrowserRefusedFormsLandOnTheError submits forms far down the beet
+// and account pages with a value the service refuses: the page that
+// comes back has the field at fault focused and its message on screen,
+// not at the top of the page with the message 2,000 px below.
+func TestBrowserRefusedFormsLandOnTheError(t *testing.T) {
+	ctx, consoleErrors := newChrome(t)
+	a := startApp(t, nil)
+	base := a.URL()
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("name")))
+	b, err := a.Backend().Service.CreateBeet(context.Background(), 1, service.BeetInput{Name: "Nightly backup", Timezone: "Europe/Riga"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // events make the page long: chart, tables, history
+		r, err := http.Get(base + "/api/v1/beet/" + b.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+	}
+	for _, c := range []struct{ name, page, field, value, form, msg, says string }{
+		{"a mistyped zone", "/beets/1", "s-tz", "Europe/Rigaa", "settings", "s-tz-err", "not an IANA time zone"},
+		{"a bad tag", "/beets/1", "s-tags", "Bad!Tag", "tags", "tags-error", `"bad!tag" may hold only`},
+		{"a key name too long", "/account", "key-name", strings.Repeat("k", 101), "keys", "key-name-err", "The key's name is 101 characters long"},
+		{"a user already there", "/account", "u-email", "ada@example.com", "users", "u-email-err", "already has a user"},
+		{"a wrong current password", "/account", "pw-current", "not my password", "password", "pw-current-err", "is not your current password"},
+	} {
+		fill := []chromedp.Action[chromedp.Void]{chromedp.Navigate(base + c.page), chromedp.WaitVisible(chromedp.ID(c.field)), setValue(c.field, c.value)}
+		if c.form == "users" {
+			fill = append(fill, setValue("u-pw", "long enough 1"))
+		}
+		if c.form == "password" {
+			fill = append(fill, setValue("pw-new", "long enough 1"), setValue("pw-new2", "long enough 1"))
+		}
+		fill = append(fill, chromedp.Evaluate[chromedp.Void](`document.getElementById("`+c.field+`").form.requestSubmit()`),
+			chromedp.WaitVisible(chromedp.ID(c.msg)), chromedp.Poll[chromedp.Void](`document.readyState === "complete"`, chromedp.WithPollingTimeout(5*time.Second)))
+		testbrowser.Run(t, ctx, c.name, fill...)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`(() => {
+			const m = document.getElementById("`+c.msg+`").getBoundingClientRect();
+			return {focus: document.activeElement.id, top: m.top, bottom: m.bottom, vh: window.innerHeight,
+				text: document.getElementById("`+c.msg+`").textContent, described: document.getElementById("`+c.field+`").getAttribute("aria-describedby")};
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		top, _ := got["top"].(float64)
+		bottom, _ := got["bottom"].(float64)
+		vh, _ := got["vh"].(float64)
+		if got["focus"] != c.field || top < 0 || bottom > vh || got["described"] != c.msg || !strings.Contains(got["text"].(string), c.says) {
+			t.Errorf("%s: focus on %q, message %q at %.0f-%.0f px of %.0f, field described by %v; want %s focused, its message %q on screen",
+				c.name, got["focus"], got["text"], top, bottom, vh, got["described"], c.field, c.says)
+		}
+	}
+	// Chrome logs each refused form's answer (422, 409) as a failed load.
+	for _, e := range consoleErrors() {
+		if !strings.Contains(e, "status of 422") && !strings.Contains(e, "status of 409") {
+			t.Errorf("console error: %s", e)
+		}
+	}
+}

@@ -19,6 +19,8 @@ type accountView struct {
 	NewKey      string // shown once, right after creation
 	NewKeyFor   string
 	KeyErr      *formError
+	KeyName     string // the key form as typed, after a refusal
+	KeyReadOnly bool
 	UserErr     *formError
 	UserEmail   string
 	ZoneErr     *formError
@@ -146,7 +148,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p *reqCtx) e
 	if err != nil {
 		return err
 	}
-	v.KeyErr = formErr(kerr)
+	v.KeyErr, v.KeyName, v.KeyReadOnly = formErr(kerr), name, readOnly
 	h.render(w, r, http.StatusUnprocessableEntity, "account", v)
 	return nil
 }

@@ -75,9 +75,19 @@ func (h *Handler) statusPagesView(r *http.Request, p *reqCtx, f statusPageForm, 
 		return v, lerr
 	}
 	if err != nil {
-		v.Err = formErr(err)
+		v.Err = statusPageErr(err, f)
 	}
 	return v, nil
+}
+
+// statusPageErr is the form's error in the form's words: the service names
+// its API fields when a page would show nothing.
+func statusPageErr(err error, f statusPageForm) *formError {
+	e := formErr(err)
+	if e.Field == "tags" && len(f.page().Tags) == 0 && len(f.BeetIDs) == 0 {
+		e.Message = "name a tag here or choose a beet below: a page shows at least one"
+	}
+	return e
 }
 
 func shows(p *beet.StatusPage) string {
@@ -196,7 +206,7 @@ func (h *Handler) saveStatusPage(w http.ResponseWriter, r *http.Request, p *reqC
 	_, err = h.svc.UpdateStatusPage(r.Context(), p.session.AccountID, pg.ID, service.StatusPageUpdate{Slug: &want.Slug,
 		Title: &want.Title, Description: &want.Description, Tags: &want.Tags, BeetIDs: &ids})
 	return h.afterPostAs(w, r, err, statusPageURL(pg.ID, "saved"), formStatus, h.statusPageAgain(r, p, pg, func(v *statusPageView) {
-		v.F, v.Err = f, formErr(err)
+		v.F, v.Err = f, statusPageErr(err, f)
 	}))
 }
 

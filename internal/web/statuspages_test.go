@@ -162,3 +162,15 @@ func TestBeetChoicesBeyondAPage(t *testing.T) {
 		t.Error("the account's windows do not name the beet")
 	}
 }
+
+// TestStatusPageFormSaysWhatIsMissing: a page that would show nothing is
+// refused in the form's words, not the API's field names.
+func TestStatusPageFormSaysWhatIsMissing(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	r := b.post("/account/status-pages", url.Values{"title": {"Acme"}, "slug": {"acme"}})
+	if got := fieldError(r.body, "sp-tags"); r.status != 422 || got != "name a tag here or choose a beet below: a page shows at least one" || strings.Contains(r.body, "beet_ids)") {
+		t.Errorf("a page that shows nothing: %d, the tags field says %q", r.status, got)
+	}
+}

@@ -287,3 +287,20 @@ func TestKeyRevokeIsConfirmed(t *testing.T) {
 		t.Errorf("confirming a revoked key: %d, want 404", r.status)
 	}
 }
+
+// TestKeyFormKeepsWhatWasTyped: a refused API key form comes back with the
+// name and the access as chosen, so a retry does not make a read-write key
+// where a read-only one was meant; the message names the key's name.
+func TestKeyFormKeepsWhatWasTyped(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	name := strings.Repeat("k", 101)
+	r := b.post("/account/keys", url.Values{"name": {name}, "access": {"read"}})
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `value="`+name+`"`) || !strings.Contains(r.body, `<option value="read" selected>`) {
+		t.Errorf("a refused key: %d; want the name and Read-only kept", r.status)
+	}
+	if got := fieldError(r.body, "key-name"); got != "The key's name is 101 characters long; at most 100 are allowed" {
+		t.Errorf("the key's message: %q", got)
+	}
+}

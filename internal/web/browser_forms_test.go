@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/beethq/beet/internal/service"
@@ -58,7 +60,7 @@ func TestBrowserRefusedFormsLandOnTheError(t *testing.T) {
 		got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`(() => {
 			const m = document.getElementById("`+c.msg+`").getBoundingClientRect();
 			return {focus: document.activeElement.id, top: m.top, bottom: m.bottom, vh: window.innerHeight,
-				text: document.getElementById("`+c.msg+`").textContent, described: document.getElementById("`+c.field+`").getAttribute("aria-describedby")};
+				text: document.getElementById("`+c.msg+`").textContent, path: location.pathname, described: document.getElementById("`+c.field+`").getAttribute("aria-describedby")};
 		})()`))
 		if err != nil {
 			t.Fatal(err)
@@ -66,6 +68,11 @@ func TestBrowserRefusedFormsLandOnTheError(t *testing.T) {
 		top, _ := got["top"].(float64)
 		bottom, _ := got["bottom"].(float64)
 		vh, _ := got["vh"].(float64)
+		// The address is the page's, not the POST's: a reload or the
+		// self-refresh gets the page, not a 404 or a second post.
+		if got["path"] != c.page {
+			t.Errorf("%s: the address bar says %v, want %s", c.name, got["path"], c.page)
+		}
 		if got["focus"] != c.field || top < 0 || bottom > vh || got["described"] != c.msg || !strings.Contains(got["text"].(string), c.says) {
 			t.Errorf("%s: focus on %q, message %q at %.0f-%.0f px of %.0f, field described by %v; want %s focused, its message %q on screen",
 				c.name, got["focus"], got["text"], top, bottom, vh, got["described"], c.field, c.says)
@@ -76,5 +83,56 @@ func TestBrowserRefusedFormsLandOnTheError(t *testing.T) {
 		if !strings.Contains(e, "status of 422") && !strings.Contains(e, "status of 409") {
 			t.Errorf("console error: %s", e)
 		}
+	}
+}
+
+// recordFetches makes every page keep the addresses it fetches in
+// window.fetched.
+const recordFetches = `(() => {
+  window.fetched = [];
+  const f = window.fetch;
+  window.fetch = function (u) { window.fetched.push(String(u)); return f.apply(this, arguments); };
+})()`
+
+// TestBrowserPreviewIsNotRefreshed: an open Preview alerts result stays
+// as it is; the page's self-refresh fetches the beet's page, not the
+// preview, which would replay 30 days of events every 10 s.
+func TestBrowserPreviewIsNotRefreshed(t *testing.T) {
+	ctx, _ := newChrome(t)
+	a := startApp(t, nil)
+	base := a.URL()
+	testbrowser.Run(t, ctx, "record fetches", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recordFetches})
+		return err
+	}))
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("name")))
+	b, err := a.Backend().Service.CreateBeet(context.Background(), 1, service.BeetInput{Name: "Nightly backup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := http.Get(base + "/api/v1/beet/" + b.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	testbrowser.Run(t, ctx, "preview", chromedp.Navigate(base+"/beets/1/backtest?mode=period&period_minutes=60&grace_minutes=5"),
+		chromedp.WaitVisible(chromedp.ID("summary")),
+		chromedp.Poll[chromedp.Void](`window.fetched.some(u => !u.includes("chart.json"))`, chromedp.WithPollingTimeout(15*time.Second)))
+	fetched, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.fetched.filter(u => !u.includes("chart.json")).map(u => new URL(u).pathname + new URL(u).search)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range fetched {
+		if u != "/beets/1" {
+			t.Errorf("the preview's page refreshed itself from %s; want /beets/1", u)
+		}
+	}
+	if path, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname + location.search`)); err != nil || !strings.HasPrefix(path, "/beets/1/backtest?") {
+		t.Errorf("the preview's address became %q (%v); it is a page of its own", path, err)
 	}
 }

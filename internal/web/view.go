@@ -21,10 +21,14 @@ type layoutView struct {
 	SignedIn bool
 	Nav      string // "beets" or "account": the current section
 	Now      time.Time
+	// Posted: the page answers a refused form's POST. The page's
+	// canonical link then carries data-replace, and app.js puts the
+	// page's own address in the address bar (the POST's has no page).
+	Posted bool
 }
 
 func (h *Handler) layout(r *http.Request, p *reqCtx, title string) layoutView {
-	v := layoutView{Title: title, Now: h.svc.Now()}
+	v := layoutView{Title: title, Now: h.svc.Now(), Posted: r.Method == http.MethodPost}
 	if p != nil && p.session != nil {
 		v.SignedIn = true
 	}

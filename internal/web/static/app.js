@@ -367,8 +367,18 @@
     });
   }
 
-  // Self-refresh: fetch this page again and swap the parts marked
-  // data-refresh (by id), so filters, focus and open dialogs survive.
+  // A page shown again after a refused form has the POST's address, which
+  // no GET serves: put the page's own in the address bar, so a reload or
+  // a bookmark opens the page instead of posting again or a 404.
+  var canonical = document.querySelector("link[rel=canonical]");
+  if (canonical && canonical.hasAttribute("data-replace") && window.history.replaceState) {
+    history.replaceState(null, "", canonical.href);
+  }
+
+  // Self-refresh: fetch the page again (its canonical address: not a
+  // backtest preview's, which would replay 30 days of events each time)
+  // and swap the parts marked data-refresh (by id), so filters, focus and
+  // open dialogs survive.
   var parts = document.querySelectorAll("[data-refresh][id]");
   if (parts.length) {
     var every = 1e9;
@@ -377,7 +387,7 @@
     setInterval(function () {
       if (busy || document.hidden || document.querySelector("dialog[open]")) return;
       busy = true;
-      fetch(location.href, { cache: "no-store", headers: { Accept: "text/html" } })
+      fetch(canonical ? canonical.href : location.href, { cache: "no-store", headers: { Accept: "text/html" } })
         .then(function (r) {
           if (!r.ok || r.redirected) throw new Error("refresh: " + r.status);
           return r.text();

@@ -136,3 +136,28 @@ func TestBrowserPreviewIsNotRefreshed(t *testing.T) {
 		t.Errorf("the preview's address became %q (%v); it is a page of its own", path, err)
 	}
 }
+
+// TestBrowserLongNameFits: a beet named with one long unbroken word does
+// not make its page scroll sideways on a desktop (the breadcrumb, shown
+// there and not on a phone, wraps it as the heading does).
+func TestBrowserLongNameFits(t *testing.T) {
+	ctx, _ := newChrome(t)
+	a := startApp(t, nil)
+	base := a.URL()
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("name")))
+	if _, err := a.Backend().Service.CreateBeet(context.Background(), 1, service.BeetInput{Name: "نسخة " + strings.Repeat("W", 120)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/beets/1", "/"} {
+		testbrowser.Run(t, ctx, p, chromedp.Navigate(base+p), chromedp.WaitVisible(chromedp.CSS("main")))
+		w, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.clientWidth]`))
+		if err != nil || w[0] > w[1] {
+			t.Errorf("%s with a long name: the page is %v px wide (%v)", p, w, err)
+		}
+	}
+}

@@ -524,3 +524,26 @@ func TestNewWindowZone(t *testing.T) {
 		}
 	}
 }
+
+// TestMaintenanceWindowsSayWhen: the account's list says whether each
+// window is open now, scheduled (a later one, or a repeating one between
+// its openings) or over, rather than "Closed" for both.
+func TestMaintenanceWindowsSayWhen(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	for _, f := range []url.Values{
+		{"mode": {"once"}, "starts_at": {"2020-06-01T22:00"}, "ends_at": {"2020-06-02T01:30"}, "timezone": {"UTC"}},
+		{"mode": {"once"}, "starts_at": {"2090-06-01T22:00"}, "ends_at": {"2090-06-02T01:30"}, "timezone": {"UTC"}},
+		{"mode": {"once"}, "starts_at": {"2020-06-01T22:00"}, "ends_at": {"2090-06-02T01:30"}, "timezone": {"UTC"}},
+	} {
+		want(t, "window", b.post("/account/maintenance", f), http.StatusSeeOther, "/account?done=window#maintenance")
+	}
+	p := b.get("/account").body
+	for id, state := range map[string]string{"1": "Ended", "2": "Scheduled", "3": "Open"} {
+		m := regexp.MustCompile(`(?s)<tr id="mw-` + id + `">.*?<td>(?:<span[^>]*>)?(Open|Ended|Scheduled|Closed)</span></td>`).FindStringSubmatch(p)
+		if m == nil || m[1] != state {
+			t.Errorf("window %s says %v, want %s", id, m, state)
+		}
+	}
+}

@@ -21,6 +21,7 @@ type windowRow struct {
 	Scope  string // "Every beet" or the beet's name
 	When   string // in words
 	Active bool
+	Ended  bool // a one-off window that is over; a later one or a repeating one is scheduled
 }
 
 func (h *Handler) windowRows(r *http.Request, acc int64) ([]windowRow, error) {
@@ -40,6 +41,7 @@ func (h *Handler) windowRows(r *http.Request, acc int64) ([]windowRow, error) {
 	out := make([]windowRow, 0, len(ws))
 	for _, w := range ws {
 		row := windowRow{MaintenanceWindow: w, Scope: "Every beet", Active: service.Covers(w, now)}
+		row.Ended = !row.Active && w.Cron == "" && w.End != nil && !w.End.After(now)
 		if w.BeetID != 0 {
 			row.Scope = names[w.BeetID]
 			if row.Scope == "" {

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -28,11 +29,10 @@ const keepPlots = `(() => {
     } });
 })()`
 
-// TestBrowserChartBand draws the checkout beet of TestScreenshotsWithHistory,
-// which has both a learned band and values sent in bodies: the shading
-// lies between the band's own high and low edges, not between the values
-// line and one edge.
-func TestBrowserChartBand(t *testing.T) {
+// openCheckout opens the checkout beet of TestScreenshotsWithHistory,
+// which has a learned band and values sent in bodies, with its chart
+// drawn and kept in window.plots.
+func openCheckout(t *testing.T) (context.Context, func() []string) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
@@ -49,6 +49,14 @@ func TestBrowserChartBand(t *testing.T) {
 	seedHistory(t, a)
 	testbrowser.Run(t, ctx, "checkout", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
 		chromedp.Poll[chromedp.Void](`window.plots.length > 0`, chromedp.WithPollingTimeout(5*time.Second)))
+	return ctx, consoleErrors
+}
+
+// TestBrowserChartBand: on a beet with both a learned band and values
+// sent in bodies, the shading lies between the band's own high and low
+// edges, not between the values line and one edge.
+func TestBrowserChartBand(t *testing.T) {
+	ctx, consoleErrors := openCheckout(t)
 	if got := legendShown(t, ctx); got != "band flips values" {
 		t.Fatalf("the checkout's legend names %q; want the band, the state changes and the values", got)
 	}
@@ -61,6 +69,30 @@ func TestBrowserChartBand(t *testing.T) {
 	}
 	if want := "Expected (high) to Expected (low)"; strings.Join(bands, "; ") != want {
 		t.Errorf("the chart shades %q; want %q", bands, want)
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+}
+
+// TestBrowserChartAxis: the time axis writes times as the tables do, on a
+// 24-hour clock with ISO dates ("15:00", "12-04"), over 24 h and 7 days.
+func TestBrowserChartAxis(t *testing.T) {
+	ctx, consoleErrors := openCheckout(t)
+	label := regexp.MustCompile(`^([0-2][0-9]:[0-5][0-9](\n([0-9]{4}-)?[01][0-9]-[0-3][0-9])?|([0-9]{4}-)?[01][0-9]-[0-3][0-9])$`)
+	for _, r := range []string{"24h", "7d", "30d"} {
+		testbrowser.Run(t, ctx, r, chromedp.Evaluate[chromedp.Void](`window.plots = []`), chromedp.Click(chromedp.CSS(`[data-range="`+r+`"]`)),
+			chromedp.Poll[chromedp.Void](`window.plots.length > 0`, chromedp.WithPollingTimeout(5*time.Second)))
+		ticks, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.plots[0].axes[0]._values.map(String)`))
+		if err != nil || len(ticks) < 3 {
+			t.Fatalf("%s: ticks %q (%v)", r, ticks, err)
+		}
+		for _, tick := range ticks {
+			if !label.MatchString(tick) {
+				t.Errorf("%s: the time axis says %q; want 24-hour times and ISO dates (all: %q)", r, tick, ticks)
+				break
+			}
+		}
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %v", errs)

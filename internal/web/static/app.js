@@ -225,6 +225,22 @@
   var plot = null;
   var flipColours = { up: "#146c2e", down: "#a51d2d", anomalous: "#8a4b00", learning: "#1a4f8a", paused: "#5e4a00", "new": "#4a4650" };
 
+  // timeAxis labels the time axis as the tables write times: 24-hour
+  // "15:00" steps, a "12-04" date under the first and at each new day
+  // ("2026-12-04" on the first), or dates alone for steps of a day or more.
+  function timeAxis(tz) {
+    var hm = uPlot.fmtDate("{HH}:{mm}"), md = uPlot.fmtDate("{MM}-{DD}"), ymd = uPlot.fmtDate("{YYYY}-{MM}-{DD}");
+    return { values: function (u, splits, ax, space, incr) {
+      var prev = null;
+      return splits.map(function (ts, i) {
+        var d = uPlot.tzDate(new Date(ts * 1000), tz), day = ymd(d), first = i === 0;
+        var label = incr >= 86400 ? (first ? day : md(d)) : hm(d) + (day !== prev ? "\n" + (first ? day : md(d)) : "");
+        prev = day;
+        return label;
+      });
+    } };
+  }
+
   function drawChart() {
     if (!chartEl || !window.uPlot) return;
     var tz = chartEl.getAttribute("data-tz") || "UTC";
@@ -238,7 +254,7 @@
         }];
         var bands = [];
         var scales = { x: { time: true }, y: { range: function (u, min, max) { return [0, Math.max(1, max * 1.1)]; } } };
-        var axes = [{}, { size: 44 }];
+        var axes = [timeAxis(tz), { size: 44 }];
         if (d.values) {
           // Values sent in bodies: their average per bucket, on an axis of their own.
           data.push(d.values);
@@ -328,7 +344,7 @@
         y: { range: function () { return [0, Math.max(1, longest, limit) * 1.15]; } }
       },
       // Steps people count in: seconds, minutes, hours.
-      axes: [{}, { size: 56, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800],
+      axes: [timeAxis(tz), { size: 56, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800],
         values: function (u, vals) { return vals.map(dur); } }],
       series: [{},
         { label: "Succeeded", stroke: "#146c2e", width: 1, spanGaps: true, points: { show: true, size: 7, fill: "#146c2e" } },

@@ -67,14 +67,15 @@ var webIsolation = map[string]string{
 	"POST /beets/{id}/tags":                        "byID",
 
 	// Status pages.
-	"GET /account/status-pages":                                 "own",
-	"POST /account/status-pages":                                "own",
-	"GET /account/status-pages/{id}":                            "byID",
-	"POST /account/status-pages/{id}":                           "byID",
-	"POST /account/status-pages/{id}/notices":                   "byID",
-	"POST /account/status-pages/{id}/notices/{notice}/{action}": "byID",
-	"GET /account/status-pages/{id}/confirm/delete":             "byID",
-	"POST /account/status-pages/{id}/delete":                    "byID",
+	"GET /account/status-pages":                                      "own",
+	"POST /account/status-pages":                                     "own",
+	"GET /account/status-pages/{id}":                                 "byID",
+	"POST /account/status-pages/{id}":                                "byID",
+	"POST /account/status-pages/{id}/notices":                        "byID",
+	"POST /account/status-pages/{id}/notices/{notice}/{action}":      "byID",
+	"GET /account/status-pages/{id}/confirm/delete":                  "byID",
+	"GET /account/status-pages/{id}/notices/{notice}/confirm/delete": "byID",
+	"POST /account/status-pages/{id}/delete":                         "byID",
 }
 
 // TestDashboardIsolationEveryRoute walks the dashboard's own route table

@@ -135,6 +135,9 @@ type statusPageView struct {
 	NoticeErr *formError
 }
 
+// NoticeDeleteMessage is said before a notice is deleted.
+func (statusPageView) NoticeDeleteMessage() string { return noticeDeleteMessage }
+
 func (v statusPageView) Chosen(id int64) bool { return slices.Contains(v.F.BeetIDs, id) }
 
 // KnownIDs are the beets the stored page shows by ID, as the form posts
@@ -259,6 +262,37 @@ func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx
 	}
 	h.redirect(w, r, "/account/status-pages/"+strconv.FormatInt(pg.ID, 10)+"#notices")
 	return nil
+}
+
+// noticeDeleteMessage is what deleting a notice does, asked before it is
+// done (in a dialog, or on the confirmation page without JavaScript).
+const noticeDeleteMessage = "It disappears from the public page at once, past notices included. This cannot be undone; resolve it instead to keep it among the past notices."
+
+func (h *Handler) confirmNoticeDelete(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	pg, err := byPathID(r, p, h.svc.StatusPage)
+	if err != nil {
+		return err
+	}
+	id, err := strconv.ParseInt(r.PathValue("notice"), 10, 64)
+	if err != nil || id <= 0 {
+		return beet.Errorf(beet.ENOTFOUND, "no such notice")
+	}
+	ns, err := h.svc.StatusNotices(r.Context(), p.session.AccountID, pg.ID)
+	if err != nil {
+		return err
+	}
+	for _, n := range ns {
+		if n.ID != id {
+			continue
+		}
+		url := "/account/status-pages/" + strconv.FormatInt(pg.ID, 10)
+		title := "Delete this notice?"
+		h.render(w, r, http.StatusOK, "confirm", confirmView{layoutView: h.layout(r, p, title), Name: n.Title,
+			Action: url + "/notices/" + strconv.FormatInt(n.ID, 10) + "/delete", Back: url + "#notices",
+			Title: title, Message: noticeDeleteMessage, Button: "Delete notice"})
+		return nil
+	}
+	return beet.Errorf(beet.ENOTFOUND, "no such notice")
 }
 
 func (h *Handler) confirmStatusPageDelete(w http.ResponseWriter, r *http.Request, p *reqCtx) error {

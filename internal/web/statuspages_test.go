@@ -84,6 +84,18 @@ func TestStatusPagesDashboard(t *testing.T) {
 	if r := b.post("/account/status-pages/1/notices/1/explode", url.Values{}); r.status != 404 {
 		t.Errorf("an unknown notice action: %d", r.status)
 	}
+	// Deleting a notice asks first: a dialog with script, a page without.
+	if p := b.get("/account/status-pages/1").body; !strings.Contains(p, `href="/account/status-pages/1/notices/1/confirm/delete" data-dialog="dlg-notice-1"`) ||
+		!strings.Contains(p, `<dialog id="dlg-notice-1"`) {
+		t.Error("a notice's Delete does not ask first")
+	}
+	if r := b.get("/account/status-pages/1/notices/1/confirm/delete"); r.status != 200 || !strings.Contains(r.body, "Delete this notice?") ||
+		!strings.Contains(r.body, `action="/account/status-pages/1/notices/1/delete"`) {
+		t.Errorf("the notice's confirmation page: %d", r.status)
+	}
+	if r := b.get("/account/status-pages/1/notices/9/confirm/delete"); r.status != 404 {
+		t.Errorf("confirming an unknown notice: %d", r.status)
+	}
 	want(t, "delete notice", b.post("/account/status-pages/1/notices/1/delete", url.Values{}), http.StatusSeeOther, "/account/status-pages/1#notices")
 	if pub := b.get("/status/acme").body; strings.Contains(pub, "Invoices are late") {
 		t.Error("a deleted notice is still on the public page")

@@ -240,6 +240,7 @@ func (h *Handler) routes() []route {
 		{"POST /account/status-pages/{id}/notices", true, h.createStatusNotice},
 		{"POST /account/status-pages/{id}/notices/{notice}/{action}", true, h.noticeAction},
 		{"GET /account/status-pages/{id}/confirm/delete", true, h.confirmStatusPageDelete},
+		{"GET /account/status-pages/{id}/notices/{notice}/confirm/delete", true, h.confirmNoticeDelete},
 		{"POST /account/status-pages/{id}/delete", true, h.byID(h.svc.DeleteStatusPage, to("/account/status-pages?done=deleted"))},
 	}
 }

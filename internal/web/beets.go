@@ -594,7 +594,7 @@ func (h *Handler) beetPage(w http.ResponseWriter, r *http.Request, p *reqCtx) er
 	v, err := h.detail(r, p)
 	if err == nil {
 		q := r.URL.Query()
-		v.Created, v.Rotated = q.Get("created") == "1", q.Get("rotated") == "1"
+		v.Created, v.Rotated = q.Get("created") == "1", h.takeFlash(w, r, beetURL(v.B.ID)) == "rotated"
 		v.Revealed = v.Rotated || q.Get("reveal") == "1" // the Reveal link, without script
 	}
 	return h.renderPage(w, r, "beet", v, err)
@@ -647,7 +647,10 @@ func (h *Handler) rotate(w http.ResponseWriter, r *http.Request, p *reqCtx) erro
 	if _, err := h.svc.RotateToken(r.Context(), p.session.AccountID, id); err != nil {
 		return err
 	}
-	h.redirect(w, r, beetURL(id)+"?rotated=1#send")
+	// The page after says so once: a flash, not ?rotated=1, which a
+	// reload, a bookmark or the self-refresh would keep announcing.
+	h.setFlash(w, r, beetURL(id), "rotated")
+	h.redirect(w, r, beetURL(id)+"#send")
 	return nil
 }
 

@@ -108,11 +108,16 @@ func testBeetPages(t *testing.T, engine string) {
 	}
 
 	// Rotation: the page shows the new token, the old URL stops recording.
-	want(t, "rotate", b.post("/beets/1/rotate", url.Values{}), http.StatusSeeOther, "/beets/1?rotated=1#send")
-	page = b.get("/beets/1?rotated=1").body
+	// It says so once: a reload (or the self-refresh) no longer announces it.
+	want(t, "rotate", b.post("/beets/1/rotate", url.Values{}), http.StatusSeeOther, "/beets/1#send")
+	page = b.get("/beets/1").body
 	fresh := tokenOf(t, b, 1)
-	if fresh == token || !strings.Contains(page, `id="ingest-url" data-secret="`+a.URL()+"/api/v1/beet/"+fresh+`" data-masked="`) || !strings.Contains(page, "/"+fresh+"</code>") {
+	if fresh == token || !strings.Contains(page, `id="ingest-url" data-secret="`+a.URL()+"/api/v1/beet/"+fresh+`" data-masked="`) || !strings.Contains(page, "/"+fresh+"</code>") ||
+		!strings.Contains(page, "The token is rotated") {
 		t.Fatalf("after rotation the page does not show the new token %s", fresh)
+	}
+	if again := b.get("/beets/1").body; strings.Contains(again, "The token is rotated") || strings.Contains(again, "/"+fresh+"</code>") {
+		t.Error("a reload after the rotation announces it again, or shows the token unmasked")
 	}
 	old, _ := http.Get(a.URL() + "/api/v1/beet/" + token)
 	old.Body.Close()

@@ -168,7 +168,7 @@ func TestJobSignalsEndToEnd(t *testing.T) {
 			down := s.waitStatus(b.ID, "down")
 			evs := s.events(b.ID)
 			riga, _ := time.LoadLocation("Europe/Riga")
-			want := "The job reported failure (exit code 2) at " + evs[0].ReceivedAt.In(riga).Format("15:04") + "."
+			want := "The job reported failure (exit code 2) at " + evs[0].ReceivedAt.In(riga).Format("15:04 MST") + "."
 			if down.StatusReason != want || evs[0].Kind != "fail" || evs[0].ExitCode == nil || *evs[0].ExitCode != 2 || evs[0].Message != "rsync: connection refused" {
 				t.Errorf("%s: reason %q (want %q), event %+v", mode, down.StatusReason, want, evs[0])
 			}

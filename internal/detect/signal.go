@@ -144,7 +144,7 @@ func onRunDeadline(b *beet.Beet, due time.Time) (d Decision, ok bool) {
 		return Decision{Due: &end}, true // the limit was raised meanwhile
 	}
 	loc := location(b)
-	reason := fmt.Sprintf("Started at %s, still running after %s", start.In(loc).Format("15:04"), Duration(due.Sub(start)))
+	reason := fmt.Sprintf("Started at %s, still running after %s", start.In(loc).Format("15:04 MST"), Duration(due.Sub(start)))
 	if usual := usualRuns(b.Runs.RecentMS); usual != "" {
 		reason += "; runs usually take " + usual
 	}
@@ -211,7 +211,7 @@ func RunExpectation(b *beet.Beet) string {
 	return ""
 }
 
-func clock(b *beet.Beet, t time.Time) string { return t.In(location(b)).Format("15:04") }
+func clock(b *beet.Beet, t time.Time) string { return t.In(location(b)).Format("15:04 MST") }
 
 func codeSuffix(code *int, format string) string {
 	if code == nil {

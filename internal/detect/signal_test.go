@@ -106,7 +106,7 @@ func TestFailureTurnsDownInEveryMode(t *testing.T) {
 			if len(flips) != 1 || flips[0].To != beet.StatusDown || flips[0].Kind != beet.FlipFailed || !flips[0].At.Equal(fail) {
 				t.Fatalf("failure gave flips %+v; want one to down", flips)
 			}
-			clock := fail.In(location(r.b)).Format("15:04")
+			clock := fail.In(location(r.b)).Format("15:04 MST")
 			if want := "The job reported failure (exit code 2) at " + clock + "."; flips[0].Reason != want {
 				t.Errorf("reason %q, want %q", flips[0].Reason, want)
 			}
@@ -122,7 +122,7 @@ func TestFailureTurnsDownInEveryMode(t *testing.T) {
 			if len(flips) != 1 || flips[0].To != beet.StatusUp || flips[0].Kind != beet.FlipRecovery {
 				t.Fatalf("success gave flips %+v; want a recovery to up", flips)
 			}
-			if !strings.HasPrefix(flips[0].Reason, "The job succeeded at "+ok.In(location(r.b)).Format("15:04")+" with exit code 0 after being down for 6 min") {
+			if !strings.HasPrefix(flips[0].Reason, "The job succeeded at "+ok.In(location(r.b)).Format("15:04 MST")+" with exit code 0 after being down for 6 min") {
 				t.Errorf("recovery reason %q", flips[0].Reason)
 			}
 			if r.b.DueAt == nil {
@@ -187,7 +187,7 @@ func TestRunTimeLimit(t *testing.T) {
 			if len(flips) != 1 || flips[0].Kind != beet.FlipOverrun || flips[0].To != beet.StatusDown || !flips[0].At.Equal(t0.Add(45*time.Minute)) {
 				t.Fatalf("past the limit: %+v", flips)
 			}
-			if want := "Started at 02:00, still running after 45 min; runs usually take 4 min; the limit is 45 min."; flips[0].Reason != want {
+			if want := "Started at " + t0.In(location(r.b)).Format("15:04 MST") + ", still running after 45 min; runs usually take 4 min; the limit is 45 min."; flips[0].Reason != want {
 				t.Errorf("reason %q, want %q", flips[0].Reason, want)
 			}
 			// The run ends late: the beet recovers, and the run's length is known.
@@ -222,7 +222,7 @@ func TestRunTimeLearned(t *testing.T) {
 	if len(flips) != 1 || flips[0].Kind != beet.FlipOverrun {
 		t.Fatalf("past the learned limit: %+v", flips)
 	}
-	if want := "Started at " + start.Format("15:04") + ", still running after 10 min; runs usually take 3-5 min."; flips[0].Reason != want {
+	if want := "Started at " + start.Format("15:04 MST") + ", still running after 10 min; runs usually take 3-5 min."; flips[0].Reason != want {
 		t.Errorf("reason %q, want %q", flips[0].Reason, want)
 	}
 }

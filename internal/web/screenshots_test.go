@@ -330,8 +330,8 @@ func seedHistory(t *testing.T, a *app.App) {
 	}
 	flip(backup, runs[1].ReceivedAt, beet.StatusNew, beet.StatusUp, beet.FlipFirst, "First event received. "+detect.Expectation(backup))
 	failedAt := runs[11].ReceivedAt
-	flip(backup, failedAt, beet.StatusUp, beet.StatusDown, beet.FlipFailed, "The job reported failure (exit code 2) at "+failedAt.Format("15:04")+".")
-	flip(backup, runs[13].ReceivedAt, beet.StatusDown, beet.StatusUp, beet.FlipRecovery, "The job succeeded at "+runs[13].ReceivedAt.Format("15:04")+" with exit code 0 after being down for 1 day.")
+	flip(backup, failedAt, beet.StatusUp, beet.StatusDown, beet.FlipFailed, "The job reported failure (exit code 2) at "+failedAt.Format("15:04 MST")+".")
+	flip(backup, runs[13].ReceivedAt, beet.StatusDown, beet.StatusUp, beet.FlipRecovery, "The job succeeded at "+runs[13].ReceivedAt.Format("15:04 MST")+" with exit code 0 after being down for 1 day.")
 	nextRun := now.Truncate(24 * time.Hour).Add(2*time.Hour + 30*time.Minute)
 	if nextRun.Before(now) {
 		nextRun = nextRun.Add(24 * time.Hour)

@@ -363,7 +363,7 @@ type detailView struct {
 // chart's zone) keeps showing the beet as stored.
 type settingsForm struct {
 	Name, Description, Timezone string
-	AllowBots                   bool
+	AllowBots, ResumeOnEvent    bool
 }
 
 // detectionForm is the detection settings as the form shows them.
@@ -457,7 +457,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	}
 	ctx, acc, id := r.Context(), p.session.AccountID, b.ID
 	v := &detailView{layoutView: h.layout(r, p, b.Name), B: b, Det: formOf(b.Detection), Timezones: commonZones,
-		Settings: settingsForm{Name: b.Name, Description: b.Description, Timezone: b.Timezone, AllowBots: b.AllowBots}}
+		Settings: settingsForm{Name: b.Name, Description: b.Description, Timezone: b.Timezone, AllowBots: b.AllowBots, ResumeOnEvent: b.ResumeOnEvent}}
 	v.URL = h.baseURL + "/api/v1/beet/" + b.Token
 	v.MaskedToken = mask(b.Token)
 	v.MaskedURL = h.baseURL + "/api/v1/beet/" + v.MaskedToken
@@ -660,11 +660,11 @@ func (h *Handler) saveSettings(w http.ResponseWriter, r *http.Request, p *reqCtx
 		return err
 	}
 	name, desc, tz := r.PostFormValue("name"), r.PostFormValue("description"), strings.TrimSpace(r.PostFormValue("timezone"))
-	bots := r.PostFormValue("allow_bots") == "on"
-	upd := beet.BeetUpdate{Name: &name, Description: &desc, Timezone: &tz, AllowBots: &bots}
+	bots, resume := r.PostFormValue("allow_bots") == "on", r.PostFormValue("resume_on_event") == "on"
+	upd := beet.BeetUpdate{Name: &name, Description: &desc, Timezone: &tz, AllowBots: &bots, ResumeOnEvent: &resume}
 	_, err = h.svc.UpdateBeet(r.Context(), p.session.AccountID, id, upd)
 	return h.afterPost(w, r, err, beetURL(id)+"#settings", h.beetPageAgain(r, p, func(v *detailView) {
-		v.Settings = settingsForm{Name: name, Description: desc, Timezone: tz, AllowBots: bots}
+		v.Settings = settingsForm{Name: name, Description: desc, Timezone: tz, AllowBots: bots, ResumeOnEvent: resume}
 		v.SettingsErr = formErr(err)
 	}))
 }

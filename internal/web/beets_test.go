@@ -165,6 +165,14 @@ func testBeetPages(t *testing.T, engine string) {
 	if !strings.Contains(b.get("/").body, "Checkout OK") {
 		t.Error("rename not shown in the list")
 	}
+	if strings.Contains(b.get("/beets/1").body, `name="resume_on_event" checked`) {
+		t.Error("resume at the next ping is checked on a beet that never had it")
+	}
+	want(t, "resume on event", b.post("/beets/1/settings", url.Values{"name": {"Checkout OK"}, "timezone": {"UTC"}, "description": {"d"}, "resume_on_event": {"on"}}),
+		http.StatusSeeOther, "/beets/1#settings")
+	if !strings.Contains(b.get("/beets/1").body, `name="resume_on_event" checked`) {
+		t.Error("resume at the next ping not kept: not checked after saving it")
+	}
 	if r := b.get("/beets/1/confirm/delete"); r.status != 200 || !strings.Contains(r.body, "cannot be undone") {
 		t.Errorf("delete confirmation page: %d", r.status)
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/mail"
-	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -111,7 +109,7 @@ func (s *Sender) sendEmail(ctx context.Context, to string, m *Message) error {
 	}
 	client, err := gomail.NewClient(c.Host, opts...)
 	if err != nil {
-		return &SendError{Msg: "smtp: " + err.Error(), Permanent: true}
+		return smtpError(err)
 	}
 	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
 		return smtpError(err)
@@ -119,26 +117,25 @@ func (s *Sender) sendEmail(ctx context.Context, to string, m *Message) error {
 	return nil
 }
 
-// smtpError classifies a mail failure: a 5xx reply refuses the message for
-// good (bad recipient, policy); anything else (4xx, network) is retried.
-// The mail server is the operator's: a reply about the message is the
-// account's to read, but where the server is and how reaching it failed
-// (its address, names in its certificate) is for the operator's log.
+// smtpError classifies a mail failure. Only the server's 5xx answer about
+// the recipient (RCPT TO) or the message (DATA and its end) refuses the
+// message for good; its 4xx answer there is retried. Everything else (the
+// greeting, STARTTLS, AUTH, MAIL FROM, the network) is this installation's
+// fault, not the account's: an expired password must not drop every alert
+// and mark every email channel failing. It is retried, the account reads
+// a generic reason, and the operator's log gets the server's answer.
 func smtpError(err error) error {
 	text := "smtp: " + err.Error()
-	var tp *textproto.Error
-	var ne net.Error
 	var se *gomail.SendError
-	switch {
-	case errors.As(err, &tp):
-		return &SendError{Msg: text, Permanent: tp.Code >= 500}
-	case errors.As(err, &ne):
-	case errors.As(err, &se) && se.ErrorCode() > 0:
-		return &SendError{Msg: text, Permanent: !se.IsTemp() && se.ErrorCode() >= 500}
+	if errors.As(err, &se) && se.ErrorCode() > 0 {
+		switch se.Reason {
+		case gomail.ErrSMTPRcptTo, gomail.ErrSMTPData, gomail.ErrSMTPDataClose:
+			return &SendError{Msg: text, Permanent: !se.IsTemp() && se.ErrorCode() >= 500}
+		}
 	}
 	msg := "smtp: this installation's mail server could not take the message"
 	if _, cause, ok := netCause(err, true); ok {
 		msg += " (" + cause + ")"
 	}
-	return &SendError{Msg: msg + "; its operator's log has the details", Detail: text}
+	return &SendError{Msg: msg + "; its operator's log has the details", Detail: text, Installation: true}
 }

@@ -11,11 +11,13 @@ import (
 	"net"
 	"net/mail"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
 	"github.com/beethq/beet"
@@ -31,6 +33,9 @@ type smtpServer struct {
 	mails    []gotMail
 	refuseTo string
 	failNext int // answer the next n DATA commands with a temporary 451
+	// authErr, when set, is the answer to every AUTH (a password the
+	// server no longer takes); refuseFrom, the answer to every MAIL FROM.
+	authErr, refuseFrom *smtp.SMTPError
 }
 
 type gotMail struct {
@@ -44,10 +49,38 @@ type smtpSession struct {
 	cur gotMail
 }
 
-func (s *smtpServer) NewSession(*smtp.Conn) (smtp.Session, error)  { return &smtpSession{s: s}, nil }
-func (x *smtpSession) Reset()                                      { x.cur = gotMail{} }
-func (x *smtpSession) Logout() error                               { return nil }
-func (x *smtpSession) Mail(from string, _ *smtp.MailOptions) error { x.cur.From = from; return nil }
+func (s *smtpServer) NewSession(*smtp.Conn) (smtp.Session, error) { return &smtpSession{s: s}, nil }
+func (x *smtpSession) Reset()                                     { x.cur = gotMail{} }
+func (x *smtpSession) Logout() error                              { return nil }
+func (x *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
+	if x.s.refuseFrom != nil {
+		return x.s.refuseFrom
+	}
+	x.cur.From = from
+	return nil
+}
+
+// AUTH is CRAM-MD5, the one mechanism go-mail offers over plain text
+// that go-sasl has no server for: a challenge, then any answer is taken
+// or refused with authErr.
+func (x *smtpSession) AuthMechanisms() []string         { return []string{"CRAM-MD5"} }
+func (x *smtpSession) Auth(string) (sasl.Server, error) { return &cramServer{err: x.s.authErr}, nil }
+
+type cramServer struct {
+	err        *smtp.SMTPError
+	challenged bool
+}
+
+func (c *cramServer) Next([]byte) ([]byte, bool, error) {
+	if !c.challenged {
+		c.challenged = true
+		return []byte("<1.1@localhost>"), false, nil
+	}
+	if c.err != nil {
+		return nil, false, c.err
+	}
+	return nil, true, nil
+}
 func (x *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if to == x.s.refuseTo {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such user"}
@@ -236,5 +269,53 @@ func TestDeliveryErrorsHideTheInstallation(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), addr) {
 		t.Errorf("the operator's log lacks the mail server's address:\n%s", log.String())
+	}
+}
+
+// TestMailServerFaultsAreTheInstallations: when this installation's mail
+// server refuses its login (an expired password, 535) or its sender (MAIL
+// FROM), no customer's address is at fault. The alert is retried, the
+// channel is never marked failing, the account reads a generic reason,
+// and the operator's log gets the server's answer at error level.
+func TestMailServerFaultsAreTheInstallations(t *testing.T) {
+	auth := &smtp.SMTPError{Code: 535, EnhancedCode: smtp.EnhancedCode{5, 7, 8}, Message: "Username and Password not accepted"}
+	from := &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "sender not allowed to relay"}
+	for name, answer := range map[string]*smtp.SMTPError{"AUTH": auth, "MAIL FROM": from} {
+		t.Run(name, func(t *testing.T) {
+			srv := newSMTPServer(t)
+			if answer == auth {
+				srv.authErr = auth
+			} else {
+				srv.refuseFrom = from
+			}
+			cfg, err := notify.ParseSMTPURL(fmt.Sprintf("smtp://beet:expired@%s?from=alerts@beet.example.com&tls=none", srv.addr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var log testlog.Buffer
+			r := newRig(t, "sqlite")
+			ch := r.channel(beet.ChannelEmail, beet.ChannelConfig{To: "ops@example.com"})
+			r.down()
+			ds := r.drain(r.worker(func(w *notify.Worker) {
+				w.Sender = notify.NewSender(notify.SenderOptions{SMTP: cfg})
+				w.Log = testlog.New(&log)
+				w.GiveUpAfter = 150 * time.Millisecond
+			}), ch)
+			d := ds[0]
+			if d.Attempts < 2 || !strings.Contains(d.Error, "mail server could not take the message") || strings.Contains(d.Error, "5.7.") {
+				t.Errorf("delivery after %d attempts: %q; want retries and the generic reason", d.Attempts, d.Error)
+			}
+			c, err := r.db.FindChannelByID(t.Context(), ch.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.FailingSince != nil || c.FailingReason != "" {
+				t.Errorf("the customer's channel is marked failing: %q", c.FailingReason)
+			}
+			code := strconv.Itoa(answer.Code)
+			if l := log.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, code) {
+				t.Errorf("the operator's log lacks the server's %s at error level:\n%s", code, l)
+			}
+		})
 	}
 }

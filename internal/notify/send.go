@@ -32,6 +32,11 @@ type SendError struct {
 	Detail     string // what the operator's log gets instead, when it needs more
 	Permanent  bool
 	RetryAfter time.Duration
+	// Installation: the fault is this installation's (its mail server
+	// refused its login or sender), not the channel's. It is retried
+	// like a temporary failure, logged at error level, and never marks
+	// the channel failing, even when the delivery is given up on.
+	Installation bool
 }
 
 func (e *SendError) Error() string { return e.Msg }

@@ -228,9 +228,13 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 		if err != nil {
 			attrs = append(attrs, "err", logText(err)) // SendError texts carry masked URLs only
 		}
-		if res.Status == beet.DeliveryDelivered {
+		var se *SendError
+		switch {
+		case res.Status == beet.DeliveryDelivered:
 			log.Info("notify: delivered", attrs...)
-		} else {
+		case errors.As(err, &se) && se.Installation:
+			log.Error("notify: this installation could not send a delivery; fix its settings", attrs...)
+		default:
 			log.Warn("notify: delivery failed", attrs...)
 		}
 	}
@@ -275,10 +279,11 @@ func (w *Worker) classify(d *beet.Delivery, err error, res *beet.DeliveryResult)
 		since = *d.FirstAt
 	}
 	switch {
-	case se.Permanent:
+	case se.Permanent && !se.Installation:
 		res.Status, res.ChannelFailing = beet.DeliveryFailed, true
 	case now.Sub(since) >= or(w.GiveUpAfter, DefaultGiveUp):
-		res.Status, res.ChannelFailing = beet.DeliveryFailed, true
+		// A fault of this installation's is not the channel's.
+		res.Status, res.ChannelFailing = beet.DeliveryFailed, !se.Installation
 		res.Error = "gave up after " + detect.Duration(or(w.GiveUpAfter, DefaultGiveUp)) + " of retries: " + res.Error
 	default:
 		res.Status = beet.DeliveryPending

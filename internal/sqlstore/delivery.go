@@ -260,8 +260,10 @@ func (db *DB) MarkFlapping(ctx context.Context, id int64, since time.Time) (bool
 // retrying gets no reminders: they would arrive in a burst with it. The
 // reminder's number is one more than the highest of its incident on the
 // channel, so a move between down and anomalous in one incident does not
-// restart the count. The unique index on (channel, incident, reminder)
-// makes concurrent passes on several instances add each reminder once.
+// restart the count. Only channels that still serve the beet get one (a
+// channel taken off the beet is done with it), as with CreateSettled. The
+// unique index on (channel, incident, reminder) makes concurrent passes on
+// several instances add each reminder once.
 func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 	n, err := rowsAffected(db.write.ExecContext(ctx, `INSERT INTO deliveries
 		(channel_id, beet_id, flip_id, incident_flip_id, event, reminder, status, next_at, created_at)
@@ -279,6 +281,7 @@ func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 			AND d.status <> 'pending'
 			AND COALESCE(d.last_at, d.created_at) <= $1 - c.reminder_every * 1000000
 			AND d.id = (SELECT MAX(l.id) FROM deliveries l WHERE l.channel_id = d.channel_id AND l.beet_id = d.beet_id)
+			AND EXISTS (SELECT 1 FROM beet_channels bc WHERE bc.beet_id = d.beet_id AND bc.channel_id = d.channel_id)
 		ON CONFLICT DO NOTHING`, toMicros(stamp(now))))
 	if err != nil {
 		return 0, fmt.Errorf("create reminders: %w", err)

@@ -20,6 +20,7 @@ var channelTests = []struct {
 	{"OutboxFanOut", testOutboxFanOut},
 	{"OutboxClaim", testOutboxClaim},
 	{"Reminders", testReminders},
+	{"RemindersOnlyToTheBeetsChannels", testRemindersOnlyToTheBeetsChannels},
 	{"Flapping", testFlapping},
 	{"Settled", testSettled},
 	{"IncidentSent", testIncidentSent},
@@ -345,6 +346,37 @@ func testReminders(t *testing.T, s beet.Store) {
 	flip(t, s, b.ID, t0.Add(77*time.Minute), beet.StatusDown, beet.StatusUp, beet.FlipRecovery)
 	if n, _ := s.CreateReminders(ctx, t0.Add(10*time.Hour)); n != 0 {
 		t.Fatalf("CreateReminders after recovery = %d, want 0", n)
+	}
+}
+
+// testRemindersOnlyToTheBeetsChannels: a channel taken off a beet that is
+// down gets no more "still down" reminders about it; put back, it does.
+func testRemindersOnlyToTheBeetsChannels(t *testing.T, s beet.Store) {
+	ctx := t.Context()
+	c, b := upBeetWithWebhook(t, s)
+	every := 15 * time.Minute
+	if _, err := s.UpdateChannel(ctx, c.ID, beet.ChannelUpdate{ReminderEvery: &every}, t0); err != nil {
+		t.Fatal(err)
+	}
+	flip(t, s, b.ID, t0, beet.StatusUp, beet.StatusDown, beet.FlipSilence)
+	ds, err := s.ClaimDeliveries(ctx, t0, time.Minute, 10)
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("ClaimDeliveries = %d, %v; want the alert", len(ds), err)
+	}
+	if ok, err := s.RecordDelivery(ctx, beet.DeliveryResult{ID: ds[0].ID, Attempts: ds[0].Attempts, At: t0, Status: beet.DeliveryDelivered}); err != nil || !ok {
+		t.Fatalf("RecordDelivery = %v, %v", ok, err)
+	}
+	if err := s.SetBeetChannels(ctx, b.ID, []int64{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.CreateReminders(ctx, t0.Add(20*time.Minute)); err != nil || n != 0 {
+		t.Fatalf("CreateReminders for a channel taken off the beet = %d, %v; want 0", n, err)
+	}
+	if err := s.SetBeetChannels(ctx, b.ID, []int64{c.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.CreateReminders(ctx, t0.Add(21*time.Minute)); err != nil || n != 1 {
+		t.Fatalf("CreateReminders for the channel put back = %d, %v; want 1", n, err)
 	}
 }
 

@@ -161,7 +161,7 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 	case d.Event == beet.EventUp:
 		m.When = "Recovered " + local(f.At) + " after " + detect.Duration(f.At.Sub(start)) + " (" + stateOf(incident) + " since " + local(start) + ")."
 	default:
-		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + detect.Duration(now.Sub(start)) + " ago."
+		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + ago(now.Sub(start)) + "."
 	}
 	return m
 }
@@ -176,14 +176,23 @@ func renderSettled(m *Message, b *beet.Beet, f *beet.Flip, start time.Time, loca
 	case beet.StatusDown, beet.StatusAnomalous:
 		m.Summary = "It stopped flapping and is still " + state + ": " + sentence(f.Reason) + numbers(f) +
 			" Alerts are sent as usual again."
-		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + detect.Duration(now.Sub(start)) + " ago."
+		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + ago(now.Sub(start)) + "."
 	case beet.StatusPaused:
 		m.Summary = "It stopped flapping and was paused by a user; alerts are off until it is resumed."
-		m.When = "Paused since " + local(f.At) + ", " + detect.Duration(now.Sub(f.At)) + " ago."
+		m.When = "Paused since " + local(f.At) + ", " + ago(now.Sub(f.At)) + "."
 	default:
 		m.Summary = "It stopped flapping: no change of state since it came back up. Alerts are sent as usual again."
-		m.When = "Up since " + local(f.At) + ", " + detect.Duration(now.Sub(f.At)) + " ago."
+		m.When = "Up since " + local(f.At) + ", " + ago(now.Sub(f.At)) + "."
 	}
+}
+
+// ago words how long ago something began, in whole minutes: a message
+// is read minutes later, so "850 ms ago" would be false precision.
+func ago(d time.Duration) string {
+	if d < time.Minute {
+		return "under a minute ago"
+	}
+	return detect.Duration(d.Truncate(time.Minute)) + " ago"
 }
 
 func stateOf(f *beet.Flip) string {

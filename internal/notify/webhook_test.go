@@ -207,3 +207,35 @@ func TestSign(t *testing.T) {
 		t.Fatalf("Sign = %s, want %s", got, want)
 	}
 }
+
+// TestAlertSaysHowLongTheBeetHasBeenDown: a first alert says how long
+// the beet had been down when it was first sent, so one that goes out
+// late (sweeps held back, workers down) says so, and its retry says the
+// same words; one sent at once says "under a minute ago".
+func TestAlertSaysHowLongTheBeetHasBeenDown(t *testing.T) {
+	riga, err := time.LoadLocation("Europe/Riga")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		late time.Duration
+		ago  string
+	}{{10*time.Minute + 30*time.Second, "10 min ago."}, {0, "under a minute ago."}} {
+		r := newRig(t, "sqlite")
+		rc := newReceiver(t, 500)
+		ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL})
+		f := r.flipAt(time.Now().Add(-tc.late), beet.StatusUp, beet.StatusDown, beet.FlipSilence, "No event")
+		r.drain(r.worker(), ch)
+		got := rc.requests()
+		if len(got) != 2 {
+			t.Fatalf("the receiver got %d requests, want the alert and its retry", len(got))
+		}
+		var first, retry webhookBody
+		decodeStrict(t, got[0].Body, &first)
+		decodeStrict(t, got[1].Body, &retry)
+		want := "Down since " + f.At.In(riga).Format("2006-01-02 15:04 MST") + " (Europe/Riga), " + tc.ago
+		if !strings.HasSuffix(first.Message, want) || retry.Message != first.Message {
+			t.Errorf("sent %s after the flip: %q, then %q; want both to end %q", tc.late, first.Message, retry.Message, want)
+		}
+	}
+}

@@ -316,9 +316,15 @@ func (w *Worker) prepare(ctx context.Context, d *beet.Delivery) (*Message, *beet
 		return nil, nil, "", err
 	}
 	now := w.now()
-	// The message is written as of the delivery's creation, so that every
-	// retry sends the same bytes under the same idempotency key.
+	// The message is written as of its first attempt (set by the first
+	// claim): "down since …, 12 min ago" then tells how late it went out,
+	// and every retry sends the same words under the same idempotency key.
+	// The delivery's creation is the flip's own time for a first alert,
+	// which would say "under a minute ago" however late it was sent.
 	written := d.CreatedAt
+	if d.FirstAt != nil {
+		written = *d.FirstAt
+	}
 	if written.IsZero() {
 		written = now
 	}

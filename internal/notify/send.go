@@ -77,8 +77,51 @@ func NewSender(opts SenderOptions) *Sender {
 	return &Sender{client: newHTTPClient(opts.AllowPrivate), smtp: opts.SMTP, baseURL: opts.BaseURL, pagerDutyURL: PagerDutyEventsURL}
 }
 
-// Send delivers m to ch once.
+// Send delivers m to ch once. Its error never holds the channel's
+// secrets, even when the receiver's answer repeats them.
 func (s *Sender) Send(ctx context.Context, ch *beet.Channel, m *Message) error {
+	err := s.send(ctx, ch, m)
+	if err == nil || ch.Kind.ServiceURL() { // sendService scrubs its own
+		return err
+	}
+	return scrubChannel(err, ch)
+}
+
+// scrubChannel cuts ch's secrets out of err's texts: every part of its URL
+// (path segments, query values, user info, in plain and escaped forms),
+// its routing key and its signing secret. A receiver's answer may repeat
+// them: many frameworks answer "Cannot POST /services/T0/B0/SECRET". The
+// masked URL the text starts with shows 7 characters by design and stays.
+func scrubChannel(err error, ch *beet.Channel) error {
+	var se *SendError
+	if !errors.As(err, &se) {
+		se = &SendError{Msg: err.Error()}
+	}
+	masked := beet.MaskURL(ch.Config.URL)
+	clean := func(text string) string {
+		if text == "" {
+			return ""
+		}
+		if ch.Config.URL != "" {
+			text = strings.ReplaceAll(text, masked, "\x00")
+			if u, err := url.Parse(ch.Config.URL); err == nil {
+				text = scrub(text, u)
+			}
+		}
+		for _, secret := range []string{ch.Config.RoutingKey, ch.Config.Secret} {
+			if len(secret) >= 3 {
+				text = strings.ReplaceAll(text, secret, "…")
+			}
+		}
+		return strings.ReplaceAll(text, "\x00", masked)
+	}
+	c := *se
+	c.Msg, c.Detail = clean(se.Msg), clean(se.Detail)
+	return &c
+}
+
+// send is Send before its error is scrubbed.
+func (s *Sender) send(ctx context.Context, ch *beet.Channel, m *Message) error {
 	switch ch.Kind {
 	case beet.ChannelWebhook:
 		body, err := json.Marshal(webhookPayload(m))

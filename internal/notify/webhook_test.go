@@ -6,7 +6,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -237,5 +241,53 @@ func TestAlertSaysHowLongTheBeetHasBeenDown(t *testing.T) {
 		if !strings.HasSuffix(first.Message, want) || retry.Message != first.Message {
 			t.Errorf("sent %s after the flip: %q, then %q; want both to end %q", tc.late, first.Message, retry.Message, want)
 		}
+	}
+}
+
+// TestEchoedSecretsAreScrubbed: many receivers' error pages repeat the
+// request ("Cannot POST /services/T0/B0/SECRET"), and some the body. For
+// the kinds whose URL path or query is the secret, and PagerDuty's routing
+// key, neither the delivery's error, nor the channel's failing reason, nor
+// the operator's log shows the secret.
+func TestEchoedSecretsAreScrubbed(t *testing.T) {
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var pd struct {
+			RoutingKey string `json:"routing_key"`
+		}
+		json.NewDecoder(r.Body).Decode(&pd)
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, "Cannot POST %s (escaped %s) for %q", r.URL.RequestURI(), url.PathEscape(r.URL.Path), pd.RoutingKey)
+	}))
+	t.Cleanup(echo.Close)
+	const secret, querySecret, routingKey = "SuperSecretToken123", "QuerySecret456", "R0utingKeyR0utingKeyR0utingKey12"
+	for _, kind := range []beet.ChannelKind{beet.ChannelWebhook, beet.ChannelSlack, beet.ChannelDiscord, beet.ChannelTeams, beet.ChannelNtfy, beet.ChannelPagerDuty} {
+		t.Run(string(kind), func(t *testing.T) {
+			var log testlog.Buffer
+			r := newRig(t, "sqlite")
+			cfg := beet.ChannelConfig{URL: echo.URL + "/services/T000/B000/" + secret + "?token=" + querySecret}
+			if kind == beet.ChannelPagerDuty {
+				cfg = beet.ChannelConfig{RoutingKey: routingKey}
+			}
+			ch := r.channel(kind, cfg)
+			r.down()
+			ds := r.drain(r.worker(func(w *notify.Worker) {
+				w.Log = testlog.New(&log)
+				notify.SetPagerDutyURL(w.Sender, echo.URL+"/v2/enqueue")
+			}), ch)
+			c, err := r.db.FindChannelByID(t.Context(), ch.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(ds[0].Error, "HTTP 404: Cannot POST") {
+				t.Errorf("delivery error %q; want the receiver's answer", ds[0].Error)
+			}
+			for where, text := range map[string]string{"delivery error": ds[0].Error, "failing reason": c.FailingReason, "log": log.String()} {
+				for _, s := range []string{secret, querySecret, routingKey} {
+					if strings.Contains(text, s) {
+						t.Errorf("the %s shows a secret: %s", where, text)
+					}
+				}
+			}
+		})
 	}
 }

@@ -220,7 +220,7 @@ var (
 	descDue     = prometheus.NewDesc("beet_due_beets", "Beets whose deadline has passed and which the sweeper has not handled yet.", nil, nil)
 	descLag     = prometheus.NewDesc("beet_sweep_lag_seconds", "How long the oldest passed deadline has waited for the sweeper (0 when none).", nil, nil)
 	descOut     = prometheus.NewDesc("beet_outbox_pending", "Notifications waiting to be sent, due now or retrying later.", nil, nil)
-	descOLag    = prometheus.NewDesc("beet_outbox_lag_seconds", "How long the oldest due notification has waited (0 when none).", nil, nil)
+	descOLag    = prometheus.NewDesc("beet_outbox_lag_seconds", "How long the oldest notification a worker could claim has waited (0 when none); one held behind an earlier message of its channel and beet is not counted.", nil, nil)
 	descStale   = prometheus.NewDesc("beet_store_stats_age_seconds", "Age of the database counts above (they are cached; a large value means the queries fail).", nil, nil)
 	descConns   = prometheus.NewDesc("beet_db_connections", "Database connections by pool and state (in_use, idle).", []string{"pool", "state"}, nil)
 	descMax     = prometheus.NewDesc("beet_db_max_open_connections", "Most connections the pool opens.", []string{"pool"}, nil)

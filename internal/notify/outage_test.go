@@ -92,3 +92,39 @@ func TestOutageLoggedOnce(t *testing.T) {
 		t.Errorf("%d error lines for one outage; want one a step at most:\n%s", n, out)
 	}
 }
+
+// TestOutboxLagIsWhatWorkersCanClaim: a recovery held behind its alert,
+// which a customer's receiver keeps refusing, is not late; no worker may
+// send it yet. beet_outbox_lag_seconds (OpsStats.OldestPending) counts
+// only deliveries a worker could claim, so one broken receiver does not
+// page the operator with BeetOutboxBacklog while the workers are healthy.
+func TestOutboxLagIsWhatWorkersCanClaim(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		ctx := t.Context()
+		r := newRig(t, engine)
+		rc := newReceiver(t, 503, 503, 503)
+		r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL})
+		r.down()
+		r.up()
+		w := r.worker(func(w *notify.Worker) { w.BackoffBase, w.BackoffMax = time.Hour, time.Hour })
+		if n, err := w.Once(ctx); n != 1 || err != nil {
+			t.Fatalf("claimed %d, %v; want the alert alone", n, err)
+		}
+		later := time.Now().Add(20 * time.Minute)
+		st, err := r.db.OpsStats(ctx, later)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Pending != 2 || !st.OldestPending.IsZero() {
+			t.Errorf("20 min on: pending %d, oldest due %v; want 2 pending and none a worker could claim", st.Pending, st.OldestPending)
+		}
+		// Once the alert's retry is due, it is late, and counted.
+		st, err = r.db.OpsStats(ctx, time.Now().Add(2*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.OldestPending.IsZero() || st.OldestPending.Before(time.Now().Add(20*time.Minute)) {
+			t.Errorf("2 h on: oldest due %v; want the alert's retry time", st.OldestPending)
+		}
+	})
+}

@@ -18,8 +18,9 @@ type OpsStats struct {
 	Due       int64
 	OldestDue time.Time
 	// Pending counts deliveries waiting to be sent (due or not);
-	// OldestPending is the earliest next_at of the due ones (zero when
-	// none): how late the outbox runs.
+	// OldestPending is the earliest next_at of the due ones a worker could
+	// claim, i.e. not held behind an earlier pending message of their
+	// channel and beet (zero when none): how late the outbox runs.
 	Pending       int64
 	OldestPending time.Time
 	// Partitions is the state of the events partitions (PostgreSQL; nil
@@ -59,8 +60,12 @@ func (db *DB) OpsStats(ctx context.Context, now time.Time) (*OpsStats, error) {
 		st.OldestDue = fromMicros(oldest.Int64)
 	}
 	var oldestPending sql.NullInt64
-	err = db.read.QueryRowContext(ctx, `SELECT COUNT(*), MIN(CASE WHEN next_at <= $1 THEN next_at END)
-		FROM deliveries WHERE status = 'pending'`, toMicros(now)).Scan(&st.Pending, &oldestPending)
+	// The lag counts only what a worker could claim now: a delivery held
+	// behind an earlier pending one of its (channel, beet), which a
+	// customer's receiver keeps refusing, is not late (ClaimDeliveries).
+	err = db.read.QueryRowContext(ctx, `SELECT COUNT(*), MIN(CASE WHEN next_at <= $1 AND NOT EXISTS (SELECT 1 FROM deliveries e
+			WHERE e.channel_id = d.channel_id AND e.beet_id = d.beet_id AND e.status = 'pending' AND e.id < d.id) THEN next_at END)
+		FROM deliveries d WHERE status = 'pending'`, toMicros(now)).Scan(&st.Pending, &oldestPending)
 	if err != nil {
 		return nil, fmt.Errorf("ops stats: %w", err)
 	}

@@ -119,6 +119,10 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 	poll := time.NewTicker(or(w.Every, time.Second))
 	defer poll.Stop()
+	// A pool of Batch slots, refilled as each send ends: a slow receiver
+	// holds its own slot until the send limit, never the others' sends.
+	p := &pool{slots: make(chan struct{}, or(w.Batch, 16)), freed: make(chan struct{}, 1)}
+	defer p.wg.Wait()
 	remind := time.NewTicker(or(w.ReminderEvery, time.Minute))
 	defer remind.Stop()
 	prune := time.NewTicker(time.Hour)
@@ -128,13 +132,9 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-poll.C:
-			// Drain: a full batch may have more due behind it.
-			for range 100 {
-				n, err := w.Once(ctx)
-				if !note(&claims, "claiming deliveries", err) || n < or(w.Batch, 16) || ctx.Err() != nil {
-					break
-				}
-			}
+			note(&claims, "claiming deliveries", w.fill(ctx, p))
+		case <-p.freed:
+			note(&claims, "claiming deliveries", w.fill(ctx, p))
 		case <-remind.C:
 			if n, err := w.Store.CreateReminders(ctx, w.now()); note(&reminders, "creating reminders", err) && n > 0 {
 				w.log().Info("notify: reminders queued", "count", n)
@@ -150,6 +150,47 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
+// pool is Run's sends in flight: one token in slots per send.
+type pool struct {
+	slots chan struct{}
+	freed chan struct{} // signalled (coalesced) when a send ends
+	wg    sync.WaitGroup
+}
+
+// fill claims as many due deliveries as there are free slots and starts
+// each send at once, until a claim comes back short. Only Run's goroutine
+// calls it, so the free count can only grow while it runs. Claims stay
+// exclusive across instances (ClaimDeliveries).
+func (w *Worker) fill(ctx context.Context, p *pool) error {
+	for ctx.Err() == nil {
+		free := cap(p.slots) - len(p.slots)
+		if free == 0 {
+			return nil
+		}
+		ds, err := w.Store.ClaimDeliveries(ctx, w.now(), or(w.Lease, DefaultLease), free)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			p.slots <- struct{}{}
+			p.wg.Go(func() {
+				defer func() {
+					<-p.slots
+					select {
+					case p.freed <- struct{}{}:
+					default:
+					}
+				}()
+				w.process(ctx, d)
+			})
+		}
+		if len(ds) < free {
+			return nil
+		}
+	}
+	return nil
+}
+
 // CreateSettled queues the settled message of every beet reported
 // flapping that has been quiet for SettleAfter (see Store.CreateSettled);
 // Run calls it with the reminders.
@@ -157,8 +198,9 @@ func (w *Worker) CreateSettled(ctx context.Context) (int, error) {
 	return w.Store.CreateSettled(ctx, w.now(), or(w.SettleAfter, DefaultSettleAfter))
 }
 
-// Once claims one batch of due deliveries and sends them concurrently; it
-// returns how many it claimed.
+// Once claims one batch of due deliveries, sends them concurrently and
+// waits for all of them; it returns how many it claimed. Run does not use
+// it: it refills a pool of sends as each one ends (fill).
 func (w *Worker) Once(ctx context.Context) (int, error) {
 	ds, err := w.Store.ClaimDeliveries(ctx, w.now(), or(w.Lease, DefaultLease), or(w.Batch, 16))
 	if err != nil {

@@ -162,6 +162,34 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	}
 }
 
+// TestShortRetryAfterDoesNotHurryRetries: a Retry-After shorter than the
+// backoff (a maintenance page's "Retry-After: 1") does not make Beet retry
+// every second for a day; a longer one is honoured.
+func TestShortRetryAfterDoesNotHurryRetries(t *testing.T) {
+	for _, tc := range []struct {
+		retryAfter string
+		min, max   time.Duration
+	}{{"1", 30 * time.Minute, time.Hour}, {"7200", 2 * time.Hour, 2*time.Hour + time.Minute}} {
+		r := newRig(t, "sqlite")
+		rc := newReceiver(t, 503)
+		rc.set(func(rc *receiver) { rc.header.Set("Retry-After", tc.retryAfter) })
+		ch := r.channel(beet.ChannelWebhook, beet.ChannelConfig{URL: rc.URL})
+		r.down()
+		w := r.worker(func(w *notify.Worker) { w.BackoffBase, w.BackoffMax = time.Hour, time.Hour })
+		start := time.Now()
+		if n, err := w.Once(t.Context()); n != 1 || err != nil {
+			t.Fatalf("claimed %d, %v", n, err)
+		}
+		ds, err := r.db.FindDeliveries(t.Context(), ch.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wait := ds[0].NextAt.Sub(start); ds[0].Status != beet.DeliveryPending || wait < tc.min || wait > tc.max {
+			t.Errorf("Retry-After %s with a 30-60 min backoff: retry in %s; want %s to %s", tc.retryAfter, wait, tc.min, tc.max)
+		}
+	}
+}
+
 func TestPermanentRefusalMarksChannelFailing(t *testing.T) {
 	r := newRig(t, "sqlite")
 	rc := newReceiver(t, 410)

@@ -329,9 +329,12 @@ func (w *Worker) classify(d *beet.Delivery, err error, res *beet.DeliveryResult)
 		res.Error = "gave up after " + detect.Duration(or(w.GiveUpAfter, DefaultGiveUp)) + " of retries: " + res.Error
 	default:
 		res.Status = beet.DeliveryPending
+		// A receiver's Retry-After can put the retry later, never sooner
+		// than the backoff: "Retry-After: 1" on a maintenance page would
+		// otherwise bring a retry every second for a day.
 		delay := w.backoff(d.Attempts)
 		if se.RetryAfter > 0 {
-			delay = min(se.RetryAfter, maxRetryAfter)
+			delay = max(delay, min(se.RetryAfter, maxRetryAfter))
 		}
 		res.NextAt = now.Add(delay)
 	}

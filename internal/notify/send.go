@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -32,6 +33,7 @@ type SendError struct {
 	Detail     string // what the operator's log gets instead, when it needs more
 	Permanent  bool
 	RetryAfter time.Duration
+	Status     int // the receiver's HTTP status; 0 when there was no answer
 	// Installation: the fault is this installation's (its mail server
 	// refused its login or sender), not the channel's. It is retried
 	// like a temporary failure, logged at error level, and never marks
@@ -59,6 +61,10 @@ type Sender struct {
 	// pagerDutyURL is the Events API endpoint; only tests change it (through
 	// export_test.go), so no setting can send routing keys elsewhere.
 	pagerDutyURL string
+	// matrixTokens holds the access token of each Matrix login (by
+	// homeserver, user and password), so a channel logs in once, not per
+	// message.
+	matrixTokens sync.Map
 }
 
 // SenderOptions configures a Sender.
@@ -240,7 +246,7 @@ func (s *Sender) do(ctx context.Context, method, target, contentType string, bod
 		msg += ": " + t
 	}
 	retry := res.StatusCode == 408 || res.StatusCode == 429 || res.StatusCode >= 500
-	return &SendError{Msg: msg, Permanent: !retry, RetryAfter: retryAfter(res.Header.Get("Retry-After"), time.Now())}
+	return &SendError{Msg: msg, Permanent: !retry, RetryAfter: retryAfter(res.Header.Get("Retry-After"), time.Now()), Status: res.StatusCode}
 }
 
 // retryAfter reads Retry-After as seconds or an HTTP date; 0 if absent.

@@ -2,7 +2,9 @@ package notify
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -489,21 +491,59 @@ func (s *Sender) sendMatrix(ctx context.Context, su *serviceURL, m *Message) err
 		scheme = "http"
 	}
 	api := scheme + "://" + c.Host + "/_matrix/client/v3"
-	token := c.Password
-	if c.User != "" {
-		var login struct {
-			AccessToken string `json:"access_token"`
-		}
-		body, _ := json.Marshal(map[string]any{"type": "m.login.password",
-			"identifier": map[string]string{"type": "m.id.user", "user": c.User}, "password": c.Password})
-		if err := s.do(ctx, http.MethodPost, api+"/login", "application/json", body, nil, m, &login); err != nil {
+	if c.User == "" {
+		return s.sendMatrixAs(ctx, api, c.Password, c.Rooms, m)
+	}
+	// Log in once and keep the token: a login per message would leave a
+	// new device on the account each time, and a retry under a new token
+	// would not be known as one (transaction IDs are kept per token).
+	// A refused token (logged out, expired) is replaced once.
+	key := api + "\x00" + c.User + "\x00" + c.Password
+	for again := false; ; again = true {
+		token, err := s.matrixToken(ctx, api, key, c.User, c.Password, m)
+		if err != nil {
 			return err
 		}
-		token = login.AccessToken
+		err = s.sendMatrixAs(ctx, api, token, c.Rooms, m)
+		var se *SendError
+		if !again && errors.As(err, &se) && se.Status == http.StatusUnauthorized {
+			s.matrixTokens.CompareAndDelete(key, token)
+			continue
+		}
+		return err
 	}
+}
+
+// matrixToken returns the access token of the login key (homeserver,
+// user, password), logging in if there is none yet. The device ID is
+// stable for the user on the homeserver, so logging in again reuses one
+// device instead of adding another.
+func (s *Sender) matrixToken(ctx context.Context, api, key, user, password string, m *Message) (string, error) {
+	if t, ok := s.matrixTokens.Load(key); ok {
+		return t.(string), nil
+	}
+	sum := sha256.Sum256([]byte(api + "\x00" + user))
+	var login struct {
+		AccessToken string `json:"access_token"`
+	}
+	body, _ := json.Marshal(map[string]any{"type": "m.login.password",
+		"identifier": map[string]string{"type": "m.id.user", "user": user}, "password": password,
+		"device_id": "BEET" + strings.ToUpper(hex.EncodeToString(sum[:5])), "initial_device_display_name": "Beet"})
+	if err := s.do(ctx, http.MethodPost, api+"/login", "application/json", body, nil, m, &login); err != nil {
+		return "", err
+	}
+	if login.AccessToken == "" {
+		return "", &SendError{Msg: "matrix: the login gave no access token"}
+	}
+	s.matrixTokens.Store(key, login.AccessToken)
+	return login.AccessToken, nil
+}
+
+// sendMatrixAs posts m to the rooms (every joined room when none are
+// given) with the access token.
+func (s *Sender) sendMatrixAs(ctx context.Context, api, token string, rooms []string, m *Message) error {
 	h := http.Header{}
 	h.Set("Authorization", "Bearer "+token)
-	rooms := c.Rooms
 	if len(rooms) == 0 {
 		var joined struct {
 			JoinedRooms []string `json:"joined_rooms"`

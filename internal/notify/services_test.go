@@ -475,3 +475,72 @@ func firstError(errs ...error) error {
 	}
 	return nil
 }
+
+// TestMatrixLogsInOncePerChannel: with a user and password, Beet logs in
+// once, as one device, and sends every message with that access token
+// (a homeserver keeps transaction IDs per token and device, so a retry is
+// dropped as a duplicate), logging in again only when the token is
+// refused.
+func TestMatrixLogsInOncePerChannel(t *testing.T) {
+	r := newRig(t, "sqlite")
+	var mu sync.Mutex
+	logins, token, sent := 0, "", 0
+	devices := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if req.URL.Path == "/_matrix/client/v3/login" {
+			var in struct {
+				DeviceID string `json:"device_id"`
+			}
+			json.Unmarshal(body, &in)
+			devices[in.DeviceID] = true
+			logins++
+			token = "syt_token_" + strconv.Itoa(logins)
+			io.WriteString(w, `{"access_token":"`+token+`","user_id":"@beet:example.com"}`)
+			return
+		}
+		if req.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, `{"errcode":"M_UNKNOWN_TOKEN"}`, http.StatusUnauthorized)
+			return
+		}
+		switch {
+		case req.Method == "POST" && strings.HasPrefix(req.URL.Path, "/_matrix/client/v3/join/"):
+			io.WriteString(w, `{"room_id":"!a:example.com"}`)
+		case req.Method == "PUT" && strings.Contains(req.URL.Path, "/send/m.room.message/"):
+			sent++
+			io.WriteString(w, `{"event_id":"$e"}`)
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	w := r.worker(func(w *notify.Worker) { w.Sender = notify.NewSender(notify.SenderOptions{AllowPrivate: true}) })
+	ch := r.channel(beet.ChannelMatrix, beet.ChannelConfig{URL: "matrix://beet:pw@" + srv.Listener.Addr().String() + "/?rooms=!a:example.com&disableTLS=yes"})
+	r.down()
+	r.up()
+	r.down()
+	for _, d := range r.drain(w, ch) {
+		if d.Status != beet.DeliveryDelivered || d.Attempts != 1 {
+			t.Fatalf("delivery %+v; want delivered at once", d)
+		}
+	}
+	mu.Lock()
+	if logins != 1 || sent != 3 {
+		t.Errorf("%d logins for %d messages; want 1 for 3", logins, sent)
+	}
+	token = "revoked" // the homeserver logged the device out
+	mu.Unlock()
+	r.up()
+	for _, d := range r.drain(w, ch) {
+		if d.Status != beet.DeliveryDelivered || d.Attempts != 1 {
+			t.Fatalf("delivery %+v; want delivered at once after logging in again", d)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if logins != 2 || sent != 4 || len(devices) != 1 || devices[""] {
+		t.Errorf("%d logins, %d messages, devices %v; want a second login as the same device, 4 messages", logins, sent, devices)
+	}
+}

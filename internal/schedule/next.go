@@ -15,8 +15,6 @@ const (
 	// searchMonths bounds every search: a 400-year Gregorian cycle repeats
 	// all calendars, so nothing is found later that is not found within it.
 	searchMonths = 400 * 12
-	// maxOffset exceeds any UTC offset (real ones lie within -12h..+14h).
-	maxOffset = 15 * 3600
 )
 
 // Next returns the first slot strictly after after, in loc (UTC if nil),

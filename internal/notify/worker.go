@@ -69,6 +69,9 @@ type Worker struct {
 	SettleAfter time.Duration
 	// Keep is how long finished deliveries stay in the log; default 30 days.
 	Keep time.Duration
+	// PruneBatch is how many finished deliveries one delete removes;
+	// default 10,000. Prune deletes batch after batch until none is left.
+	PruneBatch int
 	// Observe, if set, is told each outcome: delivered, retry, failed or
 	// suppressed, with the send's latency (for metrics).
 	Observe func(kind beet.ChannelKind, outcome string, latency time.Duration)
@@ -143,9 +146,29 @@ func (w *Worker) Run(ctx context.Context) {
 				w.log().Info("notify: settled messages queued", "count", n)
 			}
 		case <-prune.C:
-			if n, err := w.Store.DeleteDeliveriesBefore(ctx, w.now().Add(-or(w.Keep, 30*24*time.Hour)), 10000); note(&pruning, "pruning the delivery log", err) && n > 0 {
+			if n, err := w.Prune(ctx); note(&pruning, "pruning the delivery log", err) && n > 0 {
 				w.log().Info("notify: delivery log pruned", "deleted", n)
 			}
+		}
+	}
+}
+
+// maxPruneTime bounds one hourly prune: a log far behind catches up over
+// a few hours rather than holding the database in one long pass.
+const maxPruneTime = 5 * time.Minute
+
+// Prune deletes the finished deliveries older than w.Keep, in batches of
+// w.PruneBatch until a batch comes back short (or maxPruneTime has gone),
+// so an installation that finishes more than a batch an hour keeps up.
+// It returns how many it deleted.
+func (w *Worker) Prune(ctx context.Context) (int, error) {
+	batch, before, start := or(w.PruneBatch, 10000), w.now().Add(-or(w.Keep, 30*24*time.Hour)), time.Now()
+	total := 0
+	for {
+		n, err := w.Store.DeleteDeliveriesBefore(ctx, before, batch)
+		total += n
+		if err != nil || n < batch || time.Since(start) > maxPruneTime || ctx.Err() != nil {
+			return total, err
 		}
 	}
 }

@@ -67,7 +67,9 @@ func ParseSMTPURL(raw string) (*SMTPConfig, error) {
 func (s *Sender) sendEmail(ctx context.Context, to string, m *Message) error {
 	c := s.smtp
 	if c == nil {
-		return &SendError{Msg: "email is not configured: set BEET_SMTP_URL", Permanent: true}
+		// The installation's to fix, not the channel's: retried, so the
+		// alerts go out once the operator sets it within the day.
+		return &SendError{Msg: "email is not configured on this installation (BEET_SMTP_URL)", Installation: true}
 	}
 	msg := gomail.NewMsg()
 	if err := msg.From(c.From); err != nil {
@@ -85,8 +87,9 @@ func (s *Sender) sendEmail(ctx context.Context, to string, m *Message) error {
 		}
 	}
 	// The Message-ID is the idempotency key: a retried email is the same
-	// message, which mail systems can drop as a duplicate.
-	msg.SetMessageIDWithValue(m.IdempotencyKey + "@" + domain)
+	// message, which mail systems can drop as a duplicate. The
+	// installation's part keeps another Beet's delivery 42 a new message.
+	msg.SetMessageIDWithValue(m.IdempotencyKey + "." + s.install + "@" + domain)
 	msg.SetGenHeader("X-Beet-Idempotency-Key", m.IdempotencyKey)
 	msg.SetGenHeader("X-Beet-Incident", m.IncidentKey)
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text())

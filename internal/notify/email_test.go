@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -187,8 +188,9 @@ func TestEmailOverSMTP(t *testing.T) {
 		t.Errorf("Subject %q", subject)
 	}
 	key := ds[0].IdempotencyKey()
-	if m.Header.Get("Message-Id") != "<"+key+"@beet.example.com>" || m.Header.Get("X-Beet-Idempotency-Key") != key {
-		t.Errorf("Message-ID %q, X-Beet-Idempotency-Key %q; want the idempotency key", m.Header.Get("Message-Id"), m.Header.Get("X-Beet-Idempotency-Key"))
+	if id := m.Header.Get("Message-Id"); !strings.HasPrefix(id, "<"+key+".") || !strings.HasSuffix(id, "@beet.example.com>") ||
+		m.Header.Get("X-Beet-Idempotency-Key") != key {
+		t.Errorf("Message-ID %q, X-Beet-Idempotency-Key %q; want the idempotency key", id, m.Header.Get("X-Beet-Idempotency-Key"))
 	}
 	p := parts(t, m)
 	text, html := p["text/plain"], p["text/html"]
@@ -317,5 +319,57 @@ func TestMailServerFaultsAreTheInstallations(t *testing.T) {
 				t.Errorf("the operator's log lacks the server's %s at error level:\n%s", code, l)
 			}
 		})
+	}
+}
+
+// TestMessageIDsDifferAcrossInstallations: two installations sending from
+// one domain (staging and production) give their delivery 1 different
+// Message-IDs, or a mailbox that holds one drops the other; one
+// installation gives a retry the same one.
+func TestMessageIDsDifferAcrossInstallations(t *testing.T) {
+	srv := newSMTPServer(t)
+	cfg, _ := notify.ParseSMTPURL(fmt.Sprintf("smtp://%s?from=alerts@example.com&tls=none", srv.addr))
+	ids := map[string]string{}
+	for _, base := range []string{"https://beet.example.com", "https://staging.beet.example.com", "https://beet.example.com"} {
+		r := newRig(t, "sqlite")
+		ch := r.channel(beet.ChannelEmail, beet.ChannelConfig{To: "ops@example.com"})
+		r.down()
+		r.drain(r.worker(func(w *notify.Worker) {
+			w.BaseURL = base
+			w.Sender = notify.NewSender(notify.SenderOptions{SMTP: cfg, BaseURL: base})
+		}), ch)
+		mails := srv.got()
+		m, err := mail.ReadMessage(bytes.NewReader(mails[len(mails)-1].Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := m.Header.Get("Message-Id")
+		if prev, ok := ids[base]; ok && prev != id {
+			t.Errorf("%s gave delivery 1 the Message-IDs %s and %s; want one", base, prev, id)
+		}
+		ids[base] = id
+	}
+	if ids["https://beet.example.com"] == ids["https://staging.beet.example.com"] {
+		t.Errorf("production and staging both sent %s", ids["https://beet.example.com"])
+	}
+}
+
+// TestEmailNotConfigured: an email channel on an installation without a
+// mail server is retried, not marked failing: the fault is the
+// installation's, and the alerts go out once it is set.
+func TestEmailNotConfigured(t *testing.T) {
+	r := newRig(t, "sqlite")
+	ch := r.channel(beet.ChannelEmail, beet.ChannelConfig{To: "ops@example.com"})
+	r.down()
+	w := r.worker(func(w *notify.Worker) { w.Sender = notify.NewSender(notify.SenderOptions{}) })
+	if _, err := w.Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := r.db.FindDeliveries(context.Background(), ch.ID, 0)
+	if err != nil || len(ds) != 1 || ds[0].Status != beet.DeliveryPending || !strings.Contains(ds[0].Error, "BEET_SMTP_URL") {
+		t.Fatalf("deliveries %+v, %v; want one pending, to retry, naming BEET_SMTP_URL", ds, err)
+	}
+	if got, err := r.db.FindChannelByID(context.Background(), ch.ID); err != nil || got.FailingSince != nil {
+		t.Errorf("channel %+v, %v; want it not failing", got, err)
 	}
 }

@@ -58,6 +58,10 @@ type Sender struct {
 	client  *http.Client
 	smtp    *SMTPConfig
 	baseURL string
+	// install tells this installation's email Message-IDs from another's
+	// that sends from the same domain (a staging and a production Beet):
+	// mail systems drop a message whose Message-ID they already hold.
+	install string
 	// pagerDutyURL is the Events API endpoint; only tests change it (through
 	// export_test.go), so no setting can send routing keys elsewhere.
 	pagerDutyURL string
@@ -80,7 +84,9 @@ type SenderOptions struct {
 
 // NewSender returns a Sender.
 func NewSender(opts SenderOptions) *Sender {
-	return &Sender{client: newHTTPClient(opts.AllowPrivate), smtp: opts.SMTP, baseURL: opts.BaseURL, pagerDutyURL: PagerDutyEventsURL}
+	sum := sha256.Sum256([]byte(opts.BaseURL))
+	return &Sender{client: newHTTPClient(opts.AllowPrivate), smtp: opts.SMTP, baseURL: opts.BaseURL,
+		install: hex.EncodeToString(sum[:4]), pagerDutyURL: PagerDutyEventsURL}
 }
 
 // Send delivers m to ch once. Its error never holds the channel's

@@ -153,6 +153,11 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
+// errInterrupted is a delivery's note when its attempt was cut short
+// here (the instance stopping, or a channel test's request cancelled)
+// before the receiver answered: no failure, it is tried again.
+const errInterrupted = "interrupted before the receiver answered; tried again"
+
 // maxPruneTime bounds one hourly prune: a log far behind catches up over
 // a few hours rather than holding the database in one long pass.
 const maxPruneTime = 5 * time.Minute
@@ -261,7 +266,7 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 		res.Status, res.Error = beet.DeliveryFailed, "not sent: "+beet.ErrorMessage(err)
 		observe = false
 	case err != nil && ctx.Err() != nil:
-		res.Status, res.Error, res.NextAt = beet.DeliveryPending, "interrupted by shutdown", w.now()
+		res.Status, res.Error, res.NextAt = beet.DeliveryPending, errInterrupted, w.now()
 		observe = false
 	case err != nil:
 		// Reading what to send failed (the database, or a channel secret
@@ -284,7 +289,7 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 		if err != nil && ctx.Err() != nil {
 			// Shutting down: let the lease lapse, or take it up at once on
 			// restart, rather than count a failure the receiver never saw.
-			res.Status, res.Error, res.NextAt = beet.DeliveryPending, "interrupted by shutdown", w.now()
+			res.Status, res.Error, res.NextAt = beet.DeliveryPending, errInterrupted, w.now()
 			observe = false
 			break
 		}

@@ -22,6 +22,7 @@ type request struct {
 	Header http.Header
 	Body   []byte
 	At     time.Time
+	URI    string // path and query, as sent
 }
 
 // receiver is a real HTTP server on loopback that records what it gets and
@@ -40,7 +41,7 @@ func newReceiver(t *testing.T, respond ...int) *receiver {
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		rc.mu.Lock()
-		rc.got = append(rc.got, request{r.Header.Clone(), body, time.Now()})
+		rc.got = append(rc.got, request{r.Header.Clone(), body, time.Now(), r.RequestURI})
 		n := len(rc.got)
 		status := 200
 		if n <= len(rc.respond) {

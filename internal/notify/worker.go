@@ -257,7 +257,12 @@ func (w *Worker) DeliverNow(ctx context.Context, id int64) (*beet.Delivery, erro
 func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 	log := w.log().With("delivery_id", d.ID, "channel_id", d.ChannelID, "event", d.Event, "attempt", d.Attempts)
 	res := beet.DeliveryResult{ID: d.ID, Attempts: d.Attempts}
-	msg, ch, skip, err := w.prepare(ctx, d)
+	// The whole attempt, reading what to send included, ends within half
+	// the lease: past it another instance may claim the delivery and send
+	// it again.
+	actx, cancelAttempt := context.WithTimeout(ctx, or(w.Lease, DefaultLease)/2)
+	defer cancelAttempt()
+	msg, ch, skip, err := w.prepare(actx, d)
 	observe := true
 	switch {
 	case beet.IsNotFound(err):
@@ -279,9 +284,7 @@ func (w *Worker) process(ctx context.Context, d *beet.Delivery) {
 		res.Status, res.Error = beet.DeliverySuppressed, skip
 		log.Info("notify: delivery suppressed", "why", skip)
 	default:
-		// A send never outlives its lease: past it another instance may
-		// claim the delivery and send it again.
-		sctx, cancel := context.WithTimeout(ctx, min(sendTimeout, or(w.Lease, DefaultLease)/2))
+		sctx, cancel := context.WithTimeout(actx, sendTimeout)
 		start := time.Now()
 		err := w.Sender.Send(sctx, ch, msg)
 		res.Latency = time.Since(start)

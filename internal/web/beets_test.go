@@ -162,8 +162,12 @@ func testBeetPages(t *testing.T, engine string) {
 	// Settings, then delete.
 	want(t, "rename", b.post("/beets/1/settings", url.Values{"name": {"Checkout OK"}, "timezone": {"UTC"}, "description": {"d"}}),
 		http.StatusSeeOther, "/beets/1#settings")
-	if !strings.Contains(b.get("/").body, "Checkout OK") {
+	list = b.get("/").body
+	if !strings.Contains(list, "Checkout OK") {
 		t.Error("rename not shown in the list")
+	}
+	if !strings.Contains(list, `<label class="choice" hidden><input type="checkbox" data-check-all`) {
+		t.Error(`"All on this page" is shown without script, where it does nothing`)
 	}
 	if strings.Contains(b.get("/beets/1").body, `name="resume_on_event" checked`) {
 		t.Error("resume at the next ping is checked on a beet that never had it")

@@ -124,7 +124,9 @@
     select(tabs[0]);
   });
 
-  // The list's "all on this page" box checks every beet's box.
+  // The list's "all on this page" box checks every beet's box; it is
+  // hidden until script can make it work.
+  document.querySelectorAll("[data-check-all]").forEach(function (c) { c.closest("label").hidden = false; });
   document.addEventListener("change", function (ev) {
     if (!ev.target.hasAttribute("data-check-all")) return;
     document.querySelectorAll("input[name=id][form=bulk]").forEach(function (c) { c.checked = ev.target.checked; });

@@ -127,7 +127,7 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 func countOutcomes(reg prometheus.Registerer) func(ingest.Outcome) {
 	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "beet_ingest_requests_total",
-		Help: "Ingestion GET/POST requests by outcome: recorded, bad_body (recorded without its value), limited, unknown_token, malformed_token, bot.",
+		Help: "Ingestion GET/POST requests by outcome: recorded, bad_body (recorded without its value), not_recorded (answered 200 and lost), limited, unknown_token, malformed_token, bot.",
 	}, []string{"outcome"})
 	reg.MustRegister(vec)
 	// Every series exists from the start, at 0.
@@ -135,6 +135,7 @@ func countOutcomes(reg prometheus.Registerer) func(ingest.Outcome) {
 		vec.WithLabelValues(string(ingest.OutcomeLimited))
 	unknown, malformed, bot := vec.WithLabelValues(string(ingest.OutcomeUnknownToken)),
 		vec.WithLabelValues(string(ingest.OutcomeMalformedToken)), vec.WithLabelValues(string(ingest.OutcomeBot))
+	vec.WithLabelValues(string(ingest.OutcomeNotRecorded)) // rare: looked up when it happens
 	return func(o ingest.Outcome) {
 		switch o {
 		case ingest.OutcomeRecorded:

@@ -241,3 +241,24 @@ func TestMetricsEventPartitions(t *testing.T) {
 		}
 	})
 }
+
+// TestMetricsSeriesFromTheStart: the series the alerts take increase() of
+// exist at 0 before anything happens, so the first failure after a
+// restart moves them from 0 to 1 instead of appearing at 1 (which
+// increase() reads as no change).
+func TestMetricsSeriesFromTheStart(t *testing.T) {
+	a := startApp(t, testConfig(t), app.Options{Log: slog.New(slog.DiscardHandler), NoJobs: true})
+	_, body := get(t, a.AdminURL()+"/metrics", "")
+	want := []string{`beet_ingest_requests_total{outcome="not_recorded"}`}
+	for _, kind := range beet.ChannelKinds {
+		for _, outcome := range []string{"delivered", "retry", "failed", "suppressed"} {
+			want = append(want, `beet_notify_deliveries_total{kind="`+string(kind)+`",outcome="`+outcome+`"}`)
+		}
+		want = append(want, `beet_notify_send_seconds_count{kind="`+string(kind)+`"}`)
+	}
+	for _, name := range want {
+		if got := series(body, name); got != 0 {
+			t.Errorf("%s = %v, want 0 from the start", name, got)
+		}
+	}
+}

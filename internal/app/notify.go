@@ -45,6 +45,15 @@ func (a *App) startNotify() error {
 		Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
 	}, []string{"kind"})
 	a.reg.MustRegister(sent, latency)
+	// Every kind × outcome exists from the start, at 0: increase() over a
+	// series whose first sample is already 1 is 0, so the first failure of
+	// a kind after each restart would never fire BeetDeliveriesFailing.
+	for _, kind := range append(beet.ChannelKinds[:len(beet.ChannelKinds):len(beet.ChannelKinds)], "unknown") {
+		for _, outcome := range []string{string(beet.DeliveryDelivered), "retry", string(beet.DeliveryFailed), string(beet.DeliverySuppressed)} {
+			sent.WithLabelValues(string(kind), outcome)
+		}
+		latency.WithLabelValues(string(kind))
+	}
 	w.Observe = func(kind beet.ChannelKind, outcome string, d time.Duration) {
 		sent.WithLabelValues(string(kind), outcome).Inc()
 		if outcome != "suppressed" {

@@ -54,7 +54,9 @@ type Options struct {
 type Outcome string
 
 // Outcomes. BadBody is an event recorded without its value (CONTRACT §1):
-// events recorded = Recorded + BadBody.
+// events recorded = Recorded + BadBody. NotRecorded is an event the writer
+// could not take (it was closing, or the database and the spool both
+// failed): still answered 200 by contract, and lost.
 const (
 	OutcomeRecorded       Outcome = "recorded"
 	OutcomeBadBody        Outcome = "bad_body"
@@ -63,6 +65,7 @@ const (
 	OutcomeMalformedToken Outcome = "malformed_token"
 	OutcomeBot            Outcome = "bot"
 	OutcomeBadPath        Outcome = "bad_path" // a valid token followed by something that is no signal
+	OutcomeNotRecorded    Outcome = "not_recorded"
 )
 
 // Handler serves GET|POST {base}/api/v1/beet/{token} as CONTRACT §1 pins
@@ -288,6 +291,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		h.notRecorded(token, err)
+		writeGIF(w, http.StatusOK, true)
+		return
 	}
 	if !ridOK {
 		h.badRID(token, beetID, now)
@@ -326,6 +331,7 @@ func (h *Handler) badBody(token string, beetID int64, pb *parsedBody, now time.T
 
 //go:noinline
 func (h *Handler) notRecorded(token string, err error) {
+	h.count(OutcomeNotRecorded)
 	h.log.Error("event not recorded", "token", beet.Redact(token), "err", err)
 }
 

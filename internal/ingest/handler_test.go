@@ -501,3 +501,49 @@ func TestContinuingProblemNotedAgain(t *testing.T) {
 		t.Fatalf("%d problems after a pause, want 4", len(ps))
 	}
 }
+
+// TestNotRecordedCounted: an event the writer cannot take (here, closed)
+// is still answered 200 with the GIF, and counted as not_recorded, never
+// as recorded: the outcome metric must show the loss the answer hides.
+func TestNotRecordedCounted(t *testing.T) {
+	store := testdb.New(t, "sqlite")
+	svc := service.New(store, service.Options{PasswordParams: &service.PasswordParams{Time: 1, Memory: 64, Threads: 1}})
+	a, _, err := svc.CreateAccount(context.Background(), "lost@example.com", "password1", beet.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.CreateBeet(context.Background(), a.ID, service.BeetInput{Name: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spool, err := ingest.OpenSpool(filepath.Join(t.TempDir(), "beet.spool"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spool.Close()
+	w := ingest.NewWriter(store, spool, ingest.WriterOptions{})
+	w.Close()
+	var mu sync.Mutex
+	counts := map[ingest.Outcome]int{}
+	h := ingest.New(ingest.Options{Store: store, Limiter: ratelimit.NewMemory(ratelimit.MemoryOptions{}), Writer: w,
+		Count: func(o ingest.Outcome) { mu.Lock(); counts[o]++; mu.Unlock() }})
+	defer h.Close()
+	mux := http.NewServeMux()
+	h.Register(mux)
+	for _, req := range []*http.Request{
+		httptest.NewRequest("GET", ingest.Prefix+b.Token, nil),
+		httptest.NewRequest("GET", ingest.PingPrefix+b.Token+"/fail", nil),
+		httptest.NewRequest("POST", ingest.Prefix+b.Token, strings.NewReader(`{"value": "twelve"}`)),
+	} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s %s = %d, want 200", req.Method, req.URL.Path, rec.Code)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if counts[ingest.OutcomeNotRecorded] != 3 || counts[ingest.OutcomeRecorded] != 0 || counts[ingest.OutcomeBadBody] != 0 {
+		t.Errorf("outcomes %v, want 3 not_recorded and nothing recorded", counts)
+	}
+}

@@ -145,6 +145,18 @@ func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
 			Help: "Ingested events " + name + " by the writer (an event whose token was rotated meanwhile is dropped inside its commit).",
 		}, func() float64 { return float64(c.Load()) }))
 	}
+	// 1 while events wait in the spool because commits fail (or a spool
+	// left from before is being replayed); with BEET_INGEST_ACK=journal the
+	// journal's normal lag of a few ms is not spooling, though
+	// beet_ingest_spool_bytes counts it. BeetSpooling alerts on this.
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "beet_ingest_spooling", Help: "1 while events wait in the spool for a database that fails commits (or a spool from before is replayed), else 0; the journal's normal lag is 0.",
+	}, func() float64 {
+		if w.Spooling() {
+			return 1
+		}
+		return 0
+	}))
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "beet_ingest_commits_total", Help: "Group commits (transactions or spool appends) made by the writer; with BEET_INGEST_ACK=journal, the database commits that apply the journal.",
 	}, func() float64 { return float64(st.Batches.Load()) }))

@@ -13,6 +13,8 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/app"
+	"github.com/beethq/beet/internal/config"
+	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -259,6 +261,35 @@ func TestMetricsSeriesFromTheStart(t *testing.T) {
 	for _, name := range want {
 		if got := series(body, name); got != 0 {
 			t.Errorf("%s = %v, want 0 from the start", name, got)
+		}
+	}
+}
+
+// TestMetricsJournalIsNotSpooling: with BEET_INGEST_ACK=journal the spool
+// holds every ping for its first milliseconds, which is no outage:
+// beet_ingest_spooling (what BeetSpooling alerts on) stays 0 while the
+// database takes every commit.
+func TestMetricsJournalIsNotSpooling(t *testing.T) {
+	ctx := context.Background()
+	cfg := testConfig(t)
+	cfg.IngestAck = config.IngestAckJournal
+	a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler), NoJobs: true})
+	acct, _, err := a.Backend().Service.CreateAccount(ctx, "journal@example.com", "password1", beet.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.Backend().Service.CreateBeet(ctx, acct.ID, service.BeetInput{Name: "j"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if status, _ := get(t, a.URL()+"/api/v1/beet/"+b.Token, ""); status != 200 {
+			t.Fatalf("ping = %d", status)
+		}
+		_, body := get(t, a.AdminURL()+"/metrics", "")
+		if got := series(body, "beet_ingest_spooling"); got != 0 {
+			t.Fatalf("beet_ingest_spooling = %v with a healthy database (spool bytes %v), want 0",
+				got, series(body, "beet_ingest_spool_bytes"))
 		}
 	}
 }

@@ -38,17 +38,22 @@ func configCheckCmd(c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	// What serve refuses beyond the settings' own checks (the adapters'
-	// reading of the database and mail URLs): the same validation, once
-	// every setting parses.
+	// What serve refuses beyond the settings' own checks (a set but empty
+	// database URL; the adapters' reading of the database, mail and Redis
+	// URLs and the spool's path): the same validation, once every setting
+	// parses.
 	if cfg, err := cf.Config(); err == nil {
 		var errs config.Errors
-		if errors.As(app.CheckConfig(cfg), &errs) {
-			for _, se := range errs {
-				for i := range eff {
-					if eff[i].Env == se.Env && eff[i].Err == nil {
-						eff[i].Err = se.Err
-					}
+		for _, err := range []error{cf.EmptyVariables(environ()), app.CheckConfig(cfg)} {
+			var more config.Errors
+			if errors.As(err, &more) {
+				errs = append(errs, more...)
+			}
+		}
+		for _, se := range errs {
+			for i := range eff {
+				if eff[i].Env == se.Env && eff[i].Err == nil {
+					eff[i].Err = se.Err
 				}
 			}
 		}

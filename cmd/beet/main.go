@@ -231,6 +231,9 @@ func (c *cli) config(f *config.Flags) (config.Config, error) {
 	if err != nil {
 		return cfg, &usageError{msg: err.Error(), bare: true}
 	}
+	if err := f.EmptyVariables(environ()); err != nil {
+		return cfg, &usageError{msg: err.Error(), bare: true}
+	}
 	c.warnUnknown(cfg)
 	return cfg, nil
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -458,6 +459,11 @@ func TestConfigCheckAgreesWithServe(t *testing.T) {
 		{"BEET_DATABASE_URL", "postgres://", "names no host"},
 		{"BEET_DATABASE_URL", "postgres://beet@db.example.com", "names no database"},
 		{"BEET_DATABASE_URL", "sqlite://" + filepath.Join(dir, "beet.db") + "?x=1", "query parameters are not supported"},
+		{"BEET_REDIS_URL", "redis://127.0.0.1:6379/abc", "invalid database number"},
+		{"BEET_REDIS_URL", "redis://127.0.0.1:6379/0?foo=bar", "unexpected option: foo"},
+		{"BEET_SPOOL_PATH", dir, "is a directory"},
+		{"BEET_SPOOL_PATH", filepath.Join(dir, "missing", "beet.spool"), "does not exist"},
+		{"BEET_SPOOL_PATH", filepath.Join(dir, "beet.db"), "is the database file"},
 	} {
 		getenv := func(k string) string {
 			switch k {
@@ -474,12 +480,54 @@ func TestConfigCheckAgreesWithServe(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), cmd, getenv, strings.NewReader(""), &stdout, &stderr)
 			out := stdout.String() + stderr.String()
-			if code != 1 || !strings.Contains(out, tc.want) || !strings.Contains(out, tc.env) {
-				t.Errorf("%s=%s beet %s: exit %d, want 1 naming %s: %s\n%s", tc.env, tc.value, strings.Join(cmd, " "), code, tc.want, tc.env, out)
+			// config check lists every setting and exits 1; serve refuses
+			// like any bad setting: exit 2, one line on stderr.
+			want := 1
+			if cmd[0] == "serve" {
+				want = 2
+				if stdout.Len() > 0 || strings.Count(stderr.String(), "\n") != 1 {
+					t.Errorf("%s=%s beet serve: want one line on stderr, got %q, %q", tc.env, tc.value, stdout.String(), stderr.String())
+				}
+			}
+			if code != want || !strings.Contains(out, tc.want) || !strings.Contains(out, tc.env) {
+				t.Errorf("%s=%s beet %s: exit %d, want %d naming %s: %s\n%s", tc.env, tc.value, strings.Join(cmd, " "), code, want, tc.want, tc.env, out)
 			}
 		}
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(m) > 0 {
 		t.Errorf("serve refused its settings but left %v", m)
+	}
+}
+
+// TestEmptyDatabaseURLRefused: BEET_DATABASE_URL set to "" (an unset
+// ${DB_URL}, an empty Secret key) is refused, not read as the default
+// sqlite://beet.db; unset, or given by a flag, it is fine.
+func TestEmptyDatabaseURLRefused(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	getenv := func(string) string { return "" }
+	for _, tc := range []struct {
+		environ []string
+		args    []string
+		want    int
+	}{
+		{[]string{"BEET_DATABASE_URL="}, []string{"migrate"}, 2},
+		{[]string{"BEET_DATABASE_URL= "}, []string{"config", "check"}, 1},
+		{[]string{"BEET_DATABASE_URL="}, []string{"migrate", "--database-url", "sqlite://" + filepath.Join(dir, "flag.db")}, 0},
+		{nil, []string{"migrate"}, 0},
+	} {
+		environ = func() []string { return tc.environ }
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tc.args, getenv, strings.NewReader(""), &stdout, &stderr)
+		if code != tc.want {
+			t.Errorf("%v beet %v: exit %d, want %d\n%s%s", tc.environ, tc.args, code, tc.want, stdout.String(), stderr.String())
+		}
+		if out := stdout.String() + stderr.String(); tc.want != 0 && (!strings.Contains(out, "is set but empty") || !strings.Contains(out, "BEET_DATABASE_URL")) {
+			t.Errorf("%v beet %v does not say why: %s%s", tc.environ, tc.args, stdout.String(), stderr.String())
+		}
+	}
+	environ = os.Environ
+	if _, err := os.Stat(filepath.Join(dir, "beet.db")); err != nil {
+		t.Errorf("unset, the default file is used: %v", err)
 	}
 }

@@ -16,6 +16,11 @@ func serveCmd(c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
+	// What the adapters would refuse is a bad setting like any other: one
+	// line and exit 2, before anything is logged or opened.
+	if err := app.CheckConfig(cfg); err != nil {
+		return &usageError{msg: err.Error(), bare: true}
+	}
 	ctx, stop := signal.NotifyContext(c.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := c.logger(cfg, false)

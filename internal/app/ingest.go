@@ -43,7 +43,7 @@ func (a *App) newLimiter(cfg config.Config, reg *prometheus.Registry) (beet.Rate
 	}
 	opts, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
-		return nil, fmt.Errorf("redis URL: %w", err)
+		return nil, fmt.Errorf("BEET_REDIS_URL: %w", err)
 	}
 	// go-redis logs every failed dial on its own logger; the fallback
 	// already says once that Redis is down, so its lines go to debug.
@@ -55,6 +55,15 @@ func (a *App) newLimiter(cfg config.Config, reg *prometheus.Registry) (beet.Rate
 	}
 	client := redis.NewClient(opts)
 	a.onStop("redis", func(context.Context) error { return client.Close() })
+	// One PING at start, so a wrong address, password or database index
+	// is said once, by name, rather than found as fallback decisions. Not
+	// fatal: ingestion never depends on Redis.
+	pctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	if err := client.Ping(pctx).Err(); err != nil {
+		a.log.Warn("Redis does not answer: each instance limits on its own until it does; check BEET_REDIS_URL",
+			"setting", "BEET_REDIS_URL", "err", err)
+	}
+	cancel()
 	fallbacks := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "beet_ratelimit_fallback_total", Help: "Rate-limit decisions made in-process because Redis did not answer.",
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/testdb"
+	"github.com/beethq/beet/internal/testlog"
 )
 
 // get fetches url with an optional bearer token.
@@ -291,5 +292,21 @@ func TestMetricsJournalIsNotSpooling(t *testing.T) {
 			t.Fatalf("beet_ingest_spooling = %v with a healthy database (spool bytes %v), want 0",
 				got, series(body, "beet_ingest_spool_bytes"))
 		}
+	}
+}
+
+// TestRedisCheckedAtStart: a BEET_REDIS_URL that does not answer is said
+// once at start, naming the setting, and the instance still starts (the
+// limit is then per instance).
+func TestRedisCheckedAtStart(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.RedisURL = "redis://127.0.0.1:1/0" // nothing listens on port 1
+	var buf testlog.Buffer
+	a := startApp(t, cfg, app.Options{Log: testlog.New(&buf), NoJobs: true})
+	if status, _ := get(t, a.AdminURL()+"/readyz", ""); status != 200 {
+		t.Errorf("/readyz = %d, want 200: Redis is never needed to serve", status)
+	}
+	if log := buf.String(); !strings.Contains(log, "level=WARN") || !strings.Contains(log, "BEET_REDIS_URL") {
+		t.Errorf("no warning naming BEET_REDIS_URL at start:\n%s", log)
 	}
 }

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -143,4 +145,33 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// mustNotBeEmpty are the variables whose empty value would silently mean a
+// default that loses data: an empty BEET_DATABASE_URL (an unset ${DB_URL},
+// an empty Secret key) would serve on a new sqlite://beet.db, answering
+// every ping and recording none where the operator looks.
+var mustNotBeEmpty = []string{"BEET_DATABASE_URL"}
+
+// EmptyVariables refuses each of mustNotBeEmpty that environ (os.Environ's
+// "KEY=value" form) sets to the empty string while no flag gives the
+// setting: unset it for the default, or give the value.
+func (f *Flags) EmptyVariables(environ []string) error {
+	var errs Errors
+	for i, s := range settings {
+		if !slices.Contains(mustNotBeEmpty, s.env) || f.values[i].set {
+			continue
+		}
+		for _, kv := range environ {
+			if name, v, _ := strings.Cut(kv, "="); name == s.env && strings.TrimSpace(v) == "" {
+				errs = append(errs, &SettingError{Env: s.env, Flag: s.flag,
+					Err: fmt.Errorf("is set but empty: unset it for the default (%s), or give the URL", s.def)})
+				break
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }

@@ -221,3 +221,29 @@ func TestValidate(t *testing.T) {
 		t.Fatalf("Validate = %v, want two errors", err)
 	}
 }
+
+// TestEmptyDatabaseURL: set but empty, BEET_DATABASE_URL is refused
+// rather than meaning the default file; a flag that gives it wins.
+func TestEmptyDatabaseURL(t *testing.T) {
+	for _, tc := range []struct {
+		environ []string
+		args    []string
+		refused bool
+	}{
+		{[]string{"BEET_DATABASE_URL="}, nil, true},
+		{[]string{"BEET_DATABASE_URL=  "}, nil, true},
+		{[]string{"BEET_DATABASE_URL="}, []string{"--database-url", "sqlite://x.db"}, false},
+		{[]string{"BEET_LOG_LEVEL="}, nil, false},
+		{nil, nil, false},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		f := config.Bind(fs, func(string) string { return "" })
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		err := f.EmptyVariables(tc.environ)
+		if got := err != nil && strings.Contains(err.Error(), "BEET_DATABASE_URL (--database-url): is set but empty"); got != tc.refused {
+			t.Errorf("%v %v: %v, want refused %v", tc.environ, tc.args, err, tc.refused)
+		}
+	}
+}

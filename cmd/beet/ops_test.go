@@ -138,7 +138,7 @@ func TestOneSQLiteFileOneServer(t *testing.T) {
 	// A spool on the database file is refused as such, not as a second server.
 	_, stderr, err := runBeet(t, []string{"BEET_DATABASE_URL=sqlite://" + filepath.Join(dir, "other.db"), "BEET_SPOOL_PATH=" + filepath.Join(dir, "other.db"),
 		"BEET_METRICS_LISTEN=off"}, "serve", "--listen", "127.0.0.1:0")
-	if err == nil || !strings.Contains(stderr, "BEET_SPOOL_PATH is the database file") {
+	if err == nil || !strings.Contains(stderr, "BEET_SPOOL_PATH (--spool-path): is the database file") {
 		t.Errorf("spool on the database file: %v\n%s", err, stderr)
 	}
 

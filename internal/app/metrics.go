@@ -15,6 +15,7 @@ import (
 	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/ingest"
 	"github.com/beethq/beet/internal/server"
+	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/sqlstore"
 	"github.com/beethq/beet/internal/version"
 )
@@ -214,6 +215,41 @@ func (a *App) registerStoreMetrics(reg prometheus.Registerer) {
 	info := version.Get()
 	build.WithLabelValues(info.Version, info.Revision, info.GoVersion, a.cfg.Role).Set(1)
 	reg.MustRegister(build)
+	if a.cfg.RunsJobs() && a.cfg.CleanupInterval > 0 {
+		a.registerRetentionMetrics(reg)
+	}
+}
+
+// registerRetentionMetrics counts this instance's retention passes, so a
+// clean-up that fails on every pass (tables growing) can be alerted on.
+func (a *App) registerRetentionMetrics(reg prometheus.Registerer) {
+	runs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "beet_retention_runs_total", Help: "Retention clean-up passes on this instance, by result (ok, failed).",
+	}, []string{"result"})
+	deleted := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "beet_retention_deleted_events_total", Help: "Events the retention clean-up on this instance deleted, by plan (rows of dropped partitions not counted).",
+	}, []string{"plan"})
+	last := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "beet_retention_last_success_timestamp_seconds", Help: "Unix time of this instance's last retention pass that succeeded (0 before the first).",
+	})
+	reg.MustRegister(runs, deleted, last)
+	ok, failed := runs.WithLabelValues("ok"), runs.WithLabelValues("failed")
+	for _, p := range beet.Plans {
+		deleted.WithLabelValues(string(p))
+	}
+	a.backend.Service.SetCleanupObserver(func(rep *service.CleanupReport, err error) {
+		if rep != nil {
+			for _, p := range rep.Plans {
+				deleted.WithLabelValues(string(p.Plan)).Add(float64(p.Deleted))
+			}
+		}
+		if err != nil {
+			failed.Inc()
+			return
+		}
+		ok.Inc()
+		last.Set(float64(a.now().UnixNano()) / 1e9)
+	})
 }
 
 var (

@@ -310,3 +310,33 @@ func TestRedisCheckedAtStart(t *testing.T) {
 		t.Errorf("no warning naming BEET_REDIS_URL at start:\n%s", log)
 	}
 }
+
+// TestMetricsRetention: a retention pass on SQLite moves the run counter
+// and the last success time; every plan's deleted counter exists at 0.
+func TestMetricsRetention(t *testing.T) {
+	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	cfg := testConfig(t)
+	cfg.CleanupInterval = time.Hour
+	a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler), NoJobs: true, Now: func() time.Time { return at }})
+	_, before := get(t, a.AdminURL()+"/metrics", "")
+	if got := series(before, `beet_retention_last_success_timestamp_seconds`); got != 0 {
+		t.Errorf("last success before any pass = %v, want 0", got)
+	}
+	if _, err := a.Backend().Service.Cleanup(context.Background(), at, false); err != nil {
+		t.Fatal(err)
+	}
+	_, after := get(t, a.AdminURL()+"/metrics", "")
+	want := map[string]float64{
+		`beet_retention_runs_total{result="ok"}`:        1,
+		`beet_retention_runs_total{result="failed"}`:    0,
+		`beet_retention_last_success_timestamp_seconds`: float64(at.Unix()),
+	}
+	for _, p := range beet.Plans {
+		want[`beet_retention_deleted_events_total{plan="`+string(p)+`"}`] = 0
+	}
+	for name, v := range want {
+		if got := series(after, name); got != v {
+			t.Errorf("%s = %v, want %v", name, got, v)
+		}
+	}
+}

@@ -7,6 +7,7 @@ package jobs
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"github.com/beethq/beet/internal/service"
@@ -25,11 +26,33 @@ type Retention struct {
 	Every   time.Duration
 	Now     func() time.Time // nil means time.Now
 	Log     *slog.Logger     // nil discards
+	// First is the delay of the first pass; 0 means FirstPassDelay(Every).
+	First time.Duration
 }
 
-// Run calls Once every r.Every until ctx ends. A failed pass is logged and
-// the loop goes on; the next tick retries.
+// FirstPassDelay is when the first pass comes after start: 30 s plus up to
+// 30 s of jitter (so instances started together do not all clean up at
+// once), and never later than every. A first pass one whole interval after
+// start never came on a worker restarted more often than that.
+func FirstPassDelay(every time.Duration) time.Duration {
+	return min(every, 30*time.Second+rand.N(30*time.Second))
+}
+
+// Run calls Once soon after start, then every r.Every until ctx ends. A
+// failed pass is logged and the loop goes on; the next tick retries.
 func (r *Retention) Run(ctx context.Context) {
+	first := r.First
+	if first <= 0 {
+		first = FirstPassDelay(r.Every)
+	}
+	t := time.NewTimer(first)
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		return
+	case <-t.C:
+	}
+	r.Once(ctx)
 	Every(ctx, r.Every, func() { r.Once(ctx) })
 }
 

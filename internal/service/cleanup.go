@@ -45,7 +45,15 @@ const cleanupSkew = time.Second
 // A pass as of a time later than the service clock is refused (a dry run
 // is not): it would move the plans' retention marks past events still
 // to come, and later passes would never delete those.
-func (s *Service) Cleanup(ctx context.Context, now time.Time, dryRun bool) (*CleanupReport, error) {
+// SetCleanupObserver sets fn to be told of every pass that deletes (not
+// dry runs): its report, possibly partial, and its error. Call it before
+// the clean-up job starts.
+func (s *Service) SetCleanupObserver(fn func(*CleanupReport, error)) { s.cleanupObserve = fn }
+
+func (s *Service) Cleanup(ctx context.Context, now time.Time, dryRun bool) (rep *CleanupReport, err error) {
+	if s.cleanupObserve != nil && !dryRun {
+		defer func() { s.cleanupObserve(rep, err) }()
+	}
 	if clock := s.Now(); !dryRun && now.After(clock.Add(cleanupSkew)) {
 		return nil, beet.Errorf(beet.EINVALID, "cannot clean up as of %s, later than now (%s): the retention marks would pass events still to come, which later passes would never delete; use --dry-run to look ahead",
 			now.UTC().Format(time.RFC3339), clock.Format(time.RFC3339))

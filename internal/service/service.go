@@ -32,6 +32,9 @@ type Service struct {
 	cleanupBatch int
 	pw           PasswordParams
 	notify       NotifyOptions // set by SetNotify (channel.go)
+	// cleanupObserve, set by SetCleanupObserver before jobs start, is told
+	// of every clean-up pass that deletes (metrics).
+	cleanupObserve func(*CleanupReport, error)
 
 	maint   maintenanceView // live maintenance windows, for detection
 	reports reportCache     // public status reports (statusreport.go)

@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -119,7 +120,7 @@ func TestKubernetesManifests(t *testing.T) {
 		}
 		byKind[str(o, "kind")] = append(byKind[str(o, "kind")], o)
 	}
-	for kind, n := range map[string]int{"Deployment": 2, "Service": 1, "HorizontalPodAutoscaler": 1,
+	for kind, n := range map[string]int{"Deployment": 1, "StatefulSet": 1, "Service": 1, "HorizontalPodAutoscaler": 1,
 		"PodDisruptionBudget": 2, "ConfigMap": 1, "Secret": 1, "Namespace": 1} {
 		if len(byKind[kind]) != n {
 			t.Errorf("%d %s objects, want %d", len(byKind[kind]), kind, n)
@@ -146,7 +147,7 @@ func TestKubernetesManifests(t *testing.T) {
 
 	roles := map[string]map[string]any{}
 	var images []string
-	for _, d := range byKind["Deployment"] {
+	for _, d := range append(byKind["Deployment"], byKind["StatefulSet"]...) {
 		name := str(d, "metadata", "name")
 		sel := labels(d, "spec", "selector", "matchLabels")
 		pod := labels(d, "spec", "template", "metadata", "labels")
@@ -192,7 +193,30 @@ func TestKubernetesManifests(t *testing.T) {
 		}
 	}
 	if roles["ingest"] == nil || roles["worker"] == nil {
-		t.Fatalf("want one Deployment per role (ingest, worker), got %v", slices.Collect(mapKeys(roles)))
+		t.Fatalf("want one workload per role (ingest, worker), got %v", slices.Collect(mapKeys(roles)))
+	}
+	// The spool must outlive the pod: pings acknowledged during a database
+	// outage wait in it. So the ingest pods are a StatefulSet whose spool
+	// directory is a claim of their own, never an emptyDir.
+	ingest := roles["ingest"]
+	if str(ingest, "kind") != "StatefulSet" {
+		t.Errorf("ingest runs as a %s, want a StatefulSet (a spool per pod on a persistent volume)", str(ingest, "kind"))
+	}
+	spoolDir := path.Dir(str(byKind["ConfigMap"][0], "data", "BEET_SPOOL_PATH"))
+	var spoolVolume string
+	for _, m := range at(ingest, "spec", "template", "spec", "containers", "0", "volumeMounts").([]any) {
+		if str(m, "mountPath") == spoolDir {
+			spoolVolume = str(m, "name")
+		}
+	}
+	claimed := false
+	if claims, ok := at(ingest, "spec", "volumeClaimTemplates").([]any); ok {
+		for _, c := range claims {
+			claimed = claimed || str(c, "metadata", "name") == spoolVolume
+		}
+	}
+	if spoolVolume == "" || !claimed {
+		t.Errorf("ingest: the spool directory %s is not on a volumeClaimTemplate (mount %q)", spoolDir, spoolVolume)
 	}
 	if images[0] == "" || slices.ContainsFunc(images, func(i string) bool { return i != images[0] }) {
 		t.Errorf("Deployments run different images: %v", images)
@@ -206,8 +230,8 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	hpa := byKind["HorizontalPodAutoscaler"][0]
 	if str(hpa, "spec", "scaleTargetRef", "name") != str(roles["ingest"], "metadata", "name") ||
-		str(hpa, "spec", "scaleTargetRef", "kind") != "Deployment" {
-		t.Errorf("HPA targets %v, want the ingest Deployment", at(hpa, "spec", "scaleTargetRef"))
+		str(hpa, "spec", "scaleTargetRef", "kind") != str(roles["ingest"], "kind") {
+		t.Errorf("HPA targets %v, want the ingest StatefulSet", at(hpa, "spec", "scaleTargetRef"))
 	}
 	for _, pdb := range byKind["PodDisruptionBudget"] {
 		sel := labels(pdb, "spec", "selector", "matchLabels")
@@ -218,7 +242,7 @@ func TestKubernetesManifests(t *testing.T) {
 			}
 		}
 		if n != 1 {
-			t.Errorf("PDB %s selects the pods of %d Deployments, want 1", str(pdb, "metadata", "name"), n)
+			t.Errorf("PDB %s selects the pods of %d workloads, want 1", str(pdb, "metadata", "name"), n)
 		}
 	}
 	if kubectl, err := exec.LookPath("kubectl"); err == nil {

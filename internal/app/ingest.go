@@ -125,7 +125,21 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log,
 		TrustedProxies: proxies, Count: countOutcomes(reg)})
 	a.onStop("ingest", func(context.Context) error { h.Close(); return nil })
-	a.onStop("writer", func(context.Context) error { w.Close(); return nil })
+	a.onStop("writer", func(ctx context.Context) error {
+		// During a database outage the replay is retried until the
+		// shutdown deadline; what is still spooled then waits in the file
+		// for the next start on it, which must be said.
+		left, err := w.CloseWithin(ctx)
+		if err != nil {
+			return fmt.Errorf("count the spool's events: %w", err)
+		}
+		if left > 0 {
+			a.log.Error(fmt.Sprintf("spool still holds %d events at %s", left, path),
+				"events", left, "spool", path,
+				"hint", "they are replayed when beet starts again on this file: keep it (docs/OPERATIONS.md)")
+		}
+		return nil
+	})
 	a.ingest = h
 	registerUnknownTokenMetrics(reg, h.UnknownStats())
 	a.log.Debug("ingestion ready", "spool", path)

@@ -285,6 +285,44 @@ func (w *Writer) Record(ev beet.Event) (int64, error) {
 // Close stops taking events, commits every queued one, tries a last replay
 // of the spool and returns. Call it after the HTTP server has drained.
 func (w *Writer) Close() {
+	w.stop()
+	w.replay(context.Background(), true) // a last try, so a clean stop leaves the spool empty when it can
+}
+
+// CloseWithin is Close that keeps retrying the spool's replay, every
+// ReplayEvery, until the spool is empty or ctx ends (the shutdown
+// deadline): a stop during a database outage gives the database until then
+// to come back. It returns how many events the spool still holds, which
+// are replayed when a writer opens the same file again.
+func (w *Writer) CloseWithin(ctx context.Context) (left int, err error) {
+	w.stop()
+	for {
+		w.replay(ctx, true)
+		if w.spool.Size() == 0 {
+			return 0, nil
+		}
+		select {
+		case <-ctx.Done():
+			return w.Unapplied()
+		case <-time.After(w.opt.ReplayEvery):
+		}
+	}
+}
+
+// Unapplied counts the events in the spool that the database does not
+// have yet.
+func (w *Writer) Unapplied() (int, error) {
+	n := 0
+	_, err := w.spool.ReadRecords(w.spool.Applied(), func(items []beet.Event, _ int64) error {
+		n += len(items)
+		return nil
+	})
+	return n, err
+}
+
+// stop ends the lanes and the replayer, once every queued event is
+// committed or spooled.
+func (w *Writer) stop() {
 	w.mu.Lock()
 	wasClosed := w.closed
 	w.closed = true
@@ -296,9 +334,10 @@ func (w *Writer) Close() {
 		}
 	}
 	<-w.done
-	close(w.stopReplay)
+	if !wasClosed {
+		close(w.stopReplay)
+	}
 	<-w.replayDone
-	w.replay(true) // a last try, so a clean stop leaves the spool empty when it can
 }
 
 // Spooling reports whether events are waiting in the spool for the
@@ -406,7 +445,7 @@ func (w *Writer) replayLoop() {
 		case <-w.stopReplay:
 			return
 		case <-t.C:
-			w.replay(true)
+			w.replay(context.Background(), true)
 		case <-w.wake:
 			if w.failing { // a failing database is retried on the tick
 				continue
@@ -419,7 +458,7 @@ func (w *Writer) replayLoop() {
 				}
 			}
 			last = time.Now()
-			w.replay(false)
+			w.replay(context.Background(), false)
 		}
 	}
 }
@@ -607,9 +646,11 @@ func answer(batch []*writeReq, err error) {
 //
 // idle is set when it runs on the tick or at Close rather than woken by an
 // append: only then does the journal empty the spool once it catches up.
-func (w *Writer) replay(idle bool) {
+//
+// ctx bounds its commits beside CommitTimeout (a stop's deadline).
+func (w *Writer) replay(ctx context.Context, idle bool) {
 	if w.opt.Journal {
-		w.applyJournal(idle)
+		w.applyJournal(ctx, idle)
 		return
 	}
 	if w.spool.Size() == 0 {
@@ -617,7 +658,7 @@ func (w *Writer) replay(idle bool) {
 	}
 	offset := w.spool.Applied()
 	for {
-		end, err := w.applyFrom(offset)
+		end, err := w.applyFrom(ctx, offset)
 		if err != nil {
 			w.log.Debug("replay waits for the database", "err", err)
 			return
@@ -642,10 +683,10 @@ func (w *Writer) replay(idle bool) {
 // nothing new when idle, then empties the spool. When 1 MiB of applied
 // records lie in front of the file it cuts them off, so the file stays
 // small under a stream that never stops.
-func (w *Writer) applyJournal(idle bool) {
+func (w *Writer) applyJournal(ctx context.Context, idle bool) {
 	for {
 		from := w.applied.Load()
-		end, err := w.applyFrom(from)
+		end, err := w.applyFrom(ctx, from)
 		w.setApplied(end) // as far as groups went in, even on an error
 		w.unapplied.popThrough(end)
 		if err != nil {
@@ -720,7 +761,7 @@ func (w *Writer) WaitApplied(ctx context.Context) error {
 // in the spool, and returns the offset after the last group it committed.
 // With Journal the groups are the writer's own: counted and timed like
 // direct commits, and an event whose token no beet has is no surprise.
-func (w *Writer) applyFrom(offset int64) (int64, error) {
+func (w *Writer) applyFrom(ctx context.Context, offset int64) (int64, error) {
 	group := make([]beet.Event, 0, w.opt.MaxBatch)
 	done := offset
 	var pendingEnd int64
@@ -728,7 +769,7 @@ func (w *Writer) applyFrom(offset int64) (int64, error) {
 		if len(group) == 0 {
 			return nil
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), w.opt.CommitTimeout)
+		ctx, cancel := context.WithTimeout(ctx, w.opt.CommitTimeout)
 		defer cancel()
 		start := time.Now()
 		// A durable commit: MarkApplied below may not run ahead of it.

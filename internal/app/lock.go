@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -28,7 +29,7 @@ func (a *App) lock(cfg config.Config) error {
 	}
 	seen := map[string]bool{}
 	for _, p := range paths {
-		abs, err := filepath.Abs(p)
+		abs, err := realPath(p)
 		if err != nil {
 			return err
 		}
@@ -60,4 +61,29 @@ func sqlitePath(url string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimPrefix(rest, "//"), true
+}
+
+// realPath is the file p names once every symlink is followed, so that
+// the lock is the same whichever name a process opens the file by (SQLite
+// follows a symlink to the database file, and shares its WAL). A missing
+// file is created first, empty (SQLite takes an empty file for a new
+// database; the spool creates its file anyway), so that a symlink whose
+// target does not exist yet resolves too. A hard link is another name the
+// kernel does not tell apart: it is not caught (docs/OPERATIONS.md).
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+		// Where the file cannot be made (no such directory), the lock
+		// beside it fails with the reason.
+		if f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+			f.Close()
+		}
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	return abs, nil
 }

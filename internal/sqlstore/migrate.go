@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
+
+	"github.com/beethq/beet/internal/lockfile"
 )
 
 // migrations holds one numbered set of goose SQL files per engine.
@@ -37,7 +39,19 @@ func (db *DB) provider(ctx context.Context, locked bool) (*goose.Provider, error
 
 // Migrate applies every pending migration, each in its own transaction.
 // Running it again when nothing is pending does nothing.
+//
+// On SQLite, whose single file has no advisory lock, the run holds an
+// flock on <file>.migrate.lock: two migrations of a new file started
+// together (two `beet migrate`, or `serve` and a one-off command) would
+// both apply the first migration, and the second fail.
 func (db *DB) Migrate(ctx context.Context) error {
+	if db.file != "" {
+		l, err := lockfile.Wait(ctx, db.file+".migrate.lock")
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		defer l.Release()
+	}
 	p, err := db.provider(ctx, true)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)

@@ -59,6 +59,7 @@ type DB struct {
 	// pgLockedOnly turns the cached path off (benchmarks compare the two).
 	pgLockedOnly bool
 
+	file    string             // SQLite: the database file's absolute path
 	ckpt    *checkpointer      // SQLite: checkpoints the WAL off the commit path
 	wal     *walSync           // SQLite on Linux: fsyncs the WAL after AddEventsUnsynced's commits
 	secrets *secretbox.Keyring // seals channel secrets at rest; nil stores them as given (secrets.go)
@@ -237,7 +238,7 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 		return nil, fmt.Errorf("open sqlite %s: %w", abs, err)
 	}
 	log.Info("database opened", "engine", "sqlite", "path", abs)
-	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), ckpt: ckpt,
+	return &DB{write: write, read: read, d: sqliteDialect{}, log: log, beets: newBeetCache(beetCacheSize), file: abs, ckpt: ckpt,
 		wal: newWALSync(abs), owner: rand.Text()}, nil
 }
 

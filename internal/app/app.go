@@ -47,6 +47,9 @@ type Options struct {
 	// NoJobs starts no background job (sweeper, clean-up, outbox worker)
 	// whatever the role: tests that watch the queues stand still.
 	NoJobs bool
+	// ConnectWait bounds how long New retries a PostgreSQL server it
+	// cannot reach; zero means DefaultConnectWait.
+	ConnectWait time.Duration
 }
 
 // App is a running Beet: store, service, HTTP server and jobs.
@@ -101,7 +104,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		a.Stop(ctx)
 		return nil, err
 	}
-	b, err := OpenBackend(ctx, cfg, Options{Log: a.log, Now: a.now, PasswordParams: opts.PasswordParams})
+	b, err := a.openBackend(ctx, cfg, opts)
 	if err != nil {
 		a.Stop(ctx)
 		return nil, err

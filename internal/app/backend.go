@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/beethq/beet/internal/config"
 	"github.com/beethq/beet/internal/service"
@@ -64,3 +68,58 @@ func OpenBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend
 
 // Close closes the database.
 func (b *Backend) Close() error { return b.Store.Close() }
+
+// DefaultConnectWait is how long serve retries a PostgreSQL server it
+// cannot reach at start before it gives up: an instance restarted during
+// an outage (OOM, eviction, a new replica) waits for the database rather
+// than exit at once and crash-loop, which would add the orchestrator's
+// restart back-off to the outage.
+const DefaultConnectWait = time.Minute
+
+// openBackend is OpenBackend, retried with back-off (250 ms doubling to
+// 5 s) while PostgreSQL cannot be reached, for up to opts.ConnectWait.
+// What retrying cannot fix (a refused password, a failed migration, a
+// wrong secret key) fails at once.
+func (a *App) openBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend, error) {
+	wait := opts.ConnectWait
+	if wait <= 0 {
+		wait = DefaultConnectWait
+	}
+	deadline := time.Now().Add(wait)
+	backoff := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		b, err := OpenBackend(ctx, cfg, Options{Log: a.log, Now: a.now, PasswordParams: opts.PasswordParams})
+		if err == nil {
+			if attempt > 1 {
+				a.log.Info("database reached", "attempts", attempt)
+			}
+			return b, nil
+		}
+		if !unreachable(err) || time.Now().Add(backoff).After(deadline) {
+			if attempt > 1 {
+				return nil, fmt.Errorf("%w (gave up after %d attempts in %s)", err, attempt, wait)
+			}
+			return nil, err
+		}
+		a.log.Warn("database unreachable at start; retrying", "err", err, "attempt", attempt,
+			"retry_in", backoff, "until", deadline.Format(time.RFC3339))
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+// unreachable reports whether err says the database server could not be
+// reached or is not accepting connections yet: what waiting may fix.
+func unreachable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// 57P03: the database system is starting up (or shutting down).
+		return pgErr.Code == "57P03"
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr)
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/beethq/beet/internal/jobs"
@@ -18,20 +19,100 @@ const sweepLag = 2 * time.Second
 // spool has events (their times are not known until replay). A worker-only
 // instance has no writer of its own: it keeps the fixed lag, which covers
 // the other instances' commit groups (milliseconds each).
+//
+// After sweeps failed (the database was away), deadlines that passed
+// since the last pass that worked wait outageHold more: the ingest
+// instances retry their spools every second, and a ping spooled during
+// the outage must reach its beet before the sweeper calls it late.
 func (a *App) startSweeper() {
+	a.goJob("sweeper", a.newSweeper(a.backend.Service).Run)
+}
+
+// newSweeper is the sweeper startSweeper runs, on ds.
+func (a *App) newSweeper(ds jobs.DeadlineSweeper) *jobs.Sweeper {
+	metrics := a.observeSweep()
+	hold := &sweepHold{hold: outageHold, log: a.log.With("component", "sweeper")}
 	s := &jobs.Sweeper{
-		Sweeper: a.backend.Service,
+		Sweeper: ds,
 		Every:   a.cfg.SweepInterval,
 		Lag:     sweepLag,
 		Now:     a.now,
 		Log:     a.log.With("component", "sweeper"),
-		Observe: a.observeSweep(),
+		Observe: func(n int, took time.Duration, err error) {
+			metrics(n, took, err)
+			hold.observe(a.now(), err)
+		},
+		Watermark: hold.watermark,
 	}
 	if a.writer != nil {
 		s.Ready = func() bool { return !a.writer.Spooling() }
-		s.Watermark = a.writer.CommittedBefore
+		s.Watermark = func(now time.Time) time.Time {
+			return minTime(hold.watermark(now), a.writer.CommittedBefore(now))
+		}
 	}
-	a.goJob("sweeper", s.Run)
+	return s
+}
+
+// outageHold is how long, after sweeps work again, deadlines that passed
+// while they failed stay unswept: ten of the ingest writers' replay
+// intervals (1 s). Periods are a minute at the least.
+const outageHold = 10 * time.Second
+
+// sweepHold holds the sweeper's watermark where the last pass that
+// worked before an outage left it, until hold after the outage ends.
+type sweepHold struct {
+	hold time.Duration
+	log  interface{ Info(string, ...any) }
+
+	mu      sync.Mutex
+	lastOK  time.Time // the last pass that worked, outside a hold
+	failing bool
+	heldAt  time.Time // zero when not holding
+	until   time.Time // the hold's end, once sweeps work again
+}
+
+// observe takes the result of a pass that ran at now.
+func (h *sweepHold) observe(now time.Time, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err != nil {
+		if !h.failing && h.heldAt.IsZero() {
+			h.heldAt = h.lastOK
+			if h.heldAt.IsZero() { // no pass has worked since start
+				h.heldAt = now
+			}
+		}
+		h.failing = true
+		return
+	}
+	if h.failing {
+		h.failing = false
+		h.until = now.Add(h.hold)
+		h.log.Info("deadlines that passed during the outage wait for the spools' replay", "hold", h.hold, "since", h.heldAt)
+	}
+	if !h.heldAt.IsZero() && now.Before(h.until) {
+		return
+	}
+	h.heldAt = time.Time{}
+	h.lastOK = now
+}
+
+// watermark is the sweeper's watermark at now: where the hold keeps it,
+// or now.
+func (h *sweepHold) watermark(now time.Time) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.heldAt.IsZero() && (h.failing || now.Before(h.until)) {
+		return h.heldAt.Add(-sweepLag)
+	}
+	return now
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // maintenanceEvery is how often an instance with ingestion reloads the

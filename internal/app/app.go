@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,9 +48,6 @@ type Options struct {
 	// NoJobs starts no background job (sweeper, clean-up, outbox worker)
 	// whatever the role: tests that watch the queues stand still.
 	NoJobs bool
-	// ConnectWait bounds how long New retries a PostgreSQL server it
-	// cannot reach; zero means DefaultConnectWait.
-	ConnectWait time.Duration
 }
 
 // App is a running Beet: store, service, HTTP server and jobs.
@@ -65,6 +63,9 @@ type App struct {
 	reg     *prometheus.Registry
 	early   net.Listener // bound in New when the base URL names port 0 (bindEarly)
 	noJobs  bool         // Options.NoJobs
+	// stopping is set on SIGTERM for BEET_SHUTDOWN_DELAY before the
+	// shutdown: /readyz answers 503 while the instance still serves.
+	stopping atomic.Bool
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop
@@ -122,7 +123,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 
 	mux := http.NewServeMux()
 	var routes http.Handler = mux
-	server.RegisterHealth(mux, b.Store, a.intake(), a.log.With("component", "health"))
+	server.RegisterHealth(mux, b.Store, a.intake(), a.stopping.Load, a.log.With("component", "health"))
 	if cfg.RunsHTTP() {
 		ih, err := a.startIngest(cfg, reg)
 		if err != nil {
@@ -380,6 +381,13 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (err error) {
 		return err
 	}
 	defer func() {
+		if cfg.ShutdownDelay > 0 && ctx.Err() != nil {
+			// Load balancers see /readyz fail and stop sending before the
+			// listener closes: a ping meanwhile is still answered.
+			a.stopping.Store(true)
+			a.log.Info("not ready; serving on before shutting down", "delay", cfg.ShutdownDelay)
+			time.Sleep(cfg.ShutdownDelay)
+		}
 		// Shutdown has its own deadline: ctx is already done by now.
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 		defer cancel()

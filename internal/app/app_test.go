@@ -139,6 +139,51 @@ func TestRunShutsDownWhenContextEnds(t *testing.T) {
 	}
 }
 
+// TestShutdownDelay: with BEET_SHUTDOWN_DELAY, SIGTERM first turns
+// /readyz to 503 "shutting down" while the instance still serves (a ping
+// sent meanwhile is answered), so load balancers stop sending before the
+// listener closes; then it shuts down.
+func TestShutdownDelay(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.ShutdownDelay = 1500 * time.Millisecond
+	logs := &lineLog{lines: make(chan map[string]any, 100)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.Run(ctx, cfg, app.Options{Log: slog.New(slog.NewJSONHandler(logs, nil))}) }()
+	var url string
+	for url == "" {
+		select {
+		case line := <-logs.lines:
+			if line["msg"] == "listening" {
+				url, _ = line["url"].(string)
+			}
+		case err := <-done:
+			t.Fatalf("Run returned early: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no listening line in 10s")
+		}
+	}
+	cancel()
+	time.Sleep(200 * time.Millisecond)
+	if status, body := getJSON(t, url+"/readyz"); status != http.StatusServiceUnavailable || body["reason"] != "shutting down" {
+		t.Errorf("readyz during the delay = %d %v; want 503 shutting down", status, body)
+	}
+	res, err := http.Get(url + "/api/v1/beet/bt_notatokenatall")
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Errorf("a ping during the delay: %v, %v; want it answered", res, err)
+	} else {
+		res.Body.Close()
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the delay")
+	}
+}
+
 // lineLog passes each JSON log line to a channel.
 type lineLog struct{ lines chan map[string]any }
 

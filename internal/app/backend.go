@@ -69,22 +69,15 @@ func OpenBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend
 // Close closes the database.
 func (b *Backend) Close() error { return b.Store.Close() }
 
-// DefaultConnectWait is how long serve retries a PostgreSQL server it
-// cannot reach at start before it gives up: an instance restarted during
-// an outage (OOM, eviction, a new replica) waits for the database rather
-// than exit at once and crash-loop, which would add the orchestrator's
-// restart back-off to the outage.
-const DefaultConnectWait = time.Minute
-
 // openBackend is OpenBackend, retried with back-off (250 ms doubling to
-// 5 s) while PostgreSQL cannot be reached, for up to opts.ConnectWait.
-// What retrying cannot fix (a refused password, a failed migration, a
-// wrong secret key) fails at once.
+// 5 s) while PostgreSQL cannot be reached, for up to cfg.ConnectWait
+// (BEET_CONNECT_WAIT): an instance restarted during an outage (OOM,
+// eviction, a new replica) waits for the database rather than exit at
+// once and crash-loop, which would add the orchestrator's restart
+// back-off to the outage. What retrying cannot fix (a refused password, a
+// failed migration, a wrong secret key) fails at once.
 func (a *App) openBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend, error) {
-	wait := opts.ConnectWait
-	if wait <= 0 {
-		wait = DefaultConnectWait
-	}
+	wait := cfg.ConnectWait
 	deadline := time.Now().Add(wait)
 	backoff := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {

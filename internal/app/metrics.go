@@ -383,7 +383,7 @@ func (a *App) startAdmin() error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", a.metricsHandler())
-	server.RegisterHealth(mux, a.backend.Store, a.intake(), a.log.With("component", "health"))
+	server.RegisterHealth(mux, a.backend.Store, a.intake(), a.stopping.Load, a.log.With("component", "health"))
 	s := server.New(mux, a.log.With("component", "admin"))
 	if err := s.Open(addr); err != nil {
 		if addr == config.DefaultMetricsListen {

@@ -37,7 +37,9 @@ func TestStartWaitsForPostgres(t *testing.T) {
 		defer proxy.Cut()
 		logs := &syncLog{}
 		start := time.Now()
-		a, err := app.New(ctx, cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil)), ConnectWait: 30 * time.Second})
+		cfg := cfg
+		cfg.ConnectWait = 30 * time.Second
+		a, err := app.New(ctx, cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil))})
 		if err != nil {
 			t.Fatalf("New while the database comes back after 1.5 s: %v", err)
 		}
@@ -51,7 +53,9 @@ func TestStartWaitsForPostgres(t *testing.T) {
 	})
 	t.Run("never comes", func(t *testing.T) {
 		start := time.Now()
-		_, err := app.New(ctx, cfg, app.Options{ConnectWait: 2 * time.Second})
+		cfg := cfg
+		cfg.ConnectWait = 2 * time.Second
+		_, err := app.New(ctx, cfg, app.Options{})
 		if err == nil || !strings.Contains(err.Error(), "gave up after") {
 			t.Fatalf("New with the database away: %v, want it to give up after retrying", err)
 		}

@@ -11,9 +11,11 @@
 //	BEET_BASE_URL          --base-url           http://localhost:<port> public URL of this service, used in links it hands out
 //	BEET_LOG_LEVEL         --log-level          info                    debug, info, warn or error
 //	BEET_LOG_FORMAT        --log-format         text                    text or json (log/slog handlers, on stderr)
-//	BEET_CLEANUP_INTERVAL  --cleanup-interval   10m                     how often serve runs the retention clean-up (Go duration, at least 1m; 0 turns it off)
+//	BEET_CLEANUP_INTERVAL  --cleanup-interval   10m                     how often serve runs the retention clean-up (Go duration, 1m to 6h; 0 turns it off)
 //	BEET_CLEANUP_BATCH     --cleanup-batch      1000                    events deleted per short transaction by the clean-up (1 to 10000)
 //	BEET_SHUTDOWN_TIMEOUT  --shutdown-timeout   15s                     how long serve waits for requests and jobs to finish on SIGTERM/SIGINT
+//	BEET_SHUTDOWN_DELAY    --shutdown-delay     0s                      on SIGTERM, how long serve keeps serving with /readyz at 503 first, so load balancers stop sending (0 to 5m)
+//	BEET_CONNECT_WAIT      --connect-wait       1m                      how long serve retries a PostgreSQL it cannot reach at start (0 to 1h; 0 gives up at once)
 //	BEET_REDIS_URL         --redis-url          (none)                  redis://host:6379/0: share the ingestion rate limit across instances
 //	BEET_SPOOL_PATH        --spool-path         <db file>.spool         local file that keeps events while the database is down (PostgreSQL: ./beet.spool)
 //	BEET_INGEST_BATCH      --ingest-batch       256                     most events committed in one ingestion transaction (1 to 10000)
@@ -73,6 +75,12 @@ type Config struct {
 	CleanupBatch int
 	// ShutdownTimeout bounds a graceful shutdown.
 	ShutdownTimeout time.Duration
+	// ShutdownDelay is how long serve keeps serving after SIGTERM, not
+	// ready, before it shuts down: load balancers stop routing to it first.
+	ShutdownDelay time.Duration
+	// ConnectWait bounds how long serve retries an unreachable PostgreSQL
+	// at start; 0 gives up at once.
+	ConnectWait time.Duration
 	// RedisURL, when set, shares the ingestion rate limit across instances.
 	RedisURL string
 	// SpoolPath is the ingestion spool file; empty derives it from the database.
@@ -134,6 +142,9 @@ const (
 // Limits checked by Validate.
 const (
 	MinCleanupInterval = time.Minute
+	// MaxCleanupInterval keeps passes within the BeetRetentionStale
+	// alert's 6 h, and a typo (1000000h) from turning clean-up off.
+	MaxCleanupInterval = 6 * time.Hour
 	MinCleanupBatch    = 1
 	MaxCleanupBatch    = 10000
 	MaxIngestBatch     = 10000
@@ -152,6 +163,7 @@ func Default() Config {
 		CleanupInterval: 10 * time.Minute,
 		CleanupBatch:    1000,
 		ShutdownTimeout: 15 * time.Second,
+		ConnectWait:     time.Minute,
 		IngestBatch:     256,
 		IngestFsync:     IngestFsyncCommit,
 		IngestAck:       IngestAckCommit,
@@ -210,11 +222,11 @@ var settings = []setting{
 	},
 	{
 		env: "BEET_CLEANUP_INTERVAL", flag: "cleanup-interval", def: "10m",
-		usage: "retention clean-up period in serve (Go duration, >= 1m; 0 turns it off)",
+		usage: "retention clean-up period in serve (Go duration, 1m to 6h; 0 turns it off)",
 		parse: func(c *Config, s string) (err error) { c.CleanupInterval, err = parseDuration(s); return err },
 		check: func(c Config) error {
-			if d := c.CleanupInterval; d != 0 && d < MinCleanupInterval {
-				return fmt.Errorf("must be 0 (off) or at least %s", MinCleanupInterval)
+			if d := c.CleanupInterval; d != 0 && (d < MinCleanupInterval || d > MaxCleanupInterval) {
+				return fmt.Errorf("must be 0 (off) or from %s to %s", MinCleanupInterval, MaxCleanupInterval)
 			}
 			return nil
 		},
@@ -232,6 +244,28 @@ var settings = []setting{
 		check: func(c Config) error {
 			if c.CleanupBatch < MinCleanupBatch || c.CleanupBatch > MaxCleanupBatch {
 				return fmt.Errorf("must be from %d to %d", MinCleanupBatch, MaxCleanupBatch)
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_SHUTDOWN_DELAY", flag: "shutdown-delay", def: "0s",
+		usage: "on SIGTERM, serve on with /readyz at 503 this long before shutting down (Go duration, 0 to 5m)",
+		parse: func(c *Config, s string) (err error) { c.ShutdownDelay, err = parseDuration(s); return err },
+		check: func(c Config) error {
+			if c.ShutdownDelay < 0 || c.ShutdownDelay > MaxShutdownDelay {
+				return fmt.Errorf("must be from 0 to %s", MaxShutdownDelay)
+			}
+			return nil
+		},
+	},
+	{
+		env: "BEET_CONNECT_WAIT", flag: "connect-wait", def: "1m",
+		usage: "how long serve retries an unreachable PostgreSQL at start (Go duration, 0 to 1h; 0 gives up at once)",
+		parse: func(c *Config, s string) (err error) { c.ConnectWait, err = parseDuration(s); return err },
+		check: func(c Config) error {
+			if c.ConnectWait < 0 || c.ConnectWait > MaxConnectWait {
+				return fmt.Errorf("must be from 0 to %s", MaxConnectWait)
 			}
 			return nil
 		},
@@ -416,6 +450,13 @@ func checkLoopback(addr string) error {
 // checkSMTPURL checks the shape of BEET_SMTP_URL; notify parses it fully.
 // MaxShutdownTimeout bounds BEET_SHUTDOWN_TIMEOUT.
 const MaxShutdownTimeout = time.Hour
+
+// MaxShutdownDelay bounds BEET_SHUTDOWN_DELAY: load balancers notice a
+// failing probe within seconds; minutes are a typo.
+const MaxShutdownDelay = 5 * time.Minute
+
+// MaxConnectWait bounds BEET_CONNECT_WAIT.
+const MaxConnectWait = time.Hour
 
 func checkSMTPURL(s string) error {
 	if s == "" {
@@ -685,15 +726,34 @@ func checkDatabaseURL(s string) error {
 
 // listenPort returns the port of a host:port address.
 func listenPort(addr string) (string, error) {
-	_, port, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "", errors.New("must be host:port, such as :8080 or 127.0.0.1:8080")
+	}
+	if host != "" && net.ParseIP(host) == nil && !hostName(host) {
+		return "", fmt.Errorf("host %q is neither an IP address nor a host name", host)
 	}
 	n, err := strconv.Atoi(port)
 	if err != nil || n < 0 || n > 65535 {
 		return "", errors.New("port must be a number from 0 to 65535")
 	}
 	return port, nil
+}
+
+// hostName: letters, digits, hyphens and dots, with a letter somewhere
+// (999.1.1.1 is a mistyped address, not a name).
+func hostName(h string) bool {
+	letter := false
+	for _, r := range h {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			letter = true
+		case r >= '0' && r <= '9' || r == '-' || r == '.':
+		default:
+			return false
+		}
+	}
+	return letter && len(h) <= 253
 }
 
 func checkBaseURL(s string) error {

@@ -38,11 +38,19 @@ type healthBody struct {
 // lose the pings the spool exists to keep. It then answers 200 with status
 // "degraded" and the outage as its reason. Readiness reasons are fixed
 // phrases: the probe may be public, so driver errors go to the log.
-func RegisterHealth(mux *http.ServeMux, c Checker, in Intake, log *slog.Logger) {
+//
+// stopping, if not nil, reports a shutdown under way: /readyz then answers
+// 503 "shutting down" while the instance still serves, so load balancers
+// stop sending to it before it closes its listener.
+func RegisterHealth(mux *http.ServeMux, c Checker, in Intake, stopping func() bool, log *slog.Logger) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteJSON(w, http.StatusOK, healthBody{Status: "ok"})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if stopping != nil && stopping() {
+			httpx.WriteJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unavailable", Reason: "shutting down"})
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		reason := notReady(ctx, c, log)

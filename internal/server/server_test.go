@@ -118,7 +118,7 @@ func TestHealth(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mux := http.NewServeMux()
-			server.RegisterHealth(mux, tc.c, tc.in, slog.New(slog.DiscardHandler))
+			server.RegisterHealth(mux, tc.c, tc.in, nil, slog.New(slog.DiscardHandler))
 			w := httptest.NewRecorder()
 			mux.ServeHTTP(w, httptest.NewRequest("GET", tc.path, nil))
 			var body struct{ Status, Reason string }

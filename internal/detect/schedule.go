@@ -151,9 +151,19 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		}
 	}
 	if slot, jump := m.jumpRun(prev, sec, k); ok && jump {
-		// Taken as its slot's run, on time: the anchor goes to the slot
-		// (the next day's run, an hour early by it, is on time: above).
+		// Taken as its slot's run, on time. Come before the slot, at the
+		// jump, it is cron's run of a job on the beet's clock (a job on
+		// UTC's, or systemd's, comes at the slot): the anchor goes to
+		// the slot's wall time on the new clock (02:21 CEST, the instant
+		// of 01:21 CET), and the next day's run is due at 02:21, not at
+		// 03:21, where a stop that day was flagged an hour late. Not
+		// where that wall time is the day before (a change at midnight),
+		// nor with a second ping, whose offset is then read across the
+		// change (TestTwiceDailySecondRunAtTheJump).
 		sec, late = slot, 0
+		if d := m.clockChange(slot); d > 0 && m.endOff == 0 && time.Unix(slot-d, 0).In(m.loc).Day() == time.Unix(slot, 0).In(m.loc).Day() {
+			sec = slot - d
+		}
 	}
 	if m.flags&flagYoung != 0 && abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && !m.calendarKnown() && !m.allRuns() {
 		// After a missed run (flagged), a run further off its slot than

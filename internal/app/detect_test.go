@@ -3,8 +3,10 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -105,4 +107,34 @@ func TestIngestInstanceLoadsMaintenance(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	})
+}
+
+// TestIngestInstanceSkipsDatabaseCounts: the database-wide gauges (beets
+// by status, sweep and outbox lag) cost a scan of beets and are the same
+// from every instance, so an ingest replica does not export them; a
+// worker does.
+func TestIngestInstanceSkipsDatabaseCounts(t *testing.T) {
+	if os.Getenv(testdb.PostgresEnv) == "" {
+		t.Skipf("%s is unset: roles need PostgreSQL", testdb.PostgresEnv)
+	}
+	url := testdb.URL(t, "postgres")
+	for role, want := range map[string]bool{config.RoleIngest: false, config.RoleWorker: true} {
+		cfg := testConfig(t)
+		cfg.DatabaseURL, cfg.Role, cfg.SpoolPath = url, role, t.TempDir()+"/beet.spool"
+		a := startApp(t, cfg, app.Options{Log: slog.New(slog.DiscardHandler), NoJobs: true})
+		res, err := http.Get(a.AdminURL() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, name := range []string{"beet_beets{", "beet_sweep_lag_seconds ", "beet_outbox_lag_seconds "} {
+			if got := strings.Contains(string(m), name); got != want {
+				t.Errorf("role %s exports %s: %v; want %v", role, name, got, want)
+			}
+		}
+		if !strings.Contains(string(m), "beet_db_connections{") {
+			t.Errorf("role %s lacks its own pool's gauges", role)
+		}
+	}
 }

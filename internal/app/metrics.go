@@ -253,7 +253,7 @@ func (a *App) registerRetentionMetrics(reg prometheus.Registerer) {
 }
 
 var (
-	descBeets   = prometheus.NewDesc("beet_beets", "Beets by status (the whole database; every instance reports the same: aggregate with max).", []string{"status"}, nil)
+	descBeets   = prometheus.NewDesc("beet_beets", "Beets by status (the whole database; every instance that runs jobs reports the same: aggregate with max).", []string{"status"}, nil)
 	descDue     = prometheus.NewDesc("beet_due_beets", "Beets whose deadline has passed and which the sweeper has not handled yet.", nil, nil)
 	descLag     = prometheus.NewDesc("beet_sweep_lag_seconds", "How long the oldest passed deadline has waited for the sweeper (0 when none).", nil, nil)
 	descOut     = prometheus.NewDesc("beet_outbox_pending", "Notifications waiting to be sent, due now or retrying later.", nil, nil)
@@ -323,8 +323,14 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // stats returns the cached counts, refreshed when stale; nil until the
-// first read succeeds.
+// first read succeeds. The counts are the whole database's, the same from
+// every instance, and cost a scan of beets: only instances that run jobs
+// read them, not every ingest replica (aggregate with max, as the alerts
+// do).
 func (c *storeCollector) stats(now time.Time) (*sqlstore.OpsStats, time.Time) {
+	if !c.app.cfg.RunsJobs() {
+		return nil, time.Time{}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.last != nil && now.Sub(c.at) < storeStatsEvery && !now.Before(c.at) {

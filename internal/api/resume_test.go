@@ -1,11 +1,13 @@
 package api_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/testdb"
 )
 
@@ -124,6 +126,43 @@ func TestResumeOnEvent(t *testing.T) {
 			}
 			if f := e.flips(b.ID); f[0].From != "paused" || f[0].To != "up" || !strings.Contains(f[0].Reason, "resume_on_event") {
 				t.Fatalf("newest flip %+v; want paused→up naming resume_on_event", f[0])
+			}
+		})
+	}
+}
+
+// TestResumeKeepsAnOpenRunsLimit: a beet paused while a run with a time
+// limit is open, and resumed before the limit ends, keeps the limit's end
+// as its deadline (the mode's deadline from the resume would be later):
+// the run still overruns when it would have.
+func TestResumeKeepsAnOpenRunsLimit(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 21, 0, 0, 0, time.UTC)
+	for _, engine := range testdb.Engines {
+		t.Run(engine, func(t *testing.T) {
+			e := newClockEnv(t, engine, t0)
+			det := period(3600)
+			det["max_runtime_seconds"] = 600
+			b := e.createBeet(e.keyA, map[string]any{"name": "job", "detection": det})
+			e.ping(b.ID)
+			e.clock.set(t0.Add(time.Minute))
+			e.n++
+			start := beet.Event{ID: beet.EventID{e.n, 0xbe}, BeetID: b.ID, ReceivedAt: e.clock.now(), Method: "GET", Kind: beet.KindStart}
+			if err := e.store.AddEvents(context.Background(), []beet.Event{start}, e.svc.ObserveEvents); err != nil {
+				t.Fatal(err)
+			}
+			path := fmt.Sprintf("/api/v1/beets/%d", b.ID)
+			e.clock.set(t0.Add(2 * time.Minute))
+			e.do(e.keyA, "POST", path+"/pause", nil)
+			e.clock.set(t0.Add(5 * time.Minute))
+			var got beetState
+			e.do(e.keyA, "POST", path+"/resume", nil).json(t, &got)
+			if end := t0.Add(11 * time.Minute); got.Status != "up" || got.DueAt == nil || !got.DueAt.Equal(end) {
+				t.Fatalf("after resume: %+v; want up and due at the run limit's end %v", got, end)
+			}
+			e.clock.set(t0.Add(12 * time.Minute))
+			e.sweep()
+			if f := e.flips(b.ID); len(f) == 0 || f[0].To != "down" || f[0].Kind != "overrun" {
+				t.Fatalf("flips %+v; want the run's overrun", f)
 			}
 		})
 	}

@@ -103,3 +103,32 @@ func ResumeFlip(b *beet.Beet, at time.Time, reason string) beet.Flip {
 	b.DueAt = nil
 	return f
 }
+
+// Resume resumes the paused b at at, as POST /resume does, by who ("a
+// user"): new without events, learning in auto mode, otherwise up with its
+// deadline counted from at as if an event had just come. An open run with
+// a time limit keeps the limit's end as its deadline (past it, the run is
+// an overrun, as if it had never been paused). It changes b in place and
+// returns the flip; a beet that is not paused is left as it is.
+func Resume(b *beet.Beet, at time.Time, who string) ([]beet.Flip, error) {
+	if b.Status != beet.StatusPaused {
+		return nil, nil
+	}
+	reason := "Resumed by " + who + "."
+	switch {
+	case b.LastEventAt == nil:
+		reason = "Resumed by " + who + "; waiting for the first event."
+	case b.Detection.Mode == beet.ModeAuto:
+		reason = "Resumed by " + who + "; learning the beet's rhythm again."
+	}
+	f := ResumeFlip(b, at, reason)
+	if b.Status == beet.StatusUp {
+		d, err := OnEvents(b, at, 0, nil)
+		if err != nil {
+			return nil, err
+		}
+		b.DueAt = d.Due
+	}
+	setRunDeadline(b)
+	return []beet.Flip{f}, nil
+}

@@ -185,37 +185,20 @@ func (s *Service) Pause(ctx context.Context, accountID, id int64) (*beet.Beet, e
 // Resume lets a paused beet raise alerts again. It starts over from what
 // it knows: new without events, learning in auto mode, otherwise up, with
 // a deadline counted from now as if an event had just come (a silence
-// flagged then still names the last real event). Resuming a beet that is
-// not paused changes nothing: its deadline stays where its events put it.
+// flagged then still names the last real event); an open run with a time
+// limit keeps the limit's end as its deadline. Status and deadline are
+// written in one transaction, with the beet locked against events and the
+// sweeper (detect.Resume). Resuming a beet that is not paused changes
+// nothing: its deadline stays where its events put it.
 func (s *Service) Resume(ctx context.Context, accountID, id int64) (*beet.Beet, error) {
-	b, resumed, err := s.resume(ctx, accountID, id)
-	if err != nil || !resumed || b.Status != beet.StatusUp {
+	b, err := s.Beet(ctx, accountID, id)
+	if err != nil || b.Status != beet.StatusPaused {
 		return b, err
 	}
-	d, err := detect.OnEvents(b, s.Now(), 0, nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.store.SetBeetDue(ctx, id, d.Due); err != nil {
-		return nil, err
-	}
-	b.DueAt = d.Due
-	return b, nil
-}
-
-func (s *Service) resume(ctx context.Context, accountID, id int64) (*beet.Beet, bool, error) {
-	return s.flipManually(ctx, accountID, id, func(b *beet.Beet) (beet.Status, string) {
-		switch {
-		case b.Status != beet.StatusPaused:
-			return "", ""
-		case b.LastEventAt == nil:
-			return beet.StatusNew, "Resumed by a user; waiting for the first event."
-		case b.Detection.Mode == beet.ModeAuto:
-			return beet.StatusLearning, "Resumed by a user; learning the beet's rhythm again."
-		default:
-			return beet.StatusUp, "Resumed by a user."
-		}
-	})
+	now := s.Now()
+	return s.store.UpdateBeet(ctx, id, beet.BeetUpdate{Redetect: func(_ beet.Beet, b *beet.Beet) ([]beet.Flip, error) {
+		return detect.Resume(b, now, "a user")
+	}}, now)
 }
 
 // flipManually applies a person's state change with a compare-and-set, and

@@ -103,25 +103,7 @@ func TestAppStartStop(t *testing.T) {
 func TestRunShutsDownWhenContextEnds(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.CleanupInterval = time.Minute
-	logs := &lineLog{lines: make(chan map[string]any, 100)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- app.Run(ctx, cfg, app.Options{Log: slog.New(slog.NewJSONHandler(logs, nil))}) }()
-
-	// Run owns the app; its "listening" log line says where it is.
-	var url string
-	for url == "" {
-		select {
-		case line := <-logs.lines:
-			if line["msg"] == "listening" {
-				url, _ = line["url"].(string)
-			}
-		case err := <-done:
-			t.Fatalf("Run returned early: %v", err)
-		case <-time.After(10 * time.Second):
-			t.Fatal("no listening line in 10s")
-		}
-	}
+	url, cancel, done := runApp(t, cfg)
 	if status, _ := getJSON(t, url+"/readyz"); status != http.StatusOK {
 		t.Fatalf("readyz = %d", status)
 	}
@@ -146,23 +128,7 @@ func TestRunShutsDownWhenContextEnds(t *testing.T) {
 func TestShutdownDelay(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.ShutdownDelay = 1500 * time.Millisecond
-	logs := &lineLog{lines: make(chan map[string]any, 100)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- app.Run(ctx, cfg, app.Options{Log: slog.New(slog.NewJSONHandler(logs, nil))}) }()
-	var url string
-	for url == "" {
-		select {
-		case line := <-logs.lines:
-			if line["msg"] == "listening" {
-				url, _ = line["url"].(string)
-			}
-		case err := <-done:
-			t.Fatalf("Run returned early: %v", err)
-		case <-time.After(10 * time.Second):
-			t.Fatal("no listening line in 10s")
-		}
-	}
+	url, cancel, done := runApp(t, cfg)
 	cancel()
 	time.Sleep(200 * time.Millisecond)
 	if status, body := getJSON(t, url+"/readyz"); status != http.StatusServiceUnavailable || body["reason"] != "shutting down" {
@@ -182,6 +148,32 @@ func TestShutdownDelay(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return after the delay")
 	}
+}
+
+// runApp starts app.Run with cfg and returns its URL, a cancel that does
+// what SIGTERM does through signal.NotifyContext in cmd/beet, and Run's
+// result.
+func runApp(t *testing.T, cfg config.Config) (url string, cancel func(), done <-chan error) {
+	t.Helper()
+	logs := &lineLog{lines: make(chan map[string]any, 100)}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	result := make(chan error, 1)
+	go func() { result <- app.Run(ctx, cfg, app.Options{Log: slog.New(slog.NewJSONHandler(logs, nil))}) }()
+	// Run owns the app; its "listening" log line says where it is.
+	for url == "" {
+		select {
+		case line := <-logs.lines:
+			if line["msg"] == "listening" {
+				url, _ = line["url"].(string)
+			}
+		case err := <-result:
+			t.Fatalf("Run returned early: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no listening line in 10s")
+		}
+	}
+	return url, cancel, result
 }
 
 // lineLog passes each JSON log line to a channel.

@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,25 +16,8 @@ import (
 	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/service"
 	"github.com/beethq/beet/internal/testdb"
+	"github.com/beethq/beet/internal/testlog"
 )
-
-// syncLog is a log sink tests read while the app writes to it.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestStopDuringOutageKeepsReplaying stops an ingest instance whose spool
 // holds acknowledged pings while PostgreSQL is unreachable (a proxy, cut).
@@ -56,7 +37,7 @@ func TestStopDuringOutageKeepsReplaying(t *testing.T) {
 			cfg := testConfig(t)
 			cfg.DatabaseURL = proxy.Rewrite(direct)
 			cfg.SpoolPath = filepath.Join(t.TempDir(), "ingest.spool")
-			logs := &syncLog{}
+			logs := &testlog.Buffer{}
 			a, err := app.New(ctx, cfg, app.Options{Log: slog.New(slog.NewTextHandler(logs, nil)), NoJobs: true})
 			if err != nil {
 				t.Fatal(err)

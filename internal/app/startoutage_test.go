@@ -12,6 +12,7 @@ import (
 
 	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/testdb"
+	"github.com/beethq/beet/internal/testlog"
 )
 
 // TestStartWaitsForPostgres starts an ingest instance while PostgreSQL is
@@ -35,7 +36,7 @@ func TestStartWaitsForPostgres(t *testing.T) {
 	t.Run("comes back", func(t *testing.T) {
 		time.AfterFunc(1500*time.Millisecond, proxy.Restore)
 		defer proxy.Cut()
-		logs := &syncLog{}
+		logs := &testlog.Buffer{}
 		start := time.Now()
 		cfg := cfg
 		cfg.ConnectWait = 30 * time.Second

@@ -237,15 +237,25 @@ func (h *Handler) statusPageAgain(r *http.Request, p *reqCtx, pg *beet.StatusPag
 	return showAgain("status_pages", func() (*statusPageView, error) { return h.statusPageView(r, p, pg) }, fill)
 }
 
-// noticeAction resolves, reopens or deletes a notice of the account's page.
-func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+// pageAndNotice reads the account's status page and the notice ID from
+// the path ({id} and {notice}).
+func (h *Handler) pageAndNotice(r *http.Request, p *reqCtx) (*beet.StatusPage, int64, error) {
 	pg, err := byPathID(r, p, h.svc.StatusPage)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	id, err := strconv.ParseInt(r.PathValue("notice"), 10, 64)
 	if err != nil || id <= 0 {
-		return beet.Errorf(beet.ENOTFOUND, "no such notice")
+		return nil, 0, beet.Errorf(beet.ENOTFOUND, "no such notice")
+	}
+	return pg, id, nil
+}
+
+// noticeAction resolves, reopens or deletes a notice of the account's page.
+func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
+	pg, id, err := h.pageAndNotice(r, p)
+	if err != nil {
+		return err
 	}
 	acc := p.session.AccountID
 	switch r.PathValue("action") {
@@ -269,13 +279,9 @@ func (h *Handler) noticeAction(w http.ResponseWriter, r *http.Request, p *reqCtx
 const noticeDeleteMessage = "It disappears from the public page at once, past notices included. This cannot be undone; resolve it instead to keep it among the past notices."
 
 func (h *Handler) confirmNoticeDelete(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	pg, err := byPathID(r, p, h.svc.StatusPage)
+	pg, id, err := h.pageAndNotice(r, p)
 	if err != nil {
 		return err
-	}
-	id, err := strconv.ParseInt(r.PathValue("notice"), 10, 64)
-	if err != nil || id <= 0 {
-		return beet.Errorf(beet.ENOTFOUND, "no such notice")
 	}
 	ns, err := h.svc.StatusNotices(r.Context(), p.session.AccountID, pg.ID)
 	if err != nil {

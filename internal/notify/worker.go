@@ -124,7 +124,7 @@ func (w *Worker) Run(ctx context.Context) {
 	defer poll.Stop()
 	// A pool of Batch slots, refilled as each send ends: a slow receiver
 	// holds its own slot until the send limit, never the others' sends.
-	p := &pool{slots: make(chan struct{}, or(w.Batch, 16)), freed: make(chan struct{}, 1)}
+	p := w.newPool()
 	defer p.wg.Wait()
 	remind := time.NewTicker(or(w.ReminderEvery, time.Minute))
 	defer remind.Stop()
@@ -178,11 +178,15 @@ func (w *Worker) Prune(ctx context.Context) (int, error) {
 	}
 }
 
-// pool is Run's sends in flight: one token in slots per send.
+// pool is the sends in flight: one token in slots per send.
 type pool struct {
 	slots chan struct{}
 	freed chan struct{} // signalled (coalesced) when a send ends
 	wg    sync.WaitGroup
+}
+
+func (w *Worker) newPool() *pool {
+	return &pool{slots: make(chan struct{}, or(w.Batch, 16)), freed: make(chan struct{}, 1)}
 }
 
 // fill claims as many due deliveries as there are free slots and starts
@@ -195,28 +199,35 @@ func (w *Worker) fill(ctx context.Context, p *pool) error {
 		if free == 0 {
 			return nil
 		}
-		ds, err := w.Store.ClaimDeliveries(ctx, w.now(), or(w.Lease, DefaultLease), free)
-		if err != nil {
+		n, err := w.claimAndSend(ctx, p, free)
+		if err != nil || n < free {
 			return err
-		}
-		for _, d := range ds {
-			p.slots <- struct{}{}
-			p.wg.Go(func() {
-				defer func() {
-					<-p.slots
-					select {
-					case p.freed <- struct{}{}:
-					default:
-					}
-				}()
-				w.process(ctx, d)
-			})
-		}
-		if len(ds) < free {
-			return nil
 		}
 	}
 	return nil
+}
+
+// claimAndSend claims up to n due deliveries and starts a send of each in
+// p; it returns how many it claimed.
+func (w *Worker) claimAndSend(ctx context.Context, p *pool, n int) (int, error) {
+	ds, err := w.Store.ClaimDeliveries(ctx, w.now(), or(w.Lease, DefaultLease), n)
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range ds {
+		p.slots <- struct{}{}
+		p.wg.Go(func() {
+			defer func() {
+				<-p.slots
+				select {
+				case p.freed <- struct{}{}:
+				default:
+				}
+			}()
+			w.process(ctx, d)
+		})
+	}
+	return len(ds), nil
 }
 
 // CreateSettled queues the settled message of every beet reported
@@ -230,16 +241,10 @@ func (w *Worker) CreateSettled(ctx context.Context) (int, error) {
 // waits for all of them; it returns how many it claimed. Run does not use
 // it: it refills a pool of sends as each one ends (fill).
 func (w *Worker) Once(ctx context.Context) (int, error) {
-	ds, err := w.Store.ClaimDeliveries(ctx, w.now(), or(w.Lease, DefaultLease), or(w.Batch, 16))
-	if err != nil {
-		return 0, err
-	}
-	var wg sync.WaitGroup
-	for _, d := range ds {
-		wg.Go(func() { w.process(ctx, d) })
-	}
-	wg.Wait()
-	return len(ds), nil
+	p := w.newPool()
+	n, err := w.claimAndSend(ctx, p, cap(p.slots))
+	p.wg.Wait()
+	return n, err
 }
 
 // DeliverNow sends one pending delivery at once (a test message) and

@@ -20,12 +20,7 @@ func TestBrowserChannels(t *testing.T) {
 	a := startApp(t, func(c *config.Config) { c.AllowPrivateTargets = true })
 	rc := newReceiver(t)
 	base := a.URL()
-	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID("name")))
+	setUpAccount(t, ctx, base)
 
 	testbrowser.Run(t, ctx, "account page", chromedp.Navigate(base+"/account"), chromedp.WaitVisible(chromedp.ID("channels")),
 		chromedp.Click(chromedp.CSS(`a[href="/account/channels/new"]`)), chromedp.WaitVisible(chromedp.ID("c-kind")),

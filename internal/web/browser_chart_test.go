@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/beethq/beet/internal/testbrowser"
@@ -36,16 +34,8 @@ func openCheckout(t *testing.T) (context.Context, func() []string) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
-	testbrowser.Run(t, ctx, "keep the charts", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: keepPlots})
-		return err
-	}))
-	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID("name")))
+	onEveryPage(t, ctx, "keep the charts", keepPlots)
+	setUpAccount(t, ctx, base)
 	seedHistory(t, a)
 	testbrowser.Run(t, ctx, "checkout", chromedp.Navigate(base+"/beets/1"), chromedp.WaitVisible(chromedp.CSS("#chart canvas")),
 		chromedp.Poll[chromedp.Void](`window.plots.length > 0`, chromedp.WithPollingTimeout(5*time.Second)))

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/beethq/beet/internal/service"
@@ -23,12 +21,7 @@ func TestBrowserRefusedFormsLandOnTheError(t *testing.T) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
-	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID("name")))
+	setUpAccount(t, ctx, base)
 	b, err := a.Backend().Service.CreateBeet(context.Background(), 1, service.BeetInput{Name: "Nightly backup", Timezone: "Europe/Riga"})
 	if err != nil {
 		t.Fatal(err)
@@ -101,16 +94,8 @@ func TestBrowserPreviewIsNotRefreshed(t *testing.T) {
 	ctx, _ := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
-	testbrowser.Run(t, ctx, "record fetches", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recordFetches})
-		return err
-	}))
-	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID("name")))
+	onEveryPage(t, ctx, "record fetches", recordFetches)
+	setUpAccount(t, ctx, base)
 	b, err := a.Backend().Service.CreateBeet(context.Background(), 1, service.BeetInput{Name: "Nightly backup"})
 	if err != nil {
 		t.Fatal(err)
@@ -144,12 +129,7 @@ func TestBrowserLongNameFits(t *testing.T) {
 	ctx, _ := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
-	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID("name")))
+	setUpAccount(t, ctx, base)
 	if _, err := a.Backend().Service.CreateBeet(context.Background(), 1, service.BeetInput{Name: "نسخة " + strings.Repeat("W", 120)}); err != nil {
 		t.Fatal(err)
 	}

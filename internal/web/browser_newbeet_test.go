@@ -99,12 +99,7 @@ func TestBrowserNewBeet(t *testing.T) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
-	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID("name")))
+	setUpAccount(t, ctx, base)
 	for i, sc := range screens {
 		testbrowser.Run(t, ctx, sc.name, viewport(sc.w, sc.h, sc.mobile), chromedp.Navigate(base+"/beets/new"), chromedp.WaitVisible(chromedp.ID("name")),
 			chromedp.Poll[chromedp.Void](`document.documentElement.getAttribute("data-js") === "ready"`, chromedp.WithPollingTimeout(5*time.Second)))
@@ -202,12 +197,7 @@ func TestBrowserPhoneWidths(t *testing.T) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, func(c *config.Config) { c.AllowPrivateTargets = true })
 	base := a.URL()
-	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID("name")))
+	setUpAccount(t, ctx, base)
 	seedHistory(t, a)
 	svc, bg := a.Backend().Service, context.Background()
 	for _, name := range []string{"Wall display in the ops room", "Nightly reporting script"} {

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/beethq/beet"
@@ -24,6 +25,28 @@ import (
 
 // artefactDir is where the browser test saves its screenshots; CI keeps
 // them, and the README shows copies from docs/img.
+// setUpAccount creates the first user through /setup at base, signed in
+// on the beet list.
+func setUpAccount(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
+		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
+		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
+		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("name")))
+}
+
+// onEveryPage runs script in every document the browser opens from now
+// on, before the page's own scripts.
+func onEveryPage(t *testing.T, ctx context.Context, what, script string) {
+	t.Helper()
+	testbrowser.Run(t, ctx, what, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
+		return err
+	}))
+}
+
 func artefactDir(t *testing.T) string {
 	dir := os.Getenv("BEET_TEST_ARTEFACTS")
 	if dir == "" {

@@ -27,12 +27,7 @@ func TestScreenshotsWithHistory(t *testing.T) {
 	ctx, consoleErrors := newChrome(t)
 	a := startApp(t, nil)
 	base := a.URL()
-	testbrowser.Run(t, ctx, "set up", chromedp.Navigate(base+"/setup"),
-		chromedp.SendKeys(chromedp.ID("email"), "ada@example.com"),
-		chromedp.SendKeys(chromedp.ID("password"), "correct horse battery"),
-		chromedp.SendKeys(chromedp.ID("password2"), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.ID("name")))
+	setUpAccount(t, ctx, base)
 	seedHistory(t, a)
 
 	testbrowser.Run(t, ctx, "list", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(".beets")))

@@ -55,8 +55,13 @@ func TestStopDuringOutageKeepsReplaying(t *testing.T) {
 				t.Fatal(err)
 			}
 			proxy.Cut()
+			// Without keep-alives the client dials no spare connection:
+			// one left unused holds the HTTP shutdown up to 5 s (net/http
+			// waits for a new connection's first request that long), and
+			// this test times the writer's part of the stop.
+			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 			for range 3 {
-				res, err := http.Get(a.URL() + "/api/v1/beet/" + b.Token)
+				res, err := client.Get(a.URL() + "/api/v1/beet/" + b.Token)
 				if err != nil {
 					t.Fatal(err)
 				}

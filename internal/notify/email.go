@@ -115,6 +115,12 @@ func (s *Sender) sendEmail(ctx context.Context, to string, m *Message) error {
 		return smtpError(err)
 	}
 	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
+		if msg.IsDelivered() {
+			// The server took the message (250 after DATA) and the
+			// RSET or QUIT after it failed: it has the email, and a
+			// retry would put a second copy in the inbox.
+			return nil
+		}
 		return smtpError(err)
 	}
 	return nil

@@ -37,6 +37,9 @@ type smtpServer struct {
 	// authErr, when set, is the answer to every AUTH (a password the
 	// server no longer takes); refuseFrom, the answer to every MAIL FROM.
 	authErr, refuseFrom *smtp.SMTPError
+	// dropAtReset hangs up when the client, its message taken, sends
+	// RSET or QUIT: the answer to a sent message that never arrives.
+	dropAtReset bool
 }
 
 type gotMail struct {
@@ -115,9 +118,41 @@ func newSMTPServer(t *testing.T) *smtpServer {
 		t.Fatal(err)
 	}
 	s.addr = l.Addr().String()
-	go srv.Serve(l)
+	go srv.Serve(&droppingListener{Listener: l, s: s})
 	t.Cleanup(func() { srv.Close() })
 	return s
+}
+
+// droppingListener's connections hang up on RSET or QUIT when the server
+// is told to (go-smtp itself always answers them).
+type droppingListener struct {
+	net.Listener
+	s *smtpServer
+}
+
+func (l *droppingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &droppingConn{Conn: c, s: l.s}, nil
+}
+
+type droppingConn struct {
+	net.Conn
+	s *smtpServer
+}
+
+func (c *droppingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.s.mu.Lock()
+	drop := c.s.dropAtReset
+	c.s.mu.Unlock()
+	if line := string(p[:n]); drop && (strings.HasPrefix(line, "RSET") || strings.HasPrefix(line, "QUIT")) {
+		c.Conn.Close()
+		return 0, io.EOF
+	}
+	return n, err
 }
 
 func (s *smtpServer) got() []gotMail {
@@ -351,6 +386,28 @@ func TestMessageIDsDifferAcrossInstallations(t *testing.T) {
 	}
 	if ids["https://beet.example.com"] == ids["https://staging.beet.example.com"] {
 		t.Errorf("production and staging both sent %s", ids["https://beet.example.com"])
+	}
+}
+
+// TestEmailTakenThenHungUp: a server that took the message and then hung
+// up (at RSET or QUIT) has the email; sending it again would put a
+// second copy in the inbox.
+func TestEmailTakenThenHungUp(t *testing.T) {
+	srv := newSMTPServer(t)
+	srv.dropAtReset = true
+	cfg, _ := notify.ParseSMTPURL(fmt.Sprintf("smtp://%s?from=alerts@beet.example.com&tls=none", srv.addr))
+	r := newRig(t, "sqlite")
+	ch := r.channel(beet.ChannelEmail, beet.ChannelConfig{To: "ops@example.com"})
+	r.down()
+	ds := r.drain(r.worker(func(w *notify.Worker) {
+		w.Sender = notify.NewSender(notify.SenderOptions{SMTP: cfg})
+		w.GiveUpAfter = 150 * time.Millisecond
+	}), ch)
+	if d := ds[0]; d.Status != beet.DeliveryDelivered || d.Attempts != 1 {
+		t.Errorf("delivery %+v; want delivered at the first attempt", d)
+	}
+	if n := len(srv.got()); n != 1 {
+		t.Errorf("the mailbox got %d copies of the alert; want 1", n)
 	}
 }
 

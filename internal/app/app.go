@@ -66,6 +66,11 @@ type App struct {
 	// stopping is set on SIGTERM for BEET_SHUTDOWN_DELAY before the
 	// shutdown: /readyz answers 503 while the instance still serves.
 	stopping atomic.Bool
+	// degraded is set from an ingest instance's start without its
+	// database until checkDatabase has checked it (degraded.go); failed
+	// carries what then ends the instance to Run.
+	degraded atomic.Bool
+	failed   chan error
 
 	mu      sync.Mutex
 	stops   []stopFunc // LIFO teardown, drained by Stop
@@ -91,7 +96,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: opts.Log, now: opts.Now, noJobs: opts.NoJobs}
+	a := &App{cfg: cfg, log: opts.Log, now: opts.Now, noJobs: opts.NoJobs, failed: make(chan error, 1)}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -134,6 +139,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 		var rest http.Handler = mux
 		if cfg.IngestAck == config.IngestAckJournal {
 			rest = seesAnsweredPings(a.writer, mux)
+		}
+		if a.degraded.Load() {
+			rest = a.untilChecked(rest)
 		}
 		routes = ingestFirst(ih, rest)
 		apiHandler := api.New(b.Service, a.log.With("component", "api"))
@@ -263,6 +271,9 @@ func (a *App) Start(ctx context.Context) error {
 		return err
 	}
 	a.onStop("http", a.server.Shutdown)
+	if a.degraded.Load() {
+		a.goJob("database check", a.checkDatabase)
+	}
 	if err := a.startAdmin(); err != nil {
 		return err
 	}
@@ -373,8 +384,8 @@ func (a *App) Stop(ctx context.Context) error {
 }
 
 // Run starts an app and serves until ctx ends (SIGINT or SIGTERM in
-// cmd/beet) or the HTTP server fails, then stops it within
-// cfg.ShutdownTimeout.
+// cmd/beet), the HTTP server fails or the database a degraded start
+// reaches cannot be used, then stops it within cfg.ShutdownTimeout.
 func Run(ctx context.Context, cfg config.Config, opts Options) (err error) {
 	a, err := New(ctx, cfg, opts)
 	if err != nil {
@@ -408,6 +419,8 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (err error) {
 			return fmt.Errorf("http server: %w", err)
 		}
 		return nil
+	case err := <-a.failed:
+		return err
 	}
 }
 

@@ -36,34 +36,50 @@ func OpenBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("migrate database: %w", err)
-	}
-	// Channel secrets at rest: seal plain ones with BEET_SECRET_KEY, and
-	// refuse to go on with a key that cannot open the sealed ones (or
-	// none), rather than fail at the first alert.
-	keys, err := cfg.SecretKeys()
-	if err != nil {
+	b := newBackend(db, cfg, opts, log)
+	if err := b.prepare(ctx, cfg); err != nil {
 		db.Close()
 		return nil, err
 	}
-	db.SetSecretKeys(keys)
-	sealed, err := db.SealChannelSecrets(ctx, false)
-	if err != nil {
-		db.Close()
-		if ke := (*sqlstore.SecretKeyError)(nil); errors.As(err, &ke) {
-			return nil, fmt.Errorf("channel secrets: %w (see docs/SECURITY.md, \"Secrets at rest\")", err)
-		}
-		return nil, fmt.Errorf("channel secrets: %w", err)
-	}
+	return b, nil
+}
+
+// newBackend builds the service over db, which it does not read yet:
+// prepare comes before any use.
+func newBackend(db *sqlstore.DB, cfg config.Config, opts Options, log *slog.Logger) *Backend {
 	svc := service.New(db, service.Options{
 		Now:            opts.Now,
 		Log:            log.With("component", "service"),
 		CleanupBatch:   cfg.CleanupBatch,
 		PasswordParams: opts.PasswordParams,
 	})
-	return &Backend{Store: db, Service: svc, Secrets: sealed}, nil
+	return &Backend{Store: db, Service: svc}
+}
+
+// prepare does what every start does before it serves: it applies the
+// pending migrations and checks the channel secrets at rest. Run again
+// after a failure, it does the rest.
+func (b *Backend) prepare(ctx context.Context, cfg config.Config) error {
+	if err := b.Store.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate database: %w", err)
+	}
+	// Channel secrets at rest: seal plain ones with BEET_SECRET_KEY, and
+	// refuse to go on with a key that cannot open the sealed ones (or
+	// none), rather than fail at the first alert.
+	keys, err := cfg.SecretKeys()
+	if err != nil {
+		return err
+	}
+	b.Store.SetSecretKeys(keys)
+	sealed, err := b.Store.SealChannelSecrets(ctx, false)
+	if err != nil {
+		if ke := (*sqlstore.SecretKeyError)(nil); errors.As(err, &ke) {
+			return fmt.Errorf("channel secrets: %w (see docs/SECURITY.md, \"Secrets at rest\")", err)
+		}
+		return fmt.Errorf("channel secrets: %w", err)
+	}
+	b.Secrets = sealed
+	return nil
 }
 
 // Close closes the database.
@@ -75,7 +91,8 @@ func (b *Backend) Close() error { return b.Store.Close() }
 // eviction, a new replica) waits for the database rather than exit at
 // once and crash-loop, which would add the orchestrator's restart
 // back-off to the outage. What retrying cannot fix (a refused password, a
-// failed migration, a wrong secret key) fails at once.
+// failed migration, a wrong secret key) fails at once. An ingest instance
+// waits for nothing: it starts degraded (openDegraded).
 func (a *App) openBackend(ctx context.Context, cfg config.Config, opts Options) (*Backend, error) {
 	wait := cfg.ConnectWait
 	deadline := time.Now().Add(wait)
@@ -87,6 +104,9 @@ func (a *App) openBackend(ctx context.Context, cfg config.Config, opts Options) 
 				a.log.Info("database reached", "attempts", attempt)
 			}
 			return b, nil
+		}
+		if unreachable(err) && cfg.Role == config.RoleIngest {
+			return a.openDegraded(cfg, opts, err)
 		}
 		if !unreachable(err) || time.Now().Add(backoff).After(deadline) {
 			if attempt > 1 {

@@ -107,7 +107,11 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 	// machine it was no clear win (docs/BENCHMARKS.md, "Why it is built this way").
 	syncApart := cfg.IngestFsync == config.IngestFsyncOverlap && a.backend.Store.SyncsApart()
 	journal := cfg.IngestAck == config.IngestAckJournal
-	w := ingest.NewWriter(a.backend.Store, spool, ingest.WriterOptions{
+	var store ingest.WriterStore = a.backend.Store
+	if a.degraded.Load() {
+		store = uncheckedStore{a}
+	}
+	w := ingest.NewWriter(store, spool, ingest.WriterOptions{
 		MaxBatch: cfg.IngestBatch, MaxWait: cfg.IngestWait, Log: log, Observe: a.backend.Service.ObserveEvents,
 		OnCommit:  observeCommits(reg),
 		Lanes:     lanes,
@@ -121,7 +125,7 @@ func (a *App) startIngest(cfg config.Config, reg *prometheus.Registry) (*ingest.
 		log.Info("ingestion commits fsync the WAL beside the next commit", "ingest_fsync", config.IngestFsyncOverlap)
 	}
 	a.writer = w
-	registerWriterMetrics(reg, w)
+	registerWriterMetrics(reg, w, a.degraded.Load)
 	h := ingest.New(ingest.Options{Store: a.backend.Store, Limiter: limiter, Writer: w, Now: a.now, Log: log,
 		TrustedProxies: proxies, Count: countOutcomes(reg)})
 	a.onStop("ingest", func(context.Context) error { h.Close(); return nil })
@@ -158,7 +162,7 @@ func spoolPath(cfg config.Config) string {
 	return filepath.Join(".", "beet.spool")
 }
 
-func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
+func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer, degraded func() bool) {
 	st := w.Stats()
 	for name, c := range map[string]interface{ Load() int64 }{
 		"committed": &st.Committed, "spooled": &st.Spooled, "replayed": &st.Replayed, "dropped": &st.Dropped,
@@ -169,13 +173,14 @@ func registerWriterMetrics(reg *prometheus.Registry, w *ingest.Writer) {
 		}, func() float64 { return float64(c.Load()) }))
 	}
 	// 1 while events wait in the spool because commits fail (or a spool
-	// left from before is being replayed); with BEET_INGEST_ACK=journal the
-	// journal's normal lag of a few ms is not spooling, though
+	// left from before is being replayed), and from a degraded start until
+	// the database is checked, pings or none; with BEET_INGEST_ACK=journal
+	// the journal's normal lag of a few ms is not spooling, though
 	// beet_ingest_spool_bytes counts it. BeetSpooling alerts on this.
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "beet_ingest_spooling", Help: "1 while events wait in the spool for a database that fails commits (or a spool from before is replayed), else 0; the journal's normal lag is 0.",
+		Name: "beet_ingest_spooling", Help: "1 while events wait in the spool for a database that fails commits (or a spool from before is replayed), or pings would since a start without the database, else 0; the journal's normal lag is 0.",
 	}, func() float64 {
-		if w.Spooling() {
+		if w.Spooling() || degraded() {
 			return 1
 		}
 		return 0

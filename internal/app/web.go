@@ -44,7 +44,7 @@ func (a *App) mountWeb(mux *http.ServeMux) error {
 func (a *App) announce(ctx context.Context) {
 	attrs := []any{"addr", a.server.Addr().String(), "url", a.server.URL(),
 		"base_url", a.cfg.BaseURL, "database", a.backend.Store.Engine(), "role", a.cfg.Role}
-	if !a.cfg.RunsHTTP() {
+	if !a.cfg.RunsHTTP() || a.degraded.Load() {
 		a.log.Info("listening", attrs...)
 		return
 	}

@@ -243,31 +243,53 @@ func openSQLite(ctx context.Context, path string, log *slog.Logger) (*DB, error)
 }
 
 func openPostgres(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
-	if err := checkPostgresURL(url); err != nil {
-		return nil, fmt.Errorf("open postgres: %w", err)
-	}
-	cfg, err := pgConfig(url)
+	db, cfg, err := newPostgres(url, log)
 	if err != nil {
-		return nil, fmt.Errorf("open postgres: %w", err)
+		return nil, err
 	}
-	db := stdlib.OpenDB(*cfg)
-	db.SetMaxOpenConns(20)
-	db.SetMaxIdleConns(20)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := db.PingContext(ctx); err != nil {
+	if err := db.write.PingContext(ctx); err != nil {
 		db.Close()
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, fmt.Errorf("open postgres: the server did not answer within %s (connect_timeout in the URL sets it): %w", cfg.ConnectTimeout, err)
 		}
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	log.Info("database opened", "engine", "postgres")
+	return db, nil
+}
+
+// OpenPostgresUnconnected is Open for a postgres:// URL without a
+// connection: the pools dial when first used, so the server may be down.
+// An ingest instance that cannot reach its database at start opens its
+// store so, and spools pings until the database answers (internal/app).
+// Call Migrate before anything else uses it.
+func OpenPostgresUnconnected(databaseURL string, log *slog.Logger) (*DB, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	db, _, err := newPostgres(databaseURL, log)
+	return db, err
+}
+
+// newPostgres makes a PostgreSQL store's pools, which connect on demand.
+func newPostgres(url string, log *slog.Logger) (*DB, *pgx.ConnConfig, error) {
+	if err := checkPostgresURL(url); err != nil {
+		return nil, nil, fmt.Errorf("open postgres: %w", err)
+	}
+	cfg, err := pgConfig(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open postgres: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	db.SetConnMaxIdleTime(5 * time.Minute)
 	ingest, err := openPGIngest(url)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open postgres: %w", err)
+		return nil, nil, fmt.Errorf("open postgres: %w", err)
 	}
-	log.Info("database opened", "engine", "postgres")
-	return &DB{write: db, read: db, ingest: ingest, d: postgresDialect{}, log: log, beets: newBeetCache(beetCacheSize)}, nil
+	return &DB{write: db, read: db, ingest: ingest, d: postgresDialect{}, log: log, beets: newBeetCache(beetCacheSize)}, cfg, nil
 }
 
 // pgConnectTimeout bounds each new connection (dial, TLS, start-up and

@@ -15,7 +15,7 @@
 //	BEET_CLEANUP_BATCH     --cleanup-batch      1000                    events deleted per short transaction by the clean-up (1 to 10000)
 //	BEET_SHUTDOWN_TIMEOUT  --shutdown-timeout   15s                     how long serve waits for requests and jobs to finish on SIGTERM/SIGINT
 //	BEET_SHUTDOWN_DELAY    --shutdown-delay     0s                      on SIGTERM, how long serve keeps serving with /readyz at 503 first, so load balancers stop sending (0 to 5m)
-//	BEET_CONNECT_WAIT      --connect-wait       1m                      how long serve retries a PostgreSQL it cannot reach at start (0 to 1h; 0 gives up at once)
+//	BEET_CONNECT_WAIT      --connect-wait       1m                      how long serve retries a PostgreSQL it cannot reach at start (0 to 1h; 0 gives up at once; not ingest)
 //	BEET_REDIS_URL         --redis-url          (none)                  redis://host:6379/0: share the ingestion rate limit across instances
 //	BEET_SPOOL_PATH        --spool-path         <db file>.spool         local file that keeps events while the database is down (PostgreSQL: ./beet.spool)
 //	BEET_INGEST_BATCH      --ingest-batch       256                     most events committed in one ingestion transaction (1 to 10000)
@@ -79,7 +79,8 @@ type Config struct {
 	// ready, before it shuts down: load balancers stop routing to it first.
 	ShutdownDelay time.Duration
 	// ConnectWait bounds how long serve retries an unreachable PostgreSQL
-	// at start; 0 gives up at once.
+	// at start; 0 gives up at once. The ingest role does not wait: it
+	// starts degraded, spooling pings (internal/app).
 	ConnectWait time.Duration
 	// RedisURL, when set, shares the ingestion rate limit across instances.
 	RedisURL string
@@ -261,7 +262,7 @@ var settings = []setting{
 	},
 	{
 		env: "BEET_CONNECT_WAIT", flag: "connect-wait", def: "1m",
-		usage: "how long serve retries an unreachable PostgreSQL at start (Go duration, 0 to 1h; 0 gives up at once)",
+		usage: "how long serve retries an unreachable PostgreSQL at start (Go duration, 0 to 1h; 0 gives up at once; the ingest role starts degraded instead)",
 		parse: func(c *Config, s string) (err error) { c.ConnectWait, err = parseDuration(s); return err },
 		check: func(c Config) error {
 			if c.ConnectWait < 0 || c.ConnectWait > MaxConnectWait {

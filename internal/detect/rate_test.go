@@ -453,6 +453,45 @@ func TestRateFollowsOnlyRealClockChanges(t *testing.T) {
 	}
 }
 
+// TestFlatTrafficSuggestsNoZone: traffic with no daily shape, random at
+// 30 events a day on a UTC beet across the spring's clock changes, makes
+// no case for any clock (its hours read the same moved or not): no zone is
+// suggested. Traffic with a daily shape that follows Berlin's clock still
+// names Europe/Berlin.
+func TestFlatTrafficSuggestsNoZone(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start, end := time.Date(2026, 2, 20, 0, 0, 0, 0, time.UTC), time.Date(2026, 4, 20, 0, 0, 0, 0, time.UTC)
+	suggested := func(seed uint64, perHour func(time.Time) float64, peak float64) string {
+		r := rand.New(rand.NewPCG(seed, 99))
+		a := newAutoBeet("UTC")
+		for at := start; at.Before(end); {
+			at = at.Add(time.Duration(r.ExpFloat64() / peak * float64(time.Hour)))
+			if r.Float64() < perHour(at)/peak {
+				a.event(t, at, 1)
+			}
+		}
+		m, err := LoadRateModel(a.b.Model, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.SuggestedZone()
+	}
+	for seed := uint64(1); seed <= 12; seed++ {
+		if z := suggested(seed, func(time.Time) float64 { return 1.25 }, 1.25); z != "" {
+			t.Errorf("flat traffic, seed %d: suggested zone %q", seed, z)
+		}
+	}
+	daily := func(at time.Time) float64 { // 20 an hour on average, 4 at 03:00 and 36 at 15:00 Berlin time
+		l := at.In(berlin)
+		return 20 * (1 + 0.8*math.Sin(2*math.Pi*(float64(l.Hour())+float64(l.Minute())/60-9)/24))
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		if z := suggested(seed, daily, 36); z != "Europe/Berlin" {
+			t.Errorf("traffic on Berlin's clock, seed %d: suggested zone %q", seed, z)
+		}
+	}
+}
+
 // gammaDraw draws Gamma(shape, 1), shape ≥ 1 (Marsaglia and Tsang).
 func gammaDraw(r *rand.Rand, shape float64) float64 {
 	d := shape - 1.0/3

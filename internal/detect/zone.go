@@ -449,6 +449,9 @@ func (m *RateModel) neighbour(h int64, d int) (int, bool) {
 // beet's hours followed, when the evidence for it (shiftEv) reaches
 // Params.ShiftFollowed: "" if none.
 func (m *RateModel) rateZone() string {
+	if !m.dailyShape() {
+		return ""
+	}
 	ch := candidateChanges()
 	last := m.last / 1e6
 	for d, shift := range [2]int64{3600, -3600} { // shiftLater, shiftEarlier: the runs' move in loc
@@ -466,6 +469,35 @@ func (m *RateModel) rateZone() string {
 		}
 	}
 	return ""
+}
+
+// dailyShape reports whether the weekday hours' learned rates differ from
+// one hour to the next by more than learning them leaves of noise: the
+// neighbours' squared differences, each over its variance D(a+b)/n (n the
+// hours a rate learned from), make a chi-square that flat traffic keeps
+// under its 0.01 quantile. Flat traffic names no clock: read against its
+// neighbour's rate or its own, an hour is read at about the same rate,
+// and the evidence of a move walks at random (7 of 12 flat streams of 30
+// events a day named a zone: TestFlatTrafficSuggestsNoZone).
+func (m *RateModel) dailyShape() bool {
+	n := m.learnedHours(m.seen(m.last/1e6, 0))
+	var chi2 float64
+	k := 0
+	for h := range 24 {
+		a, b := float64(m.rate[h]), float64(m.rate[(h+1)%24])
+		if a < 0 || b < 0 || a+b == 0 {
+			continue
+		}
+		chi2 += (a - b) * (a - b) * n / (float64(m.disp) * (a + b))
+		k++
+	}
+	if k < 12 {
+		return false
+	}
+	// The 0.01 quantile of chi-square with k degrees of freedom
+	// (Wilson-Hilferty).
+	c := 1 - 2/(9*float64(k)) + 2.33*math.Sqrt(2/(9*float64(k)))
+	return chi2 > float64(k)*c*c*c
 }
 
 // shiftLLR is the evidence of one hour's count c that traffic moved with

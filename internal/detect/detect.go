@@ -327,7 +327,7 @@ func loadLocation(name string) (*time.Location, error) {
 
 // Duration writes d for people, the one way Beet's pages, messages and
 // reasons write a length of time: "300 ms", "2.5 s", "45 s", "12 min",
-// "2 h 5 min", "3 days". Each unit is truncated, so 59.9 s is "59 s", never
+// "2 h 5 min", "3 days", "2 days 16 h". Each unit is truncated, so 59.9 s is "59 s", never
 // "60 s", and a duration under a millisecond (a recovery in the same
 // instant as its flip) is "under 1 ms", never "0s".
 func Duration(d time.Duration) string {
@@ -349,7 +349,11 @@ func Duration(d time.Duration) string {
 		}
 		return fmt.Sprintf("%d h %d min", h, m)
 	default:
-		return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+		days, h := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour)
+		if h == 0 {
+			return fmt.Sprintf("%d days", days)
+		}
+		return fmt.Sprintf("%d days %d h", days, h)
 	}
 }
 

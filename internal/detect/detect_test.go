@@ -128,7 +128,10 @@ func TestDuration(t *testing.T) {
 		{time.Hour + 5*time.Minute, "1 h 5 min"},
 		{9*time.Hour + 10*time.Minute, "9 h 10 min"},
 		{48*time.Hour - time.Second, "47 h 59 min"},
+		{48 * time.Hour, "2 days"},
+		{64*time.Hour + 59*time.Minute, "2 days 16 h"},
 		{72 * time.Hour, "3 days"},
+		{108 * time.Hour, "4 days 12 h"},
 	} {
 		if got := Duration(c.d); got != c.want {
 			t.Errorf("Duration(%v) = %q, want %q", c.d, got, c.want)

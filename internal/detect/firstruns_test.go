@@ -742,7 +742,7 @@ func TestAboutDailyGuardReadsRunHours(t *testing.T) {
 			"after 27 h 27 min (its runs came between 06:00 and 13:00: a daily job delayed at random by up to 8 h runs by Mar 9 16:00",
 			"2026-03-09T14:00:00Z", "its runs came between 06:00 and 13:00"},
 		{[]string{"2026-03-05T10:00:00Z", "2026-03-06T02:00:00Z", "2026-03-07T02:30:00Z", "2026-03-08T10:00:00Z"},
-			"after 2 days (2× the longest gap so far, 31 h 30 min",
+			"after 2 days 15 h (2× the longest gap so far, 31 h 30 min",
 			"2026-03-11T01:00:00Z", "the longest gap was 31 h 30 min"},
 	} {
 		a := newAutoBeet("Europe/Riga")

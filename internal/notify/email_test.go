@@ -230,7 +230,7 @@ func TestEmailOverSMTP(t *testing.T) {
 	p := parts(t, m)
 	text, html := p["text/plain"], p["text/html"]
 	link := fmt.Sprintf("https://beet.example.com/beets/%d", r.beet.ID)
-	for _, want := range []string{"Checkout succeeded is down", "Observed 0, expected 1", "Europe/Riga", link} {
+	for _, want := range []string{"Checkout succeeded is down", "No event for 2 min; expected one at least every 1 min", "Europe/Riga", link} {
 		if !strings.Contains(text, want) || !strings.Contains(html, want) {
 			t.Errorf("the text or HTML part lacks %q:\n%s\n%s", want, text, html)
 		}

@@ -202,7 +202,7 @@ func TestChatAndPagingFormats(t *testing.T) {
 
 	s := recv[beet.ChannelSlack].requests()
 	if m := checkSlack(t, s[0].Body); !strings.Contains(m.Text, name+" is down") || !strings.Contains(m.Blocks[0].Text.Text, "<"+link+"|") ||
-		!strings.Contains(m.Blocks[0].Text.Text, "Observed 0, expected 1") || !strings.Contains(m.Blocks[0].Text.Text, "Europe/Riga") {
+		!strings.Contains(m.Blocks[0].Text.Text, "No event for 2 min; expected one at least every 1 min") || !strings.Contains(m.Blocks[0].Text.Text, "Europe/Riga") {
 		t.Errorf("slack alert: %s", s[0].Body)
 	}
 	if m := checkSlack(t, s[1].Body); !strings.Contains(m.Text, name+" is back up") {

@@ -7,7 +7,6 @@
 package notify
 
 import (
-	"fmt"
 	"html"
 	"strconv"
 	"strings"
@@ -33,7 +32,7 @@ type Message struct {
 	ResolvesIncidentKey string
 	Link                string // the beet's page
 	Title               string // "Checkout is down"
-	Summary             string // one sentence with the numbers
+	Summary             string // the flip's reason, with its numbers
 	When                string // "since 2026-06-01 15:02 EEST (Europe/Riga), 12 min ago"
 	At                  time.Time
 }
@@ -133,7 +132,7 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 	switch d.Event {
 	case beet.EventSettled:
 		m.Event, m.Settled = stateEvent(f.To), true
-		renderSettled(m, b, f, start, local, now)
+		renderSettled(m, b, f, incident, start, local, now)
 		return m
 	case beet.EventPaused:
 		was := string(f.From)
@@ -146,6 +145,10 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 	switch {
 	case d.Flapping:
 		m.Title = b.Name + " is flapping"
+	case d.Event == beet.EventUp && f.To == beet.StatusLearning:
+		// The learning guard's alarm ended: events came, and the beet is
+		// learning, not up.
+		m.Title = b.Name + ": events are back (still learning)"
 	case d.Event == beet.EventUp:
 		m.Title = b.Name + " is back up"
 	case d.Reminder > 0:
@@ -153,7 +156,9 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 	default:
 		m.Title = b.Name + " is " + state
 	}
-	m.Summary = sentence(f.Reason) + numbers(f)
+	// The reason gives the numbers in words and units; the flip's bare
+	// observed and expected stay in the webhook's flip, for machines.
+	m.Summary = sentence(f.Reason)
 	if d.Flapping {
 		m.Summary = "It changed state many times in the last hour; Beet stays quiet about it until it settles. Latest: " + m.Summary
 	}
@@ -161,22 +166,35 @@ func render(d *beet.Delivery, b *beet.Beet, f, incident *beet.Flip, baseURL stri
 	case d.Event == beet.EventUp:
 		m.When = "Recovered " + local(f.At) + " after " + detect.Duration(f.At.Sub(start)) + " (" + stateOf(incident) + " since " + local(start) + ")."
 	default:
-		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + ago(now.Sub(start)) + "."
+		m.When = since(state, f, incident, start, local, now)
 	}
 	return m
+}
+
+// since words how long the beet has been in state (down or anomalous):
+// "Down since 23:16 UTC, 55 min ago". When the incident opened in another
+// state (anomalous, then down), it names both, so "down since" is not
+// dated to when the beet was still only anomalous.
+func since(state string, f, incident *beet.Flip, start time.Time, local func(time.Time) string, now time.Time) string {
+	title := strings.ToUpper(state[:1]) + state[1:]
+	if incident == nil || incident.To == f.To || string(f.To) != state || !f.At.After(start) {
+		return title + " since " + local(start) + ", " + ago(now.Sub(start)) + "."
+	}
+	return title + " since " + local(f.At) + ", " + ago(now.Sub(f.At)) +
+		" (" + string(incident.To) + " since " + local(start) + ", " + ago(now.Sub(start)) + ")."
 }
 
 // renderSettled words the message that a beet reported flapping has
 // settled: its state now, and since when. f is its latest flip; start is
 // when its open incident began (down or anomalous).
-func renderSettled(m *Message, b *beet.Beet, f *beet.Flip, start time.Time, local func(time.Time) string, now time.Time) {
+func renderSettled(m *Message, b *beet.Beet, f, incident *beet.Flip, start time.Time, local func(time.Time) string, now time.Time) {
 	state := string(f.To)
 	m.Title = b.Name + " has settled: it is " + state
 	switch f.To {
 	case beet.StatusDown, beet.StatusAnomalous:
-		m.Summary = "It stopped flapping and is still " + state + ": " + sentence(f.Reason) + numbers(f) +
+		m.Summary = "It stopped flapping and is still " + state + ": " + sentence(f.Reason) +
 			" Alerts are sent as usual again."
-		m.When = strings.ToUpper(state[:1]) + state[1:] + " since " + local(start) + ", " + ago(now.Sub(start)) + "."
+		m.When = since(state, f, incident, start, local, now)
 	case beet.StatusPaused:
 		m.Summary = "It stopped flapping and was paused by a user; alerts are off until it is resumed."
 		m.When = "Paused since " + local(f.At) + ", " + ago(now.Sub(f.At)) + "."
@@ -212,15 +230,3 @@ func sentence(s string) string {
 	}
 	return s
 }
-
-func numbers(f *beet.Flip) string {
-	switch {
-	case f.Observed != nil && f.Expected != nil:
-		return fmt.Sprintf(" Observed %s, expected %s.", num(*f.Observed), num(*f.Expected))
-	case f.Observed != nil:
-		return fmt.Sprintf(" Observed %s.", num(*f.Observed))
-	}
-	return ""
-}
-
-func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

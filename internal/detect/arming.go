@@ -17,7 +17,8 @@ type Arming struct {
 	LatestEvents int           // …given this many events.
 	// Meanwhile: a schedule is watched once its first runs show it
 	// (firstruns.go), and the learning guard flags, from the GuardEvents-th
-	// event, a silence GuardFactor times the longest gap seen.
+	// event, a silence GuardFactor times the longest gap seen (fewer times
+	// for a daily job's runs, more for random gaps).
 	GuardEvents, GuardFactor int
 	// RunsDaily and RunsShorter runs recognise a daily schedule and a
 	// shorter one from their first runs.
@@ -45,13 +46,15 @@ func (a Arming) From(first time.Time, loc *time.Location) string {
 		first.Add(a.After).In(loc).Format(layout), a.Events, first.Add(a.Latest).In(loc).Format(layout), a.LatestEvents)
 }
 
-// Meanwhile states what is watched before the rhythm is learned: "Until
-// then, a schedule is watched once 3 runs of a daily job (4 of a shorter
-// one) show it, and from the 3rd event a silence far longer than any gap
-// seen is flagged (10 times the longest)."
+// Meanwhile states what is watched before the rhythm is learned, in a
+// clause: "meanwhile a job is watched from its 3rd run (its 4th if it runs
+// more often than daily), and from the 3rd event a silence far longer than
+// any gap seen is flagged". How much longer depends on the gaps (10 times
+// the longest, less for a daily job's runs, more for random ones), so only
+// the beet's own watch (Watch) names it.
 func (a Arming) Meanwhile() string {
-	return fmt.Sprintf("Until then, a schedule is watched once %d runs of a daily job (%d of a shorter one) show it, and from the %s event a silence far longer than any gap seen is flagged (%d times the longest).",
-		a.RunsDaily, a.RunsShorter, ordinal(a.GuardEvents), a.GuardFactor)
+	return fmt.Sprintf("meanwhile a job is watched from its %s run (its %s if it runs more often than daily), and from the %s event a silence far longer than any gap seen is flagged",
+		ordinal(a.RunsDaily), ordinal(a.RunsShorter), ordinal(a.GuardEvents))
 }
 
 // ordinal says 3 as "3rd".

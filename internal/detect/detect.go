@@ -109,7 +109,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	model.Observe(last, count)
 	switch {
 	case b.Status == beet.StatusNew:
-		d.Flip = flipAt(b, last, beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
+		d.Flip = flipAt(b, last, beet.StatusLearning, beet.FlipFirst, "First event received. Beet is learning its rhythm; "+ArmingRule.Meanwhile()+".")
 	case b.Status == beet.StatusLearning && model.Armed():
 		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipLearned, "Learned this beet's rhythm: "+model.Describe(last)+".")
 	case b.Status == beet.StatusDown:
@@ -271,7 +271,7 @@ func Expectation(b *beet.Beet) string {
 		return fmt.Sprintf("Expects a run %s; a missed run is flagged %s after its time.", c.Describe(loc), Duration(grace(b)))
 	}
 	if b.Status == beet.StatusNew {
-		return "Waiting for the first event; then it learns this beet's rhythm before alerting."
+		return "Waiting for the first event. Then Beet learns its rhythm; " + ArmingRule.Meanwhile() + "."
 	}
 	if m, err := LoadRateModel(b.Model, location(b)); err == nil {
 		switch {
@@ -281,7 +281,7 @@ func Expectation(b *beet.Beet) string {
 			return "Learning this beet's rhythm; " + guard{m}.describe(time.UnixMicro(m.last)) + "."
 		}
 	}
-	return "Learning this beet's rhythm; alerts start " + ArmingRule.Words() + "."
+	return "Learning this beet's rhythm; full alerts start " + ArmingRule.Words() + "; " + ArmingRule.Meanwhile() + "."
 }
 
 func period(b *beet.Beet) time.Duration {

@@ -143,10 +143,49 @@ func TestExpectation(t *testing.T) {
 	for b, want := range map[*beet.Beet]string{
 		periodBeet(beet.StatusUp):                                                "Expects an event at least every 1 h, plus 10 min grace; silence is flagged 1 h 10 min after the last event.",
 		cronBeet(beet.StatusUp, "30 2 * * *", "Europe/Riga", 300):                "Expects a run every day at 02:30 (Europe/Riga); a missed run is flagged 5 min after its time.",
-		{Status: beet.StatusNew, Detection: beet.Detection{Mode: beet.ModeAuto}}: "Waiting for the first event; then it learns this beet's rhythm before alerting.",
+		{Status: beet.StatusNew, Detection: beet.Detection{Mode: beet.ModeAuto}}: "Waiting for the first event. Then Beet learns its rhythm; meanwhile a job is watched from its 3rd run (its 4th if it runs more often than daily), and from the 3rd event a silence far longer than any gap seen is flagged.",
 	} {
 		if got := Expectation(b); got != want {
 			t.Errorf("Expectation = %q, want %q", got, want)
 		}
+	}
+}
+
+// A learning beet is watched from its first runs and, from its 3rd event,
+// for a long silence (the learning guard): its first flip's reason (the
+// status line the list and page show until it is learned) and its
+// expectation say so, never that it learns "before alerting".
+func TestLearningWordsSayWhatIsWatched(t *testing.T) {
+	a := newAutoBeet("UTC")
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for i, gap := range []time.Duration{0, 3 * time.Hour, 7 * time.Hour} {
+		at = at.Add(gap)
+		a.event(t, at, 1)
+		if i == 0 && (len(a.flips) != 1 || a.flips[0].To != beet.StatusLearning) {
+			t.Fatalf("first event: %+v", a.flips)
+		}
+		for what, s := range map[string]string{"reason": a.flips[0].Reason, "expectation": Expectation(&a.b)} {
+			if strings.Contains(s, "before alerting") || !strings.Contains(s, "a silence") {
+				t.Errorf("after %d events, %s %q: want what is watched meanwhile (a silence), not \"before alerting\"", i+1, what, s)
+			}
+		}
+	}
+	if w, ok := Watch(&a.b); !ok || w.AlertAfter <= 0 {
+		t.Errorf("the guard watches from the 3rd event: %+v", w)
+	}
+}
+
+// A learning beet's watch says when full alerts start as dates and counts
+// (L3 of issue 28's audit), not "14 days of events to go at the most".
+func TestLearningDescriptionNamesFullAlerts(t *testing.T) {
+	a := newAutoBeet("UTC")
+	first := time.Date(2026, 12, 4, 0, 13, 0, 0, time.UTC)
+	for _, o := range []time.Duration{0, 3 * time.Hour, 7 * time.Hour, 8 * time.Hour, 15 * time.Hour, 16 * time.Hour} {
+		a.event(t, first.Add(o), 1)
+	}
+	w, ok := Watch(&a.b)
+	want := "full alerts from Dec 11 00:13 UTC once 30 events came (6 so far), or sooner once its runs make a schedule, and by Dec 18 00:13 UTC at the latest (given 5 events)."
+	if !ok || w.Model != "learning" || !strings.Contains(w.Description, want) {
+		t.Errorf("watching %+v, want %q", w, want)
 	}
 }

@@ -32,6 +32,8 @@ type Watching struct {
 	// flagged, as the model stands: the earliest reliable alert. While
 	// learning, from the 3rd event, the learning guard's silence.
 	AlertAfter time.Duration
+	// Events is how many events the model has seen.
+	Events int
 	// SuggestedZone is a zone the beet's runs follow better than its own
 	// (its schedule followed that zone's clock change); empty if none.
 	SuggestedZone string
@@ -48,7 +50,7 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 		return w, false
 	}
 	last := time.UnixMicro(m.last)
-	w.Model, w.SuggestedZone = "learning", m.SuggestedZone()
+	w.Model, w.SuggestedZone, w.Events = "learning", m.SuggestedZone(), int(m.events)
 	if !m.Armed() {
 		// Meanwhile, from its 3rd event, the learning guard (firstruns.go).
 		guarded := ""
@@ -66,7 +68,13 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 			return w, true
 		}
 		w.ArmsBy = &by
-		w.Description = "Learning this beet's rhythm; " + Duration(by.Sub(last)) + " of events to go at the most, less if its runs make a schedule." + guarded
+		const layout = "Jan 2 15:04 MST"
+		week := ""
+		if at := time.Unix(m.first, 0).Add(armAfter); at.After(last) {
+			week = " from " + at.In(m.loc).Format(layout)
+		}
+		w.Description = fmt.Sprintf("Learning this beet's rhythm; full alerts%s once %d events came (%d so far), or sooner once its runs make a schedule, and by %s at the latest (given %d events).",
+			week, armEvents, m.events, by.In(m.loc).Format(layout), armByEvents) + guarded
 		return w, true
 	}
 	if at, ok := m.ArmedAt(); ok {

@@ -362,7 +362,7 @@ func (s *Service) PreviewSchedule(ctx context.Context, accountID int64, in BeetI
 		}
 	}
 	if d.Mode == beet.ModeAuto {
-		p.Expects = "Learns this beet's rhythm first: alerts start " + detect.ArmingRule.Words() + "."
+		p.Expects = "Learns this beet's rhythm first: full alerts start " + detect.ArmingRule.Words() + "; " + detect.ArmingRule.Meanwhile() + "."
 	} else {
 		p.Expects = detect.Expectation(b)
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/detect"
+	"github.com/beethq/beet/internal/schedule"
 	"github.com/beethq/beet/internal/service"
 )
 
@@ -498,7 +500,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	if err != nil {
 		loc = time.UTC
 	}
-	v.Reliable = reliable(b, v.Flips, loc)
+	v.Reliable = reliable(b, v.Flips, h.svc.Now(), loc)
 	v.Watch = watchViewOf(b)
 	if err := h.svc.FillTags(ctx, b); err != nil {
 		return nil, err
@@ -528,9 +530,9 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 }
 
 // reliable says from when the beet's alerts can be trusted. For auto mode
-// it states detect.ArmingRule, the numbers the model itself arms by, with
-// its dates in loc (the zone the page's times are in).
-func reliable(b *beet.Beet, flips []*beet.Flip, loc *time.Location) string {
+// it is decided by what the model watches (detect.Watch), whatever the
+// status: a learning beet the guard flagged is still learning.
+func reliable(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Location) string {
 	switch {
 	case b.Status == beet.StatusPaused:
 		return "Paused: no alerts until it is resumed."
@@ -539,13 +541,51 @@ func reliable(b *beet.Beet, flips []*beet.Flip, loc *time.Location) string {
 			return "From the first event: the settings say what to expect."
 		}
 		return "Now: the settings say what to expect."
-	case b.Status == beet.StatusNew || b.Status == beet.StatusLearning:
-		if first, ok := firstEvent(flips); ok {
-			return "Alerts start " + detect.ArmingRule.From(first, loc) + ". " + detect.ArmingRule.Meanwhile()
-		}
-		return "Alerts start " + detect.ArmingRule.Words() + ". " + detect.ArmingRule.Meanwhile()
+	}
+	if full, watched, ok := learningWords(b, flips, now, loc); ok {
+		return full + ". " + watched
 	}
 	return "Now: the rhythm is learned."
+}
+
+// learningWords is the one statement of when a learning auto beet's full
+// alerts start and what is watched meanwhile, built from detect.Watch
+// (and detect.ArmingRule before there is a model), with no date that has
+// passed. ok is false once the model is armed.
+func learningWords(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Location) (full, watched string, ok bool) {
+	const layout = "Jan 2 15:04 MST"
+	rule := detect.ArmingRule
+	meanwhile := "M" + strings.TrimPrefix(rule.Meanwhile(), "m") + "."
+	w, known := detect.Watch(b)
+	switch {
+	case known && w.ArmedAt != nil, known && w.Model != "learning", !known && b.Status != beet.StatusNew && b.Status != beet.StatusLearning:
+		return "", "", false
+	case !known:
+		return "Full alerts start " + rule.Words(), meanwhile, true
+	}
+	const sooner = "or sooner once its runs make a schedule"
+	switch first, hasFirst := firstEvent(flips); {
+	case w.ArmsBy != nil && w.ArmsBy.After(now):
+		from := ""
+		if week := first.Add(rule.After); hasFirst && week.After(now) {
+			from = " from " + week.In(loc).Format(layout)
+		}
+		full = fmt.Sprintf("Full alerts%s once %d events came (%d so far), %s, and by %s at the latest (given %d events)",
+			from, rule.Events, w.Events, sooner, w.ArmsBy.In(loc).Format(layout), rule.LatestEvents)
+	case w.Events >= rule.LatestEvents:
+		full = "Full alerts from its next event at the latest, " + sooner
+	default:
+		full = fmt.Sprintf("Full alerts by its %s event at the latest (%d so far), %s", schedule.Ordinal(rule.LatestEvents), w.Events, sooner)
+	}
+	switch {
+	case b.Status == beet.StatusDown || b.Status == beet.StatusAnomalous:
+		watched = "Still learning: the learning guard flagged this silence."
+	case w.AlertAfter > 0:
+		watched = "Watched meanwhile: a silence over " + detect.Duration(w.AlertAfter) + " after the last event, and a job from its first runs."
+	default:
+		watched = meanwhile
+	}
+	return full, watched, true
 }
 
 // firstEvent is when the beet's first event came, from its state changes.
@@ -559,18 +599,17 @@ func firstEvent(flips []*beet.Flip) (time.Time, bool) {
 }
 
 // dayOne says, for a learning beet, what it has seen so far and when its
-// alerts can start (the rule itself is under Reliable alerts), so the
-// first days show something. A new beet's page says it with the URL.
+// full alerts start, in the words Reliable alerts uses, so the first days
+// show something. A new beet's page says it with the URL.
 func dayOne(b *beet.Beet, flips []*beet.Flip, day int64, now time.Time, loc *time.Location) string {
 	if b.Status != beet.StatusLearning || b.Detection.Mode != beet.ModeAuto {
 		return ""
 	}
 	msg := plural(int(day), "event") + " in the last 24 hours. Auto mode is learning when events come and how many"
-	if first, ok := firstEvent(flips); ok {
-		arm := first.Add(detect.ArmingRule.After)
-		msg += "; alerts can start " + ago(now, arm) + " (" + arm.In(loc).Format("Jan 2 15:04 MST") + ")"
+	if full, _, ok := learningWords(b, flips, now, loc); ok {
+		msg += "; " + strings.ToLower(full[:1]) + full[1:]
 	}
-	return msg + ". Until then, a period or a schedule under Detection alerts at once."
+	return msg + ". To alert at once, set a period or a schedule under Detection."
 }
 
 func (h *Handler) saveTags(w http.ResponseWriter, r *http.Request, p *reqCtx) error {

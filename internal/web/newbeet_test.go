@@ -204,7 +204,7 @@ func TestLearningTextOneSource(t *testing.T) {
 			t.Errorf("the page says %q; the rule is %d and %d events", m[0], rule.Events, rule.LatestEvents)
 		}
 	}
-	if !strings.Contains(page, "Alerts start from ") || !strings.Contains(page, "once "+strconv.Itoa(rule.Events)+" events came") {
+	if !strings.Contains(page, "Full alerts from ") || !strings.Contains(page, "once "+strconv.Itoa(rule.Events)+" events came") {
 		t.Errorf("the page does not state the arming rule:\n%s", between(page, `id="model"`, "</div>"))
 	}
 	// Times in words ("Jan 2 15:04 MST") and in tables ("2006-01-02 15:04:05 MST") are in JST.

@@ -35,8 +35,8 @@ func TestBeetPageOrderAndFirstDay(t *testing.T) {
 	})
 	page = b.get("/beets/1").body
 	arm := a.Backend().Service.Now().Add(detect.ArmingRule.After).UTC().Format("Jan 2 ")
-	for _, s := range []string{"Auto mode is learning when events come and how many", "; alerts can start in ", " (" + arm,
-		"a period or a schedule under Detection alerts at once"} {
+	for _, s := range []string{"Auto mode is learning when events come and how many", "; full alerts from " + arm,
+		"To alert at once, set a period or a schedule under Detection."} {
 		if !strings.Contains(page, s) {
 			t.Errorf("day one does not say %q:\n%s", s, between(page, `id="dayone"`, "</p>"))
 		}

@@ -282,7 +282,7 @@ func seedHistory(t *testing.T, a *app.App) {
 	if err := st.AddEvents(ctx, []beet.Event{{ID: id, BeetID: checkout.ID, ReceivedAt: times[i].Truncate(time.Microsecond), Method: "GET"}}, setModel); err != nil {
 		t.Fatal(err)
 	}
-	flip(checkout, times[0], beet.StatusNew, beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
+	flip(checkout, times[0], beet.StatusNew, beet.StatusLearning, beet.FlipFirst, "First event received. Beet is learning its rhythm; "+detect.ArmingRule.Meanwhile()+".")
 	flip(checkout, times[0].Add(7*24*time.Hour), beet.StatusLearning, beet.StatusUp, beet.FlipLearned, "Learned this beet's rhythm: "+model.Describe(now)+".")
 	flip(checkout, outFrom.Add(40*time.Minute), beet.StatusUp, beet.StatusDown, beet.FlipSilence,
 		"No event since "+outFrom.In(riga).Format("Jan 2 15:04 MST")+" (40 min); about 6 would usually have come by now.")
@@ -349,7 +349,7 @@ func seedHistory(t *testing.T, a *app.App) {
 	// 4. A paused beet and 5. a new one.
 	paused := mk("Newsletter signup", "Europe/Berlin", nil)
 	add(paused, []time.Time{now.Add(-50 * time.Hour), now.Add(-49 * time.Hour)})
-	flip(paused, now.Add(-50*time.Hour), beet.StatusNew, beet.StatusLearning, beet.FlipFirst, "First event received; learning this beet's rhythm before alerting.")
+	flip(paused, now.Add(-50*time.Hour), beet.StatusNew, beet.StatusLearning, beet.FlipFirst, "First event received. Beet is learning its rhythm; "+detect.ArmingRule.Meanwhile()+".")
 	if _, err := svc.Pause(ctx, 1, paused.ID); err != nil {
 		t.Fatal(err)
 	}

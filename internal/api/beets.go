@@ -91,7 +91,7 @@ func toWatchingJSON(b *beet.Beet) *watchingJSON {
 	if !ok {
 		return nil
 	}
-	return &watchingJSON{Model: w.Model, Description: w.Description, Cron: w.Cron, Timezone: w.Timezone,
+	return &watchingJSON{Model: string(w.Model), Description: w.Description, Cron: w.Cron, Timezone: w.Timezone,
 		GraceSeconds: w.GraceSeconds, ArmedAt: w.ArmedAt, ArmsBy: w.ArmsBy,
 		AlertAfterSeconds: int64(w.AlertAfter / time.Second), SuggestedZone: w.SuggestedZone}
 }

@@ -145,10 +145,14 @@ func TestOpenAPIEnumsMatchCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	consts := stringConsts(t, filepath.Join("..", ".."))
+	for name, vals := range stringConsts(t, filepath.Join("..", "detect")) {
+		consts["detect."+name] = vals
+	}
 	for _, c := range []struct {
 		path   string // under components/schemas
-		goType string // in package beet
+		goType string // in package beet, or detect.X
 	}{
+		{"Beet/properties/watching/properties/model", "detect.WatchModel"},
 		{"Status", "Status"},
 		{"Detection/properties/mode", "DetectionMode"},
 		{"Account/properties/plan", "Plan"},
@@ -179,7 +183,7 @@ func TestOpenAPIEnumsMatchCode(t *testing.T) {
 		}
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
-			t.Errorf("components/schemas/%s enum = %v, the code's beet.%s constants are %v", c.path, got, c.goType, want)
+			t.Errorf("components/schemas/%s enum = %v, the code's %s constants are %v", c.path, got, c.goType, want)
 		}
 	}
 }

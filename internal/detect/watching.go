@@ -8,13 +8,25 @@ import (
 	"github.com/beethq/beet/internal/schedule"
 )
 
+// WatchModel names the watch that leads (Watching.Model, the API's
+// watching.model).
+type WatchModel string
+
+const (
+	WatchLearning WatchModel = "learning" // none is sure yet: the learning guard and young schedules
+	WatchSchedule WatchModel = "schedule" // a calendar schedule
+	WatchRate     WatchModel = "rate"     // the rate model
+	WatchBursts   WatchModel = "bursts"   // the rate model, counting bursts
+	WatchFallback WatchModel = "fallback" // the longest gap of the last 3 weeks
+)
+
 // Watching says what auto mode watches a beet for and from when: what the
 // API and the beet page show, and what turns a learned schedule into an
 // explicit cron beet.
 type Watching struct {
 	// Model is the watch that leads: "schedule", "rate", "bursts",
 	// "fallback", or "learning" while none is sure yet.
-	Model string
+	Model WatchModel
 	// Description says it in words.
 	Description string
 	// Cron is a learned schedule as the equivalent cron line, in Timezone,
@@ -22,9 +34,10 @@ type Watching struct {
 	Cron         string
 	Timezone     string
 	GraceSeconds int64
-	// ArmedAt is when alerts started (to within 10 minutes); nil while learning.
+	// ArmedAt is when full alerts started (to within 10 minutes); nil
+	// while learning, when the learning guard and young schedules alert.
 	ArmedAt *time.Time
-	// ArmsBy is, while learning, the latest the beet starts alerting if
+	// ArmsBy is, while learning, the latest full alerts start if
 	// events keep coming: a week and 30 events, or 14 days and 5 events;
 	// nil once 14 days passed with fewer than 5 (it arms at the 5th).
 	ArmsBy *time.Time
@@ -50,7 +63,7 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 		return w, false
 	}
 	last := time.UnixMicro(m.last)
-	w.Model, w.SuggestedZone, w.Events = "learning", m.SuggestedZone(), int(m.events)
+	w.Model, w.SuggestedZone, w.Events = WatchLearning, m.SuggestedZone(), int(m.events)
 	if !m.Armed() {
 		// Meanwhile, from its 3rd event, the learning guard (firstruns.go).
 		guarded := ""
@@ -83,15 +96,15 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 	w.Description = m.Describe(last)
 	switch m.finer().(type) {
 	case calendar:
-		w.Model = "schedule"
+		w.Model = WatchSchedule
 		_, w.Cron = m.calendarWords()
 		w.Timezone, w.GraceSeconds = m.loc.String(), m.missedGrace()
 	case rates:
-		w.Model = "rate"
+		w.Model = WatchRate
 	case bursts:
-		w.Model = "bursts"
+		w.Model = WatchBursts
 	default:
-		w.Model = "fallback"
+		w.Model = WatchFallback
 	}
 	if due, _, ok := m.Deadline(false); ok {
 		w.AlertAfter = due.Sub(last)

@@ -558,7 +558,7 @@ func learningWords(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Lo
 	meanwhile := "M" + strings.TrimPrefix(rule.Meanwhile(), "m") + "."
 	w, known := detect.Watch(b)
 	switch {
-	case known && w.ArmedAt != nil, known && w.Model != "learning", !known && b.Status != beet.StatusNew && b.Status != beet.StatusLearning:
+	case known && w.ArmedAt != nil, known && w.Model != detect.WatchLearning, !known && b.Status != beet.StatusNew && b.Status != beet.StatusLearning:
 		return "", "", false
 	case !known:
 		return "Full alerts start " + rule.Words(), meanwhile, true

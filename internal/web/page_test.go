@@ -14,7 +14,7 @@ import (
 // for first (state, reason, chart, recent events), then how to send events
 // (the URL with one copy button, the snippets in one tabbed block), then
 // history and settings. On day one it says what it has seen, what auto
-// mode is learning and when alerts can start. Values sent in bodies reach
+// mode is learning and when full alerts start. Values sent in bodies reach
 // the chart as their average per bucket.
 func TestBeetPageOrderAndFirstDay(t *testing.T) {
 	a := startApp(t, nil)

@@ -167,3 +167,59 @@ func TestResumeKeepsAnOpenRunsLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeLearnedAutoBeetIsWatched: an auto beet that learned its
+// schedule, paused and resumed, is up and watched again, its deadline
+// counted from the resume: a job that never pings after the resume is
+// flagged (it was left learning with no deadline, and never flagged,
+// while its page said "Alerting since").
+func TestResumeLearnedAutoBeetIsWatched(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 18, 13, 13, 0, time.UTC) // a Monday
+	for _, engine := range testdb.Engines {
+		t.Run(engine, func(t *testing.T) {
+			e := newClockEnv(t, engine, t0)
+			b := e.createBeet(e.keyA, map[string]any{"name": "Hourly export", "detection": map[string]any{"mode": "auto"}})
+			path := fmt.Sprintf("/api/v1/beets/%d", b.ID)
+			for i := range 4 {
+				e.clock.set(t0.Add(time.Duration(i) * time.Hour))
+				e.ping(b.ID)
+			}
+			var got struct {
+				beetState
+				Watching *struct {
+					ArmedAt *time.Time `json:"armed_at"`
+				} `json:"watching"`
+			}
+			e.do(e.keyA, "GET", path, nil).json(t, &got)
+			if got.Status != "up" {
+				t.Fatalf("after 4 hourly pings: %+v, want up (learned)", got)
+			}
+			e.clock.set(t0.Add(3*time.Hour + 10*time.Minute))
+			e.do(e.keyA, "POST", path+"/pause", nil)
+			resumed := t0.Add(2*24*time.Hour - 73*time.Minute) // Wednesday 17:00, before its hours
+			e.clock.set(resumed)
+			e.do(e.keyA, "POST", path+"/resume", nil)
+			got.Watching = nil
+			e.do(e.keyA, "GET", path, nil).json(t, &got)
+			if got.Status != "up" || got.DueAt == nil || !got.DueAt.After(resumed) || !strings.HasPrefix(got.StatusReason, "Resumed by a user; watching again: ") {
+				t.Fatalf("after resume: %+v, want up, watching again, due after the resume %v", got.beetState, resumed)
+			}
+			if got.Watching == nil || got.Watching.ArmedAt == nil {
+				t.Fatalf("after resume: watching %+v, want armed_at (up)", got.Watching)
+			}
+			e.clock.set(resumed.Add(2 * time.Hour))
+			e.sweep()
+			e.do(e.keyA, "GET", path, nil).json(t, &got)
+			f := e.flips(b.ID)
+			if got.Status != "down" || len(f) == 0 || f[0].Kind != "missed_run" || f[0].At.Before(resumed) {
+				t.Fatalf("2 h after the resume without a ping: %+v, flips %+v; want down for a missed run after the resume", got.beetState, f)
+			}
+			if want := "Missed the run due at Dec 2 18:13 UTC: no event by 18:19"; !strings.HasPrefix(f[0].Reason, want) {
+				t.Fatalf("reason %q, want the first run after the resume: %q", f[0].Reason, want)
+			}
+			if a := e.alerts(); len(a) != 1 || a[0] != "beet.down" {
+				t.Fatalf("alerts %v, want one beet.down", a)
+			}
+		})
+	}
+}

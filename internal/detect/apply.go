@@ -87,42 +87,75 @@ func apply(b *beet.Beet, d Decision, flips []beet.Flip) []beet.Flip {
 }
 
 // ResumeFlip resumes the paused b at at, in place, as POST /resume does:
-// new without events, learning in auto mode, otherwise up, with reason.
-// It returns the flip (a manual one: it raises no alert) and clears the
-// deadline, which the events applied next set.
+// new without events; in auto mode up if its model is armed, otherwise
+// learning; otherwise up; with reason. It returns the flip (a manual one:
+// it raises no alert) and clears the deadline, which the events applied
+// next set.
 func ResumeFlip(b *beet.Beet, at time.Time, reason string) beet.Flip {
-	to := beet.StatusUp
-	switch {
-	case b.LastEventAt == nil:
-		to = beet.StatusNew
-	case b.Detection.Mode == beet.ModeAuto:
-		to = beet.StatusLearning
-	}
-	f := *flipAt(b, at, to, beet.FlipManual, reason)
+	f := *flipAt(b, at, resumeTo(b), beet.FlipManual, reason)
 	b.Status, b.StatusReason, b.StatusSince = f.To, f.Reason, f.At
 	b.DueAt = nil
 	return f
 }
 
+// resumeTo is the status a paused b resumes to.
+func resumeTo(b *beet.Beet) beet.Status {
+	switch {
+	case b.LastEventAt == nil:
+		return beet.StatusNew
+	case b.Detection.Mode != beet.ModeAuto:
+		return beet.StatusUp
+	}
+	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.events > 0 && m.Armed() {
+		return beet.StatusUp
+	}
+	return beet.StatusLearning
+}
+
 // Resume resumes the paused b at at, as POST /resume does, by who ("a
-// user"): new without events, learning in auto mode, otherwise up with its
-// deadline counted from at as if an event had just come. An open run with
-// a time limit keeps the limit's end as its deadline (past it, the run is
-// an overrun, as if it had never been paused). It changes b in place and
-// returns the flip; a beet that is not paused is left as it is.
+// user"): new without events; otherwise up (learning in auto mode while
+// its model is not armed), with its deadline counted from at as if an
+// event had just come. In auto mode that is the silence the model (or,
+// while learning, its learning guard) allows after an event, counted from
+// at: the model is kept, and a job paused for days is flagged when it
+// stays silent after the resume, not at once for the days it was paused.
+// An open run with a time limit keeps the limit's end as its deadline
+// (past it, the run is an overrun, as if it had never been paused). It
+// changes b in place and returns the flip; a beet that is not paused is
+// left as it is.
 func Resume(b *beet.Beet, at time.Time, who string) ([]beet.Flip, error) {
 	if b.Status != beet.StatusPaused {
 		return nil, nil
 	}
 	reason := "Resumed by " + who + "."
+	var m *RateModel
 	switch {
 	case b.LastEventAt == nil:
 		reason = "Resumed by " + who + "; waiting for the first event."
 	case b.Detection.Mode == beet.ModeAuto:
 		reason = "Resumed by " + who + "; learning the beet's rhythm again."
+		if l, err := LoadRateModel(b.Model, location(b)); err == nil && l.events > 0 {
+			m = l
+			reason = "Resumed by " + who + "; still learning the beet's rhythm."
+			if m.Armed() {
+				reason = "Resumed by " + who + "; watching again: " + m.Describe(time.UnixMicro(m.last)) + "."
+			}
+		}
 	}
 	f := ResumeFlip(b, at, reason)
-	if b.Status == beet.StatusUp {
+	switch {
+	case m != nil:
+		// The model's deadline counts from its last event: counted from
+		// the resume instead (the first run of a schedule after it, the
+		// silence a rate or the learning guard allows after it). Only
+		// the deadline: the model learns nothing from the resume.
+		from := *m
+		from.last = max(from.last, at.UnixMicro())
+		if due, _, ok := from.Deadline(b.Status == beet.StatusUp); ok {
+			due = maxTime(due, at)
+			b.DueAt = &due
+		}
+	case b.Status == beet.StatusUp && b.Detection.Mode != beet.ModeAuto:
 		d, err := OnEvents(b, at, 0, nil)
 		if err != nil {
 			return nil, err

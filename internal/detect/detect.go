@@ -233,6 +233,13 @@ func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 	if at.Sub(due) > time.Second {
 		return Decision{Due: &at}, nil // not yet: a deadline set by older code
 	}
+	if kind == kindMissedRun && b.StatusSince.UnixMicro() > model.last {
+		// Resumed since the last event (Resume): the run missed is the
+		// first one after the resume, not one while it was paused.
+		from := *model
+		from.last = b.StatusSince.UnixMicro()
+		model = &from
+	}
 	a := model.watchOf(kind).alarm(kind, due)
 	if kind == kindSilence || kind == kindDrop || kind == kindFallback {
 		a.reason += model.howSure() // arming.go

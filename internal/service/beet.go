@@ -183,9 +183,10 @@ func (s *Service) Pause(ctx context.Context, accountID, id int64) (*beet.Beet, e
 }
 
 // Resume lets a paused beet raise alerts again. It starts over from what
-// it knows: new without events, learning in auto mode, otherwise up, with
-// a deadline counted from now as if an event had just come (a silence
-// flagged then still names the last real event); an open run with a time
+// it knows: new without events, otherwise up (in auto mode learning while
+// its model is not armed), with a deadline counted from now as if an event
+// had just come (a silence flagged then still names the last real event;
+// auto mode keeps what it learned); an open run with a time
 // limit keeps the limit's end as its deadline. Status and deadline are
 // written in one transaction, with the beet locked against events and the
 // sweeper (detect.Resume). Resuming a beet that is not paused changes

@@ -251,12 +251,14 @@ func (m *RateModel) Armed() bool {
 	return m.finer() != nil || fallback{m}.ready()
 }
 
-// ArmedAt returns when the model armed (to within 10 minutes), if it has.
+// ArmedAt returns when the model armed, if it has: to within 10 minutes,
+// rounded down, never after the event that armed it (armedAt holds the
+// 10-minute steps since the first event, plus one: 0 is "not armed").
 func (m *RateModel) ArmedAt() (time.Time, bool) {
 	if m.armedAt == 0 {
 		return time.Time{}, false
 	}
-	return time.Unix(m.first+int64(m.armedAt)*600, 0), true
+	return time.Unix(m.first+int64(m.armedAt-1)*600, 0), true
 }
 
 // Scheduled reports whether the beet runs on a learned schedule.

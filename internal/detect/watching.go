@@ -34,8 +34,9 @@ type Watching struct {
 	Cron         string
 	Timezone     string
 	GraceSeconds int64
-	// ArmedAt is when full alerts started (to within 10 minutes); nil
-	// while learning, when the learning guard and young schedules alert.
+	// ArmedAt is when full alerts started (to within 10 minutes, rounded
+	// down); nil while learning, when the learning guard and young
+	// schedules alert.
 	ArmedAt *time.Time
 	// ArmsBy is, while learning, the latest full alerts start if
 	// events keep coming: a week and 30 events, or 14 days and 5 events;

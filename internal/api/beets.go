@@ -47,12 +47,16 @@ func toBeetJSON(b *beet.Beet) beetJSON {
 	if tags == nil {
 		tags = []string{}
 	}
+	due := b.DueAt
+	if b.Status == beet.StatusPaused {
+		due = nil // nothing is due while paused (a deadline kept from before is not judged)
+	}
 	return beetJSON{
 		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token, UniqueKey: b.UniqueKey(),
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
 		Detection: b.Detection, Expectation: expectation(b), Watching: toWatchingJSON(b), AllowBots: b.AllowBots,
 		ResumeOnEvent: b.ResumeOnEvent,
-		LastEventAt:   b.LastEventAt, DueAt: b.DueAt, RunningSince: b.Runs.StartedAt, Channels: b.Channels,
+		LastEventAt:   b.LastEventAt, DueAt: due, RunningSince: b.Runs.StartedAt, Channels: b.Channels,
 		Tags: tags, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
 	}
 }

@@ -196,6 +196,9 @@ func TestResumeLearnedAutoBeetIsWatched(t *testing.T) {
 			}
 			e.clock.set(t0.Add(3*time.Hour + 10*time.Minute))
 			e.do(e.keyA, "POST", path+"/pause", nil)
+			if e.do(e.keyA, "GET", path, nil).json(t, &got); got.Status != "paused" || got.DueAt != nil {
+				t.Fatalf("paused: %+v, want due_at null (nothing is due while paused)", got.beetState)
+			}
 			resumed := t0.Add(2*24*time.Hour - 73*time.Minute) // Wednesday 17:00, before its hours
 			e.clock.set(resumed)
 			e.do(e.keyA, "POST", path+"/resume", nil)

@@ -809,6 +809,9 @@ func watchViewOf(b *beet.Beet) *watchView {
 	}
 	v := &watchView{Description: w.Description, SuggestedZone: w.SuggestedZone, Cron: w.Cron, Timezone: w.Timezone,
 		GraceMinutes: strconv.FormatFloat(math.Ceil(float64(w.GraceSeconds)/60), 'g', -1, 64)}
+	if b.Status == beet.StatusPaused {
+		return v // no alerts while paused: nothing to say about when they start
+	}
 	if w.ArmedAt != nil {
 		v.ArmedAt = w.ArmedAt.In(loc).Format("Jan 2 15:04 MST")
 	}

@@ -116,3 +116,53 @@ func TestLearningBeetShowsWhatIsWatched(t *testing.T) {
 		}
 	}
 }
+
+// TestPausedPageSaysNoAlerts: a paused learned beet's page says it raises
+// no alerts, and nothing that says otherwise: no "Alerting since", no
+// "Earliest reliable alert", no "Next check" in its header.
+func TestPausedPageSaysNoAlerts(t *testing.T) {
+	a := startApp(t, nil)
+	b := newBrowser(t, a.URL())
+	setup(t, b, "ada@example.com")
+	ctx := context.Background()
+	svc, st := a.Backend().Service, a.Backend().Store
+	job, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: "Hourly export"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		fl, err := detect.ApplyEvents(b, sp)
+		if err != nil {
+			t.Error(err)
+		}
+		return fl
+	}
+	first := time.Now().Add(-4 * time.Hour).Truncate(time.Hour).Add(13 * time.Minute)
+	for i := range 4 {
+		var id beet.EventID
+		id[0], id[1] = byte(job.ID), byte(i)
+		at := first.Add(time.Duration(i) * time.Hour)
+		if err := st.AddEvents(ctx, []beet.Event{{ID: id, BeetID: job.ID, ReceivedAt: at, Method: "GET"}}, observe); err != nil {
+			t.Fatal(err)
+		}
+	}
+	watched := []string{"Alerting since", "Earliest reliable alert", "Next check"}
+	page := b.get("/beets/1").body
+	for _, s := range watched {
+		if !strings.Contains(page, s) {
+			t.Fatalf("learned beet's page lacks %q", s)
+		}
+	}
+	if _, err := svc.Pause(ctx, 1, job.ID); err != nil {
+		t.Fatal(err)
+	}
+	page = b.get("/beets/1").body
+	if !strings.Contains(page, "Paused: no alerts until it is resumed") {
+		t.Error("paused page lacks \"Paused: no alerts until it is resumed\"")
+	}
+	for _, s := range watched {
+		if strings.Contains(page, s) {
+			t.Errorf("paused page says %q", s)
+		}
+	}
+}

@@ -210,6 +210,13 @@ func TestResumeLearnedAutoBeetIsWatched(t *testing.T) {
 			if got.Watching == nil || got.Watching.ArmedAt == nil {
 				t.Fatalf("after resume: watching %+v, want armed_at (up)", got.Watching)
 			}
+			// A change of zone after the resume still counts from it: not
+			// judged at once for the days the beet was paused.
+			due := *got.DueAt
+			e.do(e.keyA, "PATCH", path, map[string]any{"timezone": "Europe/London"}).json(t, &got)
+			if got.Status != "up" || got.DueAt == nil || !got.DueAt.Equal(due) {
+				t.Fatalf("zone changed after the resume: %+v, want up and due still at %v", got.beetState, due)
+			}
 			e.clock.set(resumed.Add(2 * time.Hour))
 			e.sweep()
 			e.do(e.keyA, "GET", path, nil).json(t, &got)
@@ -217,7 +224,7 @@ func TestResumeLearnedAutoBeetIsWatched(t *testing.T) {
 			if got.Status != "down" || len(f) == 0 || f[0].Kind != "missed_run" || f[0].At.Before(resumed) {
 				t.Fatalf("2 h after the resume without a ping: %+v, flips %+v; want down for a missed run after the resume", got.beetState, f)
 			}
-			if want := "Missed the run due at Dec 2 18:13 UTC: no event by 18:19"; !strings.HasPrefix(f[0].Reason, want) {
+			if want := "Missed the run due at Dec 2 18:13 GMT: no event by 18:19"; !strings.HasPrefix(f[0].Reason, want) {
 				t.Fatalf("reason %q, want the first run after the resume: %q", f[0].Reason, want)
 			}
 			if a := e.alerts(); len(a) != 1 || a[0] != "beet.down" {

@@ -145,14 +145,7 @@ func Resume(b *beet.Beet, at time.Time, who string) ([]beet.Flip, error) {
 	f := ResumeFlip(b, at, reason)
 	switch {
 	case m != nil:
-		// The model's deadline counts from its last event: counted from
-		// the resume instead (the first run of a schedule after it, the
-		// silence a rate or the learning guard allows after it). Only
-		// the deadline: the model learns nothing from the resume.
-		from := *m
-		from.last = max(from.last, at.UnixMicro())
-		if due, _, ok := from.Deadline(b.Status == beet.StatusUp); ok {
-			due = maxTime(due, at)
+		if due, ok := deadlineFrom(m, at, b.Status == beet.StatusUp); ok {
 			b.DueAt = &due
 		}
 	case b.Status == beet.StatusUp && b.Detection.Mode != beet.ModeAuto:
@@ -164,4 +157,16 @@ func Resume(b *beet.Beet, at time.Time, who string) ([]beet.Flip, error) {
 	}
 	setRunDeadline(b)
 	return []beet.Flip{f}, nil
+}
+
+// deadlineFrom is m's deadline (up: an armed beet's, drop alarms
+// included) counted from from, when that is later than m's last event (a
+// resume): the first run of a schedule after from, the silence a rate or
+// the learning guard allows after from. Only the deadline: the model
+// learns nothing from it, and a silence flagged then names the last event.
+func deadlineFrom(m *RateModel, from time.Time, up bool) (time.Time, bool) {
+	c := *m
+	c.last = max(c.last, from.UnixMicro())
+	due, _, ok := c.Deadline(up)
+	return maxTime(due, from), ok
 }

@@ -49,6 +49,7 @@ func TestArmedAtNotAfterLearnedFlip(t *testing.T) {
 	}
 }
 
+// steps is n times, every apart, from from.
 func steps(from time.Time, every time.Duration, n int) []time.Time {
 	var out []time.Time
 	for i := range n {

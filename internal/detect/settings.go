@@ -57,8 +57,7 @@ func applySettings(p *Params, was beet.Beet, b *beet.Beet, now time.Time) ([]bee
 			if b.Model != nil {
 				model, err := loadRateModel(b.Model, location(b), p)
 				if err == nil {
-					if due, _, ok := model.Deadline(b.Status == beet.StatusUp); ok {
-						due = maxTime(due, *b.LastEventAt)
+					if due, ok := deadlineFrom(model, from, b.Status == beet.StatusUp); ok {
 						b.DueAt = &due
 					}
 					releaseModel(model)

@@ -465,7 +465,7 @@ const tooOftenExtras = 16
 
 // tooOftenReason says why a schedule's extra runs are an alarm.
 func (m *RateModel) tooOftenReason() string {
-	return "Runs too often: more than one extra run between its scheduled runs, again and again (" + m.describeSchedule() + ")."
+	return "Runs too often: extra runs between its scheduled runs, again and again (" + m.describeSchedule() + ")."
 }
 
 // noteFirstSpread learns the spread of a daily candidate's first runs

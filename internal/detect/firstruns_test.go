@@ -407,6 +407,50 @@ func TestHourlyJobRunsTooOften(t *testing.T) {
 	}
 }
 
+// TestTooOftenEpisodesComeBack: an hourly job that runs 4 times an hour for
+// 5 hours out of every 14, for 4 days, is one open too_often incident from
+// its first bout to about 31 runs after its last: it is never up while it
+// runs too often (the incident ended with the rate's surge test after a
+// few runs, and the next bouts, the extra runs' count still high, were
+// never flagged), and the recovery says the extra runs stopped.
+func TestTooOftenEpisodesComeBack(t *testing.T) {
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC) // a Monday
+	r := rand.New(rand.NewPCG(23, 23))
+	runs := hourlyRuns(r, start, 30*24, 10, nil)
+	often := start.Add(21 * 24 * time.Hour)
+	bout := func(at time.Time) bool {
+		h := int(at.Sub(often) / time.Hour)
+		return h >= 0 && h < 4*24 && h%14 < 5
+	}
+	a := newAutoBeet("UTC")
+	var last time.Time
+	for _, at := range runs {
+		a.event(t, at, 1)
+		if !bout(at) {
+			continue
+		}
+		for _, extra := range []time.Duration{15 * time.Minute, 30 * time.Minute, 45 * time.Minute} {
+			a.event(t, at.Add(extra), 1)
+			if al := alarms(a.flips); len(al) > 0 && a.b.Status == beet.StatusUp {
+				logFlips(t, a.flips, time.UTC)
+				t.Fatalf("up at %s while the job runs 4 times an hour", at.Add(extra))
+			}
+		}
+		last = at
+	}
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipTooOften || al[0].At.After(often.Add(6*time.Hour)) {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want one too_often alarm within 6 hours of %s", often)
+	}
+	end := a.flips[len(a.flips)-1]
+	if a.b.Status != beet.StatusUp || end.Kind != beet.FlipRecovery || end.At.Before(last.Add(30*time.Hour)) ||
+		!strings.HasPrefix(end.Reason, "Back on schedule: no extra runs in its last 31 runs") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want the recovery 31 runs after the last bout's (%s), saying the extra runs stopped", last)
+	}
+}
+
 // TestWeekdayJobFromThursdayStoppedTuesday: a weekday job at 06:00 Sydney
 // time first seen on a Thursday (the judge's cron-weekdays "stopped 3d on
 // day 4-5"), whose runs on Thursday, Friday and Monday are its first: the

@@ -444,6 +444,15 @@ func (m *RateModel) incidentOver() bool {
 	if m.onSchedule() && m.extraCount() == 0 {
 		return true // and the extra runs' count leaked away (firstruns.go: tooOftenExtras)
 	}
+	if m.flags&flagSurge != 0 && m.Scheduled() {
+		// Running too often (a scheduled beet's surge alarm: detect.go):
+		// over when the count above is 0, maxExtraCount runs after the
+		// last extra one, so extra runs that come and go are one
+		// incident. Not at the rate CUSUM's end: that came after a few
+		// runs, and the next bout, the count still high, was never
+		// flagged (TestTooOftenEpisodesComeBack).
+		return false
+	}
 	if m.flags&flagSurge != 0 {
 		return m.surgeOver()
 	}
@@ -457,6 +466,9 @@ func (m *RateModel) endIncident() {
 }
 
 func (m *RateModel) recoveryReason(t time.Time) string {
+	if m.flags&flagSurge != 0 && m.Scheduled() {
+		return fmt.Sprintf("Back on schedule: no extra runs in its last %d runs (%s).", maxExtraCount, m.describeSchedule())
+	}
 	what := "drop"
 	if m.flags&flagSurge != 0 {
 		what = "surge"

@@ -679,14 +679,12 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 			// runs too often (strayPing).
 			m.setExtraCount(0)
 		case m.Scheduled():
-			if n-4 < tooOftenExtras {
-				// The extra runs persist: the job runs too often (flagged
-				// in detect.go), and the schedule keeps. The count goes to
-				// its top, so the incident ends only after about 30 runs
-				// came alone (incidentOver), not at every lull.
-				m.tooOften = true
-				m.setExtraCount(31)
-			}
+			// The extra runs persist: the job runs too often (flagged in
+			// detect.go while up), and the schedule keeps. Each extra run
+			// tops the count up, so while the incident is open it counts
+			// down the runs since the last extra (incidentOver).
+			m.tooOften = true
+			m.setExtraCount(maxExtraCount)
 			return
 		}
 		m.setExtraCount(0)

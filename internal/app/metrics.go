@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -224,7 +225,7 @@ func (a *App) registerStoreMetrics(reg prometheus.Registerer) {
 // clean-up that fails on every pass (tables growing) can be alerted on.
 func (a *App) registerRetentionMetrics(reg prometheus.Registerer) {
 	runs := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "beet_retention_runs_total", Help: "Retention clean-up passes on this instance, by result (ok, failed).",
+		Name: "beet_retention_runs_total", Help: "Retention clean-up passes on this instance, by result (ok, failed, interrupted: stopped by shutdown, resumed by the next pass).",
 	}, []string{"result"})
 	deleted := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "beet_retention_deleted_events_total", Help: "Events the retention clean-up on this instance deleted, by plan (rows of dropped partitions not counted).",
@@ -233,7 +234,7 @@ func (a *App) registerRetentionMetrics(reg prometheus.Registerer) {
 		Name: "beet_retention_last_success_timestamp_seconds", Help: "Unix time of this instance's last retention pass that succeeded (0 before the first).",
 	})
 	reg.MustRegister(runs, deleted, last)
-	ok, failed := runs.WithLabelValues("ok"), runs.WithLabelValues("failed")
+	ok, failed, interrupted := runs.WithLabelValues("ok"), runs.WithLabelValues("failed"), runs.WithLabelValues("interrupted")
 	for _, p := range beet.Plans {
 		deleted.WithLabelValues(string(p))
 	}
@@ -243,7 +244,11 @@ func (a *App) registerRetentionMetrics(reg prometheus.Registerer) {
 				deleted.WithLabelValues(string(p.Plan)).Add(float64(p.Deleted))
 			}
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, context.Canceled):
+			interrupted.Inc() // a shutdown: no failure to page anyone about
+			return
+		case err != nil:
 			failed.Inc()
 			return
 		}

@@ -312,7 +312,8 @@ func TestRedisCheckedAtStart(t *testing.T) {
 }
 
 // TestMetricsRetention: a retention pass on SQLite moves the run counter
-// and the last success time; every plan's deleted counter exists at 0.
+// and the last success time; every plan's deleted counter exists at 0; a
+// pass stopped by shutdown counts as interrupted, not failed.
 func TestMetricsRetention(t *testing.T) {
 	at := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	cfg := testConfig(t)
@@ -325,11 +326,19 @@ func TestMetricsRetention(t *testing.T) {
 	if _, err := a.Backend().Service.Cleanup(context.Background(), at, false); err != nil {
 		t.Fatal(err)
 	}
+	// A pass stopped by shutdown is no failure: an alert on failed passes
+	// must not fire at every deploy.
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.Backend().Service.Cleanup(stopped, at, false); err == nil {
+		t.Fatal("a pass with its context cancelled returned no error")
+	}
 	_, after := get(t, a.AdminURL()+"/metrics", "")
 	want := map[string]float64{
-		`beet_retention_runs_total{result="ok"}`:        1,
-		`beet_retention_runs_total{result="failed"}`:    0,
-		`beet_retention_last_success_timestamp_seconds`: float64(at.Unix()),
+		`beet_retention_runs_total{result="ok"}`:          1,
+		`beet_retention_runs_total{result="failed"}`:      0,
+		`beet_retention_runs_total{result="interrupted"}`: 1,
+		`beet_retention_last_success_timestamp_seconds`:   float64(at.Unix()),
 	}
 	for _, p := range beet.Plans {
 		want[`beet_retention_deleted_events_total{plan="`+string(p)+`"}`] = 0

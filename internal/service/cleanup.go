@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/beethq/beet"
@@ -46,13 +48,20 @@ const cleanupSkew = time.Second
 // is not): it would move the plans' retention marks past events still
 // to come, and later passes would never delete those.
 // SetCleanupObserver sets fn to be told of every pass that deletes (not
-// dry runs): its report, possibly partial, and its error. Call it before
-// the clean-up job starts.
+// dry runs): its report, possibly partial, and its error, which wraps
+// context.Canceled when the pass was stopped (by shutdown), whatever the
+// store said. Call it before the clean-up job starts.
 func (s *Service) SetCleanupObserver(fn func(*CleanupReport, error)) { s.cleanupObserve = fn }
 
 func (s *Service) Cleanup(ctx context.Context, now time.Time, dryRun bool) (rep *CleanupReport, err error) {
 	if s.cleanupObserve != nil && !dryRun {
-		defer func() { s.cleanupObserve(rep, err) }()
+		defer func() {
+			e := err
+			if e != nil && ctx.Err() != nil && !errors.Is(e, ctx.Err()) {
+				e = fmt.Errorf("%w: %w", ctx.Err(), e)
+			}
+			s.cleanupObserve(rep, e)
+		}()
 	}
 	if clock := s.Now(); !dryRun && now.After(clock.Add(cleanupSkew)) {
 		return nil, beet.Errorf(beet.EINVALID, "cannot clean up as of %s, later than now (%s): the retention marks would pass events still to come, which later passes would never delete; use --dry-run to look ahead",

@@ -95,22 +95,39 @@ const (
 // (silenceBound: a bucket's n·x/d units, B's clusters).
 func knownTo(n float64) int { return int(math.Round(200 / math.Sqrt(n))) }
 
-// howSure says, for an alarm judged on a learned rate (a silence, a drop,
-// the fallback's longest gap), how sure that rate is when it was learned
-// from few events or over few days: " Learned from only 34 events in 8
-// days: the usual rate is known to about ±34%." Empty once it is sure.
+// howSure says, for an alarm judged on a learned rate (a silence, a drop),
+// how sure that rate is when it was learned from few units or over few
+// days: " Learned from only 34 events in 8 days: the usual rate is known
+// to about ±34%." A bursty or overdispersed beet's units are its bursts
+// (unit: the rate rests on the bursts, however many events each holds).
+// Empty once it is sure.
 func (m *RateModel) howSure() string {
 	n := int64(m.events)
 	seen := time.UnixMicro(m.last).Sub(time.Unix(m.first, 0))
-	switch {
-	case n <= 0:
+	if n <= 0 {
 		return ""
-	case n < sureEvents:
-		return fmt.Sprintf(" Learned from only %d events in %s: the usual rate is known to about ±%d%%.",
-			n, Duration(seen), knownTo(float64(n)))
+	}
+	units, what := float64(n), fmt.Sprintf("%d events", n)
+	if b := m.unit(); b > 1 {
+		units = float64(n) / b
+		what = fmt.Sprintf("%.0f bursts (%d events)", units, n)
+	}
+	switch {
+	case units < sureEvents:
+		return fmt.Sprintf(" Learned from only %s in %s: the usual rate is known to about ±%d%%.",
+			what, Duration(seen), knownTo(units))
 	case seen < sureDays*24*time.Hour:
-		return fmt.Sprintf(" Learned over only %s (%d events): the usual rate at this time of the week rests on a day or two.",
-			Duration(seen), n)
+		return fmt.Sprintf(" Learned over only %s (%s): the usual rate at this time of the week rests on %s of it.",
+			Duration(seen), what, Duration(seen))
+	}
+	return ""
+}
+
+// gapSure says, for the fallback's alarm (twice the longest gap of the
+// last 3 weeks), that the longest gap rests on few events when it does.
+func (m *RateModel) gapSure() string {
+	if n := int64(m.events); n > 0 && n < sureEvents {
+		return fmt.Sprintf(" Its longest gap rests on only %d events in %s.", n, Duration(time.UnixMicro(m.last).Sub(time.Unix(m.first, 0))))
 	}
 	return ""
 }

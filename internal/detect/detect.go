@@ -241,8 +241,11 @@ func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 		model = &from
 	}
 	a := model.watchOf(kind).alarm(kind, due)
-	if kind == kindSilence || kind == kindDrop || kind == kindFallback {
+	switch kind {
+	case kindSilence, kindDrop:
 		a.reason += model.howSure() // arming.go
+	case kindFallback:
+		a.reason += model.gapSure()
 	}
 	f := &beet.Flip{BeetID: b.ID, At: due, From: b.Status, To: beet.StatusDown, Kind: a.kind, Reason: a.reason,
 		Observed: ptr(a.observed), Expected: ptr(a.expected)}

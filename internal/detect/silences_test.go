@@ -165,6 +165,56 @@ func TestSilenceSaysHowSure(t *testing.T) {
 	}
 }
 
+// TestBurstyAlarmSaysHowSure: a bursty beet's rate rests on its bursts,
+// not its events: a silence after 9 days of 4 bursts a day (about 36
+// bursts of some 10 events) says how sure the rate is in bursts, and the
+// watch description says it before any alarm.
+func TestBurstyAlarmSaysHowSure(t *testing.T) {
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(5, 5))
+	a := newAutoBeet("UTC")
+	var last time.Time
+	for at := start; at.Before(start.Add(9 * 24 * time.Hour)); {
+		at = at.Add(time.Duration(r.ExpFloat64() / 4 * float64(24*time.Hour)))
+		for i := range 1 + r.IntN(20) {
+			last = at.Add(time.Duration(i) * 5 * time.Second)
+			a.event(t, last, 1)
+		}
+	}
+	w, _ := Watch(&a.b)
+	if w.Model != WatchBursts || !strings.Contains(w.Description, " bursts (") || !strings.Contains(w.Description, "±") {
+		t.Fatalf("watching %s: %q; want the bursts' count and how sure", w.Model, w.Description)
+	}
+	a.until(t, last.Add(10*24*time.Hour))
+	al := alarms(a.since(last))
+	if len(al) == 0 || !strings.Contains(al[0].Reason, " bursts (") || !strings.Contains(al[0].Reason, "the usual rate is known to about ±") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want a silence that says how sure the rate is, in bursts")
+	}
+	t.Logf("%s\n%s", w.Description, al[0].Reason)
+}
+
+// TestFallbackSaysItsGapRestsOnFewEvents: the fallback judges gaps, not a
+// rate: a sparse beet's silence says its longest gap rests on few events,
+// not how well a "usual rate" is known.
+func TestFallbackSaysItsGapRestsOnFewEvents(t *testing.T) {
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	a := newAutoBeet("UTC")
+	var last time.Time
+	for i, gap := range []float64{0, 41, 50, 29, 63, 38, 55, 47, 44} { // hours
+		last = start.Add(time.Duration(gap+float64(i)*60) * time.Hour)
+		a.event(t, last, 1)
+	}
+	w, _ := Watch(&a.b)
+	a.until(t, last.Add(40*24*time.Hour))
+	al := alarms(a.since(last))
+	if w.Model != WatchFallback || len(al) == 0 || !strings.Contains(al[0].Reason, "Its longest gap rests on only 9 events") ||
+		strings.Contains(al[0].Reason, "usual rate") || !strings.Contains(w.Description, "rests on only 9 events") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("watching %s: %q; want the fallback's alarm to say its gap rests on 9 events", w.Model, w.Description)
+	}
+}
+
 // TestDailyJobMovedHoursLater: a daily job whose time moves 5 h 32 min
 // later (the judge's `-split holdout -dump 'schedule-change/late run/4'`)
 // is followed; its new runs are not taken for the second of a pair whose

@@ -102,13 +102,25 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 		w.Timezone, w.GraceSeconds = m.loc.String(), m.missedGrace()
 	case rates:
 		w.Model = WatchRate
+		w.Description += sentenceAfter(m.howSure()) // the alarms judged on the rate say it too
 	case bursts:
 		w.Model = WatchBursts
+		w.Description += sentenceAfter(m.howSure())
 	default:
 		w.Model = WatchFallback
+		w.Description += sentenceAfter(m.gapSure())
 	}
 	if due, _, ok := m.Deadline(false); ok {
 		w.AlertAfter = due.Sub(last)
 	}
 	return w, true
+}
+
+// sentenceAfter ends a description (Describe's words, which end without a
+// full stop) before s, a sentence that begins with a space; "" stays "".
+func sentenceAfter(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "." + s
 }

@@ -407,6 +407,29 @@ func TestHourlyJobRunsTooOften(t *testing.T) {
 	}
 }
 
+// TestYoungHourlyJobSaysWhatIsWatched: an hourly job first seen on a
+// Tuesday at 10:17 that stops after its 14:17 run is watched, while its
+// hours are young, only at times of day its runs came at (or up to 15:00):
+// its description says so, and the missed run flagged the next morning
+// says the job has been silent since the day before.
+func TestYoungHourlyJobSaysWhatIsWatched(t *testing.T) {
+	start := time.Date(2026, 3, 3, 10, 17, 0, 0, time.UTC) // a Tuesday
+	a := newAutoBeet("UTC")
+	for h := range 5 {
+		a.event(t, start.Add(time.Duration(h)*time.Hour).Add(time.Duration(h)*time.Second), 1)
+	}
+	w, _ := Watch(&a.b)
+	if !strings.Contains(w.Description, "(watched 10:17-15:00 until its hours are known)") {
+		t.Errorf("watching: %q; want the hours watched", w.Description)
+	}
+	a.until(t, start.Add(2*24*time.Hour))
+	al := alarms(a.flips)
+	if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || !strings.Contains(al[0].Reason, "no event at all since Mar 3 14:17 UTC") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatal("want a missed run that says the job has been silent since Mar 3 14:17")
+	}
+}
+
 // TestTooOftenEpisodesComeBack: an hourly job that runs 4 times an hour for
 // 5 hours out of every 14, for 4 days, is one open too_often incident from
 // its first bout to about 31 runs after its last: it is never up while it

@@ -84,6 +84,9 @@ func (m *RateModel) calendarWords() (words, cron string) {
 			words += " " + days
 		}
 		words += " " + zone
+		if young && m.winLo != noWindow {
+			words += " (" + m.youngHoursWords() + ")"
+		}
 		if abs(p-step*60) <= 2 {
 			switch {
 			case step < 60 && 60%step == 0:
@@ -124,6 +127,19 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
 	}
 	return words, cron
+}
+
+// youngHoursWords says which slots of a young schedule under a day are
+// watched (watchedSlot): those between its runs' earliest and latest time
+// of day so far, or up to youngDayEnd: "watched 18:13-22:13 until its
+// hours are known". A stop outside them waits for the next watched slot.
+func (m *RateModel) youngHoursWords() string {
+	lo, hi := m.windowSpan()
+	if !m.wraps() {
+		hi = max(hi, youngDayEnd/60)
+	}
+	hm := func(min int64) string { min = (min%1440 + 1440) % 1440; return fmt.Sprintf("%02d:%02d", min/60, min%60) }
+	return "watched " + hm(lo) + "-" + hm(hi) + " until its hours are known"
 }
 
 // monthDayWords says a day of the month: "15th", 31 as "last day".

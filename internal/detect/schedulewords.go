@@ -138,9 +138,9 @@ func (m *RateModel) youngHoursWords() string {
 	if !m.wraps() {
 		hi = max(hi, youngDayEnd/60)
 	}
-	hm := func(min int64) string {
-		min = (min%1440 + 1440) % 1440
-		return fmt.Sprintf("%02d:%02d", min/60, min%60)
+	hm := func(minute int64) string {
+		minute = (minute%1440 + 1440) % 1440
+		return fmt.Sprintf("%02d:%02d", minute/60, minute%60)
 	}
 	return "watched " + hm(lo) + "-" + hm(hi) + " until its hours are known"
 }

@@ -155,7 +155,14 @@ func (s *Sender) send(ctx context.Context, ch *beet.Channel, m *Message) error {
 		if err := s.postJSON(ctx, s.pagerDutyURL, pagerDutyPayload(ch.Config.RoutingKey, m), m); err != nil {
 			return err
 		}
-		if k := m.ResolvesIncidentKey; k != "" && k != m.IncidentKey {
+		k := m.ResolvesIncidentKey
+		switch {
+		case m.Event == beet.EventTest:
+			k = m.IncidentKey // a test leaves no incident open for the on-call to close
+		case k == m.IncidentKey:
+			k = ""
+		}
+		if k != "" {
 			// After the main event, so the beet is never without an open
 			// incident while it is in trouble; a retry sends both again,
 			// which PagerDuty deduplicates by key.

@@ -408,6 +408,58 @@ func TestOpsgenieAlertLifecycle(t *testing.T) {
 	}
 }
 
+// TestTestMessagesCloseTheirIncident: a channel's test message to
+// PagerDuty or Opsgenie opens an incident only to show the channel works:
+// it is resolved (closed) at once by the same key, so no one on call is
+// left with a test incident to close by hand.
+func TestTestMessagesCloseTheirIncident(t *testing.T) {
+	r := newRig(t, "sqlite")
+	var mu sync.Mutex
+	var got []string // method, path and key of each request
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body struct {
+			Alias       string
+			EventAction string `json:"event_action"`
+			DedupKey    string `json:"dedup_key"`
+		}
+		_ = json.NewDecoder(req.Body).Decode(&body)
+		mu.Lock()
+		got = append(got, req.Method+" "+req.URL.RequestURI()+" "+body.Alias+body.EventAction+" "+body.DedupKey)
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+		io.WriteString(w, `{"status":"success","result":"Request will be processed"}`)
+	}))
+	t.Cleanup(srv.Close)
+	s := notify.NewSender(notify.SenderOptions{AllowPrivate: true})
+	notify.UseTestServer(s, srv)
+	notify.SetPagerDutyURL(s, srv.URL+"/v2/enqueue")
+	w := r.worker(func(w *notify.Worker) { w.Sender = s })
+	og := r.channel(beet.ChannelOpsgenie, beet.ChannelConfig{URL: "opsgenie://" + srv.Listener.Addr().String() + "/" + opsgenieKey})
+	pd := r.channel(beet.ChannelPagerDuty, beet.ChannelConfig{RoutingKey: "R0UT1NGKEY0123456789012345678901"})
+	var keys []string
+	for _, ch := range []*beet.Channel{og, pd} {
+		d := &beet.Delivery{ChannelID: ch.ID, Event: beet.EventTest, CreatedAt: time.Now()}
+		if err := r.db.CreateDelivery(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+		if ds := r.drain(w, ch); ds[0].Status != beet.DeliveryDelivered {
+			t.Fatalf("test message: %+v", ds[0])
+		}
+		keys = append(keys, d.IncidentKey())
+	}
+	want := []string{
+		"POST /v2/alerts " + keys[0] + " ",
+		"POST /v2/alerts/" + keys[0] + "/close?identifierType=alias  ",
+		"POST /v2/enqueue trigger " + keys[1],
+		"POST /v2/enqueue resolve " + keys[1],
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("receivers got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestMatrixLoginAndJoinedRooms: with a user and password, Beet logs in
 // for an access token; without rooms, it posts to every joined room.
 func TestMatrixLoginAndJoinedRooms(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/beethq/beet"
@@ -54,6 +55,10 @@ type Worker struct {
 	Every       time.Duration // how often to look for due deliveries; default 1s
 	Lease       time.Duration // how long a claim holds; default 2m (well over a send's 30 s limit)
 	Batch       int           // deliveries claimed (and sent concurrently) at once; default 16
+	// SlowAfter: a send still waiting for its receiver after this long
+	// gives its slot to the next delivery and goes on outside the Batch,
+	// up to 4 × Batch such slow sends at once; default 5s.
+	SlowAfter time.Duration
 	BackoffBase time.Duration // first retry delay; default 30s, doubling
 	BackoffMax  time.Duration // longest retry delay; default 1h
 	GiveUpAfter time.Duration // retries stop this long after the first attempt; default 24h
@@ -178,15 +183,67 @@ func (w *Worker) Prune(ctx context.Context) (int, error) {
 	}
 }
 
-// pool is the sends in flight: one token in slots per send.
+// pool is the sends in flight: one token in slots per send, or in slow
+// per send that outlasted SlowAfter. A receiver that hangs holds a slot
+// for SlowAfter, not the send limit: Batch hanging receivers no longer
+// hold up every other channel's alerts for 30 s at a time.
 type pool struct {
-	slots chan struct{}
-	freed chan struct{} // signalled (coalesced) when a send ends
-	wg    sync.WaitGroup
+	slots     chan struct{}
+	slow      chan struct{}
+	slowAfter time.Duration
+	freed     chan struct{} // signalled (coalesced) when a slot frees
+	wg        sync.WaitGroup
 }
 
 func (w *Worker) newPool() *pool {
-	return &pool{slots: make(chan struct{}, or(w.Batch, 16)), freed: make(chan struct{}, 1)}
+	n := or(w.Batch, 16)
+	return &pool{slots: make(chan struct{}, n), slow: make(chan struct{}, 4*n),
+		slowAfter: or(w.SlowAfter, DefaultSlowAfter), freed: make(chan struct{}, 1)}
+}
+
+// DefaultSlowAfter is Worker.SlowAfter's default: a receiver answers in
+// well under a second as a rule.
+const DefaultSlowAfter = 5 * time.Second
+
+// send runs fn (one send) in the pool, in a slot taken by the caller. If
+// fn outlasts slowAfter and there is room among the slow sends, its slot
+// is given back at once and it goes on as a slow send.
+func (p *pool) send(fn func()) {
+	const (
+		running = iota
+		slowed  // its slot given back; it holds a token in slow
+		ended
+	)
+	var state atomic.Int32
+	freeSlot := func() {
+		<-p.slots
+		select {
+		case p.freed <- struct{}{}:
+		default:
+		}
+	}
+	p.wg.Go(func() {
+		t := time.AfterFunc(p.slowAfter, func() {
+			select {
+			case p.slow <- struct{}{}:
+				if state.CompareAndSwap(running, slowed) {
+					freeSlot()
+				} else {
+					<-p.slow // it ended meanwhile
+				}
+			default: // as many slow sends as allowed: it keeps its slot
+			}
+		})
+		defer func() {
+			t.Stop()
+			if state.CompareAndSwap(running, ended) {
+				freeSlot()
+			} else {
+				<-p.slow
+			}
+		}()
+		fn()
+	})
 }
 
 // fill claims as many due deliveries as there are free slots and starts
@@ -216,16 +273,7 @@ func (w *Worker) claimAndSend(ctx context.Context, p *pool, n int) (int, error) 
 	}
 	for _, d := range ds {
 		p.slots <- struct{}{}
-		p.wg.Go(func() {
-			defer func() {
-				<-p.slots
-				select {
-				case p.freed <- struct{}{}:
-				default:
-				}
-			}()
-			w.process(ctx, d)
-		})
+		p.send(func() { w.process(ctx, d) })
 	}
 	return len(ds), nil
 }

@@ -52,13 +52,13 @@ type Worker struct {
 	Now         func() time.Time // nil: time.Now
 	Log         *slog.Logger     // nil discards
 
-	Every       time.Duration // how often to look for due deliveries; default 1s
-	Lease       time.Duration // how long a claim holds; default 2m (well over a send's 30 s limit)
-	Batch       int           // deliveries claimed (and sent concurrently) at once; default 16
+	Every time.Duration // how often to look for due deliveries; default 1s
+	Lease time.Duration // how long a claim holds; default 2m (well over a send's 30 s limit)
+	Batch int           // deliveries claimed (and sent concurrently) at once; default 16
 	// SlowAfter: a send still waiting for its receiver after this long
 	// gives its slot to the next delivery and goes on outside the Batch,
 	// up to 4 × Batch such slow sends at once; default 5s.
-	SlowAfter time.Duration
+	SlowAfter   time.Duration
 	BackoffBase time.Duration // first retry delay; default 30s, doubling
 	BackoffMax  time.Duration // longest retry delay; default 1h
 	GiveUpAfter time.Duration // retries stop this long after the first attempt; default 24h

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/app"
 	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/service"
 )
@@ -24,33 +25,22 @@ func TestLearnedScheduleBecomesCron(t *testing.T) {
 	b := newBrowser(t, a.URL())
 	setup(t, b, "ada@example.com")
 	ctx := context.Background()
-	svc, st := a.Backend().Service, a.Backend().Store
+	svc := a.Backend().Service
 	job, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: "Invoice export", Timezone: "Europe/Berlin"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	now := time.Now().In(berlin)
-	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
-		fl, err := detect.ApplyEvents(b, sp)
-		if err != nil {
-			t.Error(err)
-		}
-		return fl
-	}
-	for i, d := 0, -24; d < 0; d++ {
+	var times []time.Time
+	for d := -24; d < 0; d++ {
 		day := now.AddDate(0, 0, d)
 		if day.Weekday() == time.Saturday || day.Weekday() == time.Sunday {
 			continue
 		}
-		at := time.Date(day.Year(), day.Month(), day.Day(), 6, 30, 40, 0, berlin).UTC()
-		var id beet.EventID
-		id[0], id[1] = byte(job.ID), byte(i)
-		i++
-		if err := st.AddEvents(ctx, []beet.Event{{ID: id, BeetID: job.ID, ReceivedAt: at, Method: "GET"}}, observe); err != nil {
-			t.Fatal(err)
-		}
+		times = append(times, time.Date(day.Year(), day.Month(), day.Day(), 6, 30, 40, 0, berlin).UTC())
 	}
+	addPastEvents(t, a, job.ID, times)
 	page := b.get("/beets/1").body
 	for _, s := range []string{"What auto mode watches for", "runs weekdays at 06:30 Europe/Berlin", "Alerting since", "Make it a cron beet", "30 6 * * 1-5"} {
 		if !strings.Contains(page, s) {
@@ -88,27 +78,17 @@ func TestLearningBeetShowsWhatIsWatched(t *testing.T) {
 	b := newBrowser(t, a.URL())
 	setup(t, b, "ada@example.com")
 	ctx := context.Background()
-	svc, st := a.Backend().Service, a.Backend().Store
-	feed, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: "Sign-ups", Timezone: "Europe/Berlin"})
+	feed, err := a.Backend().Service.CreateBeet(ctx, 1, service.BeetInput{Name: "Sign-ups", Timezone: "Europe/Berlin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
-		fl, err := detect.ApplyEvents(b, sp)
-		if err != nil {
-			t.Error(err)
-		}
-		return fl
-	}
 	at := time.Now().Add(-5 * time.Hour).UTC()
-	for i, gap := range []time.Duration{17, 41, 9, 63, 25, 33} {
+	var times []time.Time
+	for _, gap := range []time.Duration{17, 41, 9, 63, 25, 33} {
 		at = at.Add(gap * time.Minute)
-		var id beet.EventID
-		id[0], id[1] = byte(feed.ID), byte(i)
-		if err := st.AddEvents(ctx, []beet.Event{{ID: id, BeetID: feed.ID, ReceivedAt: at, Method: "GET"}}, observe); err != nil {
-			t.Fatal(err)
-		}
+		times = append(times, at)
 	}
+	addPastEvents(t, a, feed.ID, times)
 	page := b.get("/beets/1").body
 	for _, s := range []string{"What auto mode watches for", "Watched while learning: a silence of ", "a silence far longer than any gap seen is flagged"} {
 		if !strings.Contains(page, s) {
@@ -125,27 +105,17 @@ func TestPausedPageSaysNoAlerts(t *testing.T) {
 	b := newBrowser(t, a.URL())
 	setup(t, b, "ada@example.com")
 	ctx := context.Background()
-	svc, st := a.Backend().Service, a.Backend().Store
+	svc := a.Backend().Service
 	job, err := svc.CreateBeet(ctx, 1, service.BeetInput{Name: "Hourly export"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
-		fl, err := detect.ApplyEvents(b, sp)
-		if err != nil {
-			t.Error(err)
-		}
-		return fl
-	}
 	first := time.Now().Add(-4 * time.Hour).Truncate(time.Hour).Add(13 * time.Minute)
+	var times []time.Time
 	for i := range 4 {
-		var id beet.EventID
-		id[0], id[1] = byte(job.ID), byte(i)
-		at := first.Add(time.Duration(i) * time.Hour)
-		if err := st.AddEvents(ctx, []beet.Event{{ID: id, BeetID: job.ID, ReceivedAt: at, Method: "GET"}}, observe); err != nil {
-			t.Fatal(err)
-		}
+		times = append(times, first.Add(time.Duration(i)*time.Hour))
 	}
+	addPastEvents(t, a, job.ID, times)
 	watched := []string{"Alerting since", "Earliest reliable alert", "Next check"}
 	page := b.get("/beets/1").body
 	for _, s := range watched {
@@ -163,6 +133,26 @@ func TestPausedPageSaysNoAlerts(t *testing.T) {
 	for _, s := range watched {
 		if strings.Contains(page, s) {
 			t.Errorf("paused page says %q", s)
+		}
+	}
+}
+
+// addPastEvents stores one event at each of times for beet id, each in its
+// own commit through detection, as pings at those times would have.
+func addPastEvents(t *testing.T, a *app.App, id int64, times []time.Time) {
+	t.Helper()
+	observe := func(b *beet.Beet, sp beet.EventSpan) []beet.Flip {
+		fl, err := detect.ApplyEvents(b, sp)
+		if err != nil {
+			t.Error(err)
+		}
+		return fl
+	}
+	for i, at := range times {
+		var eid beet.EventID
+		eid[0], eid[1] = byte(id), byte(i)
+		if err := a.Backend().Store.AddEvents(context.Background(), []beet.Event{{ID: eid, BeetID: id, ReceivedAt: at, Method: "GET"}}, observe); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

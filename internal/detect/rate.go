@@ -885,10 +885,14 @@ func (w rates) describe(t time.Time) string {
 	if busiest >= 24 {
 		when = "weekends"
 	}
-	words := fmt.Sprintf("about %s events a day, busiest on %s around %02d:00 (about %s an hour)",
-		count(m.daily()), when, busiest%24, count(float64(busyRate)))
+	words := fmt.Sprintf("about %s events a day, busiest on %s around %02d:00 %s (about %s an hour)",
+		count(m.daily()), when, busiest%24, m.loc, count(float64(busyRate)))
 	if q := m.quietest(); q >= 0 && float64(m.rate[q]) < 0.5*float64(busyRate) {
-		words += fmt.Sprintf(", fewest around %02d:00 (about %s an hour)", q%24, count(float64(m.rate[q])))
+		fewest := "about " + count(float64(m.rate[q])) + " an hour"
+		if m.rate[q] < 0.05 {
+			fewest = "almost none" // "about 0.0 an hour"
+		}
+		words += fmt.Sprintf(", fewest around %02d:00 (%s)", q%24, fewest)
 	}
 	// The same instant Deadline would set after an event at t.
 	due, ok := m.walk(t, m.silenceNeed())

@@ -453,6 +453,26 @@ func TestRateFollowsOnlyRealClockChanges(t *testing.T) {
 	}
 }
 
+// TestRateWordsNameTheZone: a rate beet's description names the zone its
+// hours are in, as schedules and alarms do, and says "almost none" of
+// hours that have no events, not "about 0.0 an hour".
+func TestRateWordsNameTheZone(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	r := rand.New(rand.NewPCG(3, 3))
+	a := newAutoBeet("Europe/Berlin")
+	start := time.Date(2026, 5, 4, 0, 0, 0, 0, berlin)
+	for at := start; at.Before(start.AddDate(0, 0, 21)); {
+		at = at.Add(time.Duration(r.ExpFloat64() / 20 * float64(time.Hour)))
+		if h := at.In(berlin).Hour(); h >= 9 && h < 18 {
+			a.event(t, at, 1)
+		}
+	}
+	w, _ := Watch(&a.b)
+	if !strings.Contains(w.Description, ":00 Europe/Berlin (about") || !strings.Contains(w.Description, "(almost none)") {
+		t.Errorf("watching %q; want the zone of its hours and \"almost none\" for the night", w.Description)
+	}
+}
+
 // TestFlatTrafficSuggestsNoZone: traffic with no daily shape, random at
 // 30 events a day on a UTC beet across the spring's clock changes, makes
 // no case for any clock (its hours read the same moved or not): no zone is

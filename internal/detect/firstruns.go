@@ -368,23 +368,35 @@ const (
 )
 
 func (w guard) due(bool) (time.Time, string, bool) {
+	at, _ := w.dueTerms()
+	return at, kindGuard, true
+}
+
+// dueTerms is the guard's deadline, and what it adds to its basis in
+// words (the first day's floor, a weekend not seen yet): ", not before 26
+// h after its first event", ", plus 2 days for a weekend it has not seen
+// yet", so the wait the page and the alarm state adds up.
+func (w guard) dueTerms() (time.Time, string) {
 	m := w.m
 	last := time.UnixMicro(m.last)
 	at := last.Add(w.limit())
 	if a, ok := w.arcFirst(); ok {
 		at = a.by
 	}
+	terms := ""
 	if first := time.Unix(m.first, 0).Add(guardFirstDay); at.Before(first) {
 		at = first
+		terms += ", not before " + Duration(guardFirstDay) + " after its first event"
 	}
 	if !m.weekendSeen() {
 		// A beet not seen over a weekend yet may be quiet at weekends:
 		// the weekend does not count towards the silence.
 		if sat := m.nextSaturday(last); sat.Before(at) {
 			at = at.Add(48 * time.Hour)
+			terms += ", plus 2 days for a weekend it has not seen yet"
 		}
 	}
-	return at, kindGuard, true
+	return at, terms
 }
 
 // weekendSeen reports whether an hour of a Saturday or Sunday was learned.
@@ -416,16 +428,17 @@ func (w guard) alarm(_ string, due time.Time) *alarm {
 	if a, ok := w.arcFirst(); ok {
 		why = a.words(m.loc)
 	}
+	_, terms := w.dueTerms()
 	return &alarm{kind: beet.FlipSilence, expected: 1, reason: fmt.Sprintf(
-		"No event for %s (since %s); %s. Beet is still learning this beet's rhythm.",
-		Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"), why)}
+		"No event for %s (since %s); %s%s. Beet is still learning this beet's rhythm.",
+		Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"), why, terms)}
 }
 
 // describe says after how long a silence is flagged: until due, as the
 // beet page says it (Watch), weekends and the first day included.
 func (w guard) describe(time.Time) string {
-	due, _, _ := w.due(false)
-	return fmt.Sprintf("meanwhile a silence over %s (%s, not before a day of events) is flagged", Duration(due.Sub(time.UnixMicro(w.m.last))), w.basis())
+	due, terms := w.dueTerms()
+	return fmt.Sprintf("meanwhile a silence over %s (%s%s) is flagged", Duration(due.Sub(time.UnixMicro(w.m.last))), w.basis(), terms)
 }
 
 // heldJob reports whether the learning guard holds the beet to a job's

@@ -407,6 +407,31 @@ func TestHourlyJobRunsTooOften(t *testing.T) {
 	}
 }
 
+// TestGuardWaitAddsUp: a learning beet first seen on a Friday, with
+// events about every 30 min for a few hours, is watched by the learning
+// guard, whose wait, with no weekend seen yet, takes 2 days more across
+// one: the page and the alarm name it, so the wait they state adds up.
+func TestGuardWaitAddsUp(t *testing.T) {
+	start := time.Date(2026, 3, 6, 9, 0, 0, 0, time.UTC) // a Friday
+	r := rand.New(rand.NewPCG(29, 29))
+	a := newAutoBeet("UTC")
+	var last time.Time
+	for at := start; at.Before(start.Add(3 * time.Hour)); at = at.Add(time.Duration(r.ExpFloat64() / 2 * float64(time.Hour))) {
+		a.event(t, at, 1)
+		last = at
+	}
+	w, _ := Watch(&a.b)
+	if !strings.Contains(w.Description, "plus 2 days for a weekend it has not seen yet") {
+		t.Errorf("watching %q does not name the weekend", w.Description)
+	}
+	a.until(t, last.Add(10*24*time.Hour))
+	al := alarms(a.flips)
+	if len(al) == 0 || !strings.Contains(al[0].Reason, "plus 2 days for a weekend it has not seen yet") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatal("want the guard's alarm to name the weekend it waited across")
+	}
+}
+
 // TestYoungHourlyJobSaysWhatIsWatched: an hourly job first seen on a
 // Tuesday at 10:17 that stops after its 14:17 run is watched, while its
 // hours are young, only at times of day its runs came at (or up to 15:00):

@@ -69,10 +69,9 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 		// Meanwhile, from its 3rd event, the learning guard (firstruns.go).
 		guarded := ""
 		if g := (guard{m}); g.ready() {
-			due, _, _ := g.due(false)
+			due, terms := g.dueTerms()
 			w.AlertAfter = due.Sub(last)
-			guarded = fmt.Sprintf(" Meanwhile a silence is flagged after %s (%s, and not before a day of events).",
-				Duration(w.AlertAfter), g.basis())
+			guarded = fmt.Sprintf(" Meanwhile a silence is flagged after %s (%s%s).", Duration(w.AlertAfter), g.basis(), terms)
 		}
 		by := time.Unix(m.first, 0).Add(armBy)
 		if !by.After(last) {

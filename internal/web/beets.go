@@ -335,6 +335,7 @@ type detailView struct {
 	Flips       []*beet.Flip
 	OldTokens   []string // hits with rotated tokens, in words
 	Expectation string
+	Headline    string // under the status: the latest flip's reason, or what an up auto beet expects now
 	Reliable    string // when alerts can be trusted, in words
 	Watch       *watchView
 	Created     bool
@@ -486,6 +487,13 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	}
 	if runs := detect.RunExpectation(b); runs != "" {
 		v.Expectation += " " + runs
+	}
+	v.Headline = b.StatusReason
+	if b.Detection.Mode == beet.ModeAuto && b.Status == beet.StatusUp {
+		// The model moves on after the flip that made it up (a young
+		// schedule's days become known, a rule grows fourfold): the
+		// headline says what it expects now; the flip stays in the history.
+		v.Headline = v.Expectation
 	}
 	olds, err := h.svc.RotatedTokens(ctx, acc, id, 0)
 	if err != nil {

@@ -47,6 +47,12 @@ func TestLearnedScheduleBecomesCron(t *testing.T) {
 			t.Errorf("beet page lacks %q", s)
 		}
 	}
+	// The headline under the status says what the model expects now, not
+	// the learned flip's words of its third run ("weekends not seen yet").
+	if m := regexp.MustCompile(`<p class="reason-line" id="reason">([^<]*)</p>`).FindStringSubmatch(page); m == nil ||
+		!strings.HasPrefix(html.UnescapeString(m[1]), "Learned: runs weekdays at 06:30 Europe/Berlin") || strings.Contains(m[1], "not seen yet") {
+		t.Errorf("headline %q; want what the model expects now", m)
+	}
 	form := url.Values{}
 	i := strings.Index(page, "data-make-cron")
 	if i < 0 {

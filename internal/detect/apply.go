@@ -92,24 +92,33 @@ func apply(b *beet.Beet, d Decision, flips []beet.Flip) []beet.Flip {
 // it raises no alert) and clears the deadline, which the events applied
 // next set.
 func ResumeFlip(b *beet.Beet, at time.Time, reason string) beet.Flip {
-	f := *flipAt(b, at, resumeTo(b), beet.FlipManual, reason)
+	return resumeFlip(b, at, reason, resumeModel(b))
+}
+
+// resumeModel is the model of an auto beet that has had events, or nil.
+func resumeModel(b *beet.Beet) *RateModel {
+	if b.LastEventAt == nil || b.Detection.Mode != beet.ModeAuto {
+		return nil
+	}
+	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.events > 0 {
+		return m
+	}
+	return nil
+}
+
+// resumeFlip is ResumeFlip with b's model m (resumeModel) loaded.
+func resumeFlip(b *beet.Beet, at time.Time, reason string, m *RateModel) beet.Flip {
+	to := beet.StatusUp
+	switch {
+	case b.LastEventAt == nil:
+		to = beet.StatusNew
+	case b.Detection.Mode == beet.ModeAuto && (m == nil || !m.Armed()):
+		to = beet.StatusLearning
+	}
+	f := *flipAt(b, at, to, beet.FlipManual, reason)
 	b.Status, b.StatusReason, b.StatusSince = f.To, f.Reason, f.At
 	b.DueAt = nil
 	return f
-}
-
-// resumeTo is the status a paused b resumes to.
-func resumeTo(b *beet.Beet) beet.Status {
-	switch {
-	case b.LastEventAt == nil:
-		return beet.StatusNew
-	case b.Detection.Mode != beet.ModeAuto:
-		return beet.StatusUp
-	}
-	if m, err := LoadRateModel(b.Model, location(b)); err == nil && m.events > 0 && m.Armed() {
-		return beet.StatusUp
-	}
-	return beet.StatusLearning
 }
 
 // Resume resumes the paused b at at, as POST /resume does, by who ("a
@@ -128,21 +137,18 @@ func Resume(b *beet.Beet, at time.Time, who string) ([]beet.Flip, error) {
 		return nil, nil
 	}
 	reason := "Resumed by " + who + "."
-	var m *RateModel
+	m := resumeModel(b)
 	switch {
 	case b.LastEventAt == nil:
 		reason = "Resumed by " + who + "; waiting for the first event."
+	case m != nil && m.Armed():
+		reason = "Resumed by " + who + "; watching again: " + m.Describe(time.UnixMicro(m.last)) + "."
+	case m != nil:
+		reason = "Resumed by " + who + "; still learning the beet's rhythm."
 	case b.Detection.Mode == beet.ModeAuto:
 		reason = "Resumed by " + who + "; learning the beet's rhythm again."
-		if l, err := LoadRateModel(b.Model, location(b)); err == nil && l.events > 0 {
-			m = l
-			reason = "Resumed by " + who + "; still learning the beet's rhythm."
-			if m.Armed() {
-				reason = "Resumed by " + who + "; watching again: " + m.Describe(time.UnixMicro(m.last)) + "."
-			}
-		}
 	}
-	f := ResumeFlip(b, at, reason)
+	f := resumeFlip(b, at, reason, m)
 	switch {
 	case m != nil:
 		if due, ok := deadlineFrom(m, at, b.Status == beet.StatusUp); ok {
@@ -165,8 +171,14 @@ func Resume(b *beet.Beet, at time.Time, who string) ([]beet.Flip, error) {
 // the learning guard allows after from. Only the deadline: the model
 // learns nothing from it, and a silence flagged then names the last event.
 func deadlineFrom(m *RateModel, from time.Time, up bool) (time.Time, bool) {
-	c := *m
-	c.last = max(c.last, from.UnixMicro())
-	due, _, ok := c.Deadline(up)
+	due, _, ok := m.countedFrom(from).Deadline(up)
 	return maxTime(due, from), ok
+}
+
+// countedFrom is a copy of m whose deadlines count from t when t is later
+// than its last event (a resume); the copy learns nothing back into m.
+func (m *RateModel) countedFrom(t time.Time) *RateModel {
+	c := *m
+	c.last = max(c.last, t.UnixMicro())
+	return &c
 }

@@ -233,12 +233,10 @@ func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 	if at.Sub(due) > time.Second {
 		return Decision{Due: &at}, nil // not yet: a deadline set by older code
 	}
-	if kind == kindMissedRun && b.Status == beet.StatusUp && b.StatusSince.UnixMicro() > model.last {
+	if kind == kindMissedRun && b.Status == beet.StatusUp {
 		// Resumed since the last event (Resume): the run missed is the
 		// first one after the resume, not one while it was paused.
-		from := *model
-		from.last = b.StatusSince.UnixMicro()
-		model = &from
+		model = model.countedFrom(b.StatusSince)
 	}
 	a := model.watchOf(kind).alarm(kind, due)
 	switch kind {

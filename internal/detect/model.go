@@ -444,9 +444,8 @@ func (m *RateModel) incidentOver() bool {
 	if m.onSchedule() && m.extraCount() == 0 {
 		return true // and the extra runs' count leaked away (firstruns.go: tooOftenExtras)
 	}
-	if m.flags&flagSurge != 0 && m.Scheduled() {
-		// Running too often (a scheduled beet's surge alarm: detect.go):
-		// over when the count above is 0, maxExtraCount runs after the
+	if m.tooOftenOpen() {
+		// Over when the count above is 0, maxExtraCount runs after the
 		// last extra one, so extra runs that come and go are one
 		// incident. Not at the rate CUSUM's end: that came after a few
 		// runs, and the next bout, the count still high, was never
@@ -459,6 +458,10 @@ func (m *RateModel) incidentOver() bool {
 	return float64(m.dn.s)+m.partial(m.p.DropRatio) <= 0
 }
 
+// tooOftenOpen reports whether the open incident is a job running too
+// often: a scheduled beet's surge alarm (detect.go raises no other).
+func (m *RateModel) tooOftenOpen() bool { return m.flags&flagSurge != 0 && m.Scheduled() }
+
 // endIncident forgets the CUSUM runs after a recovery.
 func (m *RateModel) endIncident() {
 	m.up, m.dn = cusum{}, cusum{}
@@ -466,7 +469,7 @@ func (m *RateModel) endIncident() {
 }
 
 func (m *RateModel) recoveryReason(t time.Time) string {
-	if m.flags&flagSurge != 0 && m.Scheduled() {
+	if m.tooOftenOpen() {
 		return fmt.Sprintf("Back on schedule: no extra runs in its last %d runs (%s).", maxExtraCount, m.describeSchedule())
 	}
 	what := "drop"

@@ -70,6 +70,20 @@ func (m *Message) good() bool {
 // resolves reports whether the message ends its incident.
 func (m *Message) resolves() bool { return m.Event == beet.EventUp || m.Event == beet.EventPaused }
 
+// resolveAfter is the incident key that incident services (PagerDuty,
+// Opsgenie) resolve after sending m, or "": an earlier incident m's
+// opened in its place, or a test's own, so no one on call is left with a
+// test incident to close.
+func (m *Message) resolveAfter() string {
+	switch k := m.ResolvesIncidentKey; {
+	case m.Event == beet.EventTest:
+		return m.IncidentKey
+	case k != m.IncidentKey:
+		return k
+	}
+	return ""
+}
+
 // stateEvent is the event that names status s.
 func stateEvent(s beet.Status) string {
 	switch s {

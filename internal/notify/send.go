@@ -155,14 +155,7 @@ func (s *Sender) send(ctx context.Context, ch *beet.Channel, m *Message) error {
 		if err := s.postJSON(ctx, s.pagerDutyURL, pagerDutyPayload(ch.Config.RoutingKey, m), m); err != nil {
 			return err
 		}
-		k := m.ResolvesIncidentKey
-		switch {
-		case m.Event == beet.EventTest:
-			k = m.IncidentKey // a test leaves no incident open for the on-call to close
-		case k == m.IncidentKey:
-			k = ""
-		}
-		if k != "" {
+		if k := m.resolveAfter(); k != "" {
 			// After the main event, so the beet is never without an open
 			// incident while it is in trouble; a retry sends both again,
 			// which PagerDuty deduplicates by key.

@@ -472,10 +472,7 @@ func (s *Sender) sendOpsgenie(ctx context.Context, su *serviceURL, m *Message) e
 	if err := s.post(ctx, base, "application/json", body, h, m); err != nil {
 		return err
 	}
-	if m.Event == beet.EventTest {
-		return closeAlert(m.IncidentKey) // a test leaves no alert open for the on-call to close
-	}
-	if k := m.ResolvesIncidentKey; k != "" && k != m.IncidentKey {
+	if k := m.resolveAfter(); k != "" {
 		return closeAlert(k)
 	}
 	return nil

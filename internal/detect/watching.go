@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/beethq/beet"
@@ -48,6 +49,7 @@ type Watching struct {
 	AlertAfter time.Duration
 	// Events is how many events the model has seen.
 	Events int
+	first  time.Time // the model's first event, while learning
 	// SuggestedZone is a zone the beet's runs follow better than its own
 	// (its schedule followed that zone's clock change); empty if none.
 	SuggestedZone string
@@ -73,21 +75,12 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 			w.AlertAfter = due.Sub(last)
 			guarded = fmt.Sprintf(" Meanwhile a silence is flagged after %s (%s%s).", Duration(w.AlertAfter), g.basis(), terms)
 		}
-		by := time.Unix(m.first, 0).Add(armBy)
-		if !by.After(last) {
-			// A sparse beet: past 14 days, short of armByEvents events.
-			w.Description = fmt.Sprintf("Learning this beet's rhythm; full alerts start by its %s event at the latest (%d so far), or as soon as its runs make a schedule.",
-				schedule.Ordinal(armByEvents), m.events) + guarded
-			return w, true
+		w.first = time.Unix(m.first, 0)
+		if by := w.first.Add(armBy); by.After(last) {
+			w.ArmsBy = &by
 		}
-		w.ArmsBy = &by
-		const layout = "Jan 2 15:04 MST"
-		week := ""
-		if at := time.Unix(m.first, 0).Add(armAfter); at.After(last) {
-			week = " from " + at.In(m.loc).Format(layout)
-		}
-		w.Description = fmt.Sprintf("Learning this beet's rhythm; full alerts%s once %d events came (%d so far), or sooner once its runs make a schedule, and by %s at the latest (given %d events).",
-			week, armEvents, m.events, by.In(m.loc).Format(layout), armByEvents) + guarded
+		full := w.FullAlerts(last, m.loc)
+		w.Description = "Learning this beet's rhythm; " + strings.ToLower(full[:1]) + full[1:] + "." + guarded
 		return w, true
 	}
 	if at, ok := m.ArmedAt(); ok {
@@ -122,4 +115,26 @@ func sentenceAfter(s string) string {
 		return ""
 	}
 	return "." + s
+}
+
+// FullAlerts says, for a learning beet's watch, when its full alerts start
+// as of now, in loc, never naming a time that has passed: "Full alerts
+// from Dec 11 00:13 UTC once 30 events came (6 so far), or sooner once
+// its runs make a schedule, and by Dec 18 00:13 UTC at the latest (given
+// 5 events)". The watch's description and the beet page both say it so.
+func (w Watching) FullAlerts(now time.Time, loc *time.Location) string {
+	const layout = "Jan 2 15:04 MST"
+	const sooner = "or sooner once its runs make a schedule"
+	switch {
+	case w.ArmsBy != nil && w.ArmsBy.After(now):
+		from := ""
+		if week := w.first.Add(armAfter); !w.first.IsZero() && week.After(now) {
+			from = " from " + week.In(loc).Format(layout)
+		}
+		return fmt.Sprintf("Full alerts%s once %d events came (%d so far), %s, and by %s at the latest (given %d events)",
+			from, armEvents, w.Events, sooner, w.ArmsBy.In(loc).Format(layout), armByEvents)
+	case w.Events >= armByEvents:
+		return "Full alerts from its next event at the latest, " + sooner
+	}
+	return fmt.Sprintf("Full alerts by its %s event at the latest (%d so far), %s", schedule.Ordinal(armByEvents), w.Events, sooner)
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/beethq/beet"
 	"github.com/beethq/beet/internal/detect"
-	"github.com/beethq/beet/internal/schedule"
 	"github.com/beethq/beet/internal/service"
 )
 
@@ -508,7 +506,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 	if err != nil {
 		loc = time.UTC
 	}
-	v.Reliable = reliable(b, v.Flips, h.svc.Now(), loc)
+	v.Reliable = reliable(b, h.svc.Now(), loc)
 	v.Watch = watchViewOf(b)
 	if err := h.svc.FillTags(ctx, b); err != nil {
 		return nil, err
@@ -525,7 +523,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 		return nil, err
 	}
 	v.Day24 = counts[0]
-	v.DayOne = dayOne(b, v.Flips, v.Day24, now, loc)
+	v.DayOne = dayOne(b, v.Day24, now, loc)
 	chans, err := h.svc.Channels(ctx, acc)
 	if err != nil {
 		return nil, err
@@ -540,7 +538,7 @@ func (h *Handler) detail(r *http.Request, p *reqCtx) (*detailView, error) {
 // reliable says from when the beet's alerts can be trusted. For auto mode
 // it is decided by what the model watches (detect.Watch), whatever the
 // status: a learning beet the guard flagged is still learning.
-func reliable(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Location) string {
+func reliable(b *beet.Beet, now time.Time, loc *time.Location) string {
 	switch {
 	case b.Status == beet.StatusPaused:
 		return "Paused: no alerts until it is resumed."
@@ -550,7 +548,7 @@ func reliable(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Locatio
 		}
 		return "Now: the settings say what to expect."
 	}
-	if full, watched, ok := learningWords(b, flips, now, loc); ok {
+	if full, watched, ok := learningWords(b, now, loc); ok {
 		return full + ". " + watched
 	}
 	return "Now: the rhythm is learned."
@@ -560,8 +558,7 @@ func reliable(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Locatio
 // alerts start and what is watched meanwhile, built from detect.Watch
 // (and detect.ArmingRule before there is a model), with no date that has
 // passed. ok is false once the model is armed.
-func learningWords(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Location) (full, watched string, ok bool) {
-	const layout = "Jan 2 15:04 MST"
+func learningWords(b *beet.Beet, now time.Time, loc *time.Location) (full, watched string, ok bool) {
 	rule := detect.ArmingRule
 	meanwhile := "M" + strings.TrimPrefix(rule.Meanwhile(), "m") + "."
 	w, known := detect.Watch(b)
@@ -571,20 +568,7 @@ func learningWords(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Lo
 	case !known:
 		return "Full alerts start " + rule.Words(), meanwhile, true
 	}
-	const sooner = "or sooner once its runs make a schedule"
-	switch first, hasFirst := firstEvent(flips); {
-	case w.ArmsBy != nil && w.ArmsBy.After(now):
-		from := ""
-		if week := first.Add(rule.After); hasFirst && week.After(now) {
-			from = " from " + week.In(loc).Format(layout)
-		}
-		full = fmt.Sprintf("Full alerts%s once %d events came (%d so far), %s, and by %s at the latest (given %d events)",
-			from, rule.Events, w.Events, sooner, w.ArmsBy.In(loc).Format(layout), rule.LatestEvents)
-	case w.Events >= rule.LatestEvents:
-		full = "Full alerts from its next event at the latest, " + sooner
-	default:
-		full = fmt.Sprintf("Full alerts by its %s event at the latest (%d so far), %s", schedule.Ordinal(rule.LatestEvents), w.Events, sooner)
-	}
+	full = w.FullAlerts(now, loc)
 	switch {
 	case b.Status == beet.StatusDown || b.Status == beet.StatusAnomalous:
 		watched = "Still learning: the learning guard flagged this silence."
@@ -596,25 +580,15 @@ func learningWords(b *beet.Beet, flips []*beet.Flip, now time.Time, loc *time.Lo
 	return full, watched, true
 }
 
-// firstEvent is when the beet's first event came, from its state changes.
-func firstEvent(flips []*beet.Flip) (time.Time, bool) {
-	for _, f := range flips {
-		if f.Kind == beet.FlipFirst {
-			return f.At, true
-		}
-	}
-	return time.Time{}, false
-}
-
 // dayOne says, for a learning beet, what it has seen so far and when its
 // full alerts start, in the words Reliable alerts uses, so the first days
 // show something. A new beet's page says it with the URL.
-func dayOne(b *beet.Beet, flips []*beet.Flip, day int64, now time.Time, loc *time.Location) string {
+func dayOne(b *beet.Beet, day int64, now time.Time, loc *time.Location) string {
 	if b.Status != beet.StatusLearning || b.Detection.Mode != beet.ModeAuto {
 		return ""
 	}
 	msg := plural(int(day), "event") + " in the last 24 hours. Auto mode is learning when events come and how many"
-	if full, _, ok := learningWords(b, flips, now, loc); ok {
+	if full, _, ok := learningWords(b, now, loc); ok {
 		msg += "; " + strings.ToLower(full[:1]) + full[1:]
 	}
 	return msg + ". To alert at once, set a period or a schedule under Detection."

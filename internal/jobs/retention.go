@@ -93,8 +93,8 @@ func (r *Retention) Once(ctx context.Context) (*service.CleanupReport, error) {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			// Stopped by shutdown mid-pass; the next start carries on.
-			log.InfoContext(ctx, "retention clean-up interrupted", attrs...)
+			// Stopped by shutdown mid-pass: the batches done stay done.
+			log.InfoContext(ctx, "retention clean-up interrupted by shutdown; the next pass resumes", attrs...)
 			return rep, err
 		}
 		log.ErrorContext(ctx, "retention clean-up failed", append(attrs, "err", err)...)

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -27,38 +28,12 @@ func TestCleanupOnSeveralInstancesAtOnce(t *testing.T) {
 			stores = append(stores, st)
 			svcs = append(svcs, service.New(st, service.Options{CleanupBatch: 50, PasswordParams: cheapHash}))
 		}
-		a, _, err := svcs[0].CreateAccount(ctx, "many@example.com", "password1", beet.PlanFree)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		var beets []int64
-		for i := range 5 {
-			b, err := svcs[0].CreateBeet(ctx, a.ID, service.BeetInput{Name: "b"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			beets = append(beets, b.ID)
-			var evs []beet.Event
-			for j := range 400 { // 300 old, 100 recent
-				at := t0.Add(time.Duration(j) * time.Minute)
-				if j >= 300 {
-					at = t0.AddDate(0, 0, 40).Add(time.Duration(j) * time.Minute)
-				}
-				ev := beet.Event{BeetID: b.ID, ReceivedAt: at, Method: "GET"}
-				ev.ID[0], ev.ID[1], ev.ID[2] = byte(i), byte(j>>8), byte(j)
-				evs = append(evs, ev)
-			}
-			if err := stores[0].AddEvents(ctx, evs, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		now := t0.AddDate(0, 0, 35) // the first 300 of each beet are older than 30 days
+		beets := addExpiring(t, svcs[0], stores[0], 5)
 		var wg sync.WaitGroup
 		deleted := make([]int64, len(svcs))
 		for i, svc := range svcs {
 			wg.Go(func() {
-				r, err := svc.Cleanup(ctx, now, false)
+				r, err := svc.Cleanup(ctx, expiringNow, false)
 				if err != nil {
 					t.Errorf("instance %d: %v", i, err)
 					return
@@ -74,13 +49,107 @@ func TestCleanupOnSeveralInstancesAtOnce(t *testing.T) {
 		if total != 5*300 {
 			t.Errorf("instances deleted %v, %d in all; want 1500 in all", deleted, total)
 		}
-		for _, id := range beets {
-			evs, err := stores[0].FindEvents(ctx, beet.EventFilter{BeetID: id, Limit: 1000})
-			if err != nil || len(evs) != 100 {
-				t.Fatalf("beet %d keeps %d events (%v), want the 100 recent ones", id, len(evs), err)
-			}
+		if left := countEvents(t, stores[0], beets); left != 5*100 {
+			t.Errorf("%d events left, want the 500 recent ones", left)
 		}
 	})
+}
+
+// TestCleanupStoppedMidPassResumes: a pass stopped by shutdown at its third
+// batch keeps what its first two deleted, reports them with the
+// cancellation, and the next pass deletes the rest and nothing else.
+func TestCleanupStoppedMidPassResumes(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, engine string) {
+		st := testdb.Open(t, testdb.URL(t, engine))
+		ctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		stopping := &stopAtBatch{Store: st, at: 3, stop: stop}
+		svc := service.New(stopping, service.Options{CleanupBatch: 50, PasswordParams: cheapHash})
+		beets := addExpiring(t, svc, st, 2)
+		rep, err := svc.Cleanup(ctx, expiringNow, false)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("pass stopped at its third batch: err = %v, want context.Canceled", err)
+		}
+		if rep == nil || rep.Total != 2*50 {
+			t.Fatalf("stopped pass reported %+v, want the 100 events of its two finished batches", rep)
+		}
+		if left := countEvents(t, st, beets); left != 2*400-100 {
+			t.Fatalf("%d events left after the stopped pass, want 700: its finished batches stay deleted", left)
+		}
+		rep, err = service.New(st, service.Options{CleanupBatch: 50, PasswordParams: cheapHash}).Cleanup(context.Background(), expiringNow, false)
+		if err != nil || rep.Total != 2*300-100 {
+			t.Fatalf("next pass: deleted %v (%v), want the other 500 expired events", rep, err)
+		}
+		if left := countEvents(t, st, beets); left != 2*100 {
+			t.Errorf("%d events left, want the 200 recent ones", left)
+		}
+	})
+}
+
+// stopAtBatch is a real store whose at-th DeleteExpiredEvents call stops the
+// pass's context as it returns, as a shutdown arriving mid-batch would.
+type stopAtBatch struct {
+	beet.Store
+	at, calls int
+	stop      context.CancelFunc
+}
+
+func (s *stopAtBatch) DeleteExpiredEvents(ctx context.Context, p beet.Plan, cutoff time.Time, limit int) (int64, bool, error) {
+	if s.calls++; s.calls == s.at {
+		s.stop()
+	}
+	return s.Store.DeleteExpiredEvents(ctx, p, cutoff, limit)
+}
+
+// expiringNow is the clean-up time addExpiring's events are dated for.
+var expiringNow = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 35)
+
+// addExpiring adds n beets to a new Free account, each with 400 events: 300
+// older than 30 days at expiringNow, 100 recent. It returns the beets' IDs.
+func addExpiring(t *testing.T, svc *service.Service, st beet.Store, n int) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	a, _, err := svc.CreateAccount(ctx, "many@example.com", "password1", beet.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := expiringNow.AddDate(0, 0, -35)
+	var beets []int64
+	for i := range n {
+		b, err := svc.CreateBeet(ctx, a.ID, service.BeetInput{Name: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		beets = append(beets, b.ID)
+		var evs []beet.Event
+		for j := range 400 { // 300 old, 100 recent
+			at := t0.Add(time.Duration(j) * time.Minute)
+			if j >= 300 {
+				at = t0.AddDate(0, 0, 40).Add(time.Duration(j) * time.Minute)
+			}
+			ev := beet.Event{BeetID: b.ID, ReceivedAt: at, Method: "GET"}
+			ev.ID[0], ev.ID[1], ev.ID[2] = byte(i), byte(j>>8), byte(j)
+			evs = append(evs, ev)
+		}
+		if err := st.AddEvents(ctx, evs, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return beets
+}
+
+// countEvents counts the events the beets keep.
+func countEvents(t *testing.T, st beet.Store, beets []int64) int {
+	t.Helper()
+	n := 0
+	for _, id := range beets {
+		evs, err := st.FindEvents(context.Background(), beet.EventFilter{BeetID: id, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(evs)
+	}
+	return n
 }
 
 // TestCleanupRefusesTheFuture: a pass as of a later time would move the

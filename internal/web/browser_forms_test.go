@@ -141,3 +141,47 @@ func TestBrowserLongNameFits(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserFindBeetsForAStatusPage: typing in the status page form's
+// find box hides the beets whose name lacks it (the chosen stay), and
+// Enter there asks the server, which keeps the title typed and the beets
+// chosen; the page is then created with them.
+func TestBrowserFindBeetsForAStatusPage(t *testing.T) {
+	ctx, consoleErrors := newChrome(t)
+	a := startApp(t, nil)
+	base := a.URL()
+	setUpAccount(t, ctx, base)
+	for _, name := range []string{"Nightly backup", "Invoice export", "Backup check", "Checkout"} {
+		if _, err := a.Backend().Service.CreateBeet(context.Background(), 1, service.BeetInput{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shown := `Array.from(document.getElementById("sp-beets").options).filter(o => !o.hidden).map(o => o.textContent).join(", ")`
+	testbrowser.Run(t, ctx, "type", chromedp.Navigate(base+"/account/status-pages"), chromedp.WaitVisible(chromedp.ID("sp-find")),
+		setValue("sp-title", "Acme"), setValue("sp-slug", "acme"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#sp-beets option[value="2"]').selected = true`),
+		chromedp.SendKeys(chromedp.ID("sp-find"), "BACK"))
+	if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](shown)); err != nil || got != "Backup check, Invoice export, Nightly backup" {
+		t.Errorf("typing BACK shows %q (%v); want the two backups and the chosen Invoice export", got, err)
+	}
+	testbrowser.Run(t, ctx, "enter", chromedp.SendKeys(chromedp.ID("sp-find"), "\r"),
+		chromedp.WaitVisible(chromedp.ID("sp-beets-found")))
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`({title: document.getElementById("sp-title").value, path: location.pathname,
+		shown: `+shown+`, chosen: Array.from(document.getElementById("sp-beets").selectedOptions).map(o => o.textContent).join(", ")})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["title"] != "Acme" || got["path"] != "/account/status-pages" || got["shown"] != "Invoice export, Backup check, Nightly backup" || got["chosen"] != "Invoice export" {
+		t.Errorf("after Enter in the find box: %v; want the title kept, Invoice export chosen first, then the backups", got)
+	}
+	// Enter in the title creates the page: Find beets is not the form's
+	// default button.
+	testbrowser.Run(t, ctx, "create", chromedp.SendKeys(chromedp.ID("sp-title"), "\r"), chromedp.WaitVisible(chromedp.ID("notices")))
+	pg, err := a.Backend().Service.StatusPage(context.Background(), 1, 1)
+	if err != nil || pg.Title != "Acme" || len(pg.BeetIDs) != 1 || pg.BeetIDs[0] != 2 {
+		t.Errorf("created page %+v (%v); want Acme showing beet 2", pg, err)
+	}
+	for _, e := range consoleErrors() {
+		t.Errorf("console error: %s", e)
+	}
+}

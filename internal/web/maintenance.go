@@ -66,11 +66,12 @@ type beetOption struct {
 
 // beetOptions lists the beets a form offers: the chosen ones first, so a
 // form always shows what it holds however many beets the account has,
-// then the others by name, up to beet.MaxPageLimit in all. left is how
-// many beets are not listed. A chosen ID the account has no beet of is
-// left out (the service names it when the form is posted).
-func (h *Handler) beetOptions(r *http.Request, acc int64, chosen ...int64) (opts []beetOption, left int, err error) {
-	bs, total, err := h.svc.Beets(r.Context(), acc, beet.BeetFilter{Order: beet.OrderName, Limit: beet.MaxPageLimit})
+// then the others whose name contains name (all when it is ""), by name,
+// up to beet.MaxPageLimit in all. left is how many beets that match are
+// not listed. A chosen ID the account has no beet of is left out (the
+// service names it when the form is posted).
+func (h *Handler) beetOptions(r *http.Request, acc int64, name string, chosen ...int64) (opts []beetOption, left int, err error) {
+	bs, total, err := h.svc.Beets(r.Context(), acc, beet.BeetFilter{Name: name, Order: beet.OrderName, Limit: beet.MaxPageLimit})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -79,6 +80,7 @@ func (h *Handler) beetOptions(r *http.Request, acc int64, chosen ...int64) (opts
 		byID[b.ID] = b
 	}
 	seen := make(map[int64]bool, len(chosen))
+	listed := 0 // of the beets that match
 	for _, id := range chosen {
 		if seen[id] || id <= 0 {
 			continue
@@ -93,6 +95,9 @@ func (h *Handler) beetOptions(r *http.Request, acc int64, chosen ...int64) (opts
 		}
 		seen[id] = true
 		opts = append(opts, beetOption{b.ID, b.Name})
+		if strings.Contains(strings.ToLower(b.Name), strings.ToLower(name)) {
+			listed++
+		}
 	}
 	for _, b := range bs {
 		if len(opts) >= beet.MaxPageLimit {
@@ -101,9 +106,10 @@ func (h *Handler) beetOptions(r *http.Request, acc int64, chosen ...int64) (opts
 		if !seen[b.ID] {
 			seen[b.ID] = true
 			opts = append(opts, beetOption{b.ID, b.Name})
+			listed++
 		}
 	}
-	return opts, max(0, total-len(opts)), nil
+	return opts, max(0, total-listed), nil
 }
 
 // beetNames names the beets of ids.
@@ -153,7 +159,7 @@ func (h *Handler) windowNewView(r *http.Request, p *reqCtx, f windowForm, err er
 	v := windowNewView{layoutView: h.layout(r, p, "New maintenance window"), F: f, Timezones: commonZones}
 	var berr error
 	chosen, _ := strconv.ParseInt(strings.TrimSpace(f.BeetID), 10, 64)
-	if v.Beets, v.BeetsLeft, berr = h.beetOptions(r, p.session.AccountID, chosen); berr != nil {
+	if v.Beets, v.BeetsLeft, berr = h.beetOptions(r, p.session.AccountID, "", chosen); berr != nil {
 		return v, berr
 	}
 	if err != nil {

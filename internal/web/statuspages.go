@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,21 +22,30 @@ type statusPageForm struct {
 	Description string
 	Tags        string  // as typed: "prod, db"
 	BeetIDs     []int64 // chosen in the list
+	Find        string  // lists only the beets whose name contains it (and the chosen)
 }
 
 func statusPageFormOf(p *beet.StatusPage) statusPageForm {
 	return statusPageForm{Slug: p.Slug, Title: p.Title, Description: p.Description, Tags: strings.Join(p.Tags, ", "), BeetIDs: p.BeetIDs}
 }
 
-func readStatusPageForm(r *http.Request) statusPageForm {
-	f := statusPageForm{Slug: strings.TrimSpace(r.PostFormValue("slug")), Title: r.PostFormValue("title"),
-		Description: r.PostFormValue("description"), Tags: r.PostFormValue("tags")}
-	for _, s := range r.PostForm["beet_ids"] {
+// readStatusPageForm reads the form as posted, or as its Find button sent
+// it (a GET, so the beets found come with everything typed so far).
+func readStatusPageForm(vals url.Values) statusPageForm {
+	f := statusPageForm{Slug: strings.TrimSpace(vals.Get("slug")), Title: vals.Get("title"),
+		Description: vals.Get("description"), Tags: vals.Get("tags"), Find: strings.TrimSpace(vals.Get("find"))}
+	for _, s := range vals["beet_ids"] {
 		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
 			f.BeetIDs = append(f.BeetIDs, id)
 		}
 	}
 	return f
+}
+
+// found is the form its Find button sent, if it did.
+func found(r *http.Request) (statusPageForm, bool) {
+	q := r.URL.Query()
+	return readStatusPageForm(q), q.Has("find")
 }
 
 // page turns the form into a page; tags are split as people type them.
@@ -71,7 +81,7 @@ func (h *Handler) statusPagesView(r *http.Request, p *reqCtx, f statusPageForm, 
 	for _, pg := range ps {
 		v.Pages = append(v.Pages, statusPageRow{pg, shows(pg)})
 	}
-	if v.Beets, v.BeetsLeft, lerr = h.beetOptions(r, p.session.AccountID, f.BeetIDs...); lerr != nil {
+	if v.Beets, v.BeetsLeft, lerr = h.beetOptions(r, p.session.AccountID, f.Find, f.BeetIDs...); lerr != nil {
 		return v, lerr
 	}
 	if err != nil {
@@ -104,7 +114,8 @@ func shows(p *beet.StatusPage) string {
 }
 
 func (h *Handler) statusPagesPage(w http.ResponseWriter, r *http.Request, p *reqCtx) error {
-	v, err := h.statusPagesView(r, p, statusPageForm{}, nil)
+	f, _ := found(r)
+	v, err := h.statusPagesView(r, p, f, nil)
 	return h.renderPage(w, r, "status_pages", v, err)
 }
 
@@ -112,7 +123,7 @@ func (h *Handler) createStatusPage(w http.ResponseWriter, r *http.Request, p *re
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	f := readStatusPageForm(r)
+	f := readStatusPageForm(r.PostForm)
 	pg := f.page()
 	err := h.svc.CreateStatusPage(r.Context(), p.session.AccountID, pg)
 	return h.afterPostAs(w, r, err, statusPageURL(pg.ID, "created"), formStatus, func() (string, any, error) {
@@ -158,8 +169,12 @@ func (h *Handler) statusPageView(r *http.Request, p *reqCtx, pg *beet.StatusPage
 	v := &statusPageView{layoutView: h.layout(r, p, pg.Title+" · Status page"), Page: pg, F: statusPageFormOf(pg),
 		PublicURL: h.baseURL + "/status/" + pg.Slug, Done: r.URL.Query().Get("done"),
 		Notice: beet.StatusNotice{Severity: beet.SeverityInfo}}
+	chosen := slices.Clone(pg.BeetIDs)
+	if f, ok := found(r); ok {
+		v.F, chosen = f, f.BeetIDs
+	}
 	var err error
-	if v.Beets, v.BeetsLeft, err = h.beetOptions(r, p.session.AccountID, append(slices.Clone(pg.BeetIDs), v.F.BeetIDs...)...); err != nil {
+	if v.Beets, v.BeetsLeft, err = h.beetOptions(r, p.session.AccountID, v.F.Find, chosen...); err != nil {
 		return v, err
 	}
 	v.Notices, err = h.svc.StatusNotices(r.Context(), p.session.AccountID, pg.ID)
@@ -190,7 +205,7 @@ func (h *Handler) saveStatusPage(w http.ResponseWriter, r *http.Request, p *reqC
 	if err != nil {
 		return err
 	}
-	f := readStatusPageForm(r)
+	f := readStatusPageForm(r.PostForm)
 	want := f.page()
 	ids := append([]int64{}, want.BeetIDs...)
 	// A beet the page shows by ID that the form did not know of (added

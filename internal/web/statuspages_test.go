@@ -163,6 +163,27 @@ func TestBeetChoicesBeyondAPage(t *testing.T) {
 		t.Errorf("after unchoosing %d the page shows %v (%v)", last, pg.BeetIDs, err)
 	}
 
+	// Find: the form sent by its Find button lists the chosen beets, then
+	// those whose name matches, beyond the first page by name, and keeps
+	// what was typed; nothing is saved.
+	found := b.get("/account/status-pages/1?title=Acme+typed&slug=acme&find=zulu&beet_ids=1&known_beet_ids=1").body
+	for _, opt := range []string{`<option value="1" selected>Job 0000</option>`, fmt.Sprintf(`<option value="%d" >Zulu export</option>`, last),
+		fmt.Sprintf(`<option value="%d" >Zulu import</option>`, late), `value="Acme typed"`, `id="sp-find" name="find" type="search" value="zulu"`} {
+		if !strings.Contains(found, opt) {
+			t.Errorf("the form found by name lacks %s", opt)
+		}
+	}
+	if strings.Contains(found, "Job 0001") || strings.Contains(found, `id="sp-beets-left"`) {
+		t.Error("the form found by name lists beets that do not match, or says some are left out")
+	}
+	if pg, err := svc.StatusPage(ctx, 1, 1); err != nil || pg.Title != "Acme 2" {
+		t.Errorf("finding beets changed the page: %+v (%v)", pg, err)
+	}
+	if p := b.get("/account/status-pages?find=job+1&title=Ops").body; strings.Count(p, "<option value=") != 5 ||
+		!strings.Contains(p, `<option value="1001" >Job 1000</option>`) || !strings.Contains(p, `value="Ops"`) {
+		t.Errorf("the new page's form found by name does not list just Job 1000-1004 or loses the title typed")
+	}
+
 	// A window for a beet the first page by name leaves out: chosen in the
 	// form, named in the account's list.
 	if p := b.get(fmt.Sprintf("/account/maintenance/new?beet=%d", late)).body; !strings.Contains(p, fmt.Sprintf(`<option value="%d" selected>Zulu import</option>`, late)) {

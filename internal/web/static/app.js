@@ -132,6 +132,28 @@
     document.querySelectorAll("input[name=id][form=bulk]").forEach(function (c) { c.checked = ev.target.checked; });
   });
 
+  // A beet list's find box: hides the options whose name lacks what is
+  // typed (the chosen stay), and Enter in it asks the server (the Find
+  // button, not the form's default Save), which also searches the beets
+  // the list holds no room for.
+  document.querySelectorAll("input[data-filter]").forEach(function (box) {
+    var sel = document.getElementById(box.getAttribute("data-filter"));
+    if (!sel) return;
+    function sync() {
+      var q = box.value.trim().toLowerCase();
+      Array.prototype.forEach.call(sel.options, function (o) {
+        o.hidden = !o.selected && q !== "" && o.textContent.toLowerCase().indexOf(q) < 0;
+      });
+    }
+    box.addEventListener("input", sync);
+    var find = box.form && box.form.querySelector("[data-find]");
+    if (!find) return;
+    box.form.addEventListener("submit", function (ev) {
+      // A form ignores a submit asked for while its submit event runs.
+      if (document.activeElement === box && ev.submitter !== find) { ev.preventDefault(); setTimeout(function () { find.click(); }); }
+    });
+  });
+
   // Filters apply as soon as a status is picked.
   document.querySelectorAll("form[data-autosubmit] select").forEach(function (s) {
     s.addEventListener("change", function () { s.form.submit(); });

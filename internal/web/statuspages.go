@@ -34,6 +34,9 @@ func statusPageFormOf(p *beet.StatusPage) statusPageForm {
 func readStatusPageForm(vals url.Values) statusPageForm {
 	f := statusPageForm{Slug: strings.TrimSpace(vals.Get("slug")), Title: vals.Get("title"),
 		Description: vals.Get("description"), Tags: vals.Get("tags"), Find: strings.TrimSpace(vals.Get("find"))}
+	if r := []rune(f.Find); len(r) > beet.MaxNameLen { // no name holds more
+		f.Find = string(r[:beet.MaxNameLen])
+	}
 	for _, s := range vals["beet_ids"] {
 		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
 			f.BeetIDs = append(f.BeetIDs, id)

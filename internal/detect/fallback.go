@@ -212,11 +212,23 @@ func (w fallback) random() bool {
 
 // randomGapsWords says what randomGaps(perDay) waits for: "its 21 gaps so
 // far came at random times, about one every 16 h 3 min; by chance so long a
-// silence comes about once in 14 years". Only for a beet whose gaps are
-// random (at least 2 of them).
+// silence comes about once in 14 years". Under fewGaps gaps it says why the
+// wait is many times their mean (days after 2 gaps an hour apart): so few
+// gaps say little of the rate. Only for a beet whose gaps are random (at
+// least 2 of them).
 func (m *RateModel) randomGapsWords(perDay float64) string {
 	n := int64(m.events) - 1
 	span := time.UnixMicro(m.last).Sub(time.Unix(m.first, 0))
-	return fmt.Sprintf("its %d gaps so far came at random times, about one every %s; by chance so long a silence comes about once in %.0f years",
-		n, Duration(span/time.Duration(n)), 1/perDay/365)
+	years := fmt.Sprintf("%.0f years", 1/perDay/365)
+	if n < fewGaps {
+		return fmt.Sprintf("its %d gaps so far came at random times, about one every %s; so few say little of their rate, so Beet waits for a silence that any rate they allow would pass by chance only about once in %s",
+			n, Duration(span/time.Duration(n)), years)
+	}
+	return fmt.Sprintf("its %d gaps so far came at random times, about one every %s; by chance so long a silence comes about once in %s",
+		n, Duration(span/time.Duration(n)), years)
 }
+
+// fewGaps: under this many gaps, randomGaps waits well past what their
+// mean rate alone would ask for (18 days after 2 gaps 1 h 35 min apart,
+// against about 15 h; at 9 gaps, about twice), and the words say why.
+const fewGaps = 10

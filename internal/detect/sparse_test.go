@@ -113,6 +113,9 @@ func TestGuardRandomFirstGaps(t *testing.T) {
 		w, _ := Watch(&a.b)
 		wait := a.b.DueAt.Sub(at)
 		t.Logf("%v: due %s after the last event; %s", c.gaps, wait, w.Description)
+		if c.random && !strings.Contains(w.Description, "so few say little of their rate") {
+			t.Errorf("gaps %v: the wait of %s is not explained by how few the gaps are: %s", c.gaps, wait, w.Description)
+		}
 		if said := strings.Contains(w.Description, "gaps so far came at random times"); said != c.random ||
 			c.random && wait < 5*24*time.Hour || !c.random && wait > 26*time.Hour {
 			t.Errorf("gaps %v: want random %v (a wait over 5 days, said so; else up to a day of events), got %s: %s", c.gaps, c.random, wait, w.Description)

@@ -12,6 +12,7 @@ package detect
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -199,9 +200,9 @@ func onDeadline(p *Params, b *beet.Beet) (Decision, error) {
 		}
 		f.Kind = beet.FlipSilence
 		f.Reason = fmt.Sprintf("No event since %s (%s); expected one at least every %s",
-			last.In(location(b)).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), Duration(period(b)))
+			last.In(location(b)).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), Exact(period(b)))
 		if grace(b) > 0 {
-			f.Reason += ", plus " + Duration(grace(b)) + " grace"
+			f.Reason += ", plus " + Exact(grace(b)) + " grace"
 		}
 		f.Reason += "."
 	case beet.ModeCron:
@@ -264,10 +265,10 @@ func Expectation(b *beet.Beet) string {
 	case beet.ModePeriod:
 		if grace(b) == 0 {
 			return fmt.Sprintf("Expects an event at least every %s; silence is flagged %s after the last event.",
-				Duration(period(b)), Duration(period(b)))
+				Exact(period(b)), Exact(period(b)))
 		}
 		return fmt.Sprintf("Expects an event at least every %s, plus %s grace; silence is flagged %s after the last event.",
-			Duration(period(b)), Duration(grace(b)), Duration(period(b)+grace(b)))
+			Exact(period(b)), Exact(grace(b)), Exact(period(b)+grace(b)))
 	case beet.ModeCron:
 		c, loc, err := cronOf(b)
 		if err != nil {
@@ -276,7 +277,7 @@ func Expectation(b *beet.Beet) string {
 		if grace(b) == 0 {
 			return fmt.Sprintf("Expects a run %s; a missed run is flagged as soon as its time passes.", c.Describe(loc))
 		}
-		return fmt.Sprintf("Expects a run %s; a missed run is flagged %s after its time.", c.Describe(loc), Duration(grace(b)))
+		return fmt.Sprintf("Expects a run %s; a missed run is flagged %s after its time.", c.Describe(loc), Exact(grace(b)))
 	}
 	if b.Status == beet.StatusNew {
 		return "Waiting for the first event. Then Beet learns its rhythm; " + ArmingRule.Meanwhile() + "."
@@ -363,6 +364,38 @@ func Duration(d time.Duration) string {
 		}
 		return fmt.Sprintf("%d days %d h", days, h)
 	}
+}
+
+// Exact writes a length someone set (a period, a grace) as Duration does
+// when Duration drops nothing, else to the second: a grace of 90 s is
+// "1 min 30 s", not "1 min", so "every 1 min 30 s, plus 1 min 30 s grace"
+// adds up to the 3 min it is flagged after.
+func Exact(d time.Duration) string {
+	unit := time.Minute
+	switch {
+	case d < time.Minute:
+		return Duration(d)
+	case d >= 48*time.Hour:
+		unit = time.Hour
+	}
+	if d%unit == 0 {
+		return Duration(d)
+	}
+	var parts []string
+	if d >= 48*time.Hour {
+		parts = append(parts, fmt.Sprintf("%d days", int(d/(24*time.Hour))))
+		d %= 24 * time.Hour
+	}
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "min"}, {time.Second, "s"}} {
+		if n := int(d / u.unit); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, u.name))
+		}
+		d %= u.unit
+	}
+	return strings.Join(parts, " ")
 }
 
 func ptr(f float64) *float64 { return &f }

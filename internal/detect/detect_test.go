@@ -139,6 +139,32 @@ func TestDuration(t *testing.T) {
 	}
 }
 
+// TestExact: a period or grace someone set is written to the second where
+// Duration would drop some of it, so its parts add up to the sum said.
+func TestExact(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{30 * time.Second, "30 s"},
+		{time.Minute, "1 min"},
+		{90 * time.Second, "1 min 30 s"},
+		{3 * time.Minute, "3 min"},
+		{time.Hour + 30*time.Second, "1 h 30 s"},
+		{25*time.Hour + 90*time.Second, "25 h 1 min 30 s"},
+		{72 * time.Hour, "3 days"},
+		{72*time.Hour + 5*time.Minute, "3 days 5 min"},
+	} {
+		if got := Exact(c.d); got != c.want {
+			t.Errorf("Exact(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+	b := &beet.Beet{Detection: beet.Detection{Mode: beet.ModePeriod, PeriodSeconds: 90, GraceSeconds: 90}}
+	if got, want := Expectation(b), "Expects an event at least every 1 min 30 s, plus 1 min 30 s grace; silence is flagged 3 min after the last event."; got != want {
+		t.Errorf("Expectation = %q, want %q", got, want)
+	}
+}
+
 func TestExpectation(t *testing.T) {
 	for b, want := range map[*beet.Beet]string{
 		periodBeet(beet.StatusUp):                                                "Expects an event at least every 1 h, plus 10 min grace; silence is flagged 1 h 10 min after the last event.",

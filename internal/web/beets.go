@@ -195,7 +195,7 @@ func (h *Handler) bulk(w http.ResponseWriter, r *http.Request, p *reqCtx) error 
 func rhythm(b *beet.Beet) string {
 	switch b.Detection.Mode {
 	case beet.ModePeriod:
-		return "every " + detect.Duration(time.Duration(b.Detection.PeriodSeconds)*time.Second)
+		return "every " + detect.Exact(time.Duration(b.Detection.PeriodSeconds)*time.Second)
 	case beet.ModeCron:
 		e := detect.Expectation(b)
 		if s, ok := strings.CutPrefix(e, "Expects a run "); ok {

@@ -106,13 +106,12 @@ func NotifyEvent(f *Flip) string {
 	if slices.Contains(SilentFlipKinds, f.Kind) {
 		return ""
 	}
-	bad := func(s Status) bool { return s == StatusDown || s == StatusAnomalous }
 	switch {
 	case f.To == StatusDown && f.From != StatusDown:
 		return EventDown
 	case f.To == StatusAnomalous && f.From != StatusAnomalous:
 		return EventAnomalous
-	case (f.To == StatusUp || f.To == StatusLearning) && bad(f.From):
+	case (f.To == StatusUp || f.To == StatusLearning) && f.From.InTrouble():
 		return EventUp // a learning beet's alarm ends back in learning
 	}
 	return ""

@@ -15,6 +15,13 @@ const (
 // Statuses lists every status.
 var Statuses = []Status{StatusNew, StatusLearning, StatusUp, StatusDown, StatusAnomalous, StatusPaused}
 
+// TroubleStatuses are the statuses of a beet in trouble: alerted on, kept
+// first on a status page, what a recovery leaves.
+var TroubleStatuses = []Status{StatusDown, StatusAnomalous}
+
+// InTrouble reports whether s is down or anomalous.
+func (s Status) InTrouble() bool { return s == StatusDown || s == StatusAnomalous }
+
 // Valid reports whether s is a known status.
 func (s Status) Valid() bool {
 	for _, t := range Statuses {

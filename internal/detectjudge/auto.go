@@ -87,7 +87,7 @@ func (d *autoDetector) alarms(t time.Time, flips []beet.Flip, event bool) []Alar
 			d.armed = f.At
 		}
 		switch {
-		case f.To == beet.StatusDown || f.To == beet.StatusAnomalous:
+		case f.To.InTrouble():
 			a := Alarm{At: f.At, Kind: string(f.Kind)}
 			if f.Kind == beet.FlipMissedRun {
 				// The model as the last event left it set the deadline,
@@ -103,7 +103,7 @@ func (d *autoDetector) alarms(t time.Time, flips []beet.Flip, event bool) []Alar
 				}
 			}
 			out = append(out, a)
-		case (f.To == beet.StatusUp || f.To == beet.StatusLearning) && (f.From == beet.StatusDown || f.From == beet.StatusAnomalous):
+		case (f.To == beet.StatusUp || f.To == beet.StatusLearning) && f.From.InTrouble():
 			// A learning beet whose silence alarm ends goes back to learning.
 			out = append(out, Alarm{At: f.At, Kind: string(f.Kind), Recovery: true})
 		}

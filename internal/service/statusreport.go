@@ -199,7 +199,7 @@ func (s *Service) PublicStatus(ctx context.Context, slug string) (*StatusReport,
 func cutOne(bs []*beet.StatusPageBeet) []*beet.StatusPageBeet {
 	drop := len(bs) - 1
 	for i := drop; i >= 0; i-- {
-		if bs[i].Status != beet.StatusDown && bs[i].Status != beet.StatusAnomalous {
+		if !bs[i].Status.InTrouble() {
 			drop = i
 			break
 		}

@@ -12,6 +12,10 @@ import (
 	"github.com/beethq/beet"
 )
 
+// troubleStatuses is beet.TroubleStatuses as an SQL list (checked by
+// TestTroubleStatusesSQL): a constant, so queries stay constant strings.
+const troubleStatuses = "('down', 'anomalous')"
+
 const deliveryColumns = `id, channel_id, beet_id, flip_id, incident_flip_id, event, reminder, flapping, status,
 	attempts, next_at, created_at, first_at, last_at, latency_us, error`
 
@@ -47,17 +51,17 @@ var notifiedFlip = func() string {
 func fanOut(ctx context.Context, q querier, f *beet.Flip) error {
 	event := beet.NotifyEvent(f)
 	if event == "" && f.Kind == beet.FlipManual && f.To == beet.StatusPaused &&
-		(f.From == beet.StatusDown || f.From == beet.StatusAnomalous) {
+		f.From.InTrouble() {
 		event = beet.EventPaused
 	}
 	if event == "" {
 		return nil
 	}
 	incident := f.ID
-	if f.From == beet.StatusDown || f.From == beet.StatusAnomalous {
+	if f.From.InTrouble() {
 		var open sql.NullInt64
 		err := q.QueryRowContext(ctx, `SELECT MAX(id) FROM flips WHERE beet_id = $1 AND id < $2
-			AND to_status IN ('down', 'anomalous') AND from_status NOT IN ('down', 'anomalous')`, f.BeetID, f.ID).Scan(&open)
+			AND to_status IN `+troubleStatuses+` AND from_status NOT IN `+troubleStatuses+``, f.BeetID, f.ID).Scan(&open)
 		if err != nil {
 			return fmt.Errorf("fan out flip: %w", err)
 		}
@@ -277,7 +281,7 @@ func (db *DB) CreateReminders(ctx context.Context, now time.Time) (int, error) {
 		JOIN beets b ON b.id = d.beet_id
 		WHERE c.reminder_every > 0
 			AND d.event IN ('beet.down', 'beet.anomalous', '`+beet.EventSettled+`')
-			AND b.status IN ('down', 'anomalous')
+			AND b.status IN `+troubleStatuses+`
 			AND d.status <> 'pending'
 			AND COALESCE(d.last_at, d.created_at) <= $1 - c.reminder_every * 1000000
 			AND d.id = (SELECT MAX(l.id) FROM deliveries l WHERE l.channel_id = d.channel_id AND l.beet_id = d.beet_id)
@@ -304,8 +308,8 @@ func (db *DB) CreateSettled(ctx context.Context, now time.Time, quiet time.Durat
 	n, err := rowsAffected(db.write.ExecContext(ctx, `INSERT INTO deliveries
 		(channel_id, beet_id, flip_id, incident_flip_id, event, status, next_at, created_at)
 		SELECT f.channel_id, f.beet_id, l.id,
-			CASE WHEN b.status IN ('down', 'anomalous') THEN COALESCE((SELECT MAX(o.id) FROM flips o WHERE o.beet_id = b.id
-				AND o.to_status IN ('down', 'anomalous') AND o.from_status NOT IN ('down', 'anomalous')), f.incident_flip_id)
+			CASE WHEN b.status IN `+troubleStatuses+` THEN COALESCE((SELECT MAX(o.id) FROM flips o WHERE o.beet_id = b.id
+				AND o.to_status IN `+troubleStatuses+` AND o.from_status NOT IN `+troubleStatuses+`), f.incident_flip_id)
 			ELSE f.incident_flip_id END,
 			'`+beet.EventSettled+`', 'pending', $1, $1
 		FROM deliveries f

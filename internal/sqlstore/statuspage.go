@@ -266,7 +266,7 @@ func (db *DB) FindStatusPageBeets(ctx context.Context, accountID int64, tags []s
 	rows, err := db.read.QueryContext(ctx, `SELECT id, name, status, status_since, created_at FROM (
 		SELECT id, name, status, status_since, created_at FROM beets
 		WHERE account_id = $1 AND (`+strings.Join(match, " OR ")+`)
-		ORDER BY CASE WHEN status IN ('`+string(beet.StatusDown)+`', '`+string(beet.StatusAnomalous)+`') THEN 0 ELSE 1 END, `+byName+`
+		ORDER BY CASE WHEN status IN `+troubleStatuses+` THEN 0 ELSE 1 END, `+byName+`
 		LIMIT $`+strconv.Itoa(len(args))+`) AS shown ORDER BY `+byName, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find status page beets: %w", err)

@@ -204,14 +204,14 @@ func insertFlipsPG(ctx context.Context, tx *sql.Tx, flips []*beet.Flip) error {
 	for _, f := range flips {
 		event := beet.NotifyEvent(f)
 		if event == "" && f.Kind == beet.FlipManual && f.To == beet.StatusPaused &&
-			(f.From == beet.StatusDown || f.From == beet.StatusAnomalous) {
+			f.From.InTrouble() {
 			event = beet.EventPaused
 		}
 		if event == "" {
 			continue
 		}
 		oBeet, oFlip, oEvent, oAt = append(oBeet, f.BeetID), append(oFlip, f.ID), append(oEvent, event), append(oAt, toMicros(f.At))
-		oLeaves = append(oLeaves, f.From == beet.StatusDown || f.From == beet.StatusAnomalous)
+		oLeaves = append(oLeaves, f.From.InTrouble())
 	}
 	if len(oBeet) == 0 {
 		return nil
@@ -219,7 +219,7 @@ func insertFlipsPG(ctx context.Context, tx *sql.Tx, flips []*beet.Flip) error {
 	_, err = tx.ExecContext(ctx, `INSERT INTO deliveries (channel_id, beet_id, flip_id, incident_flip_id, event, status, next_at, created_at)
 		SELECT bc.channel_id, v.beet_id, v.flip_id,
 			CASE WHEN v.leaves THEN COALESCE((SELECT MAX(f.id) FROM flips f WHERE f.beet_id = v.beet_id AND f.id < v.flip_id
-				AND f.to_status IN ('down', 'anomalous') AND f.from_status NOT IN ('down', 'anomalous')), v.flip_id)
+				AND f.to_status IN `+troubleStatuses+` AND f.from_status NOT IN `+troubleStatuses+`), v.flip_id)
 			ELSE v.flip_id END,
 			v.event, 'pending', v.at, v.at
 		FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::boolean[]) AS v(beet_id, flip_id, event, at, leaves)

@@ -570,7 +570,7 @@ func learningWords(b *beet.Beet, now time.Time, loc *time.Location) (full, watch
 	}
 	full = w.FullAlerts(now, loc)
 	switch {
-	case b.Status == beet.StatusDown || b.Status == beet.StatusAnomalous:
+	case b.Status.InTrouble():
 		watched = "Still learning: the learning guard flagged this silence."
 	case w.AlertAfter > 0:
 		watched = "Watched meanwhile: a silence over " + detect.Duration(w.AlertAfter) + " after the last event, and a job from its first runs."

@@ -98,7 +98,14 @@ func (m *RateModel) noteYoung(late int64) {
 	// seed 97). Random traffic makes six such runs far more rarely than four.
 	loose := int64(m.period) < 86400 && m.streak >= m.youngStreak()+youngLooseRuns &&
 		int64(m.lateMax) <= 2*m.youngLate() && -late <= 2*m.youngLate()
-	if pings && (punctual || loose) || spread {
+	// Or, under a day, a long streak of runs that were the beet's only
+	// events (allRuns), whatever lateness its grace covers: a job every
+	// 15 min whose 7th run came 2 min 30 s late, past the minute its
+	// first runs gave, lost its young schedule (the late run made its
+	// first runs look like chance) and was left to the rate model, which
+	// flagged its stop after 4 h (TestQuarterHourJobLateSeventhRunStopped).
+	regular := int64(m.period) < 86400 && m.allRuns() && m.lateFits()
+	if pings && (punctual || loose || regular) || spread {
 		m.flags |= flagYoung
 		if p := int64(m.period); p < 86400 {
 			// The streak's first run is a run too: the window of a job

@@ -936,3 +936,33 @@ func TestOffRun(t *testing.T) {
 		}
 	}
 }
+
+// TestQuarterHourJobLateSeventhRunStopped: a job every 15 min, on time
+// but for its 7th run, 2 min 30 s late (flagged: its first runs gave a
+// minute), that stops on its second day. The late run made its first runs
+// look like chance and the rate model took the beet over: "about 69
+// events a day", its stop flagged after 4 h. Its runs were its only
+// events: the schedule is recognised again from them, and the stop is
+// flagged within minutes.
+func TestQuarterHourJobLateSeventhRunStopped(t *testing.T) {
+	start := time.Date(2026, 3, 2, 0, 0, 10, 0, time.UTC) // a Monday
+	a := newAutoBeet("UTC")
+	const runs = 96 + 40 // to Tuesday 10:00
+	for k := range runs {
+		at := start.Add(time.Duration(k) * 15 * time.Minute)
+		if k == 6 {
+			at = at.Add(140 * time.Second)
+		}
+		a.event(t, at, 1)
+	}
+	due := start.Add(runs * 15 * time.Minute)
+	a.until(t, due.Add(2*time.Hour))
+	var found bool
+	for _, f := range a.since(due.Add(-time.Minute)) {
+		found = found || f.Kind == beet.FlipMissedRun && f.At.Before(due.Add(10*time.Minute))
+	}
+	if !found {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the stop due at %s not flagged within 10 min", due)
+	}
+}

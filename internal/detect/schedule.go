@@ -1014,6 +1014,9 @@ func (w calendar) alarm(kind string, due time.Time) *alarm {
 		return &alarm{kind: beet.FlipOverrun, expected: 1, reason: fmt.Sprintf("The run that started at %s has not reported its end by %s; the longest run of the last %d ended %s after its start (%s).",
 			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), endRunsSure, Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
 	}
+	if kind == kindMissedSecond && m.twiceDaily() {
+		return m.missedRun("run", time.Unix(m.secondSlot(), 0), due, m.pairSlack() > 0) // one of the two its words name
+	}
 	if kind == kindMissedSecond {
 		return m.missedRun("second run of the day", time.Unix(m.secondSlot(), 0), due, m.pairSlack() > 0)
 	}

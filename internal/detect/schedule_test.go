@@ -164,8 +164,11 @@ func TestTwiceDailyPairStatesRunTime(t *testing.T) {
 	s := readDump(t, "testdata/twice-daily-missed-run.csv")
 	loc, _ := time.LoadLocation(s.zone)
 	a := s.feed(t, s.start)
-	if w, _ := Watch(&a.b); !strings.HasPrefix(w.Description, "runs every day at ") || !strings.Contains(w.Description, "with a second ping about 11 h") {
-		t.Errorf("not learned as a daily pair: %s", w.Description)
+	// Both times, in the order of the day: said as one run "with a second
+	// ping about 11 h 36 min after each run", its morning run was "the
+	// second run of the day" and its cron line named only the evening's.
+	if w, _ := Watch(&a.b); !regexp.MustCompile(`^runs every day at 0[67]:\d\d and 18:\d\d America/New_York, `).MatchString(w.Description) || w.Cron != "" {
+		t.Errorf("not learned as a twice-daily job: %s (cron %q)", w.Description, w.Cron)
 	}
 	m, _ := LoadRateModel(a.b.Model, loc) // the grace the alarm states
 	a.until(t, s.end)
@@ -598,7 +601,7 @@ func TestPairNearHalfDayAfterLateRun(t *testing.T) {
 				logFlips(t, a.flips, riga)
 				t.Errorf("%s, seed %d: want the run flagged once, got %d alarms", what, seed, len(al))
 			}
-			if w, _ := Watch(&a.b); !strings.Contains(w.Description, "second ping") {
+			if w, _ := Watch(&a.b); !regexp.MustCompile(`^runs every day at \d\d:\d\d and \d\d:\d\d `).MatchString(w.Description) {
 				t.Errorf("%s, seed %d: the pair is not learned again: %s", what, seed, w.Description)
 			}
 		}
@@ -995,5 +998,32 @@ func TestMissedRunReasonSaysTheClockHour(t *testing.T) {
 		!strings.Contains(al[0].Reason, "an hour more as the clocks changed") {
 		logFlips(t, al, time.UTC)
 		t.Fatalf("want one missed run an hour after %s, saying why", slot)
+	}
+}
+
+// TestTwiceDailyJobSaysBothRuns: a job at 06:10 and 18:10 is said as
+// both runs, with the cron line that runs it, and its missed morning run
+// as a run at its time. Said as a run at 18:10 "with a second ping about
+// 12 h after each run", its cron line ran only the evening's, and the
+// morning's was "the second run of the day".
+func TestTwiceDailyJobSaysBothRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	a := newAutoBeet("UTC")
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC) // a Monday
+	for d := range 12 {
+		for _, h := range []int{6, 18} {
+			if d == 10 && h == 6 {
+				continue
+			}
+			a.event(t, start.AddDate(0, 0, d).Add(time.Duration(h)*time.Hour+10*time.Minute+time.Duration(r.Int64N(int64(30*time.Second)))), 1)
+		}
+	}
+	if w, _ := Watch(&a.b); !strings.HasPrefix(w.Description, "runs every day at 06:10 and 18:10 UTC, ") || w.Cron != "10 6,18 * * *" {
+		t.Errorf("watched as %q (cron %q)", w.Description, w.Cron)
+	}
+	al := alarms(a.flips)
+	if len(al) != 1 || !strings.HasPrefix(al[0].Reason, "Missed the run due at Mar 12 06:10 UTC") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want the missed 06:10 run flagged as such, got %d alarms", len(al))
 	}
 }

@@ -50,6 +50,8 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		if day <= 28 { // cron runs a later day only in the months that have it
 			cron = fmt.Sprintf("%d %d %d * *", mm, hh, at.Day())
 		}
+	case p == 86400 && m.twiceDaily():
+		words, cron = m.twiceDailyWords(at, days, dow)
 	case p == 86400:
 		words = fmt.Sprintf("%s at %02d:%02d %s", days, hh, mm, zone)
 		cron = fmt.Sprintf("%d %d * * %s", mm, hh, dow)
@@ -123,8 +125,39 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	case m.endRuns() >= endRunsSure:
 		// endOff is whole seconds: 0 is an end within the second.
 		words += ", with an end ping at most " + Duration(time.Duration(max(m.endOff, 1))*time.Second) + " after each start"
-	case m.endOff > 0:
+	case m.endOff > 0 && !m.twiceDaily():
 		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
+	}
+	return words, cron
+}
+
+// twiceDaily reports whether a daily schedule's second ping is a second
+// run of the day: a quarter of a day or more after the first (as offGrid
+// takes it), not an end ping.
+func (m *RateModel) twiceDaily() bool {
+	return m.period == 86400 && m.endRuns() < endRunsSure && int64(m.endOff) >= 86400/4
+}
+
+// twiceDailyWords says a twice-daily job's two times, in the order of the
+// day ("every day at 06:10 and 18:40 UTC"), and its cron line when one
+// can say it (both at the same minute). Said as one run with a second
+// ping 11 h 30 min after it, its morning run was "the second run of the
+// day", and its cron line named only the evening one.
+func (m *RateModel) twiceDailyWords(at time.Time, days, dow string) (words, cron string) {
+	second := at.Add(time.Duration(m.endOff) * time.Second)
+	h1, m1, h2, m2 := at.Hour(), at.Minute(), second.Hour(), second.Minute()
+	zone := m.loc.String()
+	nextDay := h2*60+m2 < h1*60+m1
+	switch {
+	case !nextDay:
+		words = fmt.Sprintf("%s at %02d:%02d and %02d:%02d %s", days, h1, m1, h2, m2, zone)
+	case dow == "*":
+		words = fmt.Sprintf("%s at %02d:%02d and %02d:%02d %s", days, h2, m2, h1, m1, zone)
+	default: // its second runs fall on the next days
+		return fmt.Sprintf("%s at %02d:%02d %s, each followed by a run at %02d:%02d the next day", days, h1, m1, zone, h2, m2), ""
+	}
+	if m1 == m2 {
+		cron = fmt.Sprintf("%d %d,%d * * %s", m1, min(h1, h2), max(h1, h2), dow)
 	}
 	return words, cron
 }

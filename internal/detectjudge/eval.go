@@ -60,6 +60,11 @@ type IncidentOutcome struct {
 	Detected         bool
 	TTD              time.Duration // first raised alarm in the detection window − incident start
 	Kind             string        // kind of that alarm
+	// Alarms counts the alarms raised in the detection window by a beet
+	// not in alarm (not a drop escalated to a silence): one incident
+	// should raise one; more is a flapping beet (a drop's gaps each
+	// flagged as a silence, each next event a recovery, then a new drop).
+	Alarms int
 	// Missed runs: InGrace says the run was flagged as missed (a
 	// missed_run alarm) within the grace the detector stated for it plus
 	// GraceSlack after the time it states for the run (the alarm's time
@@ -266,6 +271,13 @@ func ScoreIncident(family string, inc Incident, alarms []Alarm) IncidentOutcome 
 	last := inc.End.Add(DetectTolerance)
 	if o.Yardstick = inc.Yardstick; !inc.YardAt.IsZero() && !inc.YardAt.Before(inc.Start) && !inc.YardAt.After(last) {
 		o.YardFound, o.YardTTD = true, inc.YardAt.Sub(inc.Start)
+	}
+	open := false
+	for _, a := range alarms {
+		if !a.Recovery && !open && !a.At.Before(inc.Start) && !a.At.After(last) {
+			o.Alarms++
+		}
+		open = !a.Recovery
 	}
 	for _, a := range alarms {
 		if a.Recovery || a.At.Before(inc.Start) || a.At.After(last) {

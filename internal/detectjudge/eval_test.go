@@ -37,6 +37,25 @@ func TestScoreIncident(t *testing.T) {
 	}
 }
 
+// TestScoreIncidentCountsAlarmsFromCalm: a drop escalated to a silence is
+// one alarm; a recovery and a new alarm in the same incident is a flap.
+func TestScoreIncidentCountsAlarmsFromCalm(t *testing.T) {
+	inc := Incident{Spec: IncidentSpec{Name: "drop"}, Start: at("10:00"), End: at("11:00")}
+	for _, c := range []struct {
+		name   string
+		alarms []Alarm
+		want   int
+	}{
+		{"escalated", []Alarm{{At: at("10:10"), Kind: KindDrop}, {At: at("10:30"), Kind: KindSilence}, {At: at("11:10"), Recovery: true}}, 1},
+		{"flapping", []Alarm{{At: at("10:10"), Kind: KindSilence}, {At: at("10:20"), Recovery: true}, {At: at("10:40"), Kind: KindDrop}}, 2},
+		{"open before", []Alarm{{At: at("09:50"), Kind: KindDrop}, {At: at("10:30"), Kind: KindSilence}}, 0},
+	} {
+		if o := ScoreIncident("f", inc, c.alarms); o.Alarms != c.want {
+			t.Errorf("%s: %d alarms from calm, want %d", c.name, o.Alarms, c.want)
+		}
+	}
+}
+
 func TestScoreStream(t *testing.T) {
 	evs := []Event{{T: at("01:00"), Count: 1}, {T: at("02:00"), Count: 1}, {T: at("03:00"), Count: 1}}
 	s := Stream{Info: StreamInfo{Family: "f", Start: at("00:00"), LearnEnd: at("06:00")}, End: at("13:00"), Events: evs,

@@ -150,19 +150,19 @@ func (r Report) writeSynthetic(w io.Writer) {
 			label = "Untuned families (reported apart, not in the overall figures)"
 		}
 		fmt.Fprintf(w, "**%s: %.2f false alarms per 1000 beet-days** (%d in %.0f beet-days); **%s of detectable incidents found** "+
-			"(%d of %d; %s of all %d); %d of %d streams not armed within the bound (%d never armed).\n\n",
+			"(%d of %d; %s of all %d), raising %d alarms from calm (%.2f each: more than one is flapping); %d of %d streams not armed within the bound (%d never armed).\n\n",
 			label, all.Per1000(), all.FalseAlarms, all.Days, pct(allInc.ShareDetectable()), allInc.DetectableFound, allInc.Detectable,
-			pct(allInc.Share()), allInc.N, all.Late, all.Streams, all.Never)
+			pct(allInc.Share()), allInc.N, allInc.Alarms, ratio(allInc.Alarms, allInc.Detected), all.Late, all.Streams, all.Never)
 	}
 
-	fmt.Fprintf(w, "| family | false alarms / 1000 beet-days | streams with one | found (of detectable) | found (of all) | median TTD | p95 TTD | days to arm: median | max | not armed in bound |\n")
-	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| family | false alarms / 1000 beet-days | streams with one | found (of detectable) | found (of all) | alarms per found | median TTD | p95 TTD | days to arm: median | max | not armed in bound |\n")
+	fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range r.Config.Families {
 		st := SummariseStreams(r.Synth.Streams, func(o StreamOutcome) bool { return o.Family == f.Name })
 		s := SummariseIncidents(r.Synth.Incidents, func(o IncidentOutcome) bool { return o.Family == f.Name })
-		fmt.Fprintf(w, "| %s | %.2f | %d/%d | %s (%d/%d) | %s (%d/%d) | %s | %s | %s | %s | %s |\n", f.Name,
+		fmt.Fprintf(w, "| %s | %.2f | %d/%d | %s (%d/%d) | %s (%d/%d) | %.2f | %s | %s | %s | %s | %s |\n", f.Name,
 			st.Per1000(), st.Noisy, st.Streams,
-			pct(s.ShareDetectable()), s.DetectableFound, s.Detectable, pct(s.Share()), s.Detected, s.N,
+			pct(s.ShareDetectable()), s.DetectableFound, s.Detectable, pct(s.Share()), s.Detected, s.N, ratio(s.Alarms, s.Detected),
 			ttd(s, s.Median), ttd(s, s.P95), armDays(st, st.ArmMedian), armDays(st, st.ArmMax), armLate(st))
 	}
 

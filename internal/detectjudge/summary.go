@@ -11,6 +11,7 @@ type DetectionSummary struct {
 	N, Detected int
 	// Detectable incidents (see OracleAlpha) and how many of them were found.
 	Detectable, DetectableFound int
+	Alarms                      int // raised in the found incidents' windows (IncidentOutcome.Alarms)
 	Median, P95                 time.Duration // over detected incidents only; zero when none
 }
 
@@ -42,6 +43,7 @@ func SummariseIncidents(outs []IncidentOutcome, keep func(IncidentOutcome) bool)
 		}
 		if o.Detected {
 			s.Detected++
+			s.Alarms += o.Alarms
 			ttd = append(ttd, o.TTD)
 			if o.Detectable {
 				s.DetectableFound++

@@ -11,7 +11,7 @@ type DetectionSummary struct {
 	N, Detected int
 	// Detectable incidents (see OracleAlpha) and how many of them were found.
 	Detectable, DetectableFound int
-	Alarms                      int // raised in the found incidents' windows (IncidentOutcome.Alarms)
+	Alarms                      int           // raised in the found incidents' windows (IncidentOutcome.Alarms)
 	Median, P95                 time.Duration // over detected incidents only; zero when none
 }
 

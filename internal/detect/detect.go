@@ -95,6 +95,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	defer releaseModel(model) // nothing below keeps it: the decision holds its encoding
 	// A down beet's last event and schedule anchor before these events.
 	var silentFrom, anchor int64
+	var low *alarm // a down beet's rate before its silence, when it was a drop's
 	switch {
 	case freeze:
 		model.Freeze() // a maintenance window's hours are not normal either
@@ -103,9 +104,11 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 			model.noteAlarmedGap(downSince.Unix()) // fallback.go
 		}
 		silentFrom, anchor = model.last/1e6, model.cluster
+		low = model.lowBeforeSilence(last)
 		model.Freeze() // the outage's silent hours must not teach "silence is normal"
 	case b.Status == beet.StatusAnomalous:
 		model.HoldDispersion()
+		model.dropOpen = true // unless a surge (flagSurge)
 	}
 	model.Observe(last, count)
 	switch {
@@ -122,6 +125,14 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 			d.Flip.Reason += " Beet is still learning this beet's rhythm."
 		}
 		model.noteScheduledGap(silentFrom, anchor, last.Unix()) // fallback.go
+		if low != nil && model.Armed() {
+			// The silence came in a drop, and one event does not end it:
+			// back to the drop, open until the rate is (rates.go).
+			d.Flip.To, d.Flip.Kind = beet.StatusAnomalous, beet.FlipDrop
+			d.Flip.Reason = strings.TrimSuffix(d.Flip.Reason, ".") + "; " + low.reason
+			d.Flip.Observed, d.Flip.Expected = ptr(low.observed), ptr(low.expected)
+			break
+		}
 		model.endIncident()
 	case b.Status == beet.StatusAnomalous && !model.Armed():
 		// Switched to auto mode while anomalous (ApplySettings): the alarm
@@ -227,6 +238,7 @@ func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 		return Decision{}, nil // an old model: learning starts over at the next event
 	}
 	defer releaseModel(model)
+	model.dropOpen = b.Status == beet.StatusAnomalous // unless a surge (flagSurge)
 	at, kind, ok := model.Deadline(b.Status == beet.StatusUp)
 	if !ok {
 		return Decision{}, nil
@@ -251,6 +263,7 @@ func onDeadlineAuto(p *Params, b *beet.Beet, due time.Time) (Decision, error) {
 	d := Decision{Flip: f}
 	if a.anomalous {
 		f.To = beet.StatusAnomalous
+		model.dropOpen = true
 		if next, _, ok := model.Deadline(false); ok {
 			d.Due = &next // silence may follow
 		}

@@ -27,6 +27,8 @@ type rateState struct {
 
 	up, dn cusum // surge and drop
 
+	dropOpen bool // the beet's open alarm is a drop: its silences are read at the level since (dropShare); not stored
+
 	dailySum    float64 // daily's answer while dailyOK (a cache; not stored)
 	busiest     float32 // the busiest bucket's rate while dailyOK (the same cache) …
 	burstyBound float64 // … and bursty's bound from it, once asked (0: not yet)
@@ -826,8 +828,71 @@ func (w rates) ready() bool {
 }
 
 func (w rates) due(drop bool) (due time.Time, kind string, ok bool) {
-	return w.m.dueAfter(w.m.silenceNeed(), drop)
+	b := w.m.silenceNeed()
+	if !drop {
+		b.need /= w.m.dropShare()
+	}
+	return w.m.dueAfter(b, drop)
 }
+
+// lowBeforeSilence is, for a rate beet silent until back, the drop its
+// rate was in before the silence (nil if none): the drop CUSUM's run
+// (dropRun), under half the normal rate, and longer than the silence. Its
+// gaps at a tenth of a checkout's rate were flagged as silences, the next
+// event recovered the beet to up, and one drop raised a dozen flips
+// (TestDropIsOneIncident). A stop from a normal rate, or one longer than
+// the drop before it (a stop, not a gap in the drop), recovers at once.
+func (m *RateModel) lowBeforeSilence(back time.Time) *alarm {
+	if _, ok := m.finer().(rates); !ok {
+		return nil
+	}
+	since, obs, exp, ok := m.dropRun()
+	last := time.UnixMicro(m.last)
+	if !ok || obs >= exp/2 || back.Sub(last) >= last.Sub(since) {
+		return nil
+	}
+	return &alarm{kind: beet.FlipDrop, anomalous: true, observed: obs, expected: exp,
+		reason: fmt.Sprintf("before the silence the rate was already low: only %s from %s to %s, where about %s were expected (%.0f%% of normal). The drop stays open until the rate is back.",
+			events(obs), since.In(m.loc).Format("Jan 2 15:04"), last.In(m.loc).Format("15:04 MST"), count(exp), 100*obs/exp)}
+}
+
+// dropShare is, while a drop is open, the share of the normal rate that
+// came in it (dropRun; at least minDropLevel, 1 when the run says too
+// little): a silence is flagged as that level reads it. Read at the
+// normal rate, the gaps of a drop to a tenth were flagged every 20 min.
+func (m *RateModel) dropShare() float64 {
+	if !m.dropOpen {
+		return 1
+	}
+	_, obs, exp, ok := m.dropRun()
+	if !ok {
+		return 1
+	}
+	return min(1, max(minDropLevel, obs/exp))
+}
+
+// dropRun is the drop CUSUM's run up to the last event: when it began,
+// the events in it and those expected; ok when a run is open (not a
+// surge's) and expected at least dropRunExpected, enough to tell its
+// level. A beet of 5 events a day whose stop was first flagged as a drop
+// has fewer, and its silence is read at the normal rate.
+func (m *RateModel) dropRun() (since time.Time, obs, exp float64, ok bool) {
+	if m.flags&flagSurge != 0 || m.dn.s <= 0 {
+		return since, 0, 0, false
+	}
+	since = time.Unix(int64(m.dn.start), 0)
+	obs = float64(m.dn.obs) + m.winCount()
+	exp = m.Expected(since, time.UnixMicro(m.last))
+	return since, obs, exp, obs >= 1 && exp >= dropRunExpected
+}
+
+// dropRunExpected: a drop's level is read from a run where this many
+// events were expected.
+const dropRunExpected = 8
+
+// minDropLevel bounds how much longer than at the normal rate an open
+// drop's silence waits: 4 times.
+const minDropLevel = 0.25
 
 // dueAfter is the deadline by which a silence since the last event
 // reaches the bound b (walk), or the drop deadline before it when drop is

@@ -938,3 +938,34 @@ func TestEventsInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestDropIsOneIncident: a checkout stream at 40 an hour that falls to a
+// tenth for 6 h raises one alarm, the drop, and one recovery once the rate
+// is back. Its silences of 20 min at that level were each flagged as the
+// normal rate reads them ("No event … about 22 would usually have come"),
+// and each next event recovered the beet to up: four drops, four silences
+// and four recoveries in one incident, each drop "since" a new start.
+func TestDropIsOneIncident(t *testing.T) {
+	for seed := range uint64(6) {
+		r := rand.New(rand.NewPCG(seed, 40))
+		a := newAutoBeet("UTC")
+		at := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+		drop := at.Add(14*24*time.Hour + 11*time.Hour)
+		end := drop.Add(6 * time.Hour)
+		for at.Before(end.Add(6 * time.Hour)) {
+			rate := 40.0
+			if !at.Before(drop) && at.Before(end) {
+				rate = 4
+			}
+			at = at.Add(time.Duration(r.ExpFloat64() / rate * float64(time.Hour)))
+			a.event(t, at, 1)
+		}
+		fl := a.since(drop)
+		if len(fl) != 2 || fl[0].Kind != beet.FlipDrop || fl[1].Kind != beet.FlipRecovery || fl[1].At.Before(end) {
+			for _, f := range fl {
+				t.Logf("%s %s→%s %s: %s", f.At, f.From, f.To, f.Kind, f.Reason)
+			}
+			t.Errorf("seed %d: want a drop, then a recovery after it ended, got %d flips", seed, len(fl))
+		}
+	}
+}

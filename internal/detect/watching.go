@@ -65,6 +65,7 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 	if err != nil || m.events == 0 {
 		return w, false
 	}
+	m.dropOpen = b.Status == beet.StatusAnomalous // AlertAfter as the open drop reads silence
 	last := time.UnixMicro(m.last)
 	w.Model, w.SuggestedZone, w.Events = WatchLearning, m.SuggestedZone(), int(m.events)
 	if !m.Armed() {

@@ -373,8 +373,8 @@ func repoRoot(dir string) (string, error) {
 //	false negbin-5/clean/7 2026-03-07T18:00:37Z drop day=4.8
 func writeTrace(w io.Writer, res *detectjudge.Results) {
 	for _, o := range res.Incidents {
-		fmt.Fprintf(w, "incident %s detectable=%t found=%t kind=%s ttd=%s yard=%t yttd=%s learning=%t ingrace=%t\n",
-			o.Stream, o.Detectable, o.Detected, o.Kind, o.TTD.Round(time.Second), o.YardFound, o.YardTTD.Round(time.Second), o.Learning, o.InGrace)
+		fmt.Fprintf(w, "incident %s detectable=%t found=%t kind=%s ttd=%s yard=%t yttd=%s learning=%t ingrace=%t alarms=%d\n",
+			o.Stream, o.Detectable, o.Detected, o.Kind, o.TTD.Round(time.Second), o.YardFound, o.YardTTD.Round(time.Second), o.Learning, o.InGrace, o.Alarms)
 	}
 	for _, s := range res.Streams {
 		for _, a := range s.False {

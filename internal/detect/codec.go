@@ -42,7 +42,8 @@ const modelVersion = 8
 //	             7 flagYoung (schedule.go), 6 flagCalm (surgeend.go)
 //	135  8×2     rateState.up, then .dn: f32 s, u16 minWindows before the
 //	             open window that the run (or the calm) started, plus 1
-//	             (0: none), u16 obs (encCount)
+//	             (0: none; inWindow+s: s seconds into the open window), u16
+//	             obs (encCount)
 //	151  u32     scheduleState.cluster (Unix seconds)
 //	155  u8×2    scheduleState.clusterN, .calls
 //	157  f32     burstState.callGap
@@ -96,6 +97,14 @@ const (
 	rateScale  = 1024
 	rateOffset = 24
 )
+
+
+// inWindow marks a CUSUM start inside the open window, seconds after its
+// start: the calm after a silence that ended there (calmAfterSilence).
+// Starts further back are counted in windows, below it (426 days of 10
+// minutes; older ones read as that old, or, written by older code as up to
+// 455 days, as in the open window: one window read in part, no more).
+const inWindow = 0xF000
 
 func encodeRate(r float32) uint16 {
 	if r < 0 {
@@ -167,8 +176,11 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	for _, c := range []cusum{m.up, m.dn} {
 		b = le.AppendUint32(b, math.Float32bits(c.s))
 		back := uint16(0) // windows before the open one that the run started, plus 1; 0: none
-		if c.start != 0 {
-			back = uint16(min((m.winStart-int64(c.start))/minWindow+1, math.MaxUint16))
+		switch at := int64(c.start); {
+		case at > m.winStart && at-m.winStart < 3600:
+			back = uint16(inWindow + at - m.winStart) // a calm from inside the open window (calmAfterSilence)
+		case at != 0:
+			back = uint16(min((m.winStart-at)/minWindow+1, inWindow-1))
 		}
 		b = le.AppendUint16(b, back)
 		b = le.AppendUint16(b, encCount(c.obs))
@@ -297,7 +309,9 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 		m.winBursts = v5Bursts(m.winCount(), m.burst)
 	}
 	for i, c := range []*cusum{&m.up, &m.dn} {
-		if back := backs[i]; back != 0 && v4 {
+		if back := backs[i]; back >= inWindow && back < inWindow+3600 && !v4 {
+			c.start = uint32(m.winStart + back - inWindow)
+		} else if back != 0 && v4 {
 			c.start = uint32(m.hourStart - (back-1)*3600)
 		} else if back != 0 {
 			c.start = uint32(m.winStart - (back-1)*minWindow)

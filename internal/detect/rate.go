@@ -976,16 +976,24 @@ func (w rates) alarm(kind string, due time.Time) *alarm {
 	}
 	run := m.dn
 	if run.s <= 0 {
-		run = cusum{start: uint32(m.winStart)}
+		run = cusum{start: uint32(max(m.winStart, int64(m.dn.start)))} // the open window, from a recovery in it (dropShareOf)
 	}
 	since := time.Unix(int64(run.start), 0)
 	run.obs += float32(m.winCount())
 	exp := m.Expected(since, due)
 	a := &alarm{kind: beet.FlipDrop, anomalous: true, observed: float64(run.obs), expected: exp}
 	when := fmt.Sprintf("since %s (%s), where about %s were expected", since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(since)), count(exp))
-	if run.obs == 0 {
+	quiet := m.Expected(last, due)
+	switch {
+	case run.obs == 0:
 		a.reason = "No events " + when + "."
-	} else {
+	case last.After(since) && quiet >= 3 && 5*quiet >= 4*(exp-float64(run.obs)):
+		// The silence since the last event makes most of the shortfall:
+		// say so first. "Only 30 events since 05:30 (15 min): the rate
+		// fell to 57%" hid that none had come since 05:39.
+		a.reason = fmt.Sprintf("No event since %s (%s), where about %s were expected; only %s %s (%.0f%% of normal).",
+			last.In(m.loc).Format("15:04 MST"), Duration(due.Sub(last)), count(quiet), events(float64(run.obs)), when, 100*float64(run.obs)/max(exp, 1e-9))
+	default:
 		a.reason = fmt.Sprintf("Only %s %s: the rate fell to %.0f%% of normal.", events(float64(run.obs)), when, 100*float64(run.obs)/max(exp, 1e-9))
 	}
 	return a

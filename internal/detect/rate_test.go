@@ -1025,3 +1025,34 @@ func TestLearnedBeforeWeekendSaysWeekday(t *testing.T) {
 		t.Errorf("about %d events a weekday, want about 96: %q", n, learned)
 	}
 }
+
+// TestStopFirstFlaggedAsDropSaysSilence: a 200-an-hour beet that stops
+// at 05:36 may be flagged first as a drop, counting the window's events
+// before the stop. Its reason says the silence first: it read "Only 29
+// events since 05:30 (15 min), where about 52 were expected: the rate
+// fell to 55% of normal", where none had come for 9 minutes.
+func TestStopFirstFlaggedAsDropSaysSilence(t *testing.T) {
+	drops := 0
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 200))
+		a := newAutoBeet("UTC")
+		at := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+		stop := at.Add(14*24*time.Hour + 5*time.Hour + 37*time.Minute)
+		for at.Before(stop) {
+			at = at.Add(time.Duration(r.ExpFloat64() / 200 * float64(time.Hour)))
+			a.event(t, at, 1)
+		}
+		a.until(t, stop.Add(time.Hour))
+		fl := a.since(stop)
+		if len(fl) == 0 || fl[0].Kind != beet.FlipDrop {
+			continue
+		}
+		drops++
+		if !strings.HasPrefix(fl[0].Reason, "No event since 05:3") {
+			t.Errorf("seed %d: a stop flagged as a drop says %q", seed, fl[0].Reason)
+		}
+	}
+	if drops == 0 {
+		t.Fatal("no stop was first flagged as a drop: the test tests nothing")
+	}
+}

@@ -12,7 +12,17 @@ import (
 
 func (m *RateModel) describeSchedule() string {
 	words, _ := m.calendarWords()
-	return words + "; a missed run is flagged " + Duration(m.Grace()) + " after its time"
+	return words + "; a missed run is flagged " + graceWords(m.Grace()) + " after its time"
+}
+
+// graceWords writes a learned grace: to the second under 10 minutes, where
+// Duration's whole minutes said "1 min" of a 15-minute job's 90 s and its
+// alarm came half a minute after the time that implied.
+func graceWords(g time.Duration) string {
+	if g < 10*time.Minute {
+		return Exact(g.Truncate(time.Second))
+	}
+	return Duration(g)
 }
 
 // calendarWords says the schedule in words ("weekdays at 06:30

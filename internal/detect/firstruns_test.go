@@ -966,3 +966,32 @@ func TestQuarterHourJobLateSeventhRunStopped(t *testing.T) {
 		t.Fatalf("the stop due at %s not flagged within 10 min", due)
 	}
 }
+
+// TestQuarterHourJobLateFourthRun: a job every 15 min whose 4th run came
+// 2 min 12 s late, before its first runs recognised it, stops on its
+// second day. The late run started its candidate over; its first events
+// no longer all runs, it was left to the rate model ("about 96 events a
+// weekday … flagged after about 3 h"). Taken as a late run, the schedule
+// is recognised from its runs, and the stop flagged within minutes.
+func TestQuarterHourJobLateFourthRun(t *testing.T) {
+	start := time.Date(2026, 3, 2, 9, 0, 1, 0, time.UTC) // a Monday
+	a := newAutoBeet("UTC")
+	const runs = 4 * 25
+	for k := range runs {
+		at := start.Add(time.Duration(k) * 15 * time.Minute)
+		if k == 3 {
+			at = at.Add(132 * time.Second)
+		}
+		a.event(t, at, 1)
+	}
+	due := start.Add(runs * 15 * time.Minute)
+	a.until(t, due.Add(2*time.Hour))
+	var found bool
+	for _, f := range a.since(due.Add(-time.Minute)) {
+		found = found || f.Kind == beet.FlipMissedRun && f.At.Before(due.Add(10*time.Minute))
+	}
+	if !found {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the stop due at %s not flagged within 10 min", due)
+	}
+}

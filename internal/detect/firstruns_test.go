@@ -945,17 +945,23 @@ func TestOffRun(t *testing.T) {
 // events: the schedule is recognised again from them, and the stop is
 // flagged within minutes.
 func TestQuarterHourJobLateSeventhRunStopped(t *testing.T) {
-	start := time.Date(2026, 3, 2, 0, 0, 10, 0, time.UTC) // a Monday
+	quarterHourJobStopped(t, time.Date(2026, 3, 2, 0, 0, 10, 0, time.UTC), 96+40, 6, 140*time.Second) // a Monday, stopped Tuesday 10:00
+}
+
+// quarterHourJobStopped runs a job every 15 min from start, its run k
+// late by late, for runs runs, and wants its stop after them flagged as a
+// missed run within 10 minutes.
+func quarterHourJobStopped(t *testing.T, start time.Time, runs, k int, late time.Duration) {
+	t.Helper()
 	a := newAutoBeet("UTC")
-	const runs = 96 + 40 // to Tuesday 10:00
-	for k := range runs {
-		at := start.Add(time.Duration(k) * 15 * time.Minute)
-		if k == 6 {
-			at = at.Add(140 * time.Second)
+	for i := range runs {
+		at := start.Add(time.Duration(i) * 15 * time.Minute)
+		if i == k {
+			at = at.Add(late)
 		}
 		a.event(t, at, 1)
 	}
-	due := start.Add(runs * 15 * time.Minute)
+	due := start.Add(time.Duration(runs) * 15 * time.Minute)
 	a.until(t, due.Add(2*time.Hour))
 	var found bool
 	for _, f := range a.since(due.Add(-time.Minute)) {
@@ -974,24 +980,5 @@ func TestQuarterHourJobLateSeventhRunStopped(t *testing.T) {
 // weekday … flagged after about 3 h"). Taken as a late run, the schedule
 // is recognised from its runs, and the stop flagged within minutes.
 func TestQuarterHourJobLateFourthRun(t *testing.T) {
-	start := time.Date(2026, 3, 2, 9, 0, 1, 0, time.UTC) // a Monday
-	a := newAutoBeet("UTC")
-	const runs = 4 * 25
-	for k := range runs {
-		at := start.Add(time.Duration(k) * 15 * time.Minute)
-		if k == 3 {
-			at = at.Add(132 * time.Second)
-		}
-		a.event(t, at, 1)
-	}
-	due := start.Add(runs * 15 * time.Minute)
-	a.until(t, due.Add(2*time.Hour))
-	var found bool
-	for _, f := range a.since(due.Add(-time.Minute)) {
-		found = found || f.Kind == beet.FlipMissedRun && f.At.Before(due.Add(10*time.Minute))
-	}
-	if !found {
-		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("the stop due at %s not flagged within 10 min", due)
-	}
+	quarterHourJobStopped(t, time.Date(2026, 3, 2, 9, 0, 1, 0, time.UTC), 4*25, 3, 132*time.Second) // a Monday
 }

@@ -131,6 +131,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 			d.Flip.To, d.Flip.Kind = beet.StatusAnomalous, beet.FlipDrop
 			d.Flip.Reason = strings.TrimSuffix(d.Flip.Reason, ".") + "; " + low.reason
 			d.Flip.Observed, d.Flip.Expected = ptr(low.observed), ptr(low.expected)
+			model.reopenDrop()
 			break
 		}
 		model.endIncident()

@@ -909,6 +909,15 @@ func (m *RateModel) lowBeforeSilence(back time.Time) *alarm {
 			events(obs), since.In(m.loc).Format("Jan 2 15:04"), last.In(m.loc).Format("15:04 MST"), count(exp), 100*obs/exp)}
 }
 
+// reopenDrop returns a beet back from a silence inside a drop to the
+// drop: open, its CUSUM capped at the alarm level as an open drop's is
+// (closeWindow), so it ends as the rate comes back, not once the
+// silence's evidence has drained.
+func (m *RateModel) reopenDrop() {
+	m.dropOpen = true
+	m.dn.s = min(m.dn.s, float32(m.dropLevel(int64(m.winN))))
+}
+
 // dropShare is, while a drop is open, the share of the normal rate that
 // came in it (dropRun; at least minDropLevel, 1 when the run says too
 // little): a silence is flagged as that level reads it. Read at the

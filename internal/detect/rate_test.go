@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -1054,5 +1055,52 @@ func TestStopFirstFlaggedAsDropSaysSilence(t *testing.T) {
 	}
 	if drops == 0 {
 		t.Fatal("no stop was first flagged as a drop: the test tests nothing")
+	}
+}
+
+// TestSilenceInsideDropReturnsToDrop: a 40-an-hour beet falls to a tenth
+// for 3 h, goes silent for 1 h 45 min (flagged: down), then comes back
+// at a tenth for 2 h 15 min before its rate returns. The first event back
+// returns it to the drop, not to up ("… before the silence the rate was
+// already low …"), and it recovers once the rate is back: up at the
+// first event, the beet raised a new drop minutes later.
+func TestSilenceInsideDropReturnsToDrop(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 40))
+	a := newAutoBeet("UTC")
+	at := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	drop := at.Add(14*24*time.Hour + 10*time.Hour)
+	phases := []struct {
+		until time.Time
+		rate  float64
+	}{{drop, 40}, {drop.Add(3 * time.Hour), 4}, {drop.Add(4*time.Hour + 45*time.Minute), 0}, {drop.Add(7 * time.Hour), 4}, {drop.Add(10 * time.Hour), 40}}
+	for _, ph := range phases {
+		if ph.rate == 0 {
+			at = ph.until
+			continue
+		}
+		for {
+			next := at.Add(time.Duration(r.ExpFloat64() / ph.rate * float64(time.Hour)))
+			if !next.Before(ph.until) {
+				break
+			}
+			at = next
+			a.event(t, at, 1)
+		}
+		at = ph.until
+	}
+	var kinds []string
+	for _, f := range a.since(drop) {
+		kinds = append(kinds, fmt.Sprintf("%s→%s %s", f.From, f.To, f.Kind))
+	}
+	want := []string{"up→anomalous drop", "anomalous→down silence", "down→anomalous drop", "anomalous→up recovery"}
+	if !slices.Equal(kinds, want) {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("flips %q, want %q", kinds, want)
+	}
+	if back := a.since(drop)[2]; !strings.Contains(back.Reason, "before the silence the rate was already low") || back.At.Before(drop.Add(4*time.Hour+45*time.Minute)) {
+		t.Errorf("back to the drop: %s", back.Reason)
+	}
+	if end := a.since(drop)[3]; end.At.Before(drop.Add(7 * time.Hour)) {
+		t.Errorf("recovered at %s, before the rate came back", end.At)
 	}
 }

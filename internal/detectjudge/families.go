@@ -247,6 +247,13 @@ func Families() []*Family {
 				m.dur0, m.spread = time.Duration(30+r.IntN(91))*time.Second, time.Duration(1+r.IntN(4))*time.Minute
 				return m
 			}},
+		{Name: "u-cron-15min-slow-tail", Untuned: true, Schedule: true,
+			Description: "every 15 min all day, pinged as the job ends: runs vary by 1-4% of the period, and 1 run in 10 (not 1 in 100) comes up to 4× that late (a job that waits on a lock now and then) (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), Episodes: scheduleEpisodes, newModel: func(r *rand.Rand) model {
+				m := job(false, every(15*time.Minute))(r).(*scheduleModel)
+				m.lateP = 0.1
+				return m
+			}},
 		{Name: "u-cron-weekly", Untuned: true, Schedule: true,
 			Description: "weekly on a fixed day at a fixed local time (`0 3 * * 0`), runs as long as a daily job's; 160-day streams (untuned)",
 			Zones:       zones, Days: 160, Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {

@@ -132,10 +132,10 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 			d.Flip.Reason = strings.TrimSuffix(d.Flip.Reason, ".") + "; " + low.reason
 			d.Flip.Observed, d.Flip.Expected = ptr(low.observed), ptr(low.expected)
 			model.reopenDrop()
-			break
+		} else {
+			model.endIncident()
+			model.calmAfterSilence(last.Unix())
 		}
-		model.endIncident()
-		model.calmAfterSilence(last.Unix())
 	case b.Status == beet.StatusAnomalous && !model.Armed():
 		// Switched to auto mode while anomalous (ApplySettings): the alarm
 		// ends, and the beet learns afresh.

@@ -197,7 +197,7 @@ func (m *RateModel) closeWindow(start, n int64, count, bursts, lo, hi float64) {
 	m.up.close(start, end, m.surgeHeld(m.young(start, nbLLR(m.p.SurgeRatio, c, mu, r)), c, mu, r), count, m.surgeDecay(n))
 	m.noteCalm(end)
 	if m.dropWarm(start) {
-		kd := k * m.dropShareOf(start, end)
+		kd := k * float64(end-m.dropFrom(start, end)) / float64(end-start)
 		m.dn.close(start, end, nbLLR(m.p.DropRatio, m.dropCount(count, bursts, u), kd*lo/u, kd*m.dropSizeAt(start, lo/u)), count, 1)
 	}
 	if m.flags&flagSurge != 0 {
@@ -208,23 +208,22 @@ func (m *RateModel) closeWindow(start, n int64, count, bursts, lo, hi float64) {
 	}
 }
 
-// dropShareOf is the share of the window [start, end) the drop CUSUM
-// reads: all of it, or, when the beet recovered from a silence inside it
-// (calmAfterSilence), what came after. The silent part was the outage,
-// flagged already; read afresh, a 200-an-hour beet's first event back was
-// "Only 1 event since 01:30 (7 min), where about 25 were expected", a drop
-// 16 s after its recovery (TestNoDropRightAfterOutage).
-func (m *RateModel) dropShareOf(start, end int64) float64 {
-	calm := int64(m.dn.start)
-	if m.dn.s > 0 || calm <= start || calm >= end {
-		return 1
+// dropFrom is where the drop CUSUM reads the window [start, end) from:
+// its start, or, when the beet recovered from a silence inside it
+// (calmAfterSilence), the first event back. The silent part was the
+// outage, flagged already; read afresh, a 200-an-hour beet's first event
+// back was "Only 1 event since 01:30 (7 min), where about 25 were
+// expected", a drop 16 s after its recovery (TestNoDropRightAfterOutage).
+func (m *RateModel) dropFrom(start, end int64) int64 {
+	if calm := int64(m.dn.start); m.dn.s <= 0 && calm > start && calm < end {
+		return calm
 	}
-	return float64(end-calm) / float64(end-start)
+	return start
 }
 
 // calmAfterSilence starts the drop CUSUM afresh at back, the first event
 // after a flagged silence: the open window is read from there
-// (dropShareOf) until it closes.
+// (dropFrom) until it closes.
 func (m *RateModel) calmAfterSilence(back int64) { m.dn = cusum{start: uint32(back)} }
 
 // surgeDecay is what a closed window, one of n in its hour, leaves of the
@@ -304,9 +303,8 @@ func (m *RateModel) partial(rho float64) float64 {
 	var r float64                                 // the whole window's, as dropDeadline takes it
 	from := m.winStart
 	if rho < 1 {
-		f := m.dropShareOf(m.winStart, m.winStart+3600/n)
-		r = f * m.dropSizeAt(m.hourStart, mu/u) / float64(n)
-		from = m.winStart + int64((1-f)*float64(3600/n))
+		from = m.dropFrom(m.winStart, m.winStart+3600/n)
+		r = m.dropSizeAt(m.hourStart, mu/u) * float64(m.winStart+3600/n-from) / 3600
 	} else {
 		r = m.sizeAt(m.hourStart, mu/u, bursts) / float64(n)
 	}
@@ -390,9 +388,9 @@ func (m *RateModel) dropDeadlineAs(until time.Time, d int) (time.Time, bool) {
 			if c > 0 {
 				span = 3600 / windows // … else the window holding the events
 			}
-			skip := int64(0) // the open window's silence before a recovery (dropShareOf)
+			skip := int64(0) // the open window's silence before a recovery (dropFrom)
 			if w == m.winStart {
-				skip = int64((1 - m.dropShareOf(w, w+3600/windows)) * float64(3600/windows))
+				skip = m.dropFrom(w, w+3600/windows) - w
 			}
 			k := float64(span-skip) / 3600
 			r := k * size
@@ -985,7 +983,7 @@ func (w rates) alarm(kind string, due time.Time) *alarm {
 	}
 	run := m.dn
 	if run.s <= 0 {
-		run = cusum{start: uint32(max(m.winStart, int64(m.dn.start)))} // the open window, from a recovery in it (dropShareOf)
+		run = cusum{start: uint32(m.dropFrom(m.winStart, m.winStart+3600/int64(m.winN)))} // the open window, from a recovery in it
 	}
 	since := time.Unix(int64(run.start), 0)
 	run.obs += float32(m.winCount())

@@ -436,7 +436,8 @@ func TestGuardWaitAddsUp(t *testing.T) {
 // Tuesday at 10:17 that stops after its 14:17 run is watched, while its
 // hours are young, only at times of day its runs came at (or up to 15:00):
 // its description says so, and the missed run flagged the next morning
-// says the job has been silent since the day before.
+// says the job has been silent since the day before, in words that nest
+// no parentheses (they were three deep).
 func TestYoungHourlyJobSaysWhatIsWatched(t *testing.T) {
 	start := time.Date(2026, 3, 3, 10, 17, 0, 0, time.UTC) // a Tuesday
 	a := newAutoBeet("UTC")
@@ -444,15 +445,65 @@ func TestYoungHourlyJobSaysWhatIsWatched(t *testing.T) {
 		a.event(t, start.Add(time.Duration(h)*time.Hour).Add(time.Duration(h)*time.Second), 1)
 	}
 	w, _ := Watch(&a.b)
-	if !strings.Contains(w.Description, "(watched 10:17-15:00 until its hours are known)") {
+	if !strings.Contains(w.Description, "still learning its days and hours: weekends not seen yet, only 10:17-15:00 watched;") {
 		t.Errorf("watching: %q; want the hours watched", w.Description)
 	}
 	a.until(t, start.Add(2*24*time.Hour))
 	al := alarms(a.flips)
-	if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || !strings.Contains(al[0].Reason, "no event at all since Mar 3 14:17 UTC") {
+	if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || !strings.Contains(al[0].Reason, "no event at all for 20 h 5 min, since Mar 3 14:17 UTC") {
 		logFlips(t, a.flips, time.UTC)
 		t.Fatal("want a missed run that says the job has been silent since Mar 3 14:17")
 	}
+	if d := parenDepth(al[0].Reason); d > 1 {
+		t.Errorf("missed run's reason nests parentheses %d deep: %s", d, al[0].Reason)
+	}
+}
+
+// TestYoungHourlyJobAllDaySaysNoHours: an hourly job seen at every hour
+// of a day, young still, is watched at every hour: its words do not list
+// the hours ("watched 00:38-23:38 until its hours are known").
+func TestYoungHourlyJobAllDaySaysNoHours(t *testing.T) {
+	start := time.Date(2026, 3, 3, 0, 38, 0, 0, time.UTC) // a Tuesday
+	a := newAutoBeet("UTC")
+	for h := range 24 {
+		a.event(t, start.Add(time.Duration(h)*time.Hour), 1)
+	}
+	w, _ := Watch(&a.b)
+	if !strings.HasPrefix(w.Description, "runs every hour at :38 weekdays UTC, on time; still learning its days: weekends not seen yet;") {
+		t.Errorf("watching: %q; want no hours named", w.Description)
+	}
+}
+
+// TestMissedRunSaidAtItsScheduleMinute: a daily job pinged a few seconds
+// before 06:30 (a host clock a little fast) runs "at 06:30", and the run
+// it missed was "due at 06:30", not at 06:29.
+func TestMissedRunSaidAtItsScheduleMinute(t *testing.T) {
+	a := newAutoBeet("UTC")
+	day := time.Date(2026, 3, 3, 6, 29, 52, 0, time.UTC)
+	for d := range 5 {
+		a.event(t, day.AddDate(0, 0, d).Add(time.Duration(d%3)*time.Second), 1)
+	}
+	a.until(t, day.AddDate(0, 0, 6))
+	al := alarms(a.flips)
+	if len(al) == 0 || !strings.Contains(al[0].Reason, "Missed the run due at Mar 8 06:30 UTC") || !strings.Contains(al[0].Reason, "at 06:30 UTC") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatal("want the missed run due at 06:30, the time its schedule is said at")
+	}
+}
+
+// parenDepth is how deep s nests parentheses.
+func parenDepth(s string) (deepest int) {
+	d := 0
+	for _, r := range s {
+		switch r {
+		case '(':
+			d++
+			deepest = max(deepest, d)
+		case ')':
+			d--
+		}
+	}
+	return deepest
 }
 
 // TestTooOftenEpisodesComeBack: an hourly job that runs 4 times an hour for

@@ -1041,10 +1041,10 @@ func (m *RateModel) missedRun(what string, slot, due time.Time, hourMore bool) *
 	if last := time.UnixMicro(m.last); slot.Sub(last) > 2*time.Duration(m.period)*time.Second {
 		// Slots between went unwatched (a young schedule's hours not
 		// known yet): the job stopped long before this run.
-		since = fmt.Sprintf("; no event at all since %s (%s)", last.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)))
+		since = fmt.Sprintf("; no event at all for %s, since %s", Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"))
 	}
 	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the %s due at %s: no event by %s%s%s (%s).",
-		what, slot.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(hourMore), since, m.describeSchedule())}
+		what, slotClock(slot).In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(hourMore), since, m.describeSchedule())}
 }
 
 // clockHour says, in a missed run's reason, that its run was waited for

@@ -30,16 +30,13 @@ func graceWords(g time.Duration) string {
 // the beet's zone ("30 6 * * 1-5"; empty when cron cannot say it).
 func (m *RateModel) calendarWords() (words, cron string) {
 	p := int64(m.period)
-	at := time.Unix(m.cluster+10, 0).In(m.loc) // the slot's minute (runs come late, not early)
+	at := slotClock(time.Unix(m.cluster, 0)).In(m.loc)
 	hh, mm := at.Hour(), at.Minute()
 	days, dow := daysWords(m.daysOn)
 	young := !m.calendarKnown()
 	if young && p <= 86400 {
 		// Days not known yet: what is watched (watchedSlot, youngDays).
 		days, dow = daysWords(m.youngDays())
-		if m.daysOn&weekendMask == 0 {
-			days += " (weekends not seen yet)"
-		}
 	}
 	zone := m.loc.String()
 	switch {
@@ -92,13 +89,10 @@ func (m *RateModel) calendarWords() (words, cron string) {
 				hours = fmt.Sprintf("%d-23,0-%d", m.winLo/60, m.winHi/60)
 			}
 		}
-		if young || m.daysOn != 0 && m.daysOn&0x7F != 0x7F {
+		if days != "every day" && (young || m.daysOn != 0) {
 			words += " " + days
 		}
 		words += " " + zone
-		if young && m.winLo != noWindow {
-			words += " (" + m.youngHoursWords() + ")"
-		}
 		if abs(p-step*60) <= 2 {
 			switch {
 			case step < 60 && 60%step == 0:
@@ -138,7 +132,28 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	case m.endOff > 0 && !m.twiceDaily():
 		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
 	}
+	if young && p <= 86400 {
+		words += m.learningWords()
+	}
 	return words, cron
+}
+
+// learningWords says what a young schedule does not know yet, as a clause
+// of its own after its runs: "; still learning its days and hours:
+// weekends not seen yet, only 01:05-15:00 watched". Said in parentheses
+// inside the words, they nested three deep in a missed run's reason.
+func (m *RateModel) learningWords() string {
+	var what, notes []string
+	if m.youngDays()&weekendMask == 0 {
+		what, notes = append(what, "days"), append(notes, "weekends not seen yet")
+	}
+	if hours, ok := m.youngHoursWords(); ok {
+		what, notes = append(what, "hours"), append(notes, hours)
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return "; still learning its " + strings.Join(what, " and ") + ": " + strings.Join(notes, ", ")
 }
 
 // twiceDaily reports whether a daily schedule's second ping is a second
@@ -174,19 +189,32 @@ func (m *RateModel) twiceDailyWords(at time.Time, days, dow string) (words, cron
 
 // youngHoursWords says which slots of a young schedule under a day are
 // watched (watchedSlot): those between its runs' earliest and latest time
-// of day so far, or up to youngDayEnd: "watched 18:13-22:13 until its
-// hours are known". A stop outside them waits for the next watched slot.
-func (m *RateModel) youngHoursWords() string {
+// of day so far, or up to youngDayEnd: "only 18:13-22:13 watched". A stop
+// outside them waits for the next watched slot. Not ok when they are the
+// whole day (an hourly job seen from 00:38 to 23:38).
+func (m *RateModel) youngHoursWords() (string, bool) {
+	if m.winLo == noWindow || int64(m.period) >= 86400 {
+		return "", false
+	}
 	lo, hi := m.windowSpan()
 	if !m.wraps() {
 		hi = max(hi, youngDayEnd/60)
+	}
+	if hi-lo+(int64(m.period)+59)/60 >= 1440 { // every slot of the day
+		return "", false
 	}
 	hm := func(minute int64) string {
 		minute = (minute%1440 + 1440) % 1440
 		return fmt.Sprintf("%02d:%02d", minute/60, minute%60)
 	}
-	return "watched " + hm(lo) + "-" + hm(hi) + " until its hours are known"
+	return "only " + hm(lo) + "-" + hm(hi) + " watched", true
 }
+
+// slotClock is the time a slot is said at: its minute, where a slot a few
+// seconds before it (its runs come late, not early) is the next minute's.
+// A missed run's reason says its slot so too: a job said to run at 23:48
+// missed "the run due at 23:47".
+func slotClock(slot time.Time) time.Time { return slot.Add(10 * time.Second) }
 
 // monthDayWords says a day of the month: "15th", 31 as "last day".
 func monthDayWords(d int) string {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/beethq/beet"
+	"github.com/beethq/beet/internal/api"
 	"github.com/beethq/beet/internal/backtest"
 	"github.com/beethq/beet/internal/detect"
 	"github.com/beethq/beet/internal/schedule"
@@ -20,6 +21,7 @@ func backtestCmd(c *cli, args []string) error {
 	cron := fs.String("cron", "", `cron mode: a 5-field expression such as "0 2 * * *"`)
 	tz := fs.String("timezone", "UTC", "the beet's IANA time zone: the local day auto mode learns, the zone of a cron expression")
 	untilText := fs.String("until", "", "evaluate deadlines up to this RFC3339 time, not before the last event (default: the last event)")
+	watching := fs.Bool("watching", false, `after the flips, print one more line: the beet as the replay left it ({"at", "status", "expectation", "watching"}, the API's fields)`)
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
@@ -82,7 +84,7 @@ func backtestCmd(c *cli, args []string) error {
 		return usagef("--until %s is before the last event (%s): it carries the replay on past the events, it does not cut them",
 			until.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))
 	}
-	flips, err := backtest.Run(beet.Beet{Timezone: *tz, Detection: d}, points, until)
+	flips, final, err := backtest.Run(beet.Beet{Timezone: *tz, Detection: d}, points, until)
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,18 @@ func backtestCmd(c *cli, args []string) error {
 			return err
 		}
 	}
-	return nil
+	if !*watching || len(points) == 0 {
+		return nil
+	}
+	// What the replay learned, as the beet's page and the API would show
+	// it at until: the flips say only what it said when it changed state
+	// (a schedule's first words, while its days were not known yet).
+	return enc.Encode(struct {
+		At          string            `json:"at"`
+		Status      beet.Status       `json:"status"`
+		Expectation string            `json:"expectation"`
+		Watching    *api.WatchingJSON `json:"watching"`
+	}{until.UTC().Format(time.RFC3339), final.Status, detect.Expectation(&final), api.Watching(&final)})
 }
 
 // detectionFlagError words what Detection.Validate refused in this

@@ -51,7 +51,7 @@ var commands = []command{
 	{"secrets rotate", "[config flags]", "re-encrypt every channel secret with BEET_SECRET_KEY (old keys in BEET_SECRET_KEY_OLD)", secretsRotateCmd},
 	{"import healthchecks", "--account N [--dry-run] FILE|DIR", "create a beet per check of a Healthchecks export (GET /api/v3/checks/); runs again without duplicates", importHealthchecksCmd},
 	{"cleanup", "[--now RFC3339] [--dry-run] [--json]", "run one retention clean-up pass", cleanupCmd},
-	{"backtest", "[--mode auto|period|cron] [--period D --grace D] [--cron EXPR] [--timezone TZ] [--until RFC3339] < events.csv", "replay past events through the detector; print its flips", backtestCmd},
+	{"backtest", "[--mode auto|period|cron] [--period D --grace D] [--cron EXPR] [--timezone TZ] [--until RFC3339] [--watching] < events.csv", "replay past events through the detector; print its flips", backtestCmd},
 	{"config check", "[config flags] [--config FILE]", "print the effective settings (secrets masked); exit 1 if one is invalid", configCheckCmd},
 	{"backup", "--output FILE [config flags]", "copy the SQLite database while serve runs, verified (PostgreSQL: prints the pg_dump line)", backupCmd},
 	{"healthcheck", "[--url URL] [--timeout D]", "exit 0 if the instance on BEET_LISTEN is ready (GET /readyz): the container health check", healthcheckCmd},

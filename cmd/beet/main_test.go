@@ -398,6 +398,44 @@ func TestBacktestTimezone(t *testing.T) {
 	}
 }
 
+// TestBacktestWatching: --watching adds one line after the flips, the
+// beet as the replay left it, in the API's fields: a daily job's learned
+// schedule as its cron line, where the flips said only its first words;
+// the flips themselves are those printed without it.
+func TestBacktestWatching(t *testing.T) {
+	e := newTestEnv(t)
+	var in strings.Builder
+	for day := 5; day <= 18; day++ { // from a Monday: learned as a weekday job first
+		fmt.Fprintf(&in, "2026-01-%02dT01:30:00Z\n", day)
+	}
+	e.input = in.String()
+	_, plain, _ := e.run("backtest", "--timezone", "Europe/Berlin", "--until", "2026-01-18T12:00:00Z")
+	code, out, errOut := e.run("backtest", "--timezone", "Europe/Berlin", "--watching", "--until", "2026-01-18T12:00:00Z")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || strings.Join(lines[:len(lines)-1], "\n") != strings.TrimSpace(plain) {
+		t.Fatalf("exit %d, want the flips then one line:\n%s\nwithout --watching:\n%s\n%s", code, out, plain, errOut)
+	}
+	var last struct {
+		At, Status, Expectation string
+		Watching                struct{ Model, Description, Cron, Timezone string }
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.At != "2026-01-18T12:00:00Z" || last.Status != "up" ||
+		last.Watching.Model != "schedule" || last.Watching.Cron != "30 2 * * *" || last.Watching.Timezone != "Europe/Berlin" ||
+		!strings.Contains(last.Watching.Description, "runs every day at 02:30 Europe/Berlin") || !strings.Contains(last.Expectation, "02:30") {
+		t.Fatalf("last line %q: %+v %v", lines[len(lines)-1], last, err)
+	}
+	if strings.Contains(plain, "every day at 02:30") {
+		t.Fatalf("the flips already say the learned days; the test shows nothing:\n%s", plain)
+	}
+	// Not in auto mode: what it expects, and no watching.
+	e.input = "2026-06-01T10:00:00Z\n"
+	code, out, _ = e.run("backtest", "--period", "1h", "--watching")
+	if lines = strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.Contains(lines[1], `"watching":null`) ||
+		!strings.Contains(lines[1], "at least every 1 h") {
+		t.Fatalf("period mode: exit %d:\n%s", code, out)
+	}
+}
+
 func TestBacktestCommand(t *testing.T) {
 	e := newTestEnv(t)
 	e.input = "# hourly job\n2026-06-01T10:00:00Z\n2026-06-01T11:00:00Z\n2026-06-01T14:00:00Z\n"

@@ -26,7 +26,7 @@ type beetJSON struct {
 	Timezone     string         `json:"timezone"`
 	Detection    beet.Detection `json:"detection"`
 	Expectation  string         `json:"expectation"`
-	Watching     *watchingJSON  `json:"watching"`
+	Watching     *WatchingJSON  `json:"watching"`
 	AllowBots    bool           `json:"allow_bots"`
 	// ResumeOnEvent: a paused beet's next counted event resumes it.
 	ResumeOnEvent bool       `json:"resume_on_event"`
@@ -54,7 +54,7 @@ func toBeetJSON(b *beet.Beet) beetJSON {
 	return beetJSON{
 		ID: b.ID, Name: b.Name, Description: b.Description, Token: b.Token, UniqueKey: b.UniqueKey(),
 		Status: b.Status, StatusReason: b.StatusReason, Timezone: b.Timezone,
-		Detection: b.Detection, Expectation: expectation(b), Watching: toWatchingJSON(b), AllowBots: b.AllowBots,
+		Detection: b.Detection, Expectation: expectation(b), Watching: Watching(b), AllowBots: b.AllowBots,
 		ResumeOnEvent: b.ResumeOnEvent,
 		LastEventAt:   b.LastEventAt, DueAt: due, RunningSince: b.Runs.StartedAt, Channels: b.Channels,
 		Tags: tags, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt,
@@ -76,9 +76,10 @@ func (h *Handler) withTags(r *http.Request, beets ...*beet.Beet) error {
 	return h.svc.FillTags(r.Context(), beets...)
 }
 
-// watchingJSON is what auto mode watches a beet for and from when
-// (detect.Watching); null for a beet not in auto mode or without events.
-type watchingJSON struct {
+// WatchingJSON is what auto mode watches a beet for and from when
+// (detect.Watching): the API's beet.watching, and what `beet backtest
+// --watching` prints of the beet a replay left.
+type WatchingJSON struct {
 	Model             string     `json:"model"`
 	Description       string     `json:"description"`
 	Cron              string     `json:"cron,omitempty"`
@@ -90,12 +91,14 @@ type watchingJSON struct {
 	SuggestedZone     string     `json:"suggested_zone,omitempty"`
 }
 
-func toWatchingJSON(b *beet.Beet) *watchingJSON {
+// Watching is b's WatchingJSON; nil (null) for a beet not in auto mode or
+// without events.
+func Watching(b *beet.Beet) *WatchingJSON {
 	w, ok := detect.Watch(b)
 	if !ok {
 		return nil
 	}
-	return &watchingJSON{Model: string(w.Model), Description: w.Description, Cron: w.Cron, Timezone: w.Timezone,
+	return &WatchingJSON{Model: string(w.Model), Description: w.Description, Cron: w.Cron, Timezone: w.Timezone,
 		GraceSeconds: w.GraceSeconds, ArmedAt: w.ArmedAt, ArmsBy: w.ArmsBy,
 		AlertAfterSeconds: int64(w.AlertAfter / time.Second), SuggestedZone: w.SuggestedZone}
 }

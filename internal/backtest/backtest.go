@@ -167,8 +167,9 @@ func RunEvents(b beet.Beet, events []beet.Event, until time.Time) ([]beet.Flip, 
 
 // Run replays points through the detector for a beet with b's settings,
 // starting new, and evaluates deadlines up to until (if later than the
-// last point). It returns the flips in time order.
-func Run(b beet.Beet, points []Point, until time.Time) ([]beet.Flip, error) {
+// last point). It returns the flips in time order and the beet as the
+// replay left it (its status and learned model: what it watches now).
+func Run(b beet.Beet, points []Point, until time.Time) ([]beet.Flip, beet.Beet, error) {
 	b.Status, b.LastEventAt, b.DueAt, b.Model = beet.StatusNew, nil, nil, nil
 	var flips []beet.Flip
 	for _, p := range points {
@@ -177,14 +178,14 @@ func Run(b beet.Beet, points []Point, until time.Time) ([]beet.Flip, error) {
 		}
 		f, err := detect.ApplyEvents(&b, beet.EventSpan{First: p.At, Last: p.At, Count: p.Count})
 		if err != nil {
-			return nil, err
+			return nil, b, err
 		}
 		flips = append(flips, f...)
 	}
 	f, err := detect.ApplyDeadlines(&b, until.Add(time.Nanosecond))
 	if err != nil {
-		return nil, err
+		return nil, b, err
 	}
 	flips = append(flips, f...)
-	return flips, nil
+	return flips, b, nil
 }

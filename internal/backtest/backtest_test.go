@@ -95,7 +95,7 @@ func TestBacktestMatchesLive(t *testing.T) {
 			}
 			until := at.Add(3 * gapScale)
 
-			want, err := backtest.Run(beet.Beet{Timezone: "UTC", Detection: d}, points, until)
+			want, _, err := backtest.Run(beet.Beet{Timezone: "UTC", Detection: d}, points, until)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestBacktestMatchesLiveAuto(t *testing.T) {
 		}
 		points = append(points, backtest.Point{At: at, Count: 1})
 	}
-	want, err := backtest.Run(beet.Beet{Timezone: "UTC", Detection: d}, points, at)
+	want, _, err := backtest.Run(beet.Beet{Timezone: "UTC", Detection: d}, points, at)
 	if err != nil {
 		t.Fatal(err)
 	}

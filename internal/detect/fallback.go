@@ -182,7 +182,18 @@ func (m *RateModel) randomGaps(perDay float64, anyGaps bool) time.Duration {
 const irregularGaps = 1.5
 
 func (w fallback) due(bool) (time.Time, string, bool) {
-	return time.UnixMicro(w.m.last).Add(w.limit()), kindFallback, true
+	return w.after(w.limit()), kindFallback, true
+}
+
+// after is when a silence of limit from the last event is flagged: later
+// by a weekend the beet has not been seen over (unseenWeekend), as the
+// learning guard waits. Without it, a weekday job whose first weekend fell
+// in an outage, the gaps of its weeks all under a day, was flagged in its
+// second weekend (TestWeekdayJobFirstWeekendInOutage).
+func (w fallback) after(limit time.Duration) time.Time {
+	last := time.UnixMicro(w.m.last)
+	at, _ := w.m.unseenWeekend(last, last.Add(limit))
+	return at
 }
 
 func (w fallback) alarm(_ string, due time.Time) *alarm {
@@ -191,6 +202,9 @@ func (w fallback) alarm(_ string, due time.Time) *alarm {
 	why := fmt.Sprintf("the longest gap of the last 3 weeks was %s", Duration(m.longestGap()))
 	if w.random() {
 		why = m.randomGapsWords(m.p.SilenceFalseAlarms)
+	}
+	if _, ok := m.unseenWeekend(last, due); ok {
+		why += unseenWeekendWords
 	}
 	return &alarm{kind: beet.FlipSilence, observed: 0, expected: 1, reason: fmt.Sprintf(
 		"No event since %s (%s); %s.", last.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), why)}

@@ -395,16 +395,26 @@ func (w guard) dueTerms() (time.Time, string) {
 		at = first
 		terms += ", not before " + Duration(guardFirstDay) + " after its first event"
 	}
-	if !m.weekendSeen() {
-		// A beet not seen over a weekend yet may be quiet at weekends:
-		// the weekend does not count towards the silence.
-		if sat := m.nextSaturday(last); sat.Before(at) {
-			at = at.Add(48 * time.Hour)
-			terms += ", plus 2 days for a weekend it has not seen yet"
-		}
+	if later, ok := m.unseenWeekend(last, at); ok {
+		at = later
+		terms += unseenWeekendWords
 	}
 	return at, terms
 }
+
+// unseenWeekend is a silence's deadline at, from the last event, moved 2
+// days later when the beet has not been seen over a weekend yet and one
+// comes before at: such a beet may be quiet at weekends, and the weekend
+// does not count towards the silence. ok says it moved.
+func (m *RateModel) unseenWeekend(last, at time.Time) (time.Time, bool) {
+	if m.weekendSeen() || !m.nextSaturday(last).Before(at) {
+		return at, false
+	}
+	return at.Add(48 * time.Hour), true
+}
+
+// unseenWeekendWords is what unseenWeekend adds, in a silence's words.
+const unseenWeekendWords = ", plus 2 days for a weekend it has not seen yet"
 
 // weekendSeen reports whether an hour of a Saturday or Sunday was learned.
 func (m *RateModel) weekendSeen() bool {

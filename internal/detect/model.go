@@ -397,7 +397,7 @@ func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
 	// silence can go unflagged: twice as far out, as the gaps of bursty
 	// (overdispersed) traffic are too heavy-tailed for twice the longest.
 	if fb.ready() {
-		if at := time.UnixMicro(m.last).Add(fallbackCapFactor * fb.capLimit()); !ok || at.Before(due) {
+		if at := fb.after(fallbackCapFactor * fb.capLimit()); !ok || at.Before(due) {
 			due, kind, ok = at, kindFallback, true
 		}
 	}

@@ -482,3 +482,41 @@ func TestWindowCutAcrossMidnight(t *testing.T) {
 		t.Errorf("the window after the edit: %s", w.Description)
 	}
 }
+
+// TestWeekdayJobFirstWeekendInOutage: a job every 15 min from 07:00 to
+// 17:00 on weekdays, first seen on a Monday, stops on its first Friday at
+// 15:00 (flagged) and is back on Monday: its first weekend fell in the
+// outage, so it has not been seen over one. Its second weekend is not a
+// silence (the fallback flagged it at 00:08 on the Monday, its gaps all
+// under a day); a stop in its third week still is.
+func TestWeekdayJobFirstWeekendInOutage(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	a := newAutoBeet("Europe/Berlin")
+	monday := time.Date(2026, 3, 2, 0, 0, 0, 0, berlin)
+	runDay := func(day time.Time, until int) {
+		for m := 7 * 60; m < until; m += 15 {
+			a.event(t, day.Add(time.Duration(m)*time.Minute+20*time.Second), 1)
+		}
+	}
+	for d := range 19 {
+		day := monday.AddDate(0, 0, d)
+		switch {
+		case day.Weekday() == time.Saturday || day.Weekday() == time.Sunday:
+		case d == 4: // Friday: stops at 15:00, back on Monday
+			runDay(day, 15*60)
+		case d == 17: // Thursday of the third week: stops at 12:00
+			runDay(day, 12*60)
+		default:
+			runDay(day, 17*60)
+		}
+	}
+	a.until(t, monday.AddDate(0, 0, 19))
+	var got []string
+	for _, f := range alarms(a.flips) {
+		got = append(got, f.At.In(berlin).Format("Mon Jan 2 15:04")+" "+string(f.Kind))
+	}
+	if want := []string{"Fri Mar 6 15:01 missed_run", "Thu Mar 19 12:01 missed_run"}; strings.Join(got, ", ") != strings.Join(want, ", ") {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("alarms %q, want %q", got, want)
+	}
+}

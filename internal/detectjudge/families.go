@@ -35,6 +35,9 @@ var (
 		{Name: "stopped 6h on day 2", Kind: IncidentMissedRun, Duration: 6 * time.Hour, Day: 1, DayMax: 2},
 		{Name: "stopped 6h on day 4-5", Kind: IncidentMissedRun, Duration: 6 * time.Hour, Day: 3, DayMax: 5},
 	}
+	// A job that stops on the day it was set up, after the runs a schedule
+	// incident waits for (the oracle's minRunsBefore).
+	firstDay       = IncidentSpec{Name: "stopped 6h on day 1", Kind: IncidentMissedRun, Duration: 6 * time.Hour, Day: 0, DayMax: 1}
 	firstWeekDaily = []IncidentSpec{
 		{Name: "stopped 3d on day 4-5", Kind: IncidentMissedRun, Duration: 72 * time.Hour, Day: 3, DayMax: 5},
 		{Name: "stopped 3d on day 9", Kind: IncidentMissedRun, Duration: 72 * time.Hour, Day: 8, DayMax: 9},
@@ -105,6 +108,16 @@ func Families() []*Family {
 			m.dur0, m.spread = 0, time.Duration(1+r.IntN(5))*time.Second
 			return m
 		}
+	}
+	// office: every 15 min on weekdays, from 07:00-09:45 to 16:00-19:00.
+	office := func(r *rand.Rand) (calendar, time.Duration) {
+		from := 7*60 + 15*r.IntN(12)
+		to := 16*60 + 15*r.IntN(13)
+		var mins []int
+		for m := from; m < to; m += 15 {
+			mins = append(mins, m)
+		}
+		return weekdays(mins...), 15 * time.Minute
 	}
 	return []*Family{
 		{Name: "poisson-0.2", Description: "seasonal Poisson, 0.2 events/h on average (hour-of-day × weekend profile, local time)",
@@ -202,15 +215,7 @@ func Families() []*Family {
 		// Untuned: shapes added after the detector's parameters were chosen.
 		{Name: "u-cron-15min-office", Untuned: true, Schedule: true,
 			Description: "every 15 min on weekdays only, from a start between 07:00 and 09:45 to an end between 16:00 and 19:00 local (untuned)",
-			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
-				from := 7*60 + 15*r.IntN(12)
-				to := 16*60 + 15*r.IntN(13)
-				var mins []int
-				for m := from; m < to; m += 15 {
-					mins = append(mins, m)
-				}
-				return weekdays(mins...), 15 * time.Minute
-			})},
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), newModel: job(false, office)},
 		{Name: "u-cron-monthly-1st", Untuned: true, Schedule: true,
 			Description: "`0 3 1 * *`: 03:00 local on the 1st of every month, runs as long as a daily job's; 160-day streams (untuned)",
 			Zones:       zones, Days: 160, Incidents: scheduleIncidents[:1], newModel: job(false, func(*rand.Rand) (calendar, time.Duration) {
@@ -254,6 +259,13 @@ func Families() []*Family {
 				m.lateP = 0.1
 				return m
 			}},
+		{Name: "u-cron-5min-midday-setup", Untuned: true, Schedule: true, SetupFrom: 9, SetupTo: 18,
+			Description: "every 5 min all day, first seen at a random time between 09:00 and 18:00 local (set up during a working day); incidents include a stop on its first day (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, append([]IncidentSpec{firstDay}, firstWeekShort...)...), Episodes: scheduleEpisodes,
+			newModel: job(false, every(5*time.Minute))},
+		{Name: "u-cron-15min-office-midday-setup", Untuned: true, Schedule: true, SetupFrom: 9, SetupTo: 18,
+			Description: "every 15 min on weekdays only, from a start between 07:00 and 09:45 to an end between 16:00 and 19:00 local, first seen at a random time between 09:00 and 18:00 local (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, append([]IncidentSpec{firstDay}, firstWeekShort...)...), newModel: job(false, office)},
 		{Name: "u-cron-weekly", Untuned: true, Schedule: true,
 			Description: "weekly on a fixed day at a fixed local time (`0 3 * * 0`), runs as long as a daily job's; 160-day streams (untuned)",
 			Zones:       zones, Days: 160, Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {

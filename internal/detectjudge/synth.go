@@ -129,6 +129,11 @@ type Family struct {
 	// Episodes are traffic that is not an incident to detect but must not
 	// make a detector flap: a schedule getting extra events.
 	Episodes []IncidentSpec
+	// SetupFrom and SetupTo, when set, are local hours between which the
+	// beet is set up on its first day (the stream starts at a random
+	// minute there, not at midnight): a job first seen mid-afternoon has
+	// not shown its night hours yet.
+	SetupFrom, SetupTo int
 	// Untuned families were added after the detector's parameters were
 	// chosen and must stay out of any tuning: the report shows them apart.
 	Untuned  bool
@@ -203,6 +208,9 @@ func (f *Family) setup(r *rand.Rand, name string) (Stream, model, error) {
 	dstDay := from + r.IntN(max(1, days-from-7))
 	d := anchor.In(traffic).AddDate(0, 0, -dstDay)
 	start := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, traffic)
+	if f.SetupTo > f.SetupFrom {
+		start = start.Add(time.Duration(f.SetupFrom*60+r.IntN((f.SetupTo-f.SetupFrom)*60)) * time.Minute)
+	}
 	s := Stream{Info: StreamInfo{
 		Name: name, Family: f.Name, Location: beetLoc, Start: start,
 		LearnEnd: start.AddDate(0, 0, from),

@@ -323,7 +323,7 @@ func TestPatchChangesOnlyWhatIsSent(t *testing.T) {
 	r.json(t, &got)
 	var raw map[string]any
 	r.json(t, &raw)
-	if raw["expectation"] != "Expects a run every day at 02:00 (Europe/Riga); a missed run is flagged 10 min after its time." {
+	if raw["expectation"] != "Expects a run every day at 02:00 Europe/Riga; a missed run is flagged 10 min after its time." {
 		t.Errorf("expectation %q", raw["expectation"])
 	}
 	if r.status != 200 || got.Name != "Nightly backup" || got.Description != "db dump" || got.Timezone != "Europe/Riga" ||

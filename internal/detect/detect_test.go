@@ -168,7 +168,7 @@ func TestExact(t *testing.T) {
 func TestExpectation(t *testing.T) {
 	for b, want := range map[*beet.Beet]string{
 		periodBeet(beet.StatusUp):                                                "Expects an event at least every 1 h, plus 10 min grace; silence is flagged 1 h 10 min after the last event.",
-		cronBeet(beet.StatusUp, "30 2 * * *", "Europe/Riga", 300):                "Expects a run every day at 02:30 (Europe/Riga); a missed run is flagged 5 min after its time.",
+		cronBeet(beet.StatusUp, "30 2 * * *", "Europe/Riga", 300):                "Expects a run every day at 02:30 Europe/Riga; a missed run is flagged 5 min after its time.",
 		{Status: beet.StatusNew, Detection: beet.Detection{Mode: beet.ModeAuto}}: "Waiting for the first event. Then Beet learns its rhythm; meanwhile a job is watched from its 3rd run (its 4th if it runs more often than daily), and from the 3rd event a silence far longer than any gap seen is flagged.",
 	} {
 		if got := Expectation(b); got != want {

@@ -20,20 +20,22 @@ const (
 var weekdayPlural = [7]string{"Sundays", "Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays"}
 
 // Describe puts the schedule in words for the common shapes, for example
-// "every day at 02:00 (Europe/Riga)", "weekdays at 09:00 (America/New_York)",
-// "Mondays at 06:30 (UTC)", "on the 1st of every month at 00:00 (UTC)",
-// "Fridays that fall on odd days of the month at 03:00 (UTC)", "on the 13th
-// of every month and on Fridays at 00:00 (UTC)", "every 2 hours at :00
-// (Europe/Riga)", "every hour at :00", "every 15 minutes" and "every
-// minute", and otherwise "on the schedule `<expr>` (<zone>)". Schedules that
-// repeat within the hour, and hourly ones, name no zone: their times do not
-// depend on it in whole-hour zones.
+// "every day at 02:00 Europe/Riga", "weekdays at 09:00 America/New_York",
+// "Mondays at 06:30 UTC", "on the 1st of every month at 00:00 UTC",
+// "Fridays that fall on odd days of the month at 03:00 UTC", "on the 13th
+// of every month and on Fridays at 00:00 UTC", "every 2 hours at :00
+// Europe/Riga", "every hour at :00", "every 15 minutes" and "every
+// minute", and otherwise "on the schedule `<expr>` in <zone>". Schedules
+// that repeat within the hour, and hourly ones, name no zone: their times
+// do not depend on it in whole-hour zones. The zone is not in parentheses,
+// as auto mode's words have it: a missed run's reason puts the words in
+// parentheses ("… no event by 04:05 (every day at 03:30 Europe/Riga).").
 func (c *Cron) Describe(loc *time.Location) string {
 	zone := "UTC"
 	if loc != nil {
 		zone = loc.String()
 	}
-	fallback := fmt.Sprintf("on the schedule `%s` (%s)", c.text, zone)
+	fallback := fmt.Sprintf("on the schedule `%s` in %s", c.text, zone)
 	if !c.plainDays || c.months != allMonths {
 		return fallback
 	}
@@ -42,7 +44,7 @@ func (c *Cron) Describe(loc *time.Location) string {
 		if days == "" {
 			return fallback
 		}
-		return days + fmt.Sprintf(" at %02d:%02d (%s)", c.hour, c.minute, zone)
+		return days + fmt.Sprintf(" at %02d:%02d %s", c.hour, c.minute, zone)
 	}
 	if days != "every day" {
 		return fallback
@@ -59,7 +61,7 @@ func (c *Cron) Describe(loc *time.Location) string {
 		}
 	case oneMinute:
 		if n := evenStep(uint64(c.hours), 24); n > 0 {
-			return fmt.Sprintf("every %d hours at :%02d (%s)", n, bits.TrailingZeros64(c.minutes), zone)
+			return fmt.Sprintf("every %d hours at :%02d %s", n, bits.TrailingZeros64(c.minutes), zone)
 		}
 	}
 	return fallback

@@ -1033,3 +1033,19 @@ func quarterHourJobStopped(t *testing.T, start time.Time, runs, k int, late time
 func TestQuarterHourJobLateFourthRun(t *testing.T) {
 	quarterHourJobStopped(t, time.Date(2026, 3, 2, 9, 0, 1, 0, time.UTC), 4*25, 3, 132*time.Second) // a Monday
 }
+
+// TestYoungDailySaysItsFirstRunsSpread: a daily job whose first three
+// runs came at 23:50:00, 23:50:20 and 23:45:31 is learned saying the
+// spread they showed, minutes, not a mean of one late run's 20 s
+// ("usually 0-30 s late").
+func TestYoungDailySaysItsFirstRunsSpread(t *testing.T) {
+	a := newAutoBeet("UTC")
+	day := time.Date(2026, 3, 9, 23, 50, 0, 0, time.UTC) // a Monday
+	for i, off := range []time.Duration{0, 20 * time.Second, -4*time.Minute - 29*time.Second} {
+		a.event(t, day.AddDate(0, 0, i).Add(off), 1)
+	}
+	if len(a.flips) != 2 || !strings.Contains(a.flips[1].Reason, "usually 0-4 min late") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatal("want the learned words to say the runs' spread of minutes")
+	}
+}

@@ -120,7 +120,14 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		}
 	}
 	words = "runs " + words
-	if late := 3 * int64(m.lateMean) * m.lateUnit(); late > 0 {
+	late := 3 * int64(m.lateMean) * m.lateUnit()
+	if young {
+		// A few runs make a poor mean: say the spread they showed (a
+		// daily job whose first runs came over 5 min, the third the
+		// earliest, was "usually 0-30 s late").
+		late = max(late, int64(m.lateMax)*m.lateUnit())
+	}
+	if late > 0 {
 		words += ", usually " + lateWords(late) + " late"
 	} else {
 		words += ", on time"

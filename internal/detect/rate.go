@@ -662,7 +662,9 @@ func (m *RateModel) daily() float64 {
 // been seen, the other's ("a weekday (weekends not seen yet)"). Averaged
 // with the unseen days as none, a job every 15 min first seen on a Monday
 // was "about 69 events a day", where it ran 96 (daily: the silence's
-// count, which reads unseen hours as none).
+// count, which reads unseen hours as none). A beet whose weekends (or
+// weekdays) have almost none is said by its other days: "about 167
+// events a weekday, almost none at weekends", not the week's "119 a day".
 func (m *RateModel) dayWords() (float64, string) {
 	var wd, we float64
 	seenWD, seenWE := false, false
@@ -679,9 +681,17 @@ func (m *RateModel) dayWords() (float64, string) {
 		return wd, "a weekday (weekends not seen yet)"
 	case seenWE && !seenWD:
 		return we, "a weekend day (weekdays not seen yet)"
+	case we < quietDays*wd:
+		return wd, "a weekday, almost none at weekends"
+	case wd < quietDays*we:
+		return we, "a weekend day, almost none on weekdays"
 	}
 	return m.daily(), "a day"
 }
+
+// quietDays: days whose events are under this share of the other kind's
+// are said as almost none (dayWords).
+const quietDays = 0.05
 
 // closeHours finishes every hour that ended by now, teaching each bucket
 // its count (zero for silent hours).

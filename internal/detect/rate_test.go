@@ -1027,6 +1027,27 @@ func TestLearnedBeforeWeekendSaysWeekday(t *testing.T) {
 	}
 }
 
+// TestWeekdayTrafficSaysWeekday: a beet with traffic on weekdays only,
+// 4 an hour around the clock, is said by its weekdays once it has seen
+// three weeks: "about 96 events a weekday, almost none at weekends", not
+// the week's average ("about 69 events a day").
+func TestWeekdayTrafficSaysWeekday(t *testing.T) {
+	a := newAutoBeet("UTC")
+	for _, at := range poissonTimes(time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), 4, 4*24*26) {
+		if wd := at.Weekday(); wd != time.Saturday && wd != time.Sunday && at.Before(time.Date(2026, 3, 21, 0, 0, 0, 0, time.UTC)) {
+			a.event(t, at, 1)
+		}
+	}
+	w, _ := Watch(&a.b)
+	m := regexp.MustCompile(`^about (\d+) events a weekday, almost none at weekends, busiest around`).FindStringSubmatch(w.Description)
+	if m == nil {
+		t.Fatalf("watching: %q", w.Description)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 80 || n > 112 {
+		t.Errorf("about %d events a weekday, want about 96: %q", n, w.Description)
+	}
+}
+
 // TestStopFirstFlaggedAsDropSaysSilence: a 200-an-hour beet that stops
 // at 05:36 may be flagged first as a drop, counting the window's events
 // before the stop. Its reason says the silence first: it read "Only 29

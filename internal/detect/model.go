@@ -291,7 +291,22 @@ func (m *RateModel) cleanRuns() bool { return !m.spreadDaily() || m.extraCount()
 // missed run "flagged 12 h after its time"; such a beet is watched by its
 // rates instead. (Monthly runs have their own spread, monthTolerance.)
 func (m *RateModel) lateFits() bool {
-	return m.monthly() || m.lateGrace() <= m.graceCap()
+	return m.monthly() || m.lateGrace() <= m.graceCap() || m.lateOutlier()
+}
+
+// lateOutlier reports whether the latest run past what a grace can give
+// was one run off a known calendar whose lateness otherwise fits: the fit
+// of its runs (tailGrace) is within the cap, and the run since came within
+// it. Such a run is an incident (flagged as missed, then back), not the
+// job's lateness: once a run came on time again, it does not end the
+// schedule, nor widen the grace (runsGrace). Taken as lateness, one run of
+// an hourly job 27 min late left it to the rates for good, a stop flagged
+// after 3 h, not 7 min (u-cron-hourly-late-once). Runs that all come late
+// (a job moved to another minute) are no outlier: the schedule ends, as
+// before, and the new one is learned (schedule-change).
+func (m *RateModel) lateOutlier() bool {
+	return !m.monthly() && m.lateGrace() > m.graceCap() && m.calendarKnown() && m.tailGrace() <= m.graceCap() &&
+		m.last/1e6-m.cluster <= m.tailGrace()
 }
 
 // calendarKnown reports whether the schedule has run long enough for its

@@ -901,6 +901,13 @@ func (m *RateModel) tolerance() int64 {
 // delayed at random the bound of their span (delayGrace). A start+end
 // job's starts get it alone (startGrace).
 func (m *RateModel) runsGrace() int64 {
+	if m.lateOutlier() {
+		// The latest lateness is the outlier's: the runs' own largest is
+		// not known, a quarter period stands for it (with the fit alone,
+		// 7 min for an hourly job, a normal slow run 8 min late was
+		// flagged as missed).
+		return max(graceFloor, m.tailGrace(), m.graceCap()/2)
+	}
 	if g, ok := m.delayGrace(); ok {
 		return max(graceFloor, m.lateGrace(), g) // startend.go
 	}

@@ -1027,3 +1027,34 @@ func TestTwiceDailyJobSaysBothRuns(t *testing.T) {
 		t.Fatalf("want the missed 06:10 run flagged as such, got %d alarms", len(al))
 	}
 }
+
+// TestHourlyJobOneRunVeryLate: an hourly job with one run 27 min late in
+// its second week (past any grace under half the period) is flagged as
+// missed for it and keeps its schedule once a run comes on time again: a
+// stop a week later is flagged within a quarter of an hour, and the words
+// still say a schedule. Taken as its lateness, the run left the job to
+// the rates for good (a stop flagged after about 3 h, "about 24 events a
+// day").
+func TestHourlyJobOneRunVeryLate(t *testing.T) {
+	a := newAutoBeet("UTC")
+	start := time.Date(2026, 3, 2, 0, 17, 0, 0, time.UTC)
+	late := start.Add(9*24*time.Hour + 5*time.Hour)
+	stop := start.Add(16*24*time.Hour + 11*time.Hour)
+	for at := start; at.Before(stop); at = at.Add(time.Hour) {
+		run := at.Add(time.Duration(at.Unix()/3600%37) * time.Second)
+		if at.Equal(late) {
+			run = at.Add(27 * time.Minute)
+		}
+		a.event(t, run, 1)
+	}
+	a.until(t, stop.Add(3*time.Hour))
+	fl := a.since(stop)
+	if len(fl) == 0 || fl[0].Kind != beet.FlipMissedRun || fl[0].At.Sub(stop) > 16*time.Minute {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the stop at %s: want a missed run within 16 min", stop.Format("Jan 2 15:04"))
+	}
+	if lateFl := a.since(late); len(lateFl) == 0 || lateFl[0].Kind != beet.FlipMissedRun || lateFl[0].At.After(late.Add(27*time.Minute)) {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatal("want the very late run flagged as missed before it came")
+	}
+}

@@ -266,6 +266,14 @@ func Families() []*Family {
 		{Name: "u-cron-15min-office-midday-setup", Untuned: true, Schedule: true, SetupFrom: 9, SetupTo: 18,
 			Description: "every 15 min on weekdays only, from a start between 07:00 and 09:45 to an end between 16:00 and 19:00 local, first seen at a random time between 09:00 and 18:00 local (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, append([]IncidentSpec{firstDay}, firstWeekShort...)...), newModel: job(false, office)},
+		{Name: "u-cron-hourly-late-once", Untuned: true, Schedule: true,
+			Description: "hourly at a fixed minute, with one run in its second week (days 7-13) 20-29 min late, past its grace and under half the period (the alarm it raises is excused); incidents after it (untuned)",
+			Zones:       zones, Incidents: scheduleIncidents, Episodes: scheduleEpisodes, newModel: func(r *rand.Rand) model {
+				m := job(false, every(time.Hour))(r).(*scheduleModel)
+				m.lateOnceAfter = time.Duration(7*24*60+r.IntN(6*24*60)) * time.Minute
+				m.lateOnce = time.Duration(20*60+r.IntN(9*60)) * time.Second
+				return m
+			}},
 		{Name: "u-cron-weekly", Untuned: true, Schedule: true,
 			Description: "weekly on a fixed day at a fixed local time (`0 3 * * 0`), runs as long as a daily job's; 160-day streams (untuned)",
 			Zones:       zones, Days: 160, Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {

@@ -120,6 +120,10 @@ type scheduleModel struct {
 	changed     calendar
 	changeAfter time.Duration
 	period      time.Duration // the usual gap between runs, for the excused window
+	// A job with one very late run in its second week: the first slot
+	// from lateOnceAfter after the stream starts ends lateOnce after it
+	// (0: none). Excused: the alarm it may raise is for a run that came.
+	lateOnceAfter, lateOnce time.Duration
 }
 
 // newSchedule draws the spread of a job's runs: durations vary by 1-4% of
@@ -165,12 +169,17 @@ func (m *scheduleModel) settled(loc *time.Location, start time.Time) time.Time {
 
 // excused: the first two periods after a schedule change (a missed slot of
 // the old schedule, an unexpected run of the new one) are the user's doing.
-func (m *scheduleModel) excused(_ *time.Location, start, _ time.Time) []Window {
+func (m *scheduleModel) excused(loc *time.Location, start, _ time.Time) []Window {
+	var out []Window
+	if m.lateOnce > 0 {
+		slot := m.next(loc, start, start.Add(m.lateOnceAfter))
+		out = append(out, Window{Name: "one very late run", From: slot, To: slot.Add(m.lateOnce + DetectTolerance)})
+	}
 	if m.changed == nil {
-		return nil
+		return out
 	}
 	at := m.changeAt(start)
-	return []Window{{Name: "schedule changed", From: at, To: at.Add(2*m.period + DetectTolerance)}}
+	return append(out, Window{Name: "schedule changed", From: at, To: at.Add(2*m.period + DetectTolerance)})
 }
 
 func (m *scheduleModel) place(r *rand.Rand, loc *time.Location, u time.Time, inc *Incident) bool {
@@ -255,6 +264,9 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 		if m.delay > 0 { // drawn only for such jobs: other streams keep their runs
 			delay := time.Duration(r.Int64N(int64(m.delay) + 1))
 			d, startPing = d+delay, startPing.Add(delay)
+		}
+		if m.lateOnce > 0 && s.Equal(m.next(loc, start, start.Add(m.lateOnceAfter))) {
+			d = m.lateOnce // drawn in newModel: other streams keep their runs
 		}
 		d = d.Truncate(time.Millisecond)
 		pingStart, pingEnd := m.startEnd, true

@@ -171,8 +171,7 @@ func (m *scheduleModel) settled(loc *time.Location, start time.Time) time.Time {
 // the old schedule, an unexpected run of the new one) are the user's doing.
 func (m *scheduleModel) excused(loc *time.Location, start, _ time.Time) []Window {
 	var out []Window
-	if m.lateOnce > 0 {
-		slot := m.next(loc, start, start.Add(m.lateOnceAfter))
+	if slot, ok := m.lateOnceSlot(loc, start); ok {
 		out = append(out, Window{Name: "one very late run", From: slot, To: slot.Add(m.lateOnce + DetectTolerance)})
 	}
 	if m.changed == nil {
@@ -180,6 +179,15 @@ func (m *scheduleModel) excused(loc *time.Location, start, _ time.Time) []Window
 	}
 	at := m.changeAt(start)
 	return append(out, Window{Name: "schedule changed", From: at, To: at.Add(2*m.period + DetectTolerance)})
+}
+
+// lateOnceSlot is the slot of the job's one very late run (lateOnce); ok
+// is false for a job without one.
+func (m *scheduleModel) lateOnceSlot(loc *time.Location, start time.Time) (time.Time, bool) {
+	if m.lateOnce == 0 {
+		return time.Time{}, false
+	}
+	return m.next(loc, start, start.Add(m.lateOnceAfter)), true
 }
 
 func (m *scheduleModel) place(r *rand.Rand, loc *time.Location, u time.Time, inc *Incident) bool {
@@ -253,6 +261,7 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 		}
 	}
 	extraRuns := make([]int, len(inc)) // runs given their extras so far, per incident
+	lateSlot, lateOnce := m.lateOnceSlot(loc, start)
 	for s := m.next(loc, start, start); s.Before(end); s = m.next(loc, start, s.Add(time.Second)) {
 		// Draw every run's timing whatever happens to it, so that streams
 		// with and without an incident share their runs.
@@ -265,7 +274,7 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 			delay := time.Duration(r.Int64N(int64(m.delay) + 1))
 			d, startPing = d+delay, startPing.Add(delay)
 		}
-		if m.lateOnce > 0 && s.Equal(m.next(loc, start, start.Add(m.lateOnceAfter))) {
+		if lateOnce && s.Equal(lateSlot) {
 			d = m.lateOnce // drawn in newModel: other streams keep their runs
 		}
 		d = d.Truncate(time.Millisecond)

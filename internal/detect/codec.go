@@ -21,12 +21,14 @@ import (
 // the hours of today before the open one taken as having taught its
 // level (dayWeight, as version 6 counted them); version 7 (the layout of
 // 8, its burst unit never negative) is read as 8 with the beet bursty if
-// B is at bursty's bound; version 1 (326 bytes) is not: a beet with one
-// starts learning again at its next event.
-const modelVersion = 8
+// B is at bursty's bound; version 8 (the layout of 9, the period's top
+// byte 0) is read as 9 with the largest lateness as the second largest;
+// version 1 (326 bytes) is not: a beet with one starts learning again at
+// its next event.
+const modelVersion = 9
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database. Version 8, little-endian, offsets in bytes:
+// keeps in the database. Version 9, little-endian, offsets in bytes:
 //
 //	  0  u8      version (modelVersion)
 //	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
@@ -47,7 +49,7 @@ const modelVersion = 8
 //	151  u32     scheduleState.cluster (Unix seconds)
 //	155  u8×2    scheduleState.clusterN, .calls
 //	157  f32     burstState.callGap
-//	161  u32     scheduleState.period
+//	161  u32     scheduleState.period (bits 0-23), .lateNext (bits 24-31)
 //	165  u8      scheduleState.streak
 //	166  u16×2   scheduleState.lateMean, .lateMax
 //	170  u8×2    scheduleState.daysOn, .daysMissed
@@ -187,7 +189,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	b = le.AppendUint32(b, uint32(m.cluster))
 	b = append(b, m.clusterN, m.calls)
 	b = le.AppendUint32(b, math.Float32bits(m.callGap))
-	b = le.AppendUint32(b, m.period)
+	b = le.AppendUint32(b, m.period|uint32(m.lateNext)<<24)
 	b = append(b, m.streak)
 	b = le.AppendUint16(b, m.lateMean)
 	b = le.AppendUint16(b, m.lateMax)
@@ -232,8 +234,9 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	v4 := v3 || len(b) == v4Len && b[0] == 4           // … and, as version 4, CUSUMs held at the open hour's start
 	v5 := v4 || len(b) == v5Len && b[0] == 5           // … and, as version 5, without the open window's bursts and the day's level …
 	v6 := v5 || len(b) == v6Len && b[0] == 6           // … and, as version 6, the last event in 8 bytes and no taught weight …
-	v7 := v6 || len(b) == encodedModelLen && b[0] == 7 // … and, as version 7, bursty unstored
-	if !v7 && (len(b) != encodedModelLen || b[0] != modelVersion) {
+	v7 := v6 || len(b) == encodedModelLen && b[0] == 7 // … and, as version 7, bursty unstored …
+	v8 := v7 || len(b) == encodedModelLen && b[0] == 8 // … and, as version 8, no second largest lateness
+	if !v8 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -269,9 +272,15 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	m.cluster = int64(r.u32())
 	m.clusterN, m.calls = r.u8(), r.u8()
 	m.callGap = r.f32()
-	m.period = r.u32()
+	period := r.u32()
 	m.streak = r.u8()
 	m.lateMean, m.lateMax = r.u16(), r.u16()
+	m.period, m.lateNext = period&maxPeriod, uint8(period>>24)
+	if v8 {
+		// The second largest lateness was not kept: the largest stands
+		// for it (an outlier's grace is a quarter period, as it was).
+		m.period, m.lateNext = min(period, maxPeriod), lateCode(int64(m.lateMax))
+	}
 	m.daysOn, m.daysMissed = r.u8(), r.u8()
 	m.winLo, m.winHi, m.endOff = r.u16(), r.u16(), r.u16()
 	extras, flags2 := r.u8(), r.u8()
@@ -352,9 +361,10 @@ func loadV2(m *RateModel, b []byte) (*RateModel, error) {
 	m.cluster = int64(r.u32())
 	m.clusterN, m.calls = uint8(min(r.u16(), math.MaxUint8)), uint8(min(r.u16(), math.MaxUint8))
 	m.callGap = r.f32()
-	m.period = r.u32()
+	m.period = min(r.u32(), maxPeriod)
 	m.streak = r.u8()
 	m.lateMean, m.lateMax = r.u16(), r.u16()
+	m.lateNext = lateCode(int64(m.lateMax))
 	if !(m.disp >= 1 && m.disp <= maxDisp) || !(m.nbDen > 0) || !(m.burst >= 1) {
 		return nil, errModel
 	}

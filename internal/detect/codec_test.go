@@ -275,6 +275,17 @@ func TestVersion7ModelsLoad(t *testing.T) {
 	})
 }
 
+// TestVersion8ModelsLoad: models stored in version 8 (testdata/models-v8:
+// version 9's layout, the second largest lateness not kept) load with
+// their largest lateness as the second largest, so an outlier's grace
+// stays a quarter period; they say what they said then, and are stored
+// again in the current version.
+func TestVersion8ModelsLoad(t *testing.T) {
+	checkOldModels(t, "models-v8", 8, encodedModelLen, func(name string, v8 []byte, m *RateModel) []byte {
+		return append([]byte{modelVersion}, v8[1:]...)
+	})
+}
+
 // burstySign sets the sign of the burst unit in an encoded model b
 // (offset 109, little-endian f32) if m is bursty, as MarshalBinary does.
 func burstySign(b []byte, m *RateModel) []byte {
@@ -310,8 +321,13 @@ func checkOldModels(t *testing.T, dir string, v byte, n int, stored func(name st
 		if got := observed(m, events[len(events)-1]); got != string(want) {
 			t.Errorf("%s: version %d model decodes to:\n%s\nwant:\n%s", name, v, got, want)
 		}
+		if v < 9 && m.lateSecond() != int64(m.lateMax) {
+			t.Errorf("%s: second largest lateness %d, want the largest, %d", name, m.lateSecond(), m.lateMax)
+		}
 		b, _ := m.MarshalBinary()
-		if wantB := stored(name, old, m); !bytes.Equal(b, wantB) {
+		wantB := stored(name, old, m)
+		wantB[164] = lateCode(int64(m.lateMax)) // the period's top byte (lateNext)
+		if !bytes.Equal(b, wantB) {
 			t.Errorf("%s: stored again as\n%x\nwant\n%x", name, b, wantB)
 		}
 		again, err := LoadRateModel(b, loc)
@@ -321,6 +337,17 @@ func checkOldModels(t *testing.T, dir string, v byte, n int, stored func(name st
 		last := time.UnixMicro(m.last)
 		if got, want := observed(again, last), observed(m, last); got != want || again.winBursts != m.winBursts || again.taught != m.taught {
 			t.Errorf("%s: stored again, decodes to\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}
+
+// TestLateCodeRoundsUp: the second largest lateness, stored in a byte, is
+// never less than the lateness seen, and at most a step (4.5%) more.
+func TestLateCodeRoundsUp(t *testing.T) {
+	for l := int64(0); l <= int64(lateSteps[len(lateSteps)-1]); l += 1 + l/300 {
+		got := lateSteps[lateCode(l)]
+		if got < l || got > l+1+l*45/1000 {
+			t.Fatalf("lateness %d s stored as %d s", l, got)
 		}
 	}
 }

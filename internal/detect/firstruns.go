@@ -509,7 +509,7 @@ func (m *RateModel) noteFirstSpread(spread, mean int64) {
 		return
 	}
 	u := m.lateUnit()
-	m.lateMax = max(m.lateMax, uint16(min(spread/u, math.MaxUint16)))
+	m.noteLate(spread / u)
 	if m.lateMean == 0 {
 		m.lateMean = uint16(min(max(1, mean/u), math.MaxUint16))
 	}

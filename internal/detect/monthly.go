@@ -28,6 +28,7 @@ func (m *RateModel) monthlyCandidate(prev, sec, late int64) (int64, bool) {
 	}
 	m.period = monthPeriod
 	m.daysOn = monthDay(prev, sec, m.loc)
+	m.setLateNext(m.lateSecond() / 60)
 	m.lateMean, m.lateMax = m.lateMean/60, m.lateMax/60 // minutes (lateUnit)
 	return l, true
 }
@@ -110,7 +111,7 @@ func (m *RateModel) semiMonthlyCandidate(prev, sec, late int64) (l int64, ok, un
 	m.period, m.daysOn, m.daysMissed = semiMonthPeriod, d1, d2
 	// The candidate's lateness was off its grid of whole days (runs a
 	// day either way); this run's is the first on the days of the month.
-	m.lateMean, m.lateMax = 0, 0
+	m.lateMean, m.lateMax, m.lateNext = 0, 0, 0
 	m.noteMonthSpread(l)
 	return l, true, false
 }

@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/beethq/beet"
@@ -18,6 +19,7 @@ type scheduleState struct {
 	streak     uint8  // consecutive runs on the schedule
 	lateMean   uint16 // mean lateness of runs after their slot, seconds (EWMA)
 	lateMax    uint16 // largest lateness seen since the schedule was learned, seconds
+	lateNext   uint8  // the second largest, coded (lateSeconds): the runs' own once the largest was an outlier
 	daysOn     uint8  // days of the week (bit 0 Sunday) the schedule runs on; 0: not known
 	daysMissed uint8  // days whose last expected run was missing
 	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none (whole days: a pending step)
@@ -345,7 +347,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 				return
 			}
 		}
-		m.period = uint32(gap)
+		m.period = uint32(min(gap, maxPeriod))
 		late = 0
 		if gap == 86400 {
 			// Taken as whole days, the candidate's two gaps (p, then raw)
@@ -396,6 +398,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		// jitter: counted, they grew a punctual job's grace by minutes.
 		m.lateMax = uint16(min(int64(m.lateMax)-late/2, math.MaxUint16))
 		m.lateMean = uint16(min(int64(m.lateMean)-late/2, math.MaxUint16))
+		m.setLateNext(m.lateSecond() - late/2)
 	}
 	if late < 0 && shift == 0 && !m.monthly() {
 		// A run before its slot: the anchor moves only half the way to it
@@ -411,7 +414,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		// lateness of 0 and were watched as start pings due within the
 		// minute (startGrace): a first run 9 min after the earliest was
 		// flagged as missed (the judge's u-cron-twice-uneven).
-		m.lateMax = uint16(max(int64(m.lateMax), min(-late/m.lateUnit(), math.MaxUint16)))
+		m.noteLate(-late / m.lateUnit())
 	}
 	if late > 0 && shift == 0 {
 		l := min(late/m.lateUnit(), math.MaxUint16)
@@ -425,7 +428,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			r := int64((uint64(sec) * 0x9E3779B97F4A7C15 >> 32) * uint64(w) >> 32)
 			m.lateMean = uint16(((w-1)*int64(m.lateMean) + l + r) / w)
 		}
-		m.lateMax = uint16(max(l, int64(m.lateMax)))
+		m.noteLate(l)
 	}
 	if p%60 != 0 && !m.monthly() && shift == 0 {
 		// An interval not of whole minutes (not cron's: a loop that
@@ -708,7 +711,7 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	m.cluster = now
 	day, _ := m.localDay(now)
 	m.calDay = uint16(day)
-	m.period, m.streak, m.lateMean, m.lateMax = uint32(min(max(p, 1), math.MaxUint32)), 0, 0, 0
+	m.period, m.streak, m.lateMean, m.lateMax, m.lateNext = uint32(min(max(p, 1), maxPeriod)), 0, 0, 0, 0
 	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extraN, m.endRunN = 0, 0, noWindow, noWindow, 0, 0, 0
 	m.setRunPings(0)
 	m.flags &^= flagResumed | flagYoung
@@ -902,17 +905,57 @@ func (m *RateModel) tolerance() int64 {
 // job's starts get it alone (startGrace).
 func (m *RateModel) runsGrace() int64 {
 	if m.lateOutlier() {
-		// The latest lateness is the outlier's: the runs' own largest is
-		// not known, a quarter period stands for it (with the fit alone,
-		// 7 min for an hourly job, a normal slow run 8 min late was
-		// flagged as missed).
-		return max(graceFloor, m.tailGrace(), m.graceCap()/2)
+		// The largest lateness is the outlier's: the runs' own is the
+		// second largest (with the fit alone, 7 min for an hourly job, a
+		// normal slow run 8 min late was flagged as missed). At most a
+		// quarter period, as for a model stored before it was kept.
+		return max(graceFloor, m.tailGrace(), min(m.lateSecond()*m.lateUnit()*5/4, m.graceCap()/2))
 	}
 	if g, ok := m.delayGrace(); ok {
 		return max(graceFloor, m.lateGrace(), g) // startend.go
 	}
 	return max(graceFloor, m.lateGrace(), m.tailGrace())
 }
+
+// noteLate learns a run l (lateUnit) off its slot: the largest lateness
+// seen and the second largest.
+func (m *RateModel) noteLate(l int64) {
+	l = min(l, math.MaxUint16)
+	switch {
+	case l > int64(m.lateMax):
+		m.setLateNext(int64(m.lateMax))
+		m.lateMax = uint16(l)
+	case l > m.lateSecond():
+		m.setLateNext(l)
+	}
+}
+
+// lateSecond is the second largest lateness seen (lateUnit), rounded up
+// to its code's step.
+func (m *RateModel) lateSecond() int64 { return min(lateSteps[m.lateNext], int64(m.lateMax)) }
+
+func (m *RateModel) setLateNext(l int64) { m.lateNext = lateCode(l) }
+
+// lateSteps are the lateness codes' values: one unit apart up to 63, then
+// 4.5% apart up to 3.4 days (a byte: stored in the period's top one).
+var lateSteps = func() (v [256]int64) {
+	for k := range v {
+		v[k] = int64(k)
+		if k >= 64 {
+			v[k] = int64(math.Ceil(64 * math.Pow(1.045, float64(k-64))))
+		}
+	}
+	return v
+}()
+
+// lateCode is the smallest code whose step is at least l.
+func lateCode(l int64) uint8 {
+	return uint8(min(sort.Search(len(lateSteps), func(k int) bool { return lateSteps[k] >= l }), len(lateSteps)-1))
+}
+
+// maxPeriod bounds a schedule's period (194 days): the stored period's top
+// byte holds lateNext.
+const maxPeriod = 1<<24 - 1
 
 // lateGrace is the grace the latest run seen asks for: a quarter more
 // than its lateness.

@@ -1049,12 +1049,44 @@ func TestHourlyJobOneRunVeryLate(t *testing.T) {
 	}
 	a.until(t, stop.Add(3*time.Hour))
 	fl := a.since(stop)
-	if len(fl) == 0 || fl[0].Kind != beet.FlipMissedRun || fl[0].At.Sub(stop) > 16*time.Minute {
+	if len(fl) == 0 || fl[0].Kind != beet.FlipMissedRun || fl[0].At.Sub(stop) > 7*time.Minute {
 		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("the stop at %s: want a missed run within 16 min", stop.Format("Jan 2 15:04"))
+		t.Fatalf("the stop at %s: want a missed run within 7 min (its runs came within 37 s), not a quarter period", stop.Format("Jan 2 15:04"))
 	}
 	if lateFl := a.since(late); len(lateFl) == 0 || lateFl[0].Kind != beet.FlipMissedRun || lateFl[0].At.After(late.Add(27*time.Minute)) {
 		logFlips(t, a.flips, time.UTC)
 		t.Fatal("want the very late run flagged as missed before it came")
+	}
+}
+
+// TestHourlyJobKeepsItsSlowRunsAfterOneVeryLate: after one run past any
+// grace, the grace is what the job's own runs ask for, its slowest one
+// (8 min late) included: a run that slow again is no missed run, and a
+// stop is flagged within that grace, not a quarter period.
+func TestHourlyJobKeepsItsSlowRunsAfterOneVeryLate(t *testing.T) {
+	a := newAutoBeet("UTC")
+	start := time.Date(2026, 3, 2, 0, 17, 0, 0, time.UTC)
+	slow, late := start.Add(3*24*time.Hour+14*time.Hour), start.Add(9*24*time.Hour+5*time.Hour)
+	slowAgain := start.Add(12*24*time.Hour + 20*time.Hour)
+	stop := start.Add(16*24*time.Hour + 11*time.Hour)
+	for at := start; at.Before(stop); at = at.Add(time.Hour) {
+		run := at.Add(time.Duration(at.Unix()/3600%37) * time.Second)
+		switch {
+		case at.Equal(slow), at.Equal(slowAgain):
+			run = at.Add(8 * time.Minute)
+		case at.Equal(late):
+			run = at.Add(27 * time.Minute)
+		}
+		a.event(t, run, 1)
+	}
+	a.until(t, stop.Add(3*time.Hour))
+	if fl := a.since(slowAgain); len(fl) == 0 || fl[0].At.Before(stop) {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the run 8 min late at %s was flagged: it is as slow as one before", slowAgain.Format("Jan 2 15:04"))
+	}
+	fl := a.since(stop)
+	if len(fl) == 0 || fl[0].Kind != beet.FlipMissedRun || fl[0].At.Sub(stop) > 11*time.Minute {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the stop at %s: want a missed run within 11 min (a quarter more than its slowest run)", stop.Format("Jan 2 15:04"))
 	}
 }

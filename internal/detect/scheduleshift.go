@@ -138,6 +138,7 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 		// lateMax also says whether a first ping ever came over startLate
 		// late (then it is no start ping, startend.go): taking the step
 		// back must not make a start of it.
+		m.setLateNext(max(0, m.lateSecond()-lo))
 		m.lateMax = uint16(max(int64(m.lateMax)-lo, int64(m.lateMean), min(int64(m.lateMax), startLate/u+1)))
 		return late - lo*u
 	}

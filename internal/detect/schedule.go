@@ -418,9 +418,16 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	}
 	if late > 0 && shift == 0 {
 		l := min(late/m.lateUnit(), math.MaxUint16)
-		if w := min(lateRuns, max(2, int64(m.streak))); m.lateMean == 0 {
+		w := min(lateRuns, max(2, int64(m.streak)))
+		switch {
+		case l*m.lateUnit()*5/4 > outlierFactor*m.runsGrace() && !m.monthly() && m.calendarKnown():
+			// Far past the grace of a known calendar: an incident until
+			// the runs repeat it (lateOutlier), and no part of the mean
+			// (a daily job's run 6 h late on its tenth day made its fit's
+			// tail 5 h 50 min, and left it for weeks).
+		case m.lateMean == 0:
 			m.lateMean = uint16(l) // the first late run: an EWMA from 0 was 1/8 of it
-		} else {
+		default:
 			// Rounded at random (the run's time, hashed, is the dither,
 			// uniform over 0..w−1): rounded to nearest, a mean of a few
 			// seconds moved only for runs 8 s off it, and stuck high
@@ -909,7 +916,7 @@ func (m *RateModel) runsGrace() int64 {
 		// second largest (with the fit alone, 7 min for an hourly job, a
 		// normal slow run 8 min late was flagged as missed). At most a
 		// quarter period, as for a model stored before it was kept.
-		return max(graceFloor, m.tailGrace(), min(m.lateSecond()*m.lateUnit()*5/4, m.graceCap()/2))
+		return min(m.othersGrace(), max(graceFloor, m.tailGrace(), m.graceCap()/2))
 	}
 	if g, ok := m.delayGrace(); ok {
 		return max(graceFloor, m.lateGrace(), g) // startend.go

@@ -1059,6 +1059,36 @@ func TestHourlyJobOneRunVeryLate(t *testing.T) {
 	}
 }
 
+// TestDailyJobOneRunHoursLate: a daily job whose run came once 6 h late
+// (a server down overnight), under half a period, and on time since: the
+// run was an incident, and a stop later is flagged within the grace the
+// job's own runs ask for, a daily job's least (was 1.25 times the late
+// run for good: 7 h 29 min).
+func TestDailyJobOneRunHoursLate(t *testing.T) {
+	a := newAutoBeet("Europe/Berlin")
+	loc, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 4, 6, 2, 0, 0, 0, loc)
+	late := start.AddDate(0, 0, 10)
+	stop := start.AddDate(0, 0, 24)
+	for at := start; at.Before(stop); at = at.AddDate(0, 0, 1) {
+		run := at.Add(20*time.Second + time.Duration(at.Day()%5)*11*time.Second)
+		if at.Equal(late) {
+			run = at.Add(6 * time.Hour)
+		}
+		a.event(t, run, 1)
+	}
+	a.until(t, stop.Add(12*time.Hour))
+	if fl := a.since(late); len(fl) == 0 || fl[0].Kind != beet.FlipMissedRun || fl[0].At.After(late.Add(6*time.Hour)) {
+		logFlips(t, a.flips, loc)
+		t.Fatal("want the run 6 h late flagged as missed before it came")
+	}
+	fl := a.since(stop)
+	if len(fl) == 0 || fl[0].Kind != beet.FlipMissedRun || fl[0].At.Sub(stop) > 2*time.Hour+30*time.Minute {
+		logFlips(t, a.flips, loc)
+		t.Fatalf("the stop at %s: want a missed run within 2 h 30 min (a daily job's least grace; its other runs came within 65 s)", stop.Format("Jan 2 15:04"))
+	}
+}
+
 // TestHourlyJobKeepsItsSlowRunsAfterOneVeryLate: after one run past any
 // grace, the grace is what the job's own runs ask for, its slowest one
 // (8 min late) included: a run that slow again is no missed run, and a

@@ -905,6 +905,17 @@ func TestShortJobGraceFromItsFirstRuns(t *testing.T) {
 	}, 80*time.Minute)
 }
 
+// TestShortJobGraceAfterThreeWeeks: the nightly job above, stopped after
+// three weeks of runs within 3 min of each other, is flagged within 24 min
+// of its time, 8 times their spread (at 10 times, up to 28 min: twice the
+// time by which its slowest run would have come).
+func TestShortJobGraceAfterThreeWeeks(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	stopFlaggedWithin(t, 16, 34, time.Date(2026, 3, 2, 2, 0, 0, 0, berlin), 21, 1, func(r *rand.Rand) time.Duration {
+		return time.Minute + time.Duration(r.Int64N(int64(3*time.Minute)))
+	}, 24*time.Minute)
+}
+
 // TestEarlierRunsWidenTheGrace: a daily job whose runs came at 17:47-17:48
 // for nine days, then earlier (17:27 to 17:21), and from then on spread
 // over that half hour. Nothing is raised: the runs before the slot count

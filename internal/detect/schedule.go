@@ -19,7 +19,7 @@ type scheduleState struct {
 	streak     uint8  // consecutive runs on the schedule
 	lateMean   uint16 // mean lateness of runs after their slot, seconds (EWMA)
 	lateMax    uint16 // largest lateness seen since the schedule was learned, seconds
-	lateNext   uint8  // the second largest, coded (lateSeconds): the runs' own once the largest was an outlier
+	lateNext   uint8  // the second largest, coded (lateSteps): the runs' own once the largest was an outlier
 	daysOn     uint8  // days of the week (bit 0 Sunday) the schedule runs on; 0: not known
 	daysMissed uint8  // days whose last expected run was missing
 	winLo      uint16 // periods under a day: the first and last slot of the day, local minutes; noWindow: none (whole days: a pending step)
@@ -944,7 +944,8 @@ func (m *RateModel) lateSecond() int64 { return min(lateSteps[m.lateNext], int64
 func (m *RateModel) setLateNext(l int64) { m.lateNext = lateCode(l) }
 
 // lateSteps are the lateness codes' values: one unit apart up to 63, then
-// 4.5% apart up to 3.4 days (a byte: stored in the period's top one).
+// 4.5% apart (a byte, stored in the period's top one; lateMax's 18 h is
+// code 222).
 var lateSteps = func() (v [256]int64) {
 	for k := range v {
 		v[k] = int64(k)

@@ -313,9 +313,9 @@ func (m *RateModel) lateOutlier() bool {
 }
 
 // othersGrace is the grace the runs but the latest one ask for: the fit's
-// tail and a quarter more than the second largest lateness.
+// tail and the second largest lateness's (graceFor).
 func (m *RateModel) othersGrace() int64 {
-	return max(graceFloor, m.tailGrace(), m.lateSecond()*m.lateUnit()*5/4)
+	return max(graceFloor, m.tailGrace(), m.graceFor(m.lateSecond()))
 }
 
 // outlierFactor is how far past the other runs' grace one run is an

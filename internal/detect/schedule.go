@@ -420,7 +420,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		l := min(late/m.lateUnit(), math.MaxUint16)
 		w := min(lateRuns, max(2, int64(m.streak)))
 		switch {
-		case l*m.lateUnit()*5/4 > outlierFactor*m.runsGrace() && !m.monthly() && m.calendarKnown():
+		case m.graceFor(l) > outlierFactor*m.runsGrace() && !m.monthly() && m.calendarKnown():
 			// Far past the grace of a known calendar: an incident until
 			// the runs repeat it (lateOutlier), and no part of the mean
 			// (a daily job's run 6 h late on its tenth day made its fit's
@@ -965,9 +965,12 @@ func lateCode(l int64) uint8 {
 // byte holds lateNext.
 const maxPeriod = 1<<24 - 1
 
-// lateGrace is the grace the latest run seen asks for: a quarter more
-// than its lateness.
-func (m *RateModel) lateGrace() int64 { return int64(m.lateMax) * m.lateUnit() * 5 / 4 }
+// lateGrace is the grace the latest run seen asks for (graceFor).
+func (m *RateModel) lateGrace() int64 { return m.graceFor(int64(m.lateMax)) }
+
+// graceFor is the grace a run l late (lateUnit) asks for: a quarter more
+// than its lateness, in seconds.
+func (m *RateModel) graceFor(l int64) int64 { return l * m.lateUnit() * 5 / 4 }
 
 // tailGrace is the 1-in-10,000 quantile of the shifted-exponential fit of
 // the runs' lateness: lateTail times its mean.

@@ -128,6 +128,15 @@ func (m *RateModel) levelAt(unix int64) float64 {
 	return float64(m.level)
 }
 
+// levelRange is what a CUSUM window of the hour from unix is read against
+// (rateRange) at the day's level: a drop's rate at today's (levelAt), a
+// surge's once the day's first hours have set it (surgeLevelAt). The
+// closed windows (closeWindows) and the open one (partial) read the same.
+func (m *RateModel) levelRange(unix int64) (lo, hi float64) {
+	lo, hi = m.rateRange(unix)
+	return lo * m.levelAt(unix), hi * m.surgeLevelAt(unix)
+}
+
 // surgeLevelAt is the level at which the surge CUSUM reads the hour from
 // unix: today's, when above 1, on an overdispersed beet once surgeLevelHours
 // of the day have passed; else 1. A busy day's hours are each a little
@@ -142,6 +151,8 @@ func (m *RateModel) levelAt(unix int64) float64 {
 // starts with the day is the surge's own (NAB's taxi at Halloween, 01:00
 // UTC: missed when read at it). Drops read the level from the first hour
 // (levelAt): there a busy day only delays them.
+// The day's start is taken as 24 h before its end (a clock change's day is
+// an hour off, no matter here).
 func (m *RateModel) surgeLevelAt(unix int64) float64 {
 	if !m.overdispersed() || unix-(m.levelEnd-86400) < surgeLevelHours*3600 {
 		return 1

@@ -290,9 +290,7 @@ func (m *RateModel) partial(rho float64) float64 {
 		gap = 0
 	}
 	end := min(m.winStart+3600/n, m.last/1e6+gap)
-	lo, hi := m.rateRange(m.hourStart)
-	lo *= m.levelAt(m.hourStart)      // a drop is read at the day's level (daylevel.go) …
-	hi *= m.surgeLevelAt(m.hourStart) // … and a surge, later in the day
+	lo, hi := m.levelRange(m.hourStart)
 	// A drop is tested against the lowest rate a clock change allows, a
 	// surge against the highest.
 	mu := lo

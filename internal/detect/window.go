@@ -164,9 +164,7 @@ func (m *RateModel) closeWindows(to int64) {
 	}
 	if m.warm(m.hourStart) && m.cusumsOn() {
 		n := int64(m.winN)
-		lo, hi := m.rateRange(m.hourStart)
-		lo *= m.levelAt(m.hourStart)      // a drop at the day's level (daylevel.go) …
-		hi *= m.surgeLevelAt(m.hourStart) // … and a surge, later in the day
+		lo, hi := m.levelRange(m.hourStart)
 		count, bursts := m.winCount(), float64(m.winBursts)
 		for w := m.winStart; w < to; w += 3600 / n {
 			m.closeWindow(w, n, count, bursts, lo, hi)

@@ -32,6 +32,7 @@ type rateState struct {
 	dailySum    float64 // daily's answer while dailyOK (a cache; not stored)
 	busiest     float32 // the busiest bucket's rate while dailyOK (the same cache) …
 	burstyBound float64 // … and bursty's bound from it, once asked (0: not yet)
+	shape       int8    // dailyShape's answer while dailyOK, once asked (0: not yet, 1: no, 2: yes)
 	dailyOK     bool
 }
 
@@ -619,6 +620,18 @@ func (m *RateModel) Expected(a, b time.Time) float64 {
 	return acc
 }
 
+// shaped is dailyShape, asked once while the rates stay as they are
+// (daily's cache): following a clock change asks it for every window.
+func (m *RateModel) shaped() bool {
+	if m.daily(); m.shape == 0 {
+		m.shape = 1
+		if m.dailyShape() {
+			m.shape = 2
+		}
+	}
+	return m.shape == 2
+}
+
 func (m *RateModel) rateAt(unix int64) float64 { return max(0, float64(m.rate[m.bucket(unix)])) }
 
 // daily is the expected events in an average day. The sum is kept until a
@@ -652,7 +665,7 @@ func (m *RateModel) daily() float64 {
 			busiest = we
 		}
 	}
-	m.dailySum, m.busiest, m.burstyBound, m.dailyOK = s, busiest, 0, true
+	m.dailySum, m.busiest, m.burstyBound, m.shape, m.dailyOK = s, busiest, 0, 0, true
 	return s
 }
 

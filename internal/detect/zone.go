@@ -346,8 +346,13 @@ func (m *RateModel) changeDirs(from, to int64) uint8 {
 }
 
 // notRuledOut is dirs less the directions whose evidence (shiftEv) ruled
-// the shift out.
+// the shift out, and none for traffic with no daily shape (shaped): an
+// hour of flat traffic reads about the same against its neighbour's rate,
+// and an overdispersed one's lower of the two only slowed its drops.
 func (m *RateModel) notRuledOut(dirs uint8) uint8 {
+	if dirs == 0 || !m.shaped() {
+		return 0
+	}
 	for d := range m.shiftEv {
 		if float64(m.shiftEv[d]) <= -m.p.ShiftRuleOut*shiftEvScale {
 			dirs &^= 1 << d

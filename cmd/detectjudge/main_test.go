@@ -126,7 +126,7 @@ func TestSetMovesAutosParameters(t *testing.T) {
 	if moved["surge"] || moved["drop"] {
 		t.Errorf("alarm levels of 1000 still found %v", moved)
 	}
-	for _, want := range []string{"# Detection judged: `auto (DropAlarm 12.5 → 1000, SurgeAlarm 13 → 1000)`", "Run with parameters other than the shipped ones"} {
+	for _, want := range []string{"# Detection judged: `auto (DropAlarm 13 → 1000, SurgeAlarm 13 → 1000)`", "Run with parameters other than the shipped ones"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%.600s", want, s)
 		}

@@ -15,6 +15,10 @@ type Params struct {
 	// alarm when the log-likelihood ratio (nats) reaches their alarm
 	// levels; set on the judge's tuning seeds for at most 1 false alarm
 	// per 1000 beet-days on every synthetic family (docs/DETECTION.md).
+	// Beets with no daily shape follow no clock change (notRuledOut), so
+	// no lower reading holds their drops back after one: DropAlarm 13
+	// keeps the tuning seed's rate families at the false alarms that
+	// margin held them to (26; 12.5: 29).
 	DropRatio, SurgeRatio float64
 	DropAlarm, SurgeAlarm float64
 	// SlowRate, DropSlowCut and SurgeSlowCut lower the drop and surge
@@ -108,7 +112,7 @@ type Params struct {
 // DefaultParams returns the parameters the live service runs.
 func DefaultParams() Params {
 	return Params{
-		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 12.5, SurgeAlarm: 13,
+		DropRatio: 0.2, SurgeRatio: 3, DropAlarm: 13, SurgeAlarm: 13,
 		SlowRate: 10, DropSlowCut: 3, SurgeSlowCut: 3, SurgeSmoothCut: 1.5,
 		SilenceFalseAlarms: 0.0002,
 		SilenceSizeShare:   1,

@@ -826,7 +826,7 @@ func sparseDropFlagged(t *testing.T, perHour float64, n int) (int, time.Duration
 // rates, flags after about 9 hours) is flagged as a drop. At the old
 // level (DropAlarm 14 on every beet), with a usual gap between calls
 // (about 15 minutes here) added after every crossing, 4 of these 12 beets
-// were flagged; smooth beets' drops now alarm at 12.5 nats, as soon as the
+// were flagged; smooth beets' drops now alarm at 13 nats, as soon as the
 // statistic crosses (8 of 12).
 func TestSparseDropFound(t *testing.T) {
 	found, took := sparseDropFlagged(t, 4, 12)

@@ -3,8 +3,6 @@ package detect_test
 import (
 	"testing"
 	"time"
-
-	"github.com/beethq/beet/internal/detectjudge"
 )
 
 // TestFlatTrafficDropAfterClockChange replays a stream of the judge's
@@ -17,15 +15,8 @@ import (
 // of two noisy rates only slowed the drop's evidence, so it went
 // unflagged. A rate-knowing CUSUM flags it after 10 hours.
 func TestFlatTrafficDropAfterClockChange(t *testing.T) {
-	s, err := detectjudge.StreamByName(1, "negbin-50/drop to 30% 12h/20")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, alarms := replayJudgeStream(t, 1, "negbin-50/drop to 30% 12h/20")
 	inc := s.Incidents[0]
-	alarms, err := detectjudge.Replay(detectjudge.NewAuto(detectjudge.LiveEngine)(s.Info), s.Events, s.End)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, a := range alarms {
 		if !a.Recovery && a.Kind == "drop" && !a.At.Before(inc.Start) && a.At.Before(inc.End.Add(time.Hour)) {
 			return

@@ -454,7 +454,7 @@ func (m *RateModel) neighbour(h int64, d int) (int, bool) {
 // beet's hours followed, when the evidence for it (shiftEv) reaches
 // Params.ShiftFollowed: "" if none.
 func (m *RateModel) rateZone() string {
-	if !m.dailyShape() {
+	if !m.shaped() {
 		return ""
 	}
 	ch := candidateChanges()

@@ -622,7 +622,7 @@ func (m *RateModel) Expected(a, b time.Time) float64 {
 
 // shaped is dailyShape, asked once while the rates stay as they are
 // (daily's cache): following a clock change asks it for every window,
-// and naming the zone (rateZone) at every event.
+// and naming the zone (rateZone) when the beet is described.
 func (m *RateModel) shaped() bool {
 	if m.daily(); m.shape == 0 {
 		m.shape = 1

@@ -103,9 +103,9 @@ func BenchmarkOnEventsSchedule(b *testing.B) {
 }
 
 // BenchmarkOnEventsLearningDelayed: an event of a beet still learning
-// whose runs came about a day apart at 06:32-12:32, a daily job delayed at
-// random (no streak): its deadline is the learning guard's, when its next
-// run is due at the latest by the hours its runs came in (byArc).
+// whose events came about a day apart at 04:00-12:00 (no streak, and over
+// more hours than a daily job delayed at random runs in): its deadline is
+// the learning guard's, twice its longest gap (aboutDaily).
 func BenchmarkOnEventsLearningDelayed(b *testing.B) {
 	bt := &beet.Beet{Status: beet.StatusNew, Timezone: "Europe/Riga", Detection: beet.Detection{Mode: beet.ModeAuto}}
 	event := func(s string) {
@@ -119,7 +119,7 @@ func BenchmarkOnEventsLearningDelayed(b *testing.B) {
 			bt.Status = d.Flip.To
 		}
 	}
-	for _, s := range []string{"2026-03-05T04:55:28Z", "2026-03-06T04:32:30Z", "2026-03-07T10:07:48Z", "2026-03-08T10:32:19Z"} {
+	for _, s := range []string{"2026-03-05T10:00:00Z", "2026-03-06T02:00:00Z", "2026-03-07T02:30:00Z", "2026-03-08T10:00:00Z"} {
 		event(s)
 	}
 	if w, _ := Watch(bt); bt.Status != beet.StatusLearning || w.AlertAfter == 0 {

@@ -229,6 +229,9 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	}
 	m.events = uint32(min(uint64(m.events)+uint64(count), math.MaxUint32))
 	m.last = us
+	if starts {
+		m.noteArcDaily(sec) // firstruns.go
+	}
 	m.flags &^= flagFrozen | flagHoldDisp
 	if m.armedAt == 0 && m.Armed() {
 		m.armedAt = uint16(min(1+(sec-m.first)/600, math.MaxUint16))

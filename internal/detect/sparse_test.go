@@ -20,8 +20,9 @@ import (
 // with two count as stray events that drop the schedule (strayPing), and
 // keep a week of one event each weekday from passing for a weekday job
 // (cleanRuns): 27 missed runs and a "runs too often" before strayPing, 18
-// before cleanRuns, 12 now (most of the rest: three or four days with one
-// event each, at about one time of day).
+// before cleanRuns, 12 after, 14 since four events one a day within 8
+// hours of the day are a delayed daily job (noteArcDaily); most: three or
+// four days with one event each, at about one time of day.
 // Silences: until the rate model arms (30 events), the fallback flagged
 // twice the longest gap, which n random gaps pass once in (n+1)(n+2)/2;
 // it now waits, on random gaps, for what they pass once in 5000 days

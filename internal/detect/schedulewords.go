@@ -126,6 +126,11 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		// daily job whose first runs came over 5 min, the third the
 		// earliest, was "usually 0-30 s late").
 		late = max(late, int64(m.lateMax)*m.lateUnit())
+	} else if m.spreadDaily() {
+		// Runs delayed at random within a span: three times their mean
+		// lateness is half as much again as the latest (a job delayed by
+		// up to 8 h was "usually 0-13 h 6 min late", past its grace).
+		late = min(late, int64(m.lateMax)*m.lateUnit())
 	}
 	if late > 0 {
 		words += ", usually " + lateWords(late) + " late"

@@ -319,7 +319,9 @@ const arcRate = 1e-3
 // silences, but as silences, not missed runs with a grace. Its slot is
 // the arc's first hour, its runs' lateness counted from there.
 func (m *RateModel) noteArcDaily(sec int64) {
-	if m.flags&(flagYoung|flagSuspended) != 0 || m.events < arcDailyEvents || m.Scheduled() || m.monthly() || !m.aboutDaily() {
+	// aboutDaily first: it is arithmetic, and a busy beet fails it at
+	// once (this is asked at every event that starts a cluster).
+	if m.events < arcDailyEvents || !m.aboutDaily() || m.flags&(flagYoung|flagSuspended) != 0 || m.monthly() || m.Scheduled() {
 		return
 	}
 	from, hours := m.runArc()
@@ -336,12 +338,8 @@ func (m *RateModel) noteArcDaily(sec int64) {
 		day-- // a run after midnight of an arc that began the day before
 	}
 	slot := func(back int) int64 { return time.Date(t.Year(), t.Month(), day-back, from, 0, 0, 0, m.loc).Unix() }
-	m.period, m.cluster, m.streak = 86400, slot(0), uint8(min(events-2, math.MaxUint8))
-	m.lateMean, m.lateMax, m.lateNext = 0, 0, 0
-	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extraN, m.endRunN = 0, 0, noWindow, noWindow, 0, 0, 0
-	m.setRunPings(0)
-	d, _ := m.localDay(m.cluster)
-	m.calDay = uint16(d)
+	m.newCandidate(slot(0), 86400) // schedule.go
+	m.streak = uint8(min(events-2, math.MaxUint8))
 	for k := range int(min(events, 7)) {
 		m.learnCalendar(slot(k)) // a run each day
 	}

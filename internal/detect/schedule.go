@@ -702,6 +702,18 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	m.startPeriod(prev, sec)
 }
 
+// newCandidate starts a schedule candidate of period p anchored at slot:
+// no streak, lateness, days, window, second ping or extras learned yet.
+func (m *RateModel) newCandidate(slot, p int64) {
+	m.cluster = slot
+	day, _ := m.localDay(slot)
+	m.calDay = uint16(day)
+	m.period, m.streak, m.lateMean, m.lateMax, m.lateNext = uint32(min(max(p, 1), maxPeriod)), 0, 0, 0, 0
+	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extraN, m.endRunN = 0, 0, noWindow, noWindow, 0, 0, 0
+	m.setRunPings(0)
+	m.flags &^= flagResumed | flagYoung
+}
+
 // startPeriod takes the gap from prev to now as the candidate period. A
 // gap of about whole days on the wall clock is taken as whole days, so a
 // daily job is matched on the wall clock across DST.
@@ -715,13 +727,7 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	if k := p / 86400; k >= 27 && k <= 32 && abs(now-m.monthNext(prev, 1)) <= monthPeriod/20 {
 		p = monthPeriod // the same day of the next month, give or take a day and a half
 	}
-	m.cluster = now
-	day, _ := m.localDay(now)
-	m.calDay = uint16(day)
-	m.period, m.streak, m.lateMean, m.lateMax, m.lateNext = uint32(min(max(p, 1), maxPeriod)), 0, 0, 0, 0
-	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extraN, m.endRunN = 0, 0, noWindow, noWindow, 0, 0, 0
-	m.setRunPings(0)
-	m.flags &^= flagResumed | flagYoung
+	m.newCandidate(now, p)
 	if m.period == monthPeriod {
 		m.daysOn = monthDay(prev, now, m.loc)
 		m.noteMonthSpread(now - m.monthNext(prev, 1)) // monthly.go

@@ -280,8 +280,11 @@ func (w guard) factor() int {
 // streak, and at 10 times its longest gap a 3-day stop went unflagged;
 // twice that gap is longer than any such a job can have. (Random events at
 // about one a day pass the test too; their alarms hardly changed.)
-func (m *RateModel) aboutDaily() bool {
-	if m.events < aboutDailyEvents || m.longestGap() > aboutDailyGap {
+func (m *RateModel) aboutDaily() bool { return m.dayApart(aboutDailyEvents) }
+
+// dayApart is aboutDaily from n events on.
+func (m *RateModel) dayApart(n uint32) bool {
+	if m.events < n || m.longestGap() > aboutDailyGap {
 		return false
 	}
 	mean := float64(m.last/1e6-m.first) / float64(m.events-1)
@@ -311,21 +314,24 @@ const arcRate = 1e-3
 
 // noteArcDaily recognises a daily job delayed at random from its first
 // runs when their gaps made no streak: its events came about a day apart
-// (aboutDaily), one a day, all within aboutDailyArc hours of the day
+// (dayApart), one a day, all within aboutDailyArc hours of the day
 // (runArc). A delay of up to 8 h gives gaps of 16-32 h, past the sixth of
 // a day a daily candidate's runs may stray (dailyLearnTolerance), so such
 // a job was learned as one only in its second or third week, or armed as
 // "events at irregular times" meanwhile; the learning guard flagged its
-// silences, but as silences, not missed runs with a grace. Its slot is
-// the arc's first hour, its runs' lateness counted from there.
-func (m *RateModel) noteArcDaily(sec int64) {
-	// aboutDaily first: it is arithmetic, and a busy beet fails it at
-	// once (this is asked at every event that starts a cluster).
-	if m.events < arcDailyEvents || !m.aboutDaily() || m.flags&(flagYoung|flagSuspended) != 0 || m.monthly() || m.Scheduled() {
+// silences, but as silences, not missed runs with a grace. Three runs do
+// within arcThreeRunsHours, four or more within aboutDailyArc. Its slot is
+// the arc's first hour, its runs' lateness counted from there; from three
+// runs, each known to the second (the first, the one before, this one),
+// at the earliest one's minute (arcStart).
+func (m *RateModel) noteArcDaily(sec, prev int64) {
+	// dayApart first: it is arithmetic, and a busy beet fails it at once
+	// (this is asked at every event that starts a cluster).
+	if m.events < arcDailyEvents || !m.dayApart(arcDailyEvents) || m.flags&(flagYoung|flagSuspended) != 0 || m.monthly() || m.Scheduled() {
 		return
 	}
 	from, hours := m.runArc()
-	if hours > aboutDailyArc {
+	if hours > aboutDailyArc || m.events < aboutDailyEvents && hours > arcThreeRunsHours {
 		return
 	}
 	events := int64(m.events)
@@ -337,27 +343,69 @@ func (m *RateModel) noteArcDaily(sec int64) {
 	if t.Hour() < from {
 		day-- // a run after midnight of an arc that began the day before
 	}
-	slot := func(back int) int64 { return time.Date(t.Year(), t.Month(), day-back, from, 0, 0, 0, m.loc).Unix() }
+	// The arc is the runs' spread; its third as their mean says "usually
+	// 0-7 h late" of runs 7 h apart (a uniform delay's half said 10 h 30).
+	minute, spread := 0, int64(hours)*3600
+	mean := spread / 3
+	if m.events == arcDailyEvents {
+		minute, spread, mean = m.arcRuns(from, sec, prev/1e6, m.first)
+	}
+	slot := func(back int) int64 { return time.Date(t.Year(), t.Month(), day-back, from, minute, 0, 0, m.loc).Unix() }
 	m.newCandidate(slot(0), 86400) // schedule.go
 	m.streak = uint8(min(events-2, math.MaxUint8))
 	for k := range int(min(events, 7)) {
 		m.learnCalendar(slot(k)) // a run each day
 	}
-	// The arc is the runs' spread; its third as their mean says "usually
-	// 0-7 h late" of runs 7 h apart (a uniform delay's half said 10 h 30).
-	spread := int64(hours) * 3600
-	m.noteFirstSpread(spread, spread/3)
+	m.noteFirstSpread(spread, mean)
 	m.flags |= flagYoung
 }
 
-// arcDailyEvents is how many events noteArcDaily needs: the learning
-// guard's (aboutDailyEvents). On the tuning seeds (1, 100, 101) it took
-// the delayed daily jobs' missed runs flagged within their grace from
-// 418, 416, 420 to 423, 420, 421 of 428-431, with no false alarm more in
-// any family; at 5, 421, 419, 421. Its cost: random events about one a
-// day at 08:00-22:00 (TestAboutOneADayAtRandom) raised 14 false missed
-// runs in 12,600 beet-days where they raised 12, at 5 events 12.
-const arcDailyEvents = aboutDailyEvents
+// arcRuns reads runs known to the second (Unix seconds), all in the arc
+// from hour from: the minute of that hour the earliest came at, the slot
+// a missed run is then stated at (at the arc's first hour, a job due at
+// 22:17 was said to miss "the run due at 22:00", before any of its runs
+// could come), and their lateness after that minute, the largest and the
+// mean (not the arc's whole hours: a job whose first run was set up by
+// hand at 07:47, its next ones at 06:31, kept a grace of 2 h 30 min).
+func (m *RateModel) arcRuns(from int, runs ...int64) (minute int, spread, mean int64) {
+	offs := make([]int64, 0, 3)
+	first := int64(math.MaxInt64)
+	for _, u := range runs {
+		t := time.Unix(u, 0).In(m.loc)
+		off := int64((t.Hour()-from+24)%24*3600 + t.Minute()*60 + t.Second())
+		offs = append(offs, off)
+		first = min(first, off)
+	}
+	if first >= 3600 {
+		first = 0 // not in hour from: cannot be, as runArc reads the runs' hours
+	}
+	first -= first % 60
+	for _, off := range offs {
+		spread = max(spread, off-first)
+		mean += off - first
+	}
+	return int(first / 60), spread, mean / int64(len(offs))
+}
+
+// arcDailyEvents is how many events noteArcDaily needs: a daily job's
+// first runs (youngRunsDaily), so a daily job delayed at random is
+// watched from its third run as a punctual one is. Three random events
+// about one a day fall within a few hours of the day more often than four
+// do, so three runs must span at most arcThreeRunsHours. On the tuning
+// seeds (1, 100, 101; the daily families, u-sparse-1-a-day, poisson-0.2
+// and bursty-0.3) it took the missed runs flagged within their grace from
+// 159, 158, 158 to 162, 160, 161 of 164-167 (the rest: cron-daily's
+// first weekend), with random events at one a day raising 1 false alarm
+// more (u-sparse-1-a-day) and the delayed jobs 2 fewer; spanning up to 8
+// h, 162, 162, 162 for 2 more. Random events about one a day at
+// 08:00-22:00 (TestAboutOneADayAtRandom) raised 15 false missed runs in
+// 12,600 beet-days where they raised 14 from four events (12 before
+// noteArcDaily), at up to 8 h 21.
+const arcDailyEvents = youngRunsDaily
+
+// arcThreeRunsHours is the most hours of the day three runs may span for
+// noteArcDaily.
+const arcThreeRunsHours = 4
 
 // aboutDailyArc is the most hours of the day an aboutDaily beet's runs
 // may span for noteArcDaily, the most a delay at random is taken to be:

@@ -228,9 +228,10 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.up, m.dn = cusum{}, cusum{}
 	}
 	m.events = uint32(min(uint64(m.events)+uint64(count), math.MaxUint32))
+	prev := m.last
 	m.last = us
 	if starts {
-		m.noteArcDaily(sec) // firstruns.go
+		m.noteArcDaily(sec, prev) // firstruns.go
 	}
 	m.flags &^= flagFrozen | flagHoldDisp
 	if m.armedAt == 0 && m.Armed() {

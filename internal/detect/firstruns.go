@@ -350,7 +350,9 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 	if m.events == arcDailyEvents {
 		minute, spread, mean = m.arcRuns(from, sec, prev/1e6, m.first)
 	}
-	slot := func(back int) int64 { return time.Date(t.Year(), t.Month(), day-back, from, minute, 0, 0, m.loc).Unix() }
+	slot := func(back int) int64 {
+		return time.Date(t.Year(), t.Month(), day-back, from, minute, 0, 0, m.loc).Unix()
+	}
 	m.newCandidate(slot(0), 86400) // schedule.go
 	m.streak = uint8(min(events-2, math.MaxUint8))
 	for k := range int(min(events, 7)) {

@@ -323,7 +323,7 @@ const arcRate = 1e-3
 // within arcThreeRunsHours, four or more within aboutDailyArc. Its slot is
 // the arc's first hour, its runs' lateness counted from there; from three
 // runs, each known to the second (the first, the one before, this one),
-// at the earliest one's minute (arcStart).
+// at the earliest one's minute (arcRuns).
 func (m *RateModel) noteArcDaily(sec, prev int64) {
 	// dayApart first: it is arithmetic, and a busy beet fails it at once
 	// (this is asked at every event that starts a cluster).

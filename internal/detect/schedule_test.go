@@ -688,9 +688,9 @@ func TestDailyJobFirstPingByHand(t *testing.T) {
 // sixth of a day raised 13 (the code before either, a tenth: 10), 11
 // since a daily candidate learns its first runs' spread (noteFirstSpread),
 // and 6 since a schedule whose runs came later than the half day of grace
-// it can give is watched as no schedule (lateFits); 8, then 9 since three
-// runs within 4 hours of the day are a delayed daily job (noteArcDaily; 10
-// within 5 hours).
+// it can give is watched as no schedule (lateFits); 9 since three runs
+// within 4 hours of the day are a delayed daily job (noteArcDaily; within
+// 3 hours 8, within 5 10).
 func TestOnceADayAtRandomTimes(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	total := alarmsAtRandomTimes(t, "Europe/Berlin", 5, 100, 60, 16*time.Hour, time.Date(2026, 11, 1, 0, 0, 0, 0, berlin),

@@ -331,7 +331,8 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 		return
 	}
 	from, hours := m.runArc()
-	if hours > aboutDailyArc || m.events < aboutDailyEvents && hours > arcThreeRunsHours {
+	threeRuns := m.events == arcDailyEvents
+	if hours > aboutDailyArc || threeRuns && hours > arcThreeRunsHours {
 		return
 	}
 	events := int64(m.events)
@@ -347,8 +348,8 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 	// 0-7 h late" of runs 7 h apart (a uniform delay's half said 10 h 30).
 	minute, spread := 0, int64(hours)*3600
 	mean := spread / 3
-	if m.events == arcDailyEvents {
-		minute, spread, mean = m.arcRuns(from, sec, prev/1e6, m.first)
+	if threeRuns {
+		minute, spread, mean = m.arcRuns(from, [3]int64{m.first, prev / 1e6, sec})
 	}
 	slot := func(back int) int64 {
 		return time.Date(t.Year(), t.Month(), day-back, from, minute, 0, 0, m.loc).Unix()
@@ -362,31 +363,27 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 	m.flags |= flagYoung
 }
 
-// arcRuns reads runs known to the second (Unix seconds), all in the arc
-// from hour from: the minute of that hour the earliest came at, the slot
-// a missed run is then stated at (at the arc's first hour, a job due at
-// 22:17 was said to miss "the run due at 22:00", before any of its runs
+// arcRuns reads three runs known to the second (Unix seconds), all in the
+// arc from hour from: the minute after from:00 the earliest came at, the
+// slot a missed run is then stated at (at the arc's first hour, a job due
+// at 22:17 was said to miss "the run due at 22:00", before any of its runs
 // could come), and their lateness after that minute, the largest and the
 // mean (not the arc's whole hours: a job whose first run was set up by
 // hand at 07:47, its next ones at 06:31, kept a grace of 2 h 30 min).
-func (m *RateModel) arcRuns(from int, runs ...int64) (minute int, spread, mean int64) {
-	offs := make([]int64, 0, 3)
-	first := int64(math.MaxInt64)
-	for _, u := range runs {
-		t := time.Unix(u, 0).In(m.loc)
-		off := int64((t.Hour()-from+24)%24*3600 + t.Minute()*60 + t.Second())
-		offs = append(offs, off)
-		first = min(first, off)
+func (m *RateModel) arcRuns(from int, runs [3]int64) (minute int, spread, mean int64) {
+	var offs [3]int64
+	earliest := int64(86400)
+	for i, u := range runs {
+		_, sod := m.localDay(u)
+		offs[i] = (sod - int64(from)*3600 + 86400) % 86400
+		earliest = min(earliest, offs[i])
 	}
-	if first >= 3600 {
-		first = 0 // not in hour from: cannot be, as runArc reads the runs' hours
-	}
-	first -= first % 60
+	earliest -= earliest % 60
 	for _, off := range offs {
-		spread = max(spread, off-first)
-		mean += off - first
+		spread = max(spread, off-earliest)
+		mean += off - earliest
 	}
-	return int(first / 60), spread, mean / int64(len(offs))
+	return int(earliest / 60), spread, mean / int64(len(offs))
 }
 
 // arcDailyEvents is how many events noteArcDaily needs: a daily job's

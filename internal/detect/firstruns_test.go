@@ -834,6 +834,18 @@ func TestRandomEventsNoSpreadPair(t *testing.T) {
 	learnedAsRates(t, "Europe/Riga", t0, offsets)
 }
 
+// TestRandomEventsNoStrayInStreak: random traffic at about 5 events an
+// hour (the judge's negbin-5 "outage 1h"/7, seed 138, Riga) whose first
+// events came 5 min 23 s, 5 min 7 s and 4 min 53 s apart, with one more
+// 33 s after the third, was recognised as a job every 5 minutes from its
+// 5th event, and its 6th, 7 min 26 s later, came after a missed run was
+// flagged. A stray ping is allowed only before the first runs (strayFirst).
+func TestRandomEventsNoStrayInStreak(t *testing.T) {
+	t0 := time.Date(2026, 10, 5, 21, 3, 31, 729000000, time.UTC)
+	offsets := []int64{0, 323, 630, 663, 922, 1369, 2461, 11230, 11836, 11975, 12491, 13691, 13867, 13887, 14678, 15252}
+	learnedAsRates(t, "Europe/Riga", t0, offsets)
+}
+
 // learnedAsRates feeds a beet in zone tz one event at each of offsets
 // (seconds from t0) and fails on any alarm or any schedule it learned.
 func learnedAsRates(t *testing.T, tz string, t0 time.Time, offsets []int64) {

@@ -132,8 +132,9 @@ func (m *RateModel) noteYoung(late int64) {
 // negbin-5, seed 138: TestRandomEventsNoStrayInStreak). A ping among a
 // job's first runs is a run by hand, and the job is recognised from its
 // next run. Daily and longer schedules keep the stray anywhere: a job
-// twice a day at uneven hours is recognised at its 4th run from one of
-// its two daily runs (a streak of 3) and the other's first run.
+// twice a day at uneven hours is recognised at its 4th event as a daily
+// run followed by a second one (pairDay), its first event the stray
+// (cron-twice-daily, seed 1: armed after 2 days; held to it, after 8).
 func (m *RateModel) strayFirst() bool {
 	p := int64(m.period)
 	return p >= 86400 || m.first < m.cluster-(m.streakRuns()-1)*p-p/2

@@ -846,6 +846,25 @@ func TestRandomEventsNoStrayInStreak(t *testing.T) {
 	learnedAsRates(t, "Europe/Riga", t0, offsets)
 }
 
+// TestRandomEventsExtraBetweenYoungRuns: random traffic at about 5
+// events an hour (the judge's weekdays-5 "drop to 30% 12h"/10, seed 105,
+// Sydney) whose first four events came 14-15 min apart was recognised as
+// a job every 15 minutes; its 5th event, 8 min 44 s after the 4th, is no
+// run, and the slot after it was flagged as a missed run on day 0. An
+// event between a young schedule's runs drops it.
+func TestRandomEventsExtraBetweenYoungRuns(t *testing.T) {
+	t0 := time.Date(2026, 8, 25, 14, 47, 3, 966000000, time.UTC)
+	offsets := []int64{0, 854, 1734, 2663, 3187, 4192, 4518, 4743, 5296, 6616, 7325, 7863, 8074, 8369, 8738,
+		9403, 10927, 11794, 12165, 15148, 15795, 17033, 17047, 17112, 17338, 18080, 19302, 21180, 22680, 23477}
+	a := newAutoBeet("Australia/Sydney")
+	for _, off := range offsets {
+		a.event(t, t0.Add(time.Duration(off)*time.Second), 1)
+	}
+	for _, f := range alarms(a.flips) {
+		t.Errorf("%s at %s: %s", f.Kind, f.At.Format(time.RFC3339), f.Reason)
+	}
+}
+
 // learnedAsRates feeds a beet in zone tz one event at each of offsets
 // (seconds from t0) and fails on any alarm or any schedule it learned.
 func learnedAsRates(t *testing.T, tz string, t0 time.Time, offsets []int64) {

@@ -116,7 +116,7 @@ func (m *RateModel) noteYoung(late int64) {
 			// candidates at most events (1.7% of a rate beet's event).
 			// Not a slot before the beet's first event, which no run
 			// took: the streak did not span a night it was not seen in.
-			if first := m.cluster - (runs-1)*p; first >= m.first-p/2 {
+			if first := m.streakFirst(); first >= m.first-p/2 {
 				m.learnCalendar(first)
 			}
 		}
@@ -139,7 +139,19 @@ func (m *RateModel) noteYoung(late int64) {
 // it, after 8).
 func (m *RateModel) strayAllowed() bool {
 	p := int64(m.period)
-	return p >= 86400 || m.first < m.cluster-(m.streakRuns()-1)*p-p/2 || m.streak >= m.youngStreak()+youngLooseRuns
+	return p >= 86400 || m.first < m.streakFirst()-p/2 || m.streak >= m.youngStreak()+youngLooseRuns
+}
+
+// streakFirst is the slot of the streak's first run (Unix seconds): the
+// latest run's, streakRuns − 1 periods back.
+func (m *RateModel) streakFirst() int64 { return m.cluster - (m.streakRuns()-1)*int64(m.period) }
+
+// youngChance reports whether the schedule was recognised from its first
+// runs and nothing since confirms it (its calendar, or a long streak of
+// runs that were the beet's only events: allRuns), so that a run or event
+// that does not fit it says those first runs were chance.
+func (m *RateModel) youngChance() bool {
+	return m.flags&flagYoung != 0 && !m.allRuns() && !m.calendarKnown()
 }
 
 // allRuns reports whether the beet's events were all runs of a streak

@@ -167,7 +167,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 			sec = slot - d
 		}
 	}
-	if m.flags&flagYoung != 0 && abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && !m.calendarKnown() && !m.allRuns() {
+	if abs(late) > m.youngLate() && (k > 1 || late > m.missedGrace()) && m.youngChance() {
 		// After a missed run (flagged), a run further off its slot than
 		// the first runs that recognised the schedule allowed
 		// (youngLate): those were likely chance (random traffic at 5 an
@@ -678,7 +678,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// More than one extra in a period, again and again: a learned
 		// schedule runs too often, a candidate is dropped.
 		m.setEndRuns(0) // a third ping: no start+end pair
-		if p < 86400 && m.flags&flagYoung != 0 && !m.calendarKnown() && !m.allRuns() {
+		if p < 86400 && m.youngChance() {
 			// An event between the runs of a schedule recognised from its
 			// first runs, neither a run nor its end: those were likely
 			// chance, as strayPing takes a spread daily job's. Random

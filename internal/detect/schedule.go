@@ -1123,18 +1123,45 @@ func (m *RateModel) missedRun(what string, slot, due time.Time, hourMore bool) *
 		since = fmt.Sprintf("; no event at all for %s, since %s", Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"))
 	}
 	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the %s due at %s: no event by %s%s%s (%s).",
-		what, slotClock(slot).In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), clockHour(hourMore), since, m.describeSchedule())}
+		what, slotClock(slot).In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.clockHour(hourMore, due), since, m.describeSchedule())}
 }
 
 // clockHour says, in a missed run's reason, that its run was waited for
-// an extra hour across a clock change (laterClock, pairSlack): without it,
-// "no event by 10:02" read against "a missed run is flagged 2 min after
-// its time" looked like an hour's delay.
-func clockHour(extra bool) string {
+// an extra hour across a clock change (laterClock, pairSlack), and whose:
+// without it, "no event by 10:02" read against "a missed run is flagged
+// 2 min after its time" looked like an hour's delay, and "as the clocks
+// changed" puzzled a beet in Riga whose clocks had not (Sydney's had, the
+// night before: a job on its clock runs an hour later now).
+func (m *RateModel) clockHour(extra bool, due time.Time) string {
 	if !extra {
 		return ""
 	}
+	from := time.Unix(m.cluster, 0)
+	if when, dir, ok := clockChange(m.loc, from, due); ok {
+		return fmt.Sprintf(", an hour more as the clocks here went %s on %s", dir, when.In(m.loc).Format("Jan 2"))
+	}
+	if z := dstZone(m.loc, from.Unix(), due.Unix(), 3600); z != nil {
+		if when, dir, ok := clockChange(z, from, due); ok {
+			return fmt.Sprintf(", an hour more in case the job keeps %s's clock, which went %s on %s", z, dir, when.In(z).Format("Jan 2"))
+		}
+	}
 	return ", an hour more as the clocks changed"
+}
+
+// clockChange returns when loc's clocks last changed in (from, to], and
+// which way they went ("forward" or "back"); ok is false if they did not.
+func clockChange(loc *time.Location, from, to time.Time) (when time.Time, dir string, ok bool) {
+	_, a := from.In(loc).Zone()
+	_, b := to.In(loc).Zone()
+	if a == b {
+		return time.Time{}, "", false
+	}
+	when, _ = to.In(loc).ZoneBounds()
+	dir = "forward"
+	if b < a {
+		dir = "back"
+	}
+	return when, dir, true
 }
 
 func (w calendar) describe(time.Time) string { return w.m.describeSchedule() }

@@ -1017,8 +1017,8 @@ func TestTwiceDailyOnAnotherClock(t *testing.T) {
 // clock, on a UTC beet, runs at 04:00 UTC in summer; the night Berlin's
 // clocks go back it runs at 05:00, so its run is waited for an hour more
 // (laterClock). Missed that day, it is flagged an hour after its grace, and
-// the reason says why: "no event by 05:0x" beside "flagged 2 min after its
-// time" read as an hour's delay.
+// the reason says why, and whose clock: "no event by 05:0x" beside
+// "flagged 2 min after its time" read as an hour's delay.
 func TestMissedRunReasonSaysTheClockHour(t *testing.T) {
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
@@ -1034,9 +1034,34 @@ func TestMissedRunReasonSaysTheClockHour(t *testing.T) {
 	al := alarms(a.flips)
 	slot := time.Date(2026, 10, 25, 4, 0, 0, 0, time.UTC) // its summer slot
 	if len(al) != 1 || al[0].At.Before(slot.Add(time.Hour)) || al[0].At.After(slot.Add(time.Hour+10*time.Minute)) ||
-		!strings.Contains(al[0].Reason, "an hour more as the clocks changed") {
+		!strings.Contains(al[0].Reason, "an hour more in case the job keeps Europe/Berlin's clock, which went back on Oct 25") {
 		logFlips(t, al, time.UTC)
 		t.Fatalf("want one missed run an hour after %s, saying why", slot)
+	}
+}
+
+// TestMissedRunReasonNamesTheOtherClock: a daily job at 08:59 on a beet in
+// Riga whose run on April 5 is missed. Sydney's clocks went back that
+// night, so a job on Sydney's clock would run an hour later now, and the
+// run is waited for an hour more; the reason says it was Sydney's clock,
+// since Riga's did not change (it said "as the clocks changed").
+func TestMissedRunReasonNamesTheOtherClock(t *testing.T) {
+	riga, err := time.LoadLocation("Europe/Riga")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	a := newAutoBeet("Europe/Riga")
+	r := rand.New(rand.NewPCG(14, 1))
+	missed := time.Date(2026, 4, 5, 8, 59, 0, 0, riga)
+	for d := time.Date(2026, 3, 1, 8, 59, 0, 0, riga); d.Before(missed); d = d.AddDate(0, 0, 1) {
+		a.event(t, d.Add(time.Duration(r.Int64N(60e9))), 1)
+	}
+	a.until(t, missed.Add(3*time.Hour))
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].At.Before(missed.Add(time.Hour)) ||
+		!strings.Contains(al[0].Reason, "an hour more in case the job keeps Australia/Sydney's clock, which went back on Apr 5") {
+		logFlips(t, al, riga)
+		t.Fatalf("want one missed run an hour after %s's grace, naming Sydney's clock", missed)
 	}
 }
 
@@ -1157,5 +1182,36 @@ func TestHourlyJobKeepsItsSlowRunsAfterOneVeryLate(t *testing.T) {
 	if len(fl) == 0 || fl[0].Kind != beet.FlipMissedRun || fl[0].At.Sub(stop) > 11*time.Minute {
 		logFlips(t, a.flips, time.UTC)
 		t.Fatalf("the stop at %s: want a missed run within 11 min (a quarter more than its slowest run)", stop.Format("Jan 2 15:04"))
+	}
+}
+
+// TestClockHourSaysWhoseClock: the extra hour's words, for the beet's own
+// change (a job on a clock that did not change runs an hour off) and for
+// another zone's, and the plain words when neither is found.
+func TestClockHourSaysWhoseClock(t *testing.T) {
+	for _, c := range []struct {
+		zone     string
+		from, to time.Time
+		want     string
+	}{
+		{"Europe/Berlin", time.Date(2026, 3, 28, 6, 0, 0, 0, time.UTC), time.Date(2026, 3, 29, 6, 0, 0, 0, time.UTC),
+			", an hour more as the clocks here went forward on Mar 29"},
+		{"UTC", time.Date(2026, 10, 24, 6, 0, 0, 0, time.UTC), time.Date(2026, 10, 25, 6, 0, 0, 0, time.UTC),
+			", an hour more in case the job keeps Europe/Berlin's clock, which went back on Oct 25"},
+		{"UTC", time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC), time.Date(2026, 6, 2, 6, 0, 0, 0, time.UTC),
+			", an hour more as the clocks changed"},
+	} {
+		loc, err := time.LoadLocation(c.zone)
+		if err != nil {
+			t.Skip("no zone data:", err)
+		}
+		m := &RateModel{loc: loc}
+		m.cluster = c.from.Unix()
+		if got := m.clockHour(true, c.to); got != c.want {
+			t.Errorf("%s from %s: %q, want %q", c.zone, c.from.Format("Jan 2"), got, c.want)
+		}
+		if got := m.clockHour(false, c.to); got != "" {
+			t.Errorf("no extra hour: %q", got)
+		}
 	}
 }

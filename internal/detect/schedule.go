@@ -184,20 +184,20 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		m.flags &^= flagYoung
 	}
 	shift := int64(0)
-	if p%86400 == 0 && abs(late) > 1800 && !m.delayedStarts() && !m.spreadWide() {
+	if p%86400 == 0 && abs(late) > 1800 && !m.delayedAtRandom() {
 		// A run an hour early or late, when runs are otherwise punctual,
 		// or when the hour puts it in the runs' usual band (a job whose
 		// runs are punctual but for a stray late one: its largest
 		// lateness says nothing about the run at hand): clocks changed in
 		// the zone the job follows, and the beet's zone is not that one.
-		// Follow the hour, do not learn it as lateness. Not for starts
-		// delayed at random over hours (delayedStarts), nor runs (spreadWide):
-		// any of them fits the band an hour either way, and a start read as
-		// a clock change moved the slot up an hour twice in two days; the
-		// next early start, four hours before it, was taken for a job that
-		// moved and its schedule was lost (held-out startend-daily-delay;
-		// a daily job delayed by up to 8 h, up three hours in three days
-		// at New York's change).
+		// Follow the hour, do not learn it as lateness. Not for runs
+		// delayed at random over hours (delayedAtRandom): any of them fits
+		// the band an hour either way, and a start read as a clock change
+		// moved the slot up an hour twice in two days; the next early
+		// start, four hours before it, was taken for a job that moved and
+		// its schedule was lost (held-out startend-daily-delay; a daily job
+		// delayed by up to 8 h, up three hours in three days at New York's
+		// change).
 		for _, h := range []int64{-3600, 3600} {
 			l, sok := m.lateness(prev, sec-h, k)
 			punctual := m.lateMax < 1800 && l <= max(600, 2*int64(m.lateMax))
@@ -1138,32 +1138,31 @@ func (m *RateModel) clockHour(extra bool, due time.Time) string {
 	if !extra {
 		return ""
 	}
-	from := time.Unix(m.cluster, 0)
-	if when, dir, ok := clockChange(m.loc, from, due); ok {
-		return fmt.Sprintf(", an hour more as the clocks here went %s on %s", dir, when.In(m.loc).Format("Jan 2"))
+	from, to := m.cluster, due.Unix()
+	if when, dir, ok := zoneChange(m.loc, from, to); ok {
+		return fmt.Sprintf(", an hour more as the clocks here went %s on %s", dir, time.Unix(when, 0).In(m.loc).Format("Jan 2"))
 	}
-	if z := dstZone(m.loc, from.Unix(), due.Unix(), 3600); z != nil {
-		if when, dir, ok := clockChange(z, from, due); ok {
-			return fmt.Sprintf(", an hour more in case the job keeps %s's clock, which went %s on %s", z, dir, when.In(z).Format("Jan 2"))
+	if z := dstZone(m.loc, from, to, 3600); z != nil {
+		if when, dir, ok := zoneChange(z, from, to); ok {
+			return fmt.Sprintf(", an hour more in case the job keeps %s's clock, which went %s on %s", z, dir, time.Unix(when, 0).In(z).Format("Jan 2"))
 		}
 	}
 	return ", an hour more as the clocks changed"
 }
 
-// clockChange returns when loc's clocks last changed in (from, to], and
-// which way they went ("forward" or "back"); ok is false if they did not.
-func clockChange(loc *time.Location, from, to time.Time) (when time.Time, dir string, ok bool) {
-	_, a := from.In(loc).Zone()
-	_, b := to.In(loc).Zone()
-	if a == b {
-		return time.Time{}, "", false
+// zoneChange returns when loc's clocks last changed in (from, to] (Unix
+// seconds) and which way they went ("forward" or "back"); ok is false if
+// they did not, or zoneAt does not know when.
+func zoneChange(loc *time.Location, from, to int64) (when int64, dir string, ok bool) {
+	a, b := zoneAt(from, loc), zoneAt(to, loc)
+	if a.off == b.off || b.start <= from || b.start == to && b.end == to+1 {
+		return 0, "", false
 	}
-	when, _ = to.In(loc).ZoneBounds()
 	dir = "forward"
-	if b < a {
+	if b.off < a.off {
 		dir = "back"
 	}
-	return when, dir, true
+	return b.start, dir, true
 }
 
 func (w calendar) describe(time.Time) string { return w.m.describeSchedule() }

@@ -76,12 +76,15 @@ func (m *RateModel) keepShiftDay(whole bool) {
 	}
 }
 
-// spreadWide reports whether the schedule's runs spread over more than
-// pairGrace (an hour and a half) after their slot, by their mean lateness
-// (a uniform span's is half its width; the largest is a stray late run's
-// of a punctual job, or a move's before it was taken back): a delay at
-// random, not a job's minutes (delayedStarts is its start+end kind).
-func (m *RateModel) spreadWide() bool { return 2*int64(m.lateMean)*m.lateUnit() > pairGrace }
+// delayedAtRandom reports whether the schedule's runs are delayed at
+// random over hours (systemd's RandomizedDelaySec): a start+end job's
+// starts (delayedStarts), or runs late by more than 45 min on average (a
+// uniform span's mean is half its width, so a span over pairGrace; not
+// the largest lateness, a stray late run's of a punctual job or a move's
+// before it was taken back). No clock change or step is read from them.
+func (m *RateModel) delayedAtRandom() bool {
+	return m.delayedStarts() || 2*int64(m.lateMean)*m.lateUnit() > pairGrace
+}
 
 // stepOver is the lateness a run must pass to start a step: twice the
 // mean lateness, at least a minute, and under a day at least a tenth of
@@ -124,15 +127,15 @@ func (m *RateModel) followStep(sec, late int64) int64 {
 		// pair, whose grace then goes by its lateness): no clear move.
 		// Under a day such runs leave the slot too: slots under a day
 		// follow late runs at 1/32 a run, and only a clear move faster.
-		// So do starts delayed at random (delayedStarts) and runs that
-		// spread over hours (spreadWide): three in the top of their span
+		// So do runs delayed at random (delayedAtRandom): three in the
+		// top of their span
 		// come now and then, and the slot moved to them took the next
 		// early run for one hours early. A daily job delayed by up to 8 h
 		// had its slot moved from 06:55 to 11:31, then dropped at a run at
 		// 07:07, and was left to the rates for good: its missed run never
 		// flagged (TestDelayedDailyJobKeepsItsSlot).
 		moved := hi-lo <= max(over, lo/8) && float64(lo) > lateTail*float64(mean)
-		if moved || m.wholeDays() && !m.delayedStarts() && !m.spreadWide() {
+		if moved || m.wholeDays() && !m.delayedAtRandom() {
 			m.cluster = max(m.cluster, slot+lo*u)
 		}
 		if !moved {

@@ -408,13 +408,37 @@ func TestDelayedStartsFlaggedAfterTheirSpan(t *testing.T) {
 	first := time.Date(2026, 1, 5, 3, 10, 0, 0, riga)
 	const days = 50
 	for _, c := range []struct{ span, run time.Duration }{{2 * time.Hour, 15 * time.Minute}, {6 * time.Hour, 4 * time.Minute}} {
-		waits, unflagged, others := delayedJobMissedRun(t, 36, first, days+1, days, c.span, c.run, c.run)
+		waits, unflagged, others := delayedJobMissedRun(t, 36, true, first, days+1, days, c.span, c.run, c.run)
 		if unflagged > 0 {
 			t.Errorf("span %s: %d of 20 stops not flagged", c.span, unflagged)
 		}
 		slices.Sort(waits)
 		if med := waits[len(waits)/2]; med > c.span*3/2 || others > 0 {
 			t.Errorf("span %s: stops flagged after a median of %s (want at most %s), %d other alarms (want none)", c.span, med, c.span*3/2, others)
+		}
+	}
+}
+
+// TestDelayedEndPingsFlaggedAfterTheirSpan: a daily job delayed at random
+// by up to 2 or 4 h that pings only as it ends learns that span too: after
+// seven weeks its stop is flagged within about twice the latest lateness
+// seen (the bound of the span, and room for the run's own slow days), where
+// the tail of an exponential fit (9.6 times the mean lateness) waited half
+// a day, the most a daily job's grace is; and no normal run is flagged.
+func TestDelayedEndPingsFlaggedAfterTheirSpan(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	first := time.Date(2026, 1, 5, 3, 10, 0, 0, riga)
+	const days = 50
+	for _, span := range []time.Duration{2 * time.Hour, 4 * time.Hour} {
+		const run, runSpread = 10 * time.Minute, 20 * time.Minute
+		waits, unflagged, others := delayedJobMissedRun(t, 38, false, first, days+1, days, span, run, runSpread)
+		if unflagged > 0 {
+			t.Errorf("span %s: %d of 20 stops not flagged", span, unflagged)
+		}
+		slices.Sort(waits)
+		bound := 2 * (span + run + runSpread)
+		if med := waits[len(waits)/2]; med > bound || others > 0 {
+			t.Errorf("span %s: stops flagged after a median of %s (want at most %s), %d other alarms (want none)", span, med, bound, others)
 		}
 	}
 }
@@ -457,19 +481,19 @@ func TestDelayedRunOverdueFromItsStart(t *testing.T) {
 func TestDelayedStartsKeepTheirSlot(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	first := time.Date(2026, 1, 27, 12, 38, 0, 0, ny)
-	_, unflagged, others := delayedJobMissedRun(t, 37, first, 56, 45, 7*time.Hour+30*time.Minute, 20*time.Minute, 40*time.Minute)
+	_, unflagged, others := delayedJobMissedRun(t, 37, true, first, 56, 45, 7*time.Hour+30*time.Minute, 20*time.Minute, 40*time.Minute)
 	if unflagged > 0 || others > 2 {
 		t.Errorf("%d of 20 missed runs not flagged within the day, %d other alarms", unflagged, others)
 	}
 }
 
-// delayedJobMissedRun runs 20 start+end jobs from first (its zone the
-// beet's) for days days, each start delayed at random by up to span, its
-// end run to run+runSpread later, with no run on missDay (the last day: a
-// stop); it returns how long after its slot each missing run was flagged
-// within that day, how many were not, and how many other alarms the jobs
-// raised.
-func delayedJobMissedRun(t *testing.T, pcg uint64, first time.Time, days, missDay int, span, run, runSpread time.Duration) (waits []time.Duration, unflagged, others int) {
+// delayedJobMissedRun runs 20 jobs from first (its zone the beet's) for
+// days days, each start delayed at random by up to span (pinged if
+// startPing), its end run to run+runSpread later, with no run on missDay
+// (the last day: a stop); it returns how long after its slot each missing
+// run was flagged within that day, how many were not, and how many other
+// alarms the jobs raised.
+func delayedJobMissedRun(t *testing.T, pcg uint64, startPing bool, first time.Time, days, missDay int, span, run, runSpread time.Duration) (waits []time.Duration, unflagged, others int) {
 	t.Helper()
 	loc := first.Location()
 	for seed := range uint64(20) {
@@ -481,7 +505,9 @@ func delayedJobMissedRun(t *testing.T, pcg uint64, first time.Time, days, missDa
 				continue
 			}
 			start := slot(d).Add(time.Duration(r.Int64N(int64(span))))
-			a.event(t, start, 1)
+			if startPing {
+				a.event(t, start, 1)
+			}
 			a.event(t, start.Add(run+time.Duration(r.Int64N(int64(runSpread)))), 1)
 		}
 		a.until(t, slot(days))

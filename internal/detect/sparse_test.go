@@ -138,7 +138,7 @@ func TestGuardRandomFirstGaps(t *testing.T) {
 func TestDelayedStartEndJobKeepsSchedule(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	first := time.Date(2026, 9, 1, 2, 30, 0, 0, berlin)
-	_, unflagged, others := delayedJobMissedRun(t, 21, first, 40, 30, 6*time.Hour, 4*time.Minute, 8*time.Minute)
+	_, unflagged, others := delayedJobMissedRun(t, 21, true, first, 40, 30, 6*time.Hour, 4*time.Minute, 8*time.Minute)
 	if unflagged > 2 || others > 1 {
 		t.Errorf("%d of 20 missing runs not flagged, %d other alarms", unflagged, others)
 	}

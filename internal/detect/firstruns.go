@@ -356,17 +356,26 @@ const arcRate = 1e-3
 // runs, each known to the second (the first, the one before, this one),
 // at the earliest one's minute (arcRuns).
 func (m *RateModel) noteArcDaily(sec, prev int64) {
-	// dayApart first: it is arithmetic, and a busy beet fails it at once
-	// (this is asked at every event that starts a cluster).
-	if m.events < arcDailyEvents || !m.dayApart(arcDailyEvents) || m.flags&(flagYoung|flagSuspended) != 0 || m.monthly() || m.Scheduled() {
+	// dayApart and startEndDays first: they are arithmetic, and a busy
+	// beet fails them at once (this is asked at every event that starts a
+	// cluster).
+	events, paired := int64(m.events), false
+	switch {
+	case m.events >= arcDailyEvents && m.dayApart(arcDailyEvents):
+	case m.startEndDays(sec, prev):
+		// runs: this one's start, and each before it a start and an end
+		events, paired = (events+1)/2, true
+	default:
+		return
+	}
+	if m.flags&(flagYoung|flagSuspended) != 0 || m.monthly() || m.Scheduled() {
 		return
 	}
 	from, hours := m.runArc()
-	threeRuns := m.events == arcDailyEvents
+	threeRuns := events == arcDailyEvents && !paired
 	if hours > aboutDailyArc || threeRuns && hours > arcThreeRunsHours {
 		return
 	}
-	events := int64(m.events)
 	if abs(sec-m.first-(events-1)*86400) > int64(hours+1)*3600 {
 		return // a day with two events and one with none (a clock change moves one an hour)
 	}
@@ -390,9 +399,43 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 	for k := range int(min(events, 7)) {
 		m.learnCalendar(slot(k)) // a run each day
 	}
+	if paired {
+		// Its arc holds the runs' ends too, in whole hours: no largest
+		// lateness of a start, which is kept for good. Taken as one, a
+		// 2 h span read as 3 h, three times its starts' mean lateness
+		// once the anchor had moved to their earliest, so the span's
+		// bound (delayGrace) never held and its stop waited for the
+		// fit's tail, 6 h (TestDelayedStartsFlaggedAfterTheirSpan). Its
+		// third as their mean gives a grace until the starts teach one.
+		spread = 0
+		m.lateMean = uint16(min(max(1, mean/m.lateUnit()), math.MaxUint16))
+	}
 	m.noteFirstSpread(spread, mean)
 	m.flags |= flagYoung
 }
+
+// startEndDays reports whether the beet's events so far, this one
+// included, are the runs of a daily job that pings as each run starts and
+// as it ends (runitor, a timer's ExecStartPre): arcPairRuns runs or more,
+// an odd count (this event is a run's start), two a day on average, none
+// more than aboutDailyGap apart, and this start half a day or more after
+// the latest event (the last run's end). Delayed at random, its starts
+// never made a day's gap with an end in between (pairDay), and its gaps,
+// minutes and then a day, read as random: a runitor backup delayed by up
+// to 7 h 30 min was "events at irregular times" for two weeks, its
+// silences flagged after 5 days.
+func (m *RateModel) startEndDays(sec, prev int64) bool {
+	n := int64(m.events)
+	if n < 2*arcPairRuns-1 || n%2 == 0 || sec-prev/1e6 < 43200 || m.longestGap() > aboutDailyGap {
+		return false
+	}
+	mean := float64(sec-m.first) / float64((n-1)/2)
+	return math.Abs(mean-86400) <= 86400/10
+}
+
+// arcPairRuns is the runs from which startEndDays holds: four, as a daily
+// job's single pings spread over up to aboutDailyArc hours need.
+const arcPairRuns = 4
 
 // arcRuns reads three runs known to the second (Unix seconds), all in the
 // arc from hour from: the minute after from:00 the earliest came at, the

@@ -443,6 +443,22 @@ func TestDelayedEndPingsFlaggedAfterTheirSpan(t *testing.T) {
 	}
 }
 
+// TestDelayedStartEndJobWatchedFromItsFourthRun: a backup run by runitor
+// from a timer that delays it at random by up to 7 h 30 min pings as each
+// run starts and as it ends; its starts never made a day's gap with an
+// end between them, and it was "events at irregular times" for two weeks
+// (a silence flagged after 5 days). It is a daily job from its 4th run
+// (startEndDays), and a run it misses on its 11th day is flagged as a
+// missed run that day.
+func TestDelayedStartEndJobWatchedFromItsFourthRun(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	first := time.Date(2026, 2, 21, 10, 15, 0, 0, ny)
+	_, unflagged, others := delayedJobMissedRun(t, 39, true, first, 12, 10, 7*time.Hour+30*time.Minute, 20*time.Minute, 30*time.Minute)
+	if unflagged > 0 || others > 1 {
+		t.Errorf("%d of 20 missed runs on day 11 not flagged that day, %d other alarms (want at most 1)", unflagged, others)
+	}
+}
+
 // TestDelayedRunOverdueFromItsStart: a run of a job delayed at random that
 // starts late in its span and never reports its end is overdue a quarter
 // period after it started, not after its slot (from the slot, a start 6 h

@@ -354,7 +354,9 @@ const arcRate = 1e-3
 // within arcThreeRunsHours, four or more within aboutDailyArc. Its slot is
 // the arc's first hour, its runs' lateness counted from there; from three
 // runs, each known to the second (the first, the one before, this one),
-// at the earliest one's minute (arcRuns).
+// at the earliest one's minute (arcRuns). So is a job whose runs each ping
+// as they start and as they end (startEndDays), from its fourth run, its
+// arc an hour shorter for the ends.
 func (m *RateModel) noteArcDaily(sec, prev int64) {
 	// dayApart and startEndDays first: they are arithmetic, and a busy
 	// beet fails them at once (this is asked at every event that starts a
@@ -373,6 +375,9 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 	}
 	from, hours := m.runArc()
 	threeRuns := events == arcDailyEvents && !paired
+	if paired {
+		hours-- // its ends come up to an hour after its starts: an hour more of arc
+	}
 	if hours > aboutDailyArc || threeRuns && hours > arcThreeRunsHours {
 		return
 	}

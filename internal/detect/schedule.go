@@ -604,7 +604,8 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// A start and an end ping, or an occasional extra: neither a run
 		// nor a break.
 		m.setRunPings(1)
-		if calls == 1 && p >= minEndPeriod && (gap < p/4 || m.endRuns() >= endRunsSure && !usual) {
+		run := min(gap, sec-m.runStart()) // since the run's start ping, which a delay sends hours after the anchor
+		if calls == 1 && p >= minEndPeriod && (gap < p/4 || run < p/4 && m.endRuns() > 0 || m.endRuns() >= endRunsSure && !usual) {
 			// The end of a run that came as its start alone (a late end,
 			// once ends are known, still is one and widens endOff). It
 			// may come before the anchor, which an early start moved half
@@ -612,7 +613,14 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 			// always after the run's start, so it is still the run's end
 			// (a job delayed at random whose early starts reset the count
 			// of start+end runs never had its starts watched as such).
-			m.noteEnd(gap)
+			// Its length is from the start: from the anchor, the end of a
+			// start 7 h 34 min late was 7 h 41 min "after the run", past
+			// a quarter day, taken for a stray, and the job delayed at
+			// random learned from its first runs was dropped
+			// (TestDelayedStartEndJobWatchedFromItsFourthRun); and runs of
+			// 20-50 min read "an end ping at most 5 h 59 min after each
+			// start", an overrun flagged 12 h after its start, not 6.
+			m.noteEnd(run)
 			return
 		}
 		m.setEndRuns(0)

@@ -619,7 +619,11 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 			// random learned from its first runs was dropped
 			// (TestDelayedStartEndJobWatchedFromItsFourthRun); and runs of
 			// 20-50 min read "an end ping at most 5 h 59 min after each
-			// start", an overrun flagged 12 h after its start, not 6.
+			// start", an overrun flagged 12 h after its start, not 6. Only
+			// once the job's ends came as such: random events at about one
+			// a day, taken for a job delayed by hours, kept it one false
+			// missed run longer with their second events read as ends
+			// (TestAboutOneADayAtRandom).
 			m.noteEnd(run)
 			return
 		}

@@ -393,8 +393,16 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 	// 0-7 h late" of runs 7 h apart (a uniform delay's half said 10 h 30).
 	minute, spread := 0, int64(hours)*3600
 	mean := spread / 3
-	if threeRuns {
+	switch {
+	case threeRuns:
 		minute, spread, mean = m.arcRuns(from, [3]int64{m.first, prev / 1e6, sec})
+	case paired:
+		// Two of its starts are known to the second, the first and this
+		// one: its slot is at the earlier one's minute. At the arc's
+		// first hour, up to an hour before any start, each start's
+		// lateness read up to an hour long, and the largest is kept
+		// ("usually 0-5 h 16 min late" of starts 4 h 46 min apart).
+		minute, _, _ = m.arcRuns(from, [3]int64{m.first, sec, sec})
 	}
 	slot := func(back int) int64 {
 		return time.Date(t.Year(), t.Month(), day-back, from, minute, 0, 0, m.loc).Unix()

@@ -374,14 +374,15 @@ func (m *RateModel) pairSlack() int64 {
 // have the run's slow days on top, so their factor is at least
 // endDelayFloor.
 func (m *RateModel) delayGrace() (int64, bool) {
-	f := delayFactor(float64(m.streak))
+	var floor float64 // delayFactor's pow only once a case holds: this is asked at every deadline
 	switch {
 	case m.delayedStarts():
 	case m.delayedEnds():
-		f = max(f, endDelayFloor)
+		floor = endDelayFloor
 	default:
 		return 0, false
 	}
+	f := max(floor, delayFactor(float64(m.streak)))
 	return int64(float64(int64(m.lateMax)*m.lateUnit()) * f), true
 }
 

@@ -318,8 +318,13 @@ func (m *RateModel) dayApart(n uint32) bool {
 	if m.events < n || m.longestGap() > aboutDailyGap {
 		return false
 	}
-	mean := float64(m.last/1e6-m.first) / float64(m.events-1)
-	return math.Abs(mean-86400) <= 86400/10
+	return aboutADay(m.last/1e6-m.first, int64(m.events)-1)
+}
+
+// aboutADay reports whether span seconds over that many days make a day
+// each on average, within a tenth.
+func aboutADay(span, days int64) bool {
+	return math.Abs(float64(span)/float64(days)-86400) <= 86400/10
 }
 
 // runArc is the shortest span of local hours of the day (from hour from,
@@ -363,7 +368,7 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 	// cluster).
 	events, paired := int64(m.events), false
 	switch {
-	case m.events >= arcDailyEvents && m.dayApart(arcDailyEvents):
+	case m.dayApart(arcDailyEvents):
 	case m.startEndDays(sec, prev):
 		// runs: this one's start, and each before it a start and an end
 		events, paired = (events+1)/2, true
@@ -395,14 +400,14 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 	mean := spread / 3
 	switch {
 	case threeRuns:
-		minute, spread, mean = m.arcRuns(from, [3]int64{m.first, prev / 1e6, sec})
+		minute, spread, mean = m.arcRuns(from, m.first, prev/1e6, sec)
 	case paired:
 		// Two of its starts are known to the second, the first and this
 		// one: its slot is at the earlier one's minute. At the arc's
 		// first hour, up to an hour before any start, each start's
 		// lateness read up to an hour long, and the largest is kept
 		// ("usually 0-5 h 16 min late" of starts 4 h 46 min apart).
-		minute, _, _ = m.arcRuns(from, [3]int64{m.first, sec, sec})
+		minute, _, _ = m.arcRuns(from, m.first, sec)
 	}
 	slot := func(back int) int64 {
 		return time.Date(t.Year(), t.Month(), day-back, from, minute, 0, 0, m.loc).Unix()
@@ -420,10 +425,10 @@ func (m *RateModel) noteArcDaily(sec, prev int64) {
 		// bound (delayGrace) never held and its stop waited for the
 		// fit's tail, 6 h (TestDelayedStartsFlaggedAfterTheirSpan). Its
 		// third as their mean gives a grace until the starts teach one.
-		spread = 0
-		m.lateMean = uint16(min(max(1, mean/m.lateUnit()), math.MaxUint16))
+		m.noteFirstMean(mean)
+	} else {
+		m.noteFirstSpread(spread, mean)
 	}
-	m.noteFirstSpread(spread, mean)
 	m.flags |= flagYoung
 }
 
@@ -442,35 +447,35 @@ func (m *RateModel) startEndDays(sec, prev int64) bool {
 	if n < 2*arcPairRuns-1 || n%2 == 0 || sec-prev/1e6 < 43200 || m.longestGap() > aboutDailyGap {
 		return false
 	}
-	mean := float64(sec-m.first) / float64((n-1)/2)
-	return math.Abs(mean-86400) <= 86400/10
+	return aboutADay(sec-m.first, (n-1)/2)
 }
 
 // arcPairRuns is the runs from which startEndDays holds: four, as a daily
 // job's single pings spread over up to aboutDailyArc hours need.
 const arcPairRuns = 4
 
-// arcRuns reads three runs known to the second (Unix seconds), all in the
+// arcRuns reads runs known to the second (Unix seconds), all in the
 // arc from hour from: the minute after from:00 the earliest came at, the
 // slot a missed run is then stated at (at the arc's first hour, a job due
 // at 22:17 was said to miss "the run due at 22:00", before any of its runs
 // could come), and their lateness after that minute, the largest and the
 // mean (not the arc's whole hours: a job whose first run was set up by
 // hand at 07:47, its next ones at 06:31, kept a grace of 2 h 30 min).
-func (m *RateModel) arcRuns(from int, runs [3]int64) (minute int, spread, mean int64) {
-	var offs [3]int64
-	earliest := int64(86400)
-	for i, u := range runs {
+func (m *RateModel) arcRuns(from int, runs ...int64) (minute int, spread, mean int64) {
+	off := func(u int64) int64 {
 		_, sod := m.localDay(u)
-		offs[i] = (sod - int64(from)*3600 + 86400) % 86400
-		earliest = min(earliest, offs[i])
+		return (sod - int64(from)*3600 + 86400) % 86400
+	}
+	earliest := int64(86400)
+	for _, u := range runs {
+		earliest = min(earliest, off(u))
 	}
 	earliest -= earliest % 60
-	for _, off := range offs {
-		spread = max(spread, off-earliest)
-		mean += off - earliest
+	for _, u := range runs {
+		spread = max(spread, off(u)-earliest)
+		mean += off(u) - earliest
 	}
-	return int(earliest / 60), spread, mean / int64(len(offs))
+	return int(earliest / 60), spread, mean / int64(len(runs))
 }
 
 // arcDailyEvents is how many events noteArcDaily needs: a daily job's
@@ -628,9 +633,14 @@ func (m *RateModel) noteFirstSpread(spread, mean int64) {
 	if spread <= 0 {
 		return
 	}
-	u := m.lateUnit()
-	m.noteLate(spread / u)
+	m.noteLate(spread / m.lateUnit())
+	m.noteFirstMean(mean)
+}
+
+// noteFirstMean learns the mean lateness (seconds) of a candidate's first
+// runs, if its runs have not taught one yet.
+func (m *RateModel) noteFirstMean(mean int64) {
 	if m.lateMean == 0 {
-		m.lateMean = uint16(min(max(1, mean/u), math.MaxUint16))
+		m.lateMean = uint16(min(max(1, mean/m.lateUnit()), math.MaxUint16))
 	}
 }

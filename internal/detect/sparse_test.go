@@ -22,8 +22,10 @@ import (
 // (cleanRuns): 27 missed runs and a "runs too often" before strayPing, 18
 // before cleanRuns, 12 after, 14 since four events one a day within 8
 // hours of the day are a delayed daily job (noteArcDaily), 15 since three
-// within 4 hours are (21 within 8); most: three or four days with one
-// event each, at about one time of day.
+// within 4 hours are (21 within 8), 17 since a pause of four days or more
+// between such days is taken for a paused job's (pausedDays: one stream,
+// four empty days, then five days of one event each within 8 hours);
+// most: three or four days with one event each, at about one time of day.
 // Silences: until the rate model arms (30 events), the fallback flagged
 // twice the longest gap, which n random gaps pass once in (n+1)(n+2)/2;
 // it now waits, on random gaps, for what they pass once in 5000 days
@@ -53,8 +55,8 @@ func TestAboutOneADayAtRandom(t *testing.T) {
 		}
 	}
 	t.Logf("alarms by kind: %v", kinds)
-	if kinds[beet.FlipMissedRun] > 15 || kinds[beet.FlipSilence] > 8 || kinds[beet.FlipTooOften] > 0 {
-		t.Errorf("%v false alarms in 300 streams of 42 days, want at most 15 missed runs, 8 silences, no runs too often", kinds)
+	if kinds[beet.FlipMissedRun] > 17 || kinds[beet.FlipSilence] > 8 || kinds[beet.FlipTooOften] > 0 {
+		t.Errorf("%v false alarms in 300 streams of 42 days, want at most 17 missed runs, 8 silences, no runs too often", kinds)
 	}
 }
 

@@ -358,6 +358,13 @@ func (m *RateModel) streakCoversDay() bool {
 // fit, as its flagged silences are not learned as gaps (noteGap). One
 // missed run is allowed: a delayed job that missed one would otherwise
 // wait three weeks to be learned again (TestRandomisedDelayDailyJob).
+//
+// A full streak (scheduleStreak) of punctual runs is a job whatever gap
+// came before it: a weekday job that paused for a week after its first two runs,
+// before they made a schedule, was "events at irregular times" for three
+// weeks (until the pause left the gaps kept), its silences flagged after
+// 25 days. Not runs spread over hours: random events at about one a day
+// make such streaks (pausedDays recognises a delayed job's pause).
 func (m *RateModel) gapsFitDays() bool {
 	if m.period != 86400 {
 		return true
@@ -366,6 +373,9 @@ func (m *RateModel) gapsFitDays() bool {
 	const day = 24 * time.Hour
 	if gap <= 2*day+late {
 		return true // the common case: no day off needs counting
+	}
+	if m.streak >= scheduleStreak && !m.spreadDaily() {
+		return true // the gap came before this streak: a pause before the job was recognised
 	}
 	return gap <= time.Duration(longestOff(m.daysOn)+2)*day+late
 }

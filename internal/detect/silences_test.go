@@ -532,6 +532,51 @@ func TestWeekdayJobWatchedAfterAPause(t *testing.T) {
 	}
 }
 
+// TestDelayedDailyJobKeepsItsScheduleAfterALateRun: a daily job at 01:00
+// New York delayed at random by up to 5 h runs for 40 days; one run comes
+// 17 h 36 min after its time (the judge's cron-daily-delay/late run/0,
+// seed 149). Taken for the job moved, its schedule of 40 runs was dropped
+// and its rates watched it: its stop four days later was flagged as a
+// silence the next day, or not at all. The late run's slot is flagged
+// once, the schedule kept, and the stop flagged as a missed run that
+// day. A job that did move (to 17:00, each day from then) is followed,
+// with one alarm for the move.
+func TestDelayedDailyJobKeepsItsScheduleAfterALateRun(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	slot := func(d int) time.Time { return time.Date(2026, 10, 6+d, 1, 0, 0, 0, ny) }
+	const lateDay, stopDay = 40, 45
+	for _, moved := range []bool{false, true} {
+		stopsFlagged, others := 0, 0
+		for seed := range uint64(10) {
+			r := rand.New(rand.NewPCG(42, seed))
+			a := newAutoBeet("America/New_York")
+			for d := range stopDay {
+				at := slot(d).Add(time.Duration(r.Int64N(int64(5 * time.Hour))))
+				if d == lateDay || moved && d > lateDay {
+					at = slot(d).Add(16*time.Hour + time.Duration(r.Int64N(int64(time.Hour))))
+				}
+				a.event(t, at, 1)
+			}
+			a.until(t, slot(stopDay+2))
+			al := alarms(a.flips)
+			for i, f := range al {
+				switch {
+				case i == 0 && f.Kind == beet.FlipMissedRun && f.At.After(slot(lateDay)) && f.At.Before(slot(lateDay).Add(16*time.Hour)):
+					// the late run's slot
+				case i == len(al)-1 && f.Kind == beet.FlipMissedRun && f.At.After(slot(stopDay)) && f.At.Before(slot(stopDay+1).Add(16*time.Hour)):
+					stopsFlagged++
+				default:
+					others++
+					t.Logf("moved %v, seed %d: %s %s: %s", moved, seed, f.At.In(ny).Format("Jan 2 15:04"), f.Kind, f.Reason)
+				}
+			}
+		}
+		if stopsFlagged < 10 || others > 0 {
+			t.Errorf("moved %v: %d of 10 stops flagged as missed runs within a day of their time, %d other alarms (want 10, none)", moved, stopsFlagged, others)
+		}
+	}
+}
+
 // TestDelayedRunOverdueFromItsStart: a run of a job delayed at random that
 // starts late in its span and never reports its end is overdue a quarter
 // period after it started, not after its slot (from the slot, a start 6 h

@@ -360,11 +360,12 @@ func (m *RateModel) streakCoversDay() bool {
 // wait three weeks to be learned again (TestRandomisedDelayDailyJob).
 //
 // A full streak (scheduleStreak) of punctual runs is a job whatever gap
-// came before it: a weekday job that paused for a week after its first two runs,
-// before they made a schedule, was "events at irregular times" for three
-// weeks (until the pause left the gaps kept), its silences flagged after
-// 25 days. Not runs spread over hours: random events at about one a day
-// make such streaks (pausedDays recognises a delayed job's pause).
+// came before it: a weekday job that paused for a week after its first
+// two runs, before they made a schedule, was "events at irregular times"
+// for three weeks (until the pause left the gaps kept), its silences
+// flagged after 25 days. Not runs spread over hours: random events at
+// about one a day make such streaks (pausedDays recognises a delayed
+// job's pause).
 func (m *RateModel) gapsFitDays() bool {
 	if m.period != 86400 {
 		return true

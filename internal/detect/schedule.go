@@ -1013,7 +1013,7 @@ func (m *RateModel) runsGrace() int64 {
 		// second largest (with the fit alone, 7 min for an hourly job, a
 		// normal slow run 8 min late was flagged as missed). At most a
 		// quarter period, as for a model stored before it was kept.
-		return min(m.othersGrace(), max(graceFloor, m.tailGrace(), m.graceCap()/2))
+		return min(m.othersGrace(), max(graceFloor, m.fitGrace(), m.graceCap()/2))
 	}
 	if g, ok := m.delayGrace(); ok {
 		return max(graceFloor, m.lateGrace(), g) // startend.go

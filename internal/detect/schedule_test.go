@@ -1235,3 +1235,24 @@ func TestClockHourSaysWhoseClock(t *testing.T) {
 		}
 	}
 }
+
+// TestDelayedDailyJobKeepsItsScheduleAfterAVeryLateRun: the judge's
+// cron-daily-delay/late run/2 (fresh seed 150), a daily job delayed at
+// random by up to about 4 h, whose run on its 21st day came 11 h after its
+// slot (flagged as missed, then back). Its mean lateness's exponential
+// tail was past half a day once that run was learned, and the schedule was
+// lost for good: the rates watched it to the end, a stop flagged after
+// days. The runs but that one fit a delay's span (fitGrace): the schedule
+// holds, and a stop two weeks later is flagged as a missed run that day.
+func TestDelayedDailyJobKeepsItsScheduleAfterAVeryLateRun(t *testing.T) {
+	s := readDump(t, "testdata/cron-daily-delay-very-late-run.csv")
+	stop := s.end.Add(14 * 24 * time.Hour)
+	a := s.feed(t, stop)
+	n := len(a.flips)
+	a.until(t, stop.Add(24*time.Hour))
+	al := alarms(a.flips[n:])
+	if w, _ := Watch(&a.b); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want the stop after %s flagged as a missed run within a day, got %d alarms (watching %s: %s)", stop, len(al), w.Model, w.Description)
+	}
+}

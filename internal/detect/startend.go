@@ -373,22 +373,26 @@ func (m *RateModel) pairSlack() int64 {
 // (delayedEnds), whose lateness is the delay plus the run's length: those
 // have the run's slow days on top, so their factor is at least
 // endDelayFloor.
-func (m *RateModel) delayGrace() (int64, bool) {
+func (m *RateModel) delayGrace() (int64, bool) { return m.delayGraceBy(int64(m.lateMax)) }
+
+// delayGraceBy is delayGrace with lmax (lateUnit) taken as the largest
+// lateness: the second largest when the largest is an outlier (fitGrace).
+func (m *RateModel) delayGraceBy(lmax int64) (int64, bool) {
 	floor := delayFloor // delayFactor's pow only once a case holds: this is asked at every deadline
 	switch {
-	case m.delayedStarts():
-	case m.delayedEnds():
+	case m.endRuns() >= endRunsSure && m.delayedInSpan(lmax): // delayedStarts
+	case m.singleEnds() && m.delayedInSpan(lmax): // delayedEnds
 		floor = endDelayFloor
 	default:
 		return 0, false
 	}
-	return int64(float64(int64(m.lateMax)*m.lateUnit()) * delayFactor(float64(m.streak), floor)), true
+	return int64(float64(lmax*m.lateUnit()) * delayFactor(float64(m.streak), floor)), true
 }
 
 // delayedStarts reports whether the schedule's starts, each pinged, are
 // delayed at random within a span (delayGrace).
 func (m *RateModel) delayedStarts() bool {
-	return m.endRuns() >= endRunsSure && m.delayedInSpan()
+	return m.endRuns() >= endRunsSure && m.delayedInSpan(int64(m.lateMax))
 }
 
 // delayedEnds reports whether a daily job pinged once a run, as it ends,
@@ -398,18 +402,23 @@ func (m *RateModel) delayedStarts() bool {
 // the time by which a normal run would certainly have reported
 // (cron-daily-delay; TestDelayedEndPingsFlaggedAfterTheirSpan).
 func (m *RateModel) delayedEnds() bool {
-	return m.period == 86400 && m.endOff == 0 && m.endRuns() == 0 && m.delayedInSpan()
+	return m.singleEnds() && m.delayedInSpan(int64(m.lateMax))
 }
 
-// delayedInSpan reports whether the runs' lateness reads as a delay drawn
-// from a span: spread wider than pairGrace (a delay: a job twice a day
-// whose second run passes for an end has its runs' spread, minutes, and
-// their rare very late runs need the tail), its largest at most
-// delayRatio times the mean (a uniform span's is about twice), once
-// delayRuns runs came in a row.
-func (m *RateModel) delayedInSpan() bool {
-	return m.flags&flagPaired == 0 && !m.monthly() && int64(m.lateMax)*m.lateUnit() > pairGrace &&
-		int64(m.streak) >= delayRuns && float64(m.lateMax) <= delayRatio*float64(m.lateMean)
+// singleEnds reports whether a daily schedule's runs ping once, as they end.
+func (m *RateModel) singleEnds() bool {
+	return m.period == 86400 && m.endOff == 0 && m.endRuns() == 0
+}
+
+// delayedInSpan reports whether the runs' lateness, the largest lmax
+// (lateUnit), reads as a delay drawn from a span: spread wider than
+// pairGrace (a delay: a job twice a day whose second run passes for an
+// end has its runs' spread, minutes, and their rare very late runs need
+// the tail), its largest at most delayRatio times the mean (a uniform
+// span's is about twice), once delayRuns runs came in a row.
+func (m *RateModel) delayedInSpan(lmax int64) bool {
+	return m.flags&flagPaired == 0 && !m.monthly() && lmax*m.lateUnit() > pairGrace &&
+		int64(m.streak) >= delayRuns && float64(lmax) <= delayRatio*float64(m.lateMean)
 }
 
 const (

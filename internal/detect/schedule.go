@@ -232,11 +232,11 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	// Runs missing where the schedule expected them (when learned: missed
 	// runs, flagged as their slots passed; they keep the schedule).
 	skipped := m.skippedDays(prev, k)
-	m.noteMisses(skipped)
-	if skipped != 0 && m.missAmidStrays() {
+	if skipped != 0 && m.missAmidStrays(prev, k) {
 		m.startPeriod(prev, sec)
 		return
 	}
+	m.noteMisses(skipped)
 	if skipped != 0 && !m.Scheduled() && p < 86400 {
 		// Learning, and a run came after slots the schedule expected: the
 		// period may be a fraction of the real one (a start and an end
@@ -333,18 +333,18 @@ func (m *RateModel) strayPing(prev, sec int64) {
 	m.startPeriod(prev, sec)
 }
 
-// missAmidStrays reports whether a run the schedule missed (flagged)
-// ends it: a daily schedule whose runs spread over hours, that had stray
-// events lately (extraCount), counts the miss as one more stray, and
-// drops once they persist (tooOftenExtras). Events at random times about
-// one a day both miss days and double others; a job delayed at random
-// that missed a run with no strays before it keeps its schedule. Kept,
-// such a beet's schedule, confirmed by a streak of seven with strays
-// among it, flagged a missed run every few days for three weeks, each
-// followed by the next random event (u-sparse-1-a-day/clean/11, fresh
-// seed 151: seven false alarms).
-func (m *RateModel) missAmidStrays() bool {
-	if m.extraCount() == 0 || !m.spreadDaily() || !m.Scheduled() {
+// missAmidStrays reports whether the runs the schedule missed between
+// the anchor prev and its k-th slot end it: a daily schedule whose runs
+// spread over hours, that had stray events lately (extraCount), counts
+// the miss as one more stray, and drops once they persist
+// (tooOftenExtras). Events at random times about one a day both miss
+// days and double others; a job delayed at random that missed a run with
+// no strays before it keeps its schedule. Kept, such a beet's schedule,
+// confirmed by a streak of seven with strays among it, flagged a missed
+// run every few days for five weeks, each followed by the next random
+// event (u-sparse-1-a-day/clean/11, fresh seed 151: seven false alarms).
+func (m *RateModel) missAmidStrays(prev, k int64) bool {
+	if m.extraCount() == 0 || !m.spreadDaily() || !m.Scheduled() || m.answered(prev, k) {
 		return false
 	}
 	n := m.extraCount() + strayWeight
@@ -353,6 +353,21 @@ func (m *RateModel) missAmidStrays() bool {
 		return false
 	}
 	m.setExtraCount(0)
+	return true
+}
+
+// answered reports whether the beet's last event came up to half a grace
+// before the latest slot missed between the anchor prev and its k-th
+// slot: an early run, taken for a stray, not a day without one (a delayed
+// start+end job's run 2 h before its learned slot dropped its schedule
+// as a miss amid strays: startend-daily-delay/stuck 3 runs/3, seed 151).
+// A stray the evening before is no run.
+func (m *RateModel) answered(prev, k int64) bool {
+	for j := min(k, maxSlotScan) - 1; j >= 1; j-- {
+		if due, wall := m.slotAt(prev, j); m.expectedSlot(wall) {
+			return m.last/1e6 >= due-m.tolerance()/2
+		}
+	}
 	return true
 }
 

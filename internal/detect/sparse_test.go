@@ -171,3 +171,24 @@ func TestRandomDailyEventsMissAmidStrays(t *testing.T) {
 		t.Errorf("%d missed runs flagged on random events, want at most 2", len(missed))
 	}
 }
+
+// TestDelayedJobsEarlyRunIsNoMissAmidStrays: the judge's
+// startend-daily-delay/stuck 3 runs/3 (seed 151), a job delayed at random
+// with a start and an end ping, whose run on Apr 5 came at 02:44, two
+// hours before its learned slot: taken for stray events, it left that
+// day's slot without a run of the schedule's, unflagged (the events were
+// in its window). missAmidStrays took it for a missed run amid strays and
+// dropped the schedule; the rates watched the job to the stream's end. A
+// slot answered by events in its window is no miss: a stop after the
+// stream's end is flagged as a missed run within a day and a half.
+func TestDelayedJobsEarlyRunIsNoMissAmidStrays(t *testing.T) {
+	s := readDump(t, "testdata/startend-delay-early-run.csv")
+	last := s.events[len(s.events)-1]
+	a := s.feed(t, last)
+	n := len(a.flips)
+	a.until(t, last.Add(36*time.Hour))
+	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+		w, _ := Watch(&a.b)
+		t.Fatalf("want the stop after %s flagged as a missed run, got %d alarms (watching %s: %s)", last, len(al), w.Model, w.Description)
+	}
+}

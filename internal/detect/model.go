@@ -301,7 +301,7 @@ func (m *RateModel) lateFits() bool {
 // lateOutlier reports whether the latest run past what a grace can give,
 // or past outlierFactor times what the other runs ask for (othersGrace),
 // was one run off a known calendar whose lateness otherwise fits: the fit
-// of its runs (tailGrace) is within the cap, and the run since came within
+// of its runs (fitGrace) is within the cap, and the run since came within
 // it. Such a run is an incident (flagged as missed, then back), not the
 // job's lateness: once a run came on time again, it does not end the
 // schedule, nor widen the grace (runsGrace). Taken as lateness, one run of

@@ -230,7 +230,8 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		return
 	}
 	// Runs missing where the schedule expected them (when learned: missed
-	// runs, flagged as their slots passed; they keep the schedule).
+	// runs, flagged as their slots passed; they keep the schedule, but
+	// amid stray events: missAmidStrays).
 	skipped := m.skippedDays(prev, k)
 	if skipped != 0 && m.missAmidStrays(prev, k) {
 		m.startPeriod(prev, sec)

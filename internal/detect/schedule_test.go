@@ -1310,24 +1310,3 @@ func TestTwiceDailyJobKeepsItsScheduleAfterAMissedMorning(t *testing.T) {
 		t.Fatalf("want the stop after %s flagged as a missed run the next morning, got %d alarms (watching %s: %s)", stop.In(sydney), len(al), w.Model, w.Description)
 	}
 }
-
-// TestDelayedDailyJobLateRunADayAfterALateOne: the judge's
-// cron-daily-delay/late run/8 (fresh seed 154), a daily job delayed at
-// random by up to 6 h: a run 6 h late, then the next day's slot missed and
-// its run 17 h 28 min late, 35 h after the one before. That is within a
-// grace of a period after it, which read as a job that moved and ran at
-// its new time a second time: its schedule started over and the rates
-// watched it to the stream's end. Only a run a period after a late run
-// kept as such (afterLateRun) is a move: a stop after the stream's end is
-// flagged as a missed run within a day and a half.
-func TestDelayedDailyJobLateRunADayAfterALateOne(t *testing.T) {
-	s := readDump(t, "testdata/cron-daily-delay-late-run-near-a-day.csv")
-	last := s.events[len(s.events)-1]
-	a := s.feed(t, last)
-	n := len(a.flips)
-	a.until(t, last.Add(36*time.Hour))
-	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
-		w, _ := Watch(&a.b)
-		t.Fatalf("want the stop after %s flagged as a missed run, got %d alarms (watching %s: %s)", last, len(al), w.Model, w.Description)
-	}
-}

@@ -83,7 +83,7 @@ func (m *RateModel) keepShiftDay(whole bool) {
 // the largest lateness, a stray late run's of a punctual job or a move's
 // before it was taken back). No clock change or step is read from them.
 func (m *RateModel) delayedAtRandom() bool {
-	return m.delayedStarts() || 2*int64(m.lateMean)*m.lateUnit() > pairGrace
+	return m.delayedStarts(int64(m.lateMax)) || 2*int64(m.lateMean)*m.lateUnit() > pairGrace
 }
 
 // stepOver is the lateness a run must pass to start a step: twice the

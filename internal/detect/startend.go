@@ -380,8 +380,8 @@ func (m *RateModel) delayGrace() (int64, bool) { return m.delayGraceBy(int64(m.l
 func (m *RateModel) delayGraceBy(lmax int64) (int64, bool) {
 	floor := delayFloor // delayFactor's pow only once a case holds: this is asked at every deadline
 	switch {
-	case m.endRuns() >= endRunsSure && m.delayedInSpan(lmax): // delayedStarts
-	case m.singleEnds() && m.delayedInSpan(lmax): // delayedEnds
+	case m.delayedStarts(lmax):
+	case m.delayedEnds(lmax):
 		floor = endDelayFloor
 	default:
 		return 0, false
@@ -390,9 +390,10 @@ func (m *RateModel) delayGraceBy(lmax int64) (int64, bool) {
 }
 
 // delayedStarts reports whether the schedule's starts, each pinged, are
-// delayed at random within a span (delayGrace).
-func (m *RateModel) delayedStarts() bool {
-	return m.endRuns() >= endRunsSure && m.delayedInSpan(int64(m.lateMax))
+// delayed at random within a span (delayGrace), lmax the largest lateness
+// (delayedInSpan).
+func (m *RateModel) delayedStarts(lmax int64) bool {
+	return m.endRuns() >= endRunsSure && m.delayedInSpan(lmax)
 }
 
 // delayedEnds reports whether a daily job pinged once a run, as it ends,
@@ -401,13 +402,8 @@ func (m *RateModel) delayedStarts() bool {
 // a day after its time (the most a daily job's grace is), 1.58-1.66 times
 // the time by which a normal run would certainly have reported
 // (cron-daily-delay; TestDelayedEndPingsFlaggedAfterTheirSpan).
-func (m *RateModel) delayedEnds() bool {
-	return m.singleEnds() && m.delayedInSpan(int64(m.lateMax))
-}
-
-// singleEnds reports whether a daily schedule's runs ping once, as they end.
-func (m *RateModel) singleEnds() bool {
-	return m.period == 86400 && m.endOff == 0 && m.endRuns() == 0
+func (m *RateModel) delayedEnds(lmax int64) bool {
+	return m.period == 86400 && m.endOff == 0 && m.endRuns() == 0 && m.delayedInSpan(lmax)
 }
 
 // delayedInSpan reports whether the runs' lateness, the largest lmax

@@ -312,7 +312,7 @@ func (m *RateModel) lateFits() bool {
 func (m *RateModel) lateOutlier() bool {
 	// calendarKnown last: it is the dear one, and a rate beet's chance
 	// candidate runs fail the others (7% of a working-hours beet's event).
-	if m.monthly() || m.lateGrace() <= m.graceCap() && m.lateGrace() <= outlierFactor*m.othersGrace() {
+	if m.monthly() || m.lateGrace() <= min(m.graceCap(), outlierFactor*m.othersGrace()) {
 		return false
 	}
 	fit := m.fitGrace()

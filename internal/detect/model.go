@@ -459,6 +459,20 @@ func (m *RateModel) Deadline(drop bool) (due time.Time, kind string, ok bool) {
 }
 
 func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
+	due, kind, ok = m.watchDeadline(drop)
+	if fb := (fallback{m}); m.evenBeat() {
+		// A heartbeat's silence: twice its longest gap, sooner than its
+		// rates can tell (evenBeat).
+		if at := fb.after(fb.evenLimit()); !ok || at.Before(due) {
+			due, kind, ok = at, kindFallback, true
+		}
+	}
+	return due, kind, ok
+}
+
+// watchDeadline is deadline as the leading watch sets it, capped by the
+// fallback.
+func (m *RateModel) watchDeadline(drop bool) (due time.Time, kind string, ok bool) {
 	fb := fallback{m}
 	w := m.finer()
 	if w == nil {
@@ -485,6 +499,9 @@ func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
 // Describe says in words what the model watches for, and how soon, after
 // an event at t, a stop would be flagged.
 func (m *RateModel) Describe(t time.Time) string {
+	if m.evenBeat() {
+		return fallback{m}.describe(t)
+	}
 	if w := m.finer(); w != nil {
 		return w.describe(t)
 	}

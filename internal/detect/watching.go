@@ -88,7 +88,11 @@ func Watch(b *beet.Beet) (w Watching, ok bool) {
 		w.ArmedAt = &at
 	}
 	w.Description = m.Describe(last)
-	switch m.finer().(type) {
+	finer := m.finer()
+	if m.evenBeat() {
+		finer = nil // its silences are its longest gap's
+	}
+	switch finer.(type) {
 	case calendar:
 		w.Model = WatchSchedule
 		_, w.Cron = m.calendarWords()

@@ -1,0 +1,76 @@
+package detect
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// heartbeat feeds a beet one event every period from start until stop,
+// each up to 2 s late (a `* * * * *` cron line's curl), and one in a
+// hundred up to 20 s late.
+func heartbeat(t *testing.T, a *autoBeet, start, stop time.Time, period time.Duration, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 41))
+	for at := start; at.Before(stop); at = at.Add(period) {
+		late := time.Duration(r.Int64N(int64(2 * time.Second)))
+		if r.IntN(100) == 0 {
+			late = time.Duration(r.Int64N(int64(20 * time.Second)))
+		}
+		a.event(t, at.Add(late), 1)
+	}
+}
+
+// TestHeartbeatStopFlaggedInMinutes: a daemon or cron line pinging every
+// 30 s or 1 min for three weeks, across Berlin's clocks going back,
+// raises nothing; when it stops, the silence is flagged within twice its
+// longest gap, and the reason and the watch say so (evenBeat). Its rates
+// took it for random traffic and flagged the stop after 8 and 16 min.
+// (Every 2 min is a schedule by then: its missed run is flagged in 1 min.)
+func TestHeartbeatStopFlaggedInMinutes(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 10, 12, 9, 0, 0, 0, berlin)
+	for _, c := range []struct {
+		period, within time.Duration
+		gap            string
+	}{
+		{30 * time.Second, 2 * time.Minute, "1 min"},
+		{time.Minute, 4 * time.Minute, "2 min"},
+	} {
+		t.Run(c.period.String(), func(t *testing.T) {
+			a := newAutoBeet("Europe/Berlin")
+			stop := start.AddDate(0, 0, 21)
+			heartbeat(t, a, start, stop, c.period, 1)
+			if al := alarms(a.flips); len(al) > 0 {
+				logFlips(t, a.flips, berlin)
+				t.Fatalf("%d alarms while it beat", len(al))
+			}
+			w, _ := Watch(&a.b)
+			if w.Model != WatchFallback || !strings.Contains(w.Description, "events evenly") {
+				t.Errorf("watching %s: %q; want its even gaps", w.Model, w.Description)
+			}
+			a.until(t, stop.Add(time.Hour))
+			al := alarms(a.since(stop))
+			if len(al) != 1 || al[0].Kind != beet.FlipSilence || al[0].At.Sub(stop) > c.within ||
+				!strings.Contains(al[0].Reason, "the longest gap of the last 3 weeks was "+c.gap) {
+				logFlips(t, a.flips, berlin)
+				t.Fatalf("the stop: want one silence within %s naming the longest gap, %s", c.within, c.gap)
+			}
+		})
+	}
+}
+
+// TestRandomTrafficIsNoHeartbeat: events at random at 60 an hour, as many
+// as a minute's heartbeat, have gaps of many minutes now and then: their
+// rates watch them, not twice their longest gap.
+func TestRandomTrafficIsNoHeartbeat(t *testing.T) {
+	a := newAutoBeet("Europe/Berlin")
+	for _, at := range poissonTimes(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), 60, 60*24*10) {
+		a.event(t, at, 1)
+	}
+	if w, _ := Watch(&a.b); w.Model != WatchRate {
+		t.Fatalf("watching %s: %q; want the rates", w.Model, w.Description)
+	}
+}

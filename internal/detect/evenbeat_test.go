@@ -54,7 +54,7 @@ func TestHeartbeatStopFlaggedInMinutes(t *testing.T) {
 			a.until(t, stop.Add(time.Hour))
 			al := alarms(a.since(stop))
 			if len(al) != 1 || al[0].Kind != beet.FlipSilence || al[0].At.Sub(stop) > c.within ||
-				!strings.Contains(al[0].Reason, "the longest gap of the last 3 weeks was "+c.gap) {
+				!strings.Contains(al[0].Reason, "no gap of the last 3 weeks passed "+c.gap) {
 				logFlips(t, a.flips, berlin)
 				t.Fatalf("the stop: want one silence within %s naming the longest gap, %s", c.within, c.gap)
 			}

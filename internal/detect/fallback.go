@@ -251,6 +251,11 @@ func (w fallback) alarm(_ string, due time.Time) *alarm {
 	m := w.m
 	last := time.UnixMicro(m.last)
 	why := fmt.Sprintf("the longest gap of the last 3 weeks was %s", Duration(m.longestGap()))
+	if m.evenBeat() {
+		// Gaps are kept in whole minutes: a beat every 10 s has "1 min".
+		why = fmt.Sprintf("its events come evenly, about one every %s, and no gap of the last 3 weeks passed %s",
+			Duration(m.meanGap().Round(time.Second)), Duration(m.longestGap()))
+	}
 	if w.random() {
 		why = m.randomGapsWords(m.p.SilenceFalseAlarms)
 	}
@@ -263,8 +268,8 @@ func (w fallback) alarm(_ string, due time.Time) *alarm {
 
 func (w fallback) describe(time.Time) string {
 	if w.m.evenBeat() {
-		return fmt.Sprintf("events evenly, about one every %s; silence is flagged after %s (twice the longest gap of the last 3 weeks)",
-			Duration(w.m.meanGap().Round(time.Second)), Duration(w.evenLimit()))
+		return fmt.Sprintf("events evenly, about one every %s, no gap of the last 3 weeks over %s; silence is flagged after %s (twice that, at least %s)",
+			Duration(w.m.meanGap().Round(time.Second)), Duration(w.m.longestGap()), Duration(w.evenLimit()), Duration(evenFloor))
 	}
 	if w.random() {
 		return fmt.Sprintf("events at irregular times; silence is flagged after %s (%s)", Duration(w.limit()), w.m.randomGapsWords(w.m.p.SilenceFalseAlarms))

@@ -194,11 +194,14 @@ const irregularGaps = 1.5
 // until that week is three weeks old (not learned, a beat that slowed
 // down for good was flagged at every gap).
 func (m *RateModel) evenBeat() bool {
+	return m.evenPace() && !m.Scheduled() && m.Armed() // (asked at every event: the cheap tests first)
+}
+
+// evenPace reports whether the beet's gaps so far are a heartbeat's
+// (evenBeat's test of its gaps alone).
+func (m *RateModel) evenPace() bool {
 	g, mean := m.longestGap(), m.meanGap()
-	if int64(m.events)-1 < evenBeatGaps || g == 0 || mean > evenBeatMean || g-time.Minute > time.Duration(evenGaps*float64(mean)) {
-		return false // (asked at every event: the cheap tests first)
-	}
-	return !m.Scheduled() && m.Armed()
+	return int64(m.events)-1 >= evenBeatGaps && g > 0 && mean <= evenBeatMean && g-time.Minute <= time.Duration(evenGaps*float64(mean))
 }
 
 // evenBeatMean is the longest mean gap of a heartbeat: beats further apart

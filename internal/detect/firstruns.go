@@ -261,7 +261,14 @@ type guard struct{ m *RateModel }
 func (w guard) ready() bool { return w.m.events >= guardEvents }
 
 func (w guard) limit() time.Duration {
-	return max(guardFloor, time.Duration(w.factor())*w.m.longestGap(), w.randomLimit())
+	floor := guardFloor
+	if w.m.evenPace() {
+		// A heartbeat's hundreds of gaps tell its pace: a stop on its
+		// second day was flagged after the floor's hour, where ten times
+		// its longest gap is 20 min (u-heartbeat-1min).
+		floor = evenFloor
+	}
+	return max(floor, time.Duration(w.factor())*w.m.longestGap(), w.randomLimit())
 }
 
 // randomLimit is, for a beet whose first gaps look random (randomGaps) and

@@ -88,6 +88,21 @@ func firstRunOn(j dstJob, loc *time.Location, d time.Time) time.Time {
 	return runs[0]
 }
 
+// berlinAndNewYork loads the two zones the clock-change tests run in, or
+// skips the test where the system has no zone data.
+func berlinAndNewYork(t *testing.T) (berlin, ny *time.Location) {
+	t.Helper()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	ny, err = time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	return berlin, ny
+}
+
 // TestCronJobsAcrossClockChanges: jobs as people run them, learned for
 // five weeks on a beet in Europe/Berlin or America/New_York, crossing the
 // night the clocks go forward and the night they go back: (a) daily at
@@ -106,14 +121,7 @@ func firstRunOn(j dstJob, loc *time.Location, d time.Time) time.Time {
 // The hourly job keeps its grid in real time: a run fewer or more on the
 // wall clock is none in real time.
 func TestCronJobsAcrossClockChanges(t *testing.T) {
-	berlin, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		t.Skip("no zone data:", err)
-	}
-	ny, err := time.LoadLocation("America/New_York")
-	if err != nil {
-		t.Skip("no zone data:", err)
-	}
+	berlin, ny := berlinAndNewYork(t)
 	bSpring, bFall := time.Date(2026, 3, 29, 12, 0, 0, 0, berlin), time.Date(2026, 10, 25, 12, 0, 0, 0, berlin)
 	nSpring, nFall := time.Date(2026, 3, 8, 12, 0, 0, 0, ny), time.Date(2026, 11, 1, 12, 0, 0, 0, ny)
 	jobs := []dstJob{
@@ -176,14 +184,7 @@ func TestCronJobsAcrossClockChanges(t *testing.T) {
 // detector's error. A job whose time the clocks skip (02:30 in New York,
 // run by cron at the jump) is named as before, at the jump's hour.
 func TestMissedRunOnTheClockChangeNamesItsTime(t *testing.T) {
-	berlin, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		t.Skip("no zone data:", err)
-	}
-	ny, err := time.LoadLocation("America/New_York")
-	if err != nil {
-		t.Skip("no zone data:", err)
-	}
+	berlin, ny := berlinAndNewYork(t)
 	bSpring, nSpring := time.Date(2026, 3, 29, 12, 0, 0, 0, berlin), time.Date(2026, 3, 8, 12, 0, 0, 0, ny)
 	for _, c := range []struct {
 		job        dstJob

@@ -183,9 +183,9 @@ const irregularGaps = 1.5
 
 // evenBeat reports whether the beet is a heartbeat: armed, no schedule,
 // its events at most evenBeatMean apart on average and evenly, the
-// longest gap of the last three weeks at most evenGaps times their mean (gaps are kept in whole minutes, rounded
-// up: less a minute), over evenBeatGaps gaps at least. A daemon or a
-// cron line pinging every minute or so is too often for a schedule (a
+// longest gap of the last three weeks at most evenGaps times their mean
+// (gaps are kept in whole minutes, rounded up: less a minute), over
+// evenBeatGaps gaps at least. A daemon or a cron line pinging every minute or so is too often for a schedule (a
 // run's pings are clusterGap apart at most), and its rates took it for
 // random traffic: a stop was flagged after 16-25 min, where no gap had
 // passed 2 min in weeks (u-heartbeat-1min). Twice the longest gap

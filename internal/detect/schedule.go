@@ -1255,7 +1255,7 @@ func (w calendar) alarm(kind string, due time.Time) *alarm {
 // (cron runs it at the jump, the reading slotAt keeps).
 func (m *RateModel) wallSlot(slot time.Time) (named time.Time, later bool) {
 	p := int64(m.period)
-	if p%86400 != 0 || m.monthly() || p <= 0 {
+	if p <= 0 || p%86400 != 0 || m.monthly() {
 		return slot, false
 	}
 	k := (slot.Unix() - m.cluster + p/2) / p

@@ -129,7 +129,22 @@ func (w fallback) ready() bool {
 }
 
 func (w fallback) limit() time.Duration {
+	if w.m.evenBeat() {
+		return w.evenLimit()
+	}
 	return max(w.capLimit(), w.randomLimit())
+}
+
+// finerCap is how long a silence goes unflagged at most while a finer
+// model is sure, and whether the fallback caps it yet (ready): twice its
+// limit for gaps that are not random, as the gaps of bursty
+// (overdispersed) traffic are too heavy-tailed for twice the longest; a
+// heartbeat's own limit (evenBeat), sooner than its rates can tell.
+func (w fallback) finerCap() (time.Duration, bool) {
+	if w.m.evenBeat() {
+		return w.evenLimit(), true
+	}
+	return fallbackCapFactor * w.capLimit(), w.ready()
 }
 
 // capLimit is twice the longest gap (at least fallbackFloor): the
@@ -254,12 +269,12 @@ func (w fallback) alarm(_ string, due time.Time) *alarm {
 	m := w.m
 	last := time.UnixMicro(m.last)
 	why := fmt.Sprintf("the longest gap of the last 3 weeks was %s", Duration(m.longestGap()))
-	if m.evenBeat() {
+	switch {
+	case m.evenBeat():
 		// Gaps are kept in whole minutes: a beat every 10 s has "1 min".
 		why = fmt.Sprintf("its events come evenly, about one every %s, and no gap of the last 3 weeks passed %s",
 			Duration(m.meanGap().Round(time.Second)), Duration(m.longestGap()))
-	}
-	if w.random() {
+	case w.random():
 		why = m.randomGapsWords(m.p.SilenceFalseAlarms)
 	}
 	if _, ok := m.unseenWeekend(last, due); ok {

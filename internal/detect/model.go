@@ -459,20 +459,6 @@ func (m *RateModel) Deadline(drop bool) (due time.Time, kind string, ok bool) {
 }
 
 func (m *RateModel) deadline(drop bool) (due time.Time, kind string, ok bool) {
-	due, kind, ok = m.watchDeadline(drop)
-	if fb := (fallback{m}); m.evenBeat() {
-		// A heartbeat's silence: twice its longest gap, sooner than its
-		// rates can tell (evenBeat).
-		if at := fb.after(fb.evenLimit()); !ok || at.Before(due) {
-			due, kind, ok = at, kindFallback, true
-		}
-	}
-	return due, kind, ok
-}
-
-// watchDeadline is deadline as the leading watch sets it, capped by the
-// fallback.
-func (m *RateModel) watchDeadline(drop bool) (due time.Time, kind string, ok bool) {
 	fb := fallback{m}
 	w := m.finer()
 	if w == nil {
@@ -485,11 +471,8 @@ func (m *RateModel) watchDeadline(drop bool) (due time.Time, kind string, ok boo
 		return due, kind, false
 	}
 	due, kind, ok = w.due(drop)
-	// While a finer model is sure, the fallback only caps how long a
-	// silence can go unflagged: twice as far out, as the gaps of bursty
-	// (overdispersed) traffic are too heavy-tailed for twice the longest.
-	if fb.ready() {
-		if at := fb.after(fallbackCapFactor * fb.capLimit()); !ok || at.Before(due) {
+	if limit, capped := fb.finerCap(); capped {
+		if at := fb.after(limit); !ok || at.Before(due) {
 			due, kind, ok = at, kindFallback, true
 		}
 	}

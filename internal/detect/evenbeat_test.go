@@ -91,3 +91,26 @@ func TestHeartbeatStoppedWhileLearningFlagged(t *testing.T) {
 		t.Fatalf("the stop on day 2: want one silence within 21 min, saying the beet is still learning")
 	}
 }
+
+// TestHeartbeatOutageHourIsNoSurgeAWeekLater: a ping every minute, first
+// seen on a Friday, down for 6 h on its Saturday (flagged by the learning
+// guard) and back at 16:59. The hour it came back in was learned as a
+// whole hour of one event and, the first Saturday 16:00 the beet saw, set
+// that hour's rate at 1 an hour: the next Saturday's 16:00 read as a
+// surge ("Surge: 32 events since … (31 min), where about 8.7 were
+// expected"). The silent part of that hour is imputed at the rate
+// expected there (imputeOutage), and nothing but the outage is flagged.
+func TestHeartbeatOutageHourIsNoSurgeAWeekLater(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 6, 5, 9, 0, 0, 0, berlin) // a Friday
+	down := time.Date(2026, 6, 6, 11, 0, 0, 0, berlin)
+	back := down.Add(5*time.Hour + 59*time.Minute)
+	a := newAutoBeet("Europe/Berlin")
+	heartbeat(t, a, start, down, time.Minute, 3)
+	heartbeat(t, a, back, start.AddDate(0, 0, 15), time.Minute, 4)
+	al := alarms(a.flips)
+	if len(al) != 1 || al[0].Kind != beet.FlipSilence || al[0].At.After(back) {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("%d alarms; want the outage's silence alone", len(al))
+	}
+}

@@ -203,6 +203,9 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	if m.events > 0 {
 		m.noteGap(sec, (us-m.last)/1e6)
 	}
+	if m.flags&flagFrozen != 0 && m.events > 0 {
+		m.imputeOutage(sec)
+	}
 	m.hourCount += float32(count)
 	starts := m.events == 0 || time.Duration(us-m.last)*time.Microsecond >= clusterGap // a cluster starts
 	if starts {
@@ -237,6 +240,29 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	if m.armedAt == 0 && m.Armed() {
 		m.armedAt = uint16(min(1+(sec-m.first)/600, math.MaxUint16))
 	}
+}
+
+// imputeOutage fills the part of the open hour that a beet coming back
+// from down was silent in (from its last event, or the hour's start) with
+// the events the hour's rate expects there: the hour is learned when it
+// closes, and read as a whole hour of the few events since the beet came
+// back it set its rate near 0 (the first of its bucket: at 1 an hour for
+// a beet of 60), and that hour a week later read as a surge. An hour not
+// learned yet borrows the same hour of the other kind of day. The open
+// window does not count what is imputed (winBase).
+func (m *RateModel) imputeOutage(sec int64) {
+	b := m.bucket(m.hourStart)
+	rate := m.rate[b]
+	if rate < 0 {
+		rate = m.rate[(b+24)%48]
+	}
+	from := max(m.hourStart, m.last/1e6)
+	if rate <= 0 || sec <= from {
+		return
+	}
+	x := float32(math.Round(float64(rate) * float64(sec-from) / 3600))
+	m.hourCount += x
+	m.winBase = quantBase(m.winBase + x)
 }
 
 // Freeze stops learning while a beet is down, so an outage does not teach

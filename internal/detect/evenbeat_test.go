@@ -114,3 +114,44 @@ func TestHeartbeatOutageHourIsNoSurgeAWeekLater(t *testing.T) {
 		t.Fatalf("%d alarms; want the outage's silence alone", len(al))
 	}
 }
+
+// TestSleepLoopStopFlagged: a job run in a loop (`while true; do job;
+// curl …; sleep 900; done`, or a systemd timer's OnUnitActiveSec) beats
+// every sleep plus the job's run time: evenly, but drifting off any clock,
+// so no schedule fits it. Stopped on day 12, a 5-min loop was flagged by
+// its rates after 1 h 30 min, a 15-min and an hourly one by the fallback's
+// cap after 2 h and 4 h 40 min (four times the longest gap); watched as
+// even beats, each is flagged within twice its longest gap.
+func TestSleepLoopStopFlagged(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 9, 7, 10, 13, 0, 0, berlin)
+	for _, c := range []struct {
+		sleep, run time.Duration // the sleep, and the longest run time on top
+		within     time.Duration
+	}{
+		{5 * time.Minute, time.Minute, 13 * time.Minute},
+		{15 * time.Minute, 2 * time.Minute, 35 * time.Minute},
+		{time.Hour, 10 * time.Minute, 2*time.Hour + 21*time.Minute},
+	} {
+		t.Run(c.sleep.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(c.sleep), 7))
+			a := newAutoBeet("Europe/Berlin")
+			var last time.Time
+			for at, stop := start, start.AddDate(0, 0, 12); at.Before(stop); at = at.Add(c.sleep + time.Duration(r.Int64N(int64(c.run)))) {
+				a.event(t, at, 1)
+				last = at
+			}
+			if al := alarms(a.flips); len(al) > 0 {
+				logFlips(t, a.flips, berlin)
+				t.Fatalf("%d alarms while it ran", len(al))
+			}
+			a.until(t, last.Add(24*time.Hour))
+			al := alarms(a.since(last))
+			if len(al) != 1 || al[0].Kind != beet.FlipSilence || al[0].At.Sub(last) > c.within ||
+				!strings.Contains(al[0].Reason, "its events come evenly") {
+				logFlips(t, a.flips, berlin)
+				t.Fatalf("the stop: want one silence within %s of the last event, naming its even gaps", c.within)
+			}
+		})
+	}
+}

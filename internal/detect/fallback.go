@@ -200,8 +200,9 @@ const irregularGaps = 1.5
 // its events at most evenBeatMean apart on average and evenly, the
 // longest gap of the last three weeks at most evenGaps times their mean
 // (gaps are kept in whole minutes, rounded up: less a minute), over
-// evenBeatGaps gaps at least. A daemon or a cron line pinging every minute or so is too often for a schedule (a
-// run's pings are clusterGap apart at most), and its rates took it for
+// evenBeatGaps gaps at least. A daemon or a cron line pinging every minute
+// or so is too often for a schedule (a run's pings are clusterGap apart at
+// most), a loop's beats drift off the clock (evenBeatMean), and its rates took it for
 // random traffic: a stop was flagged after 16-25 min, where no gap had
 // passed 2 min in weeks (u-heartbeat-1min). Twice the longest gap
 // (evenLimit) watches its silences. An outage's silence is learned as a
@@ -219,10 +220,15 @@ func (m *RateModel) evenPace() bool {
 	return int64(m.events)-1 >= evenBeatGaps && g > 0 && mean <= evenBeatMean && g-time.Minute <= time.Duration(evenGaps*float64(mean))
 }
 
-// evenBeatMean is the longest mean gap of a heartbeat: beats further apart
-// are a schedule's runs (cronPeriod), or a job's that lost its schedule,
-// whose extra pings (a retry loop's) made its gaps look even.
-const evenBeatMean = 5 * time.Minute
+// evenBeatMean is the longest mean gap of an even beat: a job run in a
+// loop (`sleep 900` after each run, a systemd timer's OnUnitActiveSec)
+// beats evenly but drifts off the clock, so no schedule fits it; its rates
+// flagged a 5-min loop's stop after 1 h 30 min, the fallback's cap an
+// hourly one's after 4 h 40 min (TestSleepLoopStopFlagged). Further apart,
+// beats are too few to be sure of in three weeks. An hourly job that lost
+// its schedule to a retry loop's pings (mean gap 33 min) is watched so too:
+// flagged after twice its longest gap, not its rates' 12 h.
+const evenBeatMean = 2 * time.Hour
 
 // evenGaps: a heartbeat's longest gap is at most this many of its mean
 // gaps: a beat missed now and then makes two. The longest of n random
@@ -237,9 +243,10 @@ func (m *RateModel) meanGap() time.Duration {
 	return time.UnixMicro(m.last).Sub(time.Unix(m.first, 0)) / time.Duration(m.events-1)
 }
 
-// evenBeatGaps is the fewest gaps an even beat is known from: a day of a
-// heartbeat every 3 min.
-const evenBeatGaps = 480
+// evenBeatGaps is the fewest gaps an even beat is known from: random gaps
+// all within evenGaps means come with probability (1 − e^−2.5)^200, under
+// 1e-7; a 15-min loop's two days, an hourly one's eight.
+const evenBeatGaps = 200
 
 // evenLimit is the silence an even beat is flagged after: twice its
 // longest gap, at least evenFloor.

@@ -146,7 +146,8 @@ const (
 
 	// A schedule needs this many matching gaps in a row, covering a day.
 	scheduleStreak = 7
-	// A scheduled run's cluster holds at most this many events.
+	// A scheduled run's cluster holds at most this many events, or is a
+	// batch job's (batchRun).
 	maxRunEvents = 3
 )
 
@@ -217,7 +218,7 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.clusterN = uint8(min(int(m.clusterN)+count, math.MaxUint8))
 		m.calls = uint8(min(int(m.calls)+1, math.MaxUint8))
 		m.noteMerged()
-		if m.clusterN > maxRunEvents && m.Scheduled() {
+		if m.clusterN > maxRunEvents && m.Scheduled() && !m.batchRunning(sec) {
 			// A run pings once or twice: this schedule is getting more
 			// than its runs (extra pings, a retry loop). The rate model
 			// takes over while the cluster lasts, so a burst can be a
@@ -240,6 +241,13 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	if m.armedAt == 0 && m.Armed() {
 		m.armedAt = uint16(min(1+(sec-m.first)/600, math.MaxUint16))
 	}
+}
+
+// batchRunning reports whether the open cluster, at sec, can still be a
+// batch job's run (batchRun): made of single events, and under a quarter
+// of the schedule's period old.
+func (m *RateModel) batchRunning(sec int64) bool {
+	return int(m.calls) >= int(m.clusterN) && 4*(sec-m.cluster) <= int64(m.period)
 }
 
 // imputeOutage fills the part of the open hour that a beet coming back

@@ -43,8 +43,8 @@ const (
 )
 
 // The calendar schedule: a beet that runs like a cron job. Runs are
-// clusters of at most maxRunEvents events, or a batch job's (batchRun); their starts are matched against
-// a grid of slots (a period, on the wall clock for whole days) that is
+// clusters of at most maxRunEvents events, or a batch job's (batchRun);
+// their starts are matched against a grid of slots (a period, on the wall clock for whole days) that is
 // active on some days of the week (daysOn) and, for periods under a day,
 // within a window of the local day (winLo-winHi). The slot is the early
 // edge of the runs, so lateness is never negative and the grace, learned
@@ -76,19 +76,19 @@ const lateRuns = 32
 // graceFloor is the smallest grace, whatever the period.
 const graceFloor = 60
 
-// batchRun reports whether a cluster of more than maxRunEvents events,
-// of calls separate calls from start to end, the next cluster starting at
-// next, is a run of a job that pings once per item it processed (a nightly
-// billing run's invoices, a sync's records): many calls, over in a quarter
-// of the silence after them. A count sent in a few calls (NAB's tweets
-// every 5 min) is a stream of counts; busy random traffic's chains of
+// batchRun reports whether a cluster of n events in calls calls from start
+// to end, the next cluster starting at next, is a run of a job that pings
+// once per item it processed (a nightly billing run's invoices, a sync's
+// records): more than maxRunEvents calls of one event each, over in a
+// quarter of the silence after them. Counts sent in calls (NAB's tweets
+// every 5 min) are a stream of counts; busy random traffic's chains of
 // events under clusterGap apart are followed by gaps as short as theirs;
 // a retry loop lasts longer than a run's period. Taken for a stream, a
 // nightly batch was watched by its rates: a false surge or silence in the
 // batch's hour every day, and a stop flagged after days
 // (TestBatchJobIsASchedule).
-func batchRun(calls uint8, start, end, next int64) bool {
-	return calls > maxRunEvents && 4*(end-start) <= next-end
+func batchRun(n, calls uint8, start, end, next int64) bool {
+	return calls > maxRunEvents && calls >= n && 4*(end-start) <= next-end
 }
 
 // newCluster learns from a new cluster starting at t: the burst unit,
@@ -102,7 +102,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	// count sent at once, which is many events): the unit of independent
 	// counts for the CUSUMs (burst.go).
 	m.learnBurst(prevCalls)
-	if prevN > maxRunEvents && !batchRun(prevCalls, prev, m.last/1e6, sec) {
+	if prevN > maxRunEvents && !batchRun(prevN, prevCalls, prev, m.last/1e6, sec) {
 		if m.flags&flagSuspended != 0 {
 			// A suspended schedule resumes with a run on it, k periods
 			// after the anchor (the long cluster's start). If the burst

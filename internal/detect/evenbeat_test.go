@@ -97,8 +97,8 @@ func TestHeartbeatStoppedWhileLearningFlagged(t *testing.T) {
 // guard) and back at 16:59. The hour it came back in was learned as a
 // whole hour of one event and, the first Saturday 16:00 the beet saw, set
 // that hour's rate at 1 an hour: the next Saturday's 16:00 read as a
-// surge ("Surge: 32 events since … (31 min), where about 8.7 were
-// expected"). The silent part of that hour is imputed at the rate
+// surge ("Surge: 26 events since Jun 13 16:00 CEST (25 min), where about
+// 3.6 were expected (7.1× normal)"). The silent part of that hour is imputed at the rate
 // expected there (imputeOutage), and nothing but the outage is flagged.
 func TestHeartbeatOutageHourIsNoSurgeAWeekLater(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")

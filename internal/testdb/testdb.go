@@ -8,10 +8,14 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/beethq/beet/internal/sqlstore"
 )
@@ -46,7 +50,7 @@ func URL(tb testing.TB, engine string) string {
 	}
 	tb.Cleanup(func() {
 		// Cleanups run last-in first-out: stores on the schema are closed by now.
-		if _, err := admin.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
+		if err := dropSchema(admin, schema); err != nil {
 			tb.Errorf("drop schema %s: %v", schema, err)
 		}
 		admin.Close()
@@ -59,6 +63,22 @@ func URL(tb testing.TB, engine string) string {
 	q.Set("search_path", schema) // pgx sends unknown parameters as runtime params
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// dropSchema drops a test's schema, again if PostgreSQL picked it as a
+// deadlock's victim: packages' tests run in parallel, and two DROP SCHEMA
+// … CASCADE lock catalog rows in their own orders (CI failed on one).
+func dropSchema(admin *sql.DB, schema string) error {
+	var err error
+	for attempt := range 5 {
+		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+		_, err = admin.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+			return err
+		}
+	}
+	return err
 }
 
 // OpenUnmigrated opens a store at databaseURL as it is, closed when the

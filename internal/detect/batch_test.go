@@ -34,7 +34,7 @@ func TestBatchJobIsASchedule(t *testing.T) {
 			a := newAutoBeet("Europe/Berlin")
 			stop := start.AddDate(0, 0, 12).Add(13 * time.Hour)
 			var slot time.Time // the first run after the stop
-			for run := start.Add(10*time.Hour + 5*time.Minute); ; run = run.Add(c.period) {
+			for run := start.Add(2*time.Hour + 5*time.Minute); ; run = run.Add(c.period) {
 				if run.After(stop) {
 					slot = run
 					break

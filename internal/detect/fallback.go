@@ -204,11 +204,11 @@ const irregularGaps = 1.5
 // or so is too often for a schedule (a run's pings are clusterGap apart at
 // most), a loop's beats drift off the clock (evenBeatMean), and the rates
 // took a heartbeat for random traffic: a stop was flagged after 16-25 min,
-// where no gap had passed 2 min in weeks (u-heartbeat-1min). Twice the longest gap
-// (evenLimit) watches its silences. An outage's silence is learned as a
-// gap, as the fallback's are: the beat is uneven, watched by its rates,
-// until that week is three weeks old (not learned, a beat that slowed
-// down for good was flagged at every gap).
+// where no gap had passed 2 min in weeks (u-heartbeat-1min). Twice the
+// longest gap (evenLimit) watches its silences. An outage's silence is
+// learned as a gap, as the fallback's are: the beat is uneven, watched by
+// its rates, until that week is three weeks old (not learned, a beat that
+// slowed down for good was flagged at every gap).
 func (m *RateModel) evenBeat() bool {
 	return m.evenPace() && !m.Scheduled() && m.Armed() // (asked at every event: the cheap tests first)
 }

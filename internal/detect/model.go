@@ -243,34 +243,26 @@ func (m *RateModel) Observe(t time.Time, count int) {
 	}
 }
 
-// batchRunning reports whether the open cluster, at sec, can still be a
-// batch job's run (batchRun): made of single events, and under a quarter
-// of the schedule's period old.
-func (m *RateModel) batchRunning(sec int64) bool {
-	return int(m.calls) >= int(m.clusterN) && 4*(sec-m.cluster) <= int64(m.period)
-}
-
 // imputeOutage fills the part of the open hour that a beet coming back
 // from down was silent in (from its last event, or the hour's start) with
-// the events the hour's rate expects there: the hour is learned when it
-// closes, and read as a whole hour of the few events since the beet came
-// back it set its rate near 0 (the first of its bucket: at 1 an hour for
-// a beet of 60), and that hour a week later read as a surge. An hour not
-// learned yet borrows the same hour of the other kind of day. The open
-// window does not count what is imputed (winBase).
+// the events the hour's rate expects there (Expected): the hour is learned
+// when it closes, and read as a whole hour of the few events since the
+// beet came back it set its rate near 0 (the first of its bucket: at 1 an
+// hour for a beet of 60), and that hour a week later read as a surge. An
+// hour not learned yet borrows the same hour of the other kind of day. The
+// open window does not count what is imputed (winBase).
 func (m *RateModel) imputeOutage(sec int64) {
-	b := m.bucket(m.hourStart)
-	rate := m.rate[b]
-	if rate < 0 {
-		rate = m.rate[(b+24)%48]
-	}
 	from := max(m.hourStart, m.last/1e6)
-	if rate <= 0 || sec <= from {
+	if sec <= from {
 		return
 	}
-	x := float32(math.Round(float64(rate) * float64(sec-from) / 3600))
-	m.hourCount += x
-	m.winBase = quantBase(m.winBase + x)
+	x := m.Expected(time.Unix(from, 0), time.Unix(sec, 0))
+	if b := m.bucket(m.hourStart); m.rate[b] < 0 {
+		x = max(0, float64(m.rate[(b+24)%48])) * float64(sec-from) / 3600
+	}
+	n := float32(math.Round(x))
+	m.hourCount += n
+	m.winBase = quantBase(m.winBase + n)
 }
 
 // Freeze stops learning while a beet is down, so an outage does not teach

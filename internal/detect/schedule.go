@@ -44,11 +44,12 @@ const (
 
 // The calendar schedule: a beet that runs like a cron job. Runs are
 // clusters of at most maxRunEvents events, or a batch job's (batchRun);
-// their starts are matched against a grid of slots (a period, on the wall clock for whole days) that is
-// active on some days of the week (daysOn) and, for periods under a day,
-// within a window of the local day (winLo-winHi). The slot is the early
-// edge of the runs, so lateness is never negative and the grace, learned
-// from its upper tail, only ever errs late.
+// their starts are matched against a grid of slots (a period, on the wall
+// clock for whole days) that is active on some days of the week (daysOn)
+// and, for periods under a day, within a window of the local day
+// (winLo-winHi). The slot is the early edge of the runs, so lateness is
+// never negative and the grace, learned from its upper tail, only ever
+// errs late.
 //
 // What it tolerates without losing the schedule: a second ping per run (a
 // start and an end ping, or an occasional extra), runs skipped on days or
@@ -89,6 +90,13 @@ const graceFloor = 60
 // (TestBatchJobIsASchedule).
 func batchRun(n, calls uint8, start, end, next int64) bool {
 	return calls > maxRunEvents && calls >= n && 4*(end-start) <= next-end
+}
+
+// batchRunning reports whether the open cluster, at sec, can still be a
+// batch job's run (batchRun): made of single events, and under a quarter
+// of the schedule's period old.
+func (m *RateModel) batchRunning(sec int64) bool {
+	return int(m.calls) >= int(m.clusterN) && 4*(sec-m.cluster) <= int64(m.period)
 }
 
 // newCluster learns from a new cluster starting at t: the burst unit,

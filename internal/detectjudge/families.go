@@ -109,6 +109,15 @@ func Families() []*Family {
 			return m
 		}
 	}
+	// skipping: a job that pings only when a run had work, or only when it
+	// succeeded: runs are missing at random, 0.3-5% of them.
+	skipping := func(draw func(r *rand.Rand) (calendar, time.Duration)) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			m := job(false, draw)(r).(*scheduleModel)
+			m.skipP = 0.003 * math.Pow(0.05/0.003, r.Float64())
+			return m
+		}
+	}
 	// office: every 15 min on weekdays, from 07:00-09:45 to 16:00-19:00.
 	office := func(r *rand.Rand) (calendar, time.Duration) {
 		from := 7*60 + 15*r.IntN(12)
@@ -284,6 +293,12 @@ func Families() []*Family {
 				cal.days[r.IntN(7)] = true
 				return cal, 24 * time.Hour // runs take as long as a daily job's
 			})},
+		{Name: "u-cron-5min-skips", Untuned: true, Schedule: true,
+			Description: "every 5 min, pinging only when the run had work (or only on success): each run skipped at random, 0.3-5% of them (log-uniform); the oracle waits for as many missed runs in a row as its budget needs; incidents are stops (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents[1:2], firstWeekShort...), newModel: skipping(every(5 * time.Minute))},
+		{Name: "u-cron-hourly-skips", Untuned: true, Schedule: true,
+			Description: "hourly at a fixed minute, pinging only when the run had work: each run skipped at random, 0.3-5% of them (log-uniform); incidents are stops (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents[1:2], firstWeekShort...), newModel: skipping(every(time.Hour))},
 		{Name: "u-checkout-holiday-50", Untuned: true,
 			Description: "a checkout: seasonal negative binomial, 50 events/h, with one public holiday on a weekday between days 20 and 45 whose traffic follows the Sunday profile (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

@@ -124,6 +124,9 @@ type scheduleModel struct {
 	// from lateOnceAfter after the stream starts ends lateOnce after it
 	// (0: none). Excused: the alarm it may raise is for a run that came.
 	lateOnceAfter, lateOnce time.Duration
+	// A job that pings only when it had work (or only on success) skips
+	// each run with probability skipP, independently (0: never).
+	skipP float64
 }
 
 // newSchedule draws the spread of a job's runs: durations vary by 1-4% of
@@ -276,6 +279,10 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 		}
 		if lateOnce && s.Equal(lateSlot) {
 			d = m.lateOnce // drawn in newModel: other streams keep their runs
+		}
+		skip := m.skipP > 0 && r.Float64() < m.skipP // drawn only for such jobs
+		if skip {
+			continue
 		}
 		d = d.Truncate(time.Millisecond)
 		pingStart, pingEnd := m.startEnd, true

@@ -272,5 +272,21 @@ func (m *scheduleModel) yardstick(_ *time.Location, _ time.Time, inc *Incident) 
 	if m.startEnd {
 		bound = m.delay + min(5*time.Second, m.spread/10) // a start ping comes as the run starts: at most the delay after its slot
 	}
-	inc.YardAt = inc.Start.Add(bound)
+	inc.YardAt = inc.Start.Add(time.Duration(m.skipRuns()-1)*m.period + bound)
+}
+
+// skipRuns is how many runs in a row must be missing before the oracle
+// flags a job that skips runs at random (skipP): the fewest k whose chance,
+// q^k per slot over a day's slots, is within the false-alarm budget
+// (YardstickBudget per beet-day). 1 for a job that never skips.
+func (m *scheduleModel) skipRuns() int {
+	if m.skipP <= 0 {
+		return 1
+	}
+	perDay := float64(24*time.Hour) / float64(m.period)
+	k := 1
+	for perDay*math.Pow(m.skipP, float64(k)) > YardstickBudget {
+		k++
+	}
+	return k
 }

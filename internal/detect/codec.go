@@ -23,12 +23,13 @@ import (
 // 8, its burst unit never negative) is read as 8 with the beet bursty if
 // B is at bursty's bound; version 8 (the layout of 9, the period's top
 // byte 0) is read as 9 with the largest lateness as the second largest;
-// version 1 (326 bytes) is not: a beet with one starts learning again at
+// version 9 (the layout of 10, the period in bits 0-23) is read as 10 with
+// no evidence of skipped runs; version 1 (326 bytes) is not: a beet with one starts learning again at
 // its next event.
-const modelVersion = 9
+const modelVersion = 10
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database. Version 9, little-endian, offsets in bytes:
+// keeps in the database. Version 10, little-endian, offsets in bytes:
 //
 //	  0  u8      version (modelVersion)
 //	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
@@ -49,7 +50,8 @@ const modelVersion = 9
 //	151  u32     scheduleState.cluster (Unix seconds)
 //	155  u8×2    scheduleState.clusterN, .calls
 //	157  f32     burstState.callGap
-//	161  u32     scheduleState.period (bits 0-23), .lateNext (bits 24-31)
+//	161  u32     scheduleState.period (bits 0-21), .skipN (bits 22-23),
+//	             .lateNext (bits 24-31)
 //	165  u8      scheduleState.streak
 //	166  u16×2   scheduleState.lateMean, .lateMax
 //	170  u8×2    scheduleState.daysOn, .daysMissed
@@ -189,7 +191,7 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	b = le.AppendUint32(b, uint32(m.cluster))
 	b = append(b, m.clusterN, m.calls)
 	b = le.AppendUint32(b, math.Float32bits(m.callGap))
-	b = le.AppendUint32(b, m.period|uint32(m.lateNext)<<24)
+	b = le.AppendUint32(b, m.period|uint32(m.skipN)<<22|uint32(m.lateNext)<<24)
 	b = append(b, m.streak)
 	b = le.AppendUint16(b, m.lateMean)
 	b = le.AppendUint16(b, m.lateMax)
@@ -235,8 +237,9 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	v5 := v4 || len(b) == v5Len && b[0] == 5           // … and, as version 5, without the open window's bursts and the day's level …
 	v6 := v5 || len(b) == v6Len && b[0] == 6           // … and, as version 6, the last event in 8 bytes and no taught weight …
 	v7 := v6 || len(b) == encodedModelLen && b[0] == 7 // … and, as version 7, bursty unstored …
-	v8 := v7 || len(b) == encodedModelLen && b[0] == 8 // … and, as version 8, no second largest lateness
-	if !v8 && (len(b) != encodedModelLen || b[0] != modelVersion) {
+	v8 := v7 || len(b) == encodedModelLen && b[0] == 8 // … and, as version 8, no second largest lateness …
+	v9 := v8 || len(b) == encodedModelLen && b[0] == 9 // … and, as version 9, no evidence of skipped runs
+	if !v9 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -275,7 +278,10 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	period := r.u32()
 	m.streak = r.u8()
 	m.lateMean, m.lateMax = r.u16(), r.u16()
-	m.period, m.lateNext = period&maxPeriod, uint8(period>>24)
+	m.period, m.skipN, m.lateNext = period&maxPeriod, uint8(period>>22&3), uint8(period>>24)
+	if v9 {
+		m.period, m.skipN = min(period&(1<<24-1), maxPeriod), 0
+	}
 	if v8 {
 		// The second largest lateness was not kept: the largest stands
 		// for it (an outlier's grace is a quarter period, as it was).

@@ -30,6 +30,7 @@ type scheduleState struct {
 	pair       uint8  // pairRunPings: a second ping since the latest run; flagPairOnce
 	calDay     uint16 // local day (since 1970-01-01) the schedule was first seen: days and window are known after a week
 	shiftDay   int16  // whole days: local day a whole-hour shift of the runs was followed (negative: runs came earlier), 0: none; under a day: a pending step (step)
+	skipN      uint8  // evidence that runs are skipped at random, 0-3 (scheduleskips.go)
 
 	tooOften bool // the latest Observe found a schedule's extra runs persisting; not stored
 }
@@ -265,6 +266,7 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 		return
 	}
 	m.noteMisses(skipped)
+	m.noteSkips(prev, k, sec, skipped != 0)
 	if skipped != 0 && !m.Scheduled() && p < 86400 {
 		// Learning, and a run came after slots the schedule expected: the
 		// period may be a fraction of the real one (a start and an end
@@ -872,7 +874,7 @@ func (m *RateModel) newCandidate(slot, p int64) {
 	day, _ := m.localDay(slot)
 	m.calDay = uint16(day)
 	m.period, m.streak, m.lateMean, m.lateMax, m.lateNext = uint32(min(max(p, 1), maxPeriod)), 0, 0, 0, 0
-	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extraN, m.endRunN = 0, 0, noWindow, noWindow, 0, 0, 0
+	m.daysOn, m.daysMissed, m.winLo, m.winHi, m.endOff, m.extraN, m.endRunN, m.skipN = 0, 0, noWindow, noWindow, 0, 0, 0, 0
 	m.setRunPings(0)
 	m.flags &^= flagResumed | flagYoung
 }
@@ -1130,9 +1132,9 @@ func lateCode(l int64) uint8 {
 	return uint8(min(sort.Search(len(lateSteps), func(k int) bool { return lateSteps[k] >= l }), len(lateSteps)-1))
 }
 
-// maxPeriod bounds a schedule's period (194 days): the stored period's top
-// byte holds lateNext.
-const maxPeriod = 1<<24 - 1
+// maxPeriod bounds a schedule's period (48 days, past a month's): the
+// stored period's top bits hold skipN and lateNext.
+const maxPeriod = 1<<22 - 1
 
 // lateGrace is the grace the latest run seen asks for (graceFor).
 func (m *RateModel) lateGrace() int64 { return m.graceFor(int64(m.lateMax)) }
@@ -1163,13 +1165,29 @@ func (m *RateModel) NextRun() time.Time {
 		return time.Unix(m.cluster, 0) // no schedule
 	}
 	// Slots up to after are answered or past.
-	after := m.last/1e6 + min(m.tolerance(), p/2)
-	k0 := max(1, (after-m.cluster)/p)
+	return m.runAfter(m.last/1e6 + min(m.tolerance(), p/2))
+}
+
+// runAfter is when the first slot the schedule watches after the instant
+// after is due.
+func (m *RateModel) runAfter(after int64) time.Time {
+	k0 := max(1, (after-m.cluster)/int64(m.period))
 	for k := k0; ; k++ {
 		if next, wall := m.slotAt(m.cluster, k); next > after && (m.watchedSlot(wall) || k-k0 > maxSlotScan) {
 			return time.Unix(next, 0)
 		}
 	}
+}
+
+// flaggedRun is the slot whose passing run, missing, is flagged: the next
+// run's, or when runs are skipped at random (skippedRuns), that many
+// slots after it.
+func (m *RateModel) flaggedRun() time.Time {
+	next := m.NextRun()
+	for range m.skippedRuns() {
+		next = m.runAfter(next.Unix())
+	}
+	return next
 }
 
 // firstSlot is when the first slot after the anchor prev that the
@@ -1239,7 +1257,7 @@ type calendar struct{ m *RateModel }
 func (w calendar) ready() bool { return w.m.Scheduled() }
 
 func (w calendar) due(bool) (time.Time, string, bool) {
-	next := w.m.NextRun()
+	next := w.m.flaggedRun()
 	due := next.Add(w.m.Grace() + w.m.laterClock(next))
 	if at, ok := w.m.afterLateRun(); ok && at > due.Unix() {
 		due = time.Unix(at, 0)
@@ -1258,14 +1276,18 @@ func (w calendar) alarm(kind string, due time.Time) *alarm {
 			start.In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), endRunsSure, Duration(time.Duration(m.endOff)*time.Second), m.describeSchedule())}
 	}
 	if kind == kindMissedSecond && m.twiceDaily() {
-		return m.missedRun("run", time.Unix(m.secondSlot(), 0), due, m.pairSlack() > 0) // one of the two its words name
+		return m.missedRun("the run", time.Unix(m.secondSlot(), 0), due, m.pairSlack() > 0) // one of the two its words name
 	}
 	if kind == kindMissedSecond {
-		return m.missedRun("second run of the day", time.Unix(m.secondSlot(), 0), due, m.pairSlack() > 0)
+		return m.missedRun("the second run of the day", time.Unix(m.secondSlot(), 0), due, m.pairSlack() > 0)
 	}
 	slot := m.NextRun()
 	named, later := m.wallSlot(slot)
-	return m.missedRun("run", named, due, later || m.laterClock(slot) > 0)
+	what := "the run"
+	if n := m.skippedRuns(); n > 0 {
+		what = fmt.Sprintf("%d runs in a row, the first", n+1)
+	}
+	return m.missedRun(what, named, due, later || m.laterClock(slot) > 0)
 }
 
 // wallSlot is a daily slot as the schedule's words name it: its time on
@@ -1288,8 +1310,9 @@ func (m *RateModel) wallSlot(slot time.Time) (named time.Time, later bool) {
 	return slot, false
 }
 
-// missedRun is the alarm for the run (what) due at slot that no event
-// answered by due; clockHour says when that was an hour more.
+// missedRun is the alarm for the run (what: "the run", or the first of
+// several) due at slot that no event answered by due; clockHour says when
+// that was an hour more.
 func (m *RateModel) missedRun(what string, slot, due time.Time, hourMore bool) *alarm {
 	since := ""
 	if last := time.UnixMicro(m.last); slot.Sub(last) > 2*time.Duration(m.period)*time.Second {
@@ -1297,7 +1320,7 @@ func (m *RateModel) missedRun(what string, slot, due time.Time, hourMore bool) *
 		// known yet): the job stopped long before this run.
 		since = fmt.Sprintf("; no event at all for %s, since %s", Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"))
 	}
-	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed the %s due at %s: no event by %s%s%s (%s).",
+	return &alarm{kind: beet.FlipMissedRun, expected: 1, reason: fmt.Sprintf("Missed %s due at %s: no event by %s%s%s (%s).",
 		what, slotClock(slot).In(m.loc).Format("Jan 2 15:04 MST"), due.In(m.loc).Format("15:04"), m.clockHour(hourMore, due), since, m.describeSchedule())}
 }
 

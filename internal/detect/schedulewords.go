@@ -12,6 +12,9 @@ import (
 
 func (m *RateModel) describeSchedule() string {
 	words, _ := m.calendarWords()
+	if n := m.skippedRuns(); n > 0 {
+		return fmt.Sprintf("%s; it skips a run now and then, so a stop is flagged once %d runs in a row are missed, %s after the last one's time", words, n+1, graceWords(m.Grace()))
+	}
 	return words + "; a missed run is flagged " + graceWords(m.Grace()) + " after its time"
 }
 

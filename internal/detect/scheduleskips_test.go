@@ -1,0 +1,69 @@
+package detect
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// skippingJob feeds a beet a job's runs every period from start until
+// stop, each 5-30 s after its slot, skipping each run with probability
+// skip (a job that pings only when a run had work).
+func skippingJob(t *testing.T, a *autoBeet, start, stop time.Time, period time.Duration, skip float64, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	for at := start; at.Before(stop); at = at.Add(period) {
+		late := 5*time.Second + time.Duration(r.Int64N(int64(25*time.Second)))
+		if r.Float64() >= skip {
+			a.event(t, at.Add(late), 1)
+		}
+	}
+}
+
+// TestSkippedRunsLearned: a job every 5 min that skips 1 run in 100 at
+// random was flagged at every skip, about 3 times a day for as long as it
+// ran. Once skips recur (skipN) a single one passes; three weeks raise a
+// few alarms in the first days, then almost none, and a stop is still
+// flagged within 4 missed runs, saying that the job skips runs.
+func TestSkippedRunsLearned(t *testing.T) {
+	start := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	stop := start.AddDate(0, 0, 21)
+	a := newAutoBeet("UTC")
+	skippingJob(t, a, start, stop, 5*time.Minute, 0.01, 3)
+	if n := len(alarms(a.since(start.AddDate(0, 0, 7)))); n > 3 {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms in the last two weeks of a job skipping 1%% of its runs; want at most 3 (3 a day flagged every skip)", n)
+	}
+	n := len(a.flips)
+	a.until(t, stop.Add(2*time.Hour))
+	al := alarms(a.flips[n:])
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Sub(stop) > 4*5*time.Minute+2*time.Minute ||
+		!strings.Contains(al[0].Reason, "runs in a row") || !strings.Contains(al[0].Reason, "it skips a run now and then") {
+		logFlips(t, a.flips[n:], time.UTC)
+		t.Fatalf("the stop: want one missed run within 4 runs and a grace, saying it skips runs")
+	}
+}
+
+// TestOneMissedRunTeachesNoSkips: an hourly job that missed one run (a
+// genuine failure) is flagged at its next missed run too, a week later:
+// one miss is no evidence that runs are skipped at random.
+func TestOneMissedRunTeachesNoSkips(t *testing.T) {
+	start := time.Date(2026, 11, 2, 0, 7, 0, 0, time.UTC)
+	missed := start.AddDate(0, 0, 10).Add(5 * time.Hour)
+	stop := missed.AddDate(0, 0, 7)
+	a := newAutoBeet("UTC")
+	skippingJob(t, a, start, missed, time.Hour, 0, 1)
+	skippingJob(t, a, missed.Add(time.Hour), stop, time.Hour, 0, 2)
+	if al := alarms(a.since(missed)); len(al) != 1 || al[0].Kind != beet.FlipMissedRun {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("want the missed run flagged")
+	}
+	n := len(a.flips)
+	a.until(t, stop.Add(90*time.Minute))
+	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].At.After(stop.Add(10*time.Minute)) || strings.Contains(al[0].Reason, "in a row") {
+		logFlips(t, a.flips[n:], time.UTC)
+		t.Fatalf("the stop a week later: want one missed run for the first run missing")
+	}
+}

@@ -45,11 +45,24 @@ func (m *RateModel) noteSkips(prev, k, sec int64, skipped bool) {
 		}
 		return
 	}
-	// The run's time, hashed, is the dice (as lateMean's dither): one run
-	// in the decay's number of them.
-	if n := uint64(skipDecayDays * 86400 / p); m.skipN > 0 && (uint64(sec)*0x9E3779B97F4A7C15>>32)*n>>32 == 0 {
+	// The run's time, hashed, is the dice: one run in the decay's number of
+	// them.
+	if n := uint64(skipDecayDays * 86400 / p); m.skipN > 0 && (mix64(uint64(sec))>>32)*n>>32 == 0 {
 		m.skipN--
 	}
+}
+
+// mix64 is splitmix64's finalizer: a hash whose every output bit depends
+// on every input bit. A multiplicative hash of a job's run times, which
+// step by the period, came back near 0 on a near-regular cycle: an hourly
+// job's evidence faded within a day of each skip, where it should last
+// about two weeks.
+func mix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
 }
 
 // missedSlots counts the slots the schedule expected between the anchor

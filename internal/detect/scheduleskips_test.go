@@ -67,3 +67,36 @@ func TestOneMissedRunTeachesNoSkips(t *testing.T) {
 		t.Fatalf("the stop a week later: want one missed run for the first run missing")
 	}
 }
+
+// TestSkippedRunsWindowEnd: a job every 15 min from 09:00 to 17:00 on
+// weekdays that skips runs and stops at 16:15, before the last slots of
+// its day, is flagged that evening at its last slot, not the next morning
+// once three runs in a row are missing.
+func TestSkippedRunsWindowEnd(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 11, 2, 0, 0, 0, 0, berlin)
+	stop := time.Date(2026, 11, 25, 16, 15, 0, 0, berlin) // a Wednesday
+	r := rand.New(rand.NewPCG(4, 2))
+	a := newAutoBeet("Europe/Berlin")
+	for day := start; day.Before(stop); day = day.AddDate(0, 0, 1) {
+		if wd := day.Weekday(); wd == time.Saturday || wd == time.Sunday {
+			continue
+		}
+		for at := day.Add(9 * time.Hour); at.Before(day.Add(17*time.Hour)) && at.Before(stop); at = at.Add(15 * time.Minute) {
+			if r.Float64() >= 0.03 {
+				a.event(t, at.Add(5*time.Second+time.Duration(r.Int64N(int64(20*time.Second)))), 1)
+			}
+		}
+	}
+	m, err := LoadRateModel(a.b.Model, berlin)
+	if err != nil || m.skippedRuns() == 0 {
+		t.Fatalf("skips not learned (%v): the test needs them", err)
+	}
+	n := len(a.flips)
+	a.until(t, stop.Add(18*time.Hour))
+	al := alarms(a.flips[n:])
+	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.After(stop.Add(time.Hour)) {
+		logFlips(t, a.flips[n:], berlin)
+		t.Fatalf("the stop at 16:15: want one missed run by 17:15")
+	}
+}

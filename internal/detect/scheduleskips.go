@@ -36,18 +36,18 @@ const (
 // now and then.
 func (m *RateModel) noteSkips(prev, k, sec int64, skipped bool) {
 	p := int64(m.period)
-	if p >= 86400 || !m.Scheduled() {
+	if p >= 86400 {
 		return
 	}
 	if skipped {
-		if m.missedSlots(prev, k) <= maxSkipRun {
+		if m.Scheduled() && m.missedSlots(prev, k) <= maxSkipRun {
 			m.skipN = min(maxSkipEvidence, m.skipN+1)
 		}
 		return
 	}
 	// The run's time, hashed, is the dice: one run in the decay's number of
-	// them.
-	if n := uint64(skipDecayDays * 86400 / p); m.skipN > 0 && (mix64(uint64(sec))>>32)*n>>32 == 0 {
+	// them. Scheduled is asked last: this is every run's path.
+	if n := uint64(skipDecayDays * 86400 / p); m.skipN > 0 && (mix64(uint64(sec))>>32)*n>>32 == 0 && m.Scheduled() {
 		m.skipN--
 	}
 }

@@ -79,7 +79,7 @@ func (m *RateModel) noteYoung(late int64) {
 	// as such (countEnd), each within youngEndShare of the period: not one
 	// extra event in every period at random.
 	ends := int64(m.endRuns()) >= int64(m.youngStreak()) && int64(m.endOff)*youngEndShare <= int64(m.period)
-	pings := events < runs || events == runs && m.strayAllowed() || ends && events <= 2*runs
+	pings := events < runs || events == runs && m.strayAllowed() || ends && events <= 2*runs || m.batchOnly()
 	// Punctual: no run late, nor early, by more than youngLate (lateMax
 	// counts only late runs; a daily job delayed at random by hours whose
 	// third run came hours before the first two was taken for a punctual
@@ -121,6 +121,19 @@ func (m *RateModel) noteYoung(late int64) {
 			}
 		}
 	}
+}
+
+// batchOnly reports whether the streak's runs are a batch job's, each many
+// events (batchRun), and the beet had none outside them: its first event
+// was the streak's first run's, and no second ping or extra came since
+// the candidate started (endOff, extraCount). A nightly billing run's
+// hundreds of invoices passed no count of events against runs, and the job
+// was left to its rates until its calendar was known: a false surge and
+// silence in its hour on days 7-9, a stop on day 3 flagged days later
+// (TestBatchJobWatchedFromItsFirstRuns). Bursty traffic makes such
+// clusters, but many a day, between any runs a grid could hold.
+func (m *RateModel) batchOnly() bool {
+	return m.batchPrev && m.endOff == 0 && m.extraCount() == 0 && m.first >= m.streakFirst()-m.youngLate()
 }
 
 // strayAllowed reports whether the one event that was not a run of the

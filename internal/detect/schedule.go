@@ -32,7 +32,8 @@ type scheduleState struct {
 	shiftDay   int16  // whole days: local day a whole-hour shift of the runs was followed (negative: runs came earlier), 0: none; under a day: a pending step (step)
 	skipN      uint8  // evidence that runs are skipped at random, 0-3 (scheduleskips.go)
 
-	tooOften bool // the latest Observe found a schedule's extra runs persisting; not stored
+	tooOften  bool // the latest Observe found a schedule's extra runs persisting; not stored
+	batchPrev bool // the run before the one at hand was a batch job's (batchRun); not stored
 }
 
 // The schedule's flags (lifeState.flags).
@@ -111,7 +112,8 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	// count sent at once, which is many events): the unit of independent
 	// counts for the CUSUMs (burst.go).
 	m.learnBurst(prevCalls)
-	if prevN > maxRunEvents && !batchRun(prevN, prevCalls, prev, m.last/1e6, sec) {
+	m.batchPrev = prevN > maxRunEvents // a stream of counts goes below, as its cluster ends
+	if m.batchPrev && !batchRun(prevN, prevCalls, prev, m.last/1e6, sec) {
 		if m.flags&flagSuspended != 0 {
 			// A suspended schedule resumes with a run on it, k periods
 			// after the anchor (the long cluster's start). If the burst

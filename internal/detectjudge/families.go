@@ -118,6 +118,14 @@ func Families() []*Family {
 			return m
 		}
 	}
+	// batchJob: a job that sends one event per item it processed.
+	batchJob := func(draw func(r *rand.Rand) (calendar, time.Duration), least, most int, span time.Duration) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			m := job(false, draw)(r).(*scheduleModel)
+			m.batchMin, m.batchMax, m.batchSpan = least, most, span
+			return m
+		}
+	}
 	// office: every 15 min on weekdays, from 07:00-09:45 to 16:00-19:00.
 	office := func(r *rand.Rand) (calendar, time.Duration) {
 		from := 7*60 + 15*r.IntN(12)
@@ -299,6 +307,12 @@ func Families() []*Family {
 		{Name: "u-cron-hourly-skips", Untuned: true, Schedule: true,
 			Description: "hourly at a fixed minute, pinging only when the run had work: each run skipped at random, 0.3-5% of them (log-uniform); incidents are stops (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents[1:2], firstWeekShort...), newModel: skipping(every(time.Hour))},
+		{Name: "u-batch-nightly", Untuned: true, Schedule: true,
+			Description: "a nightly batch at a fixed local time that sends one event per item it processed (an invoice run's 200-600 invoices, each its own request, over up to 15 min): business events as a job (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekDaily...), newModel: batchJob(daily, 200, 600, 15*time.Minute)},
+		{Name: "u-batch-hourly", Untuned: true, Schedule: true,
+			Description: "an hourly sync at a fixed minute that sends one event per record it synced (20-80, each its own request, over up to 2 min 30 s) (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), newModel: batchJob(every(time.Hour), 20, 80, 150*time.Second)},
 		{Name: "u-checkout-holiday-50", Untuned: true,
 			Description: "a checkout: seasonal negative binomial, 50 events/h, with one public holiday on a weekday between days 20 and 45 whose traffic follows the Sunday profile (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

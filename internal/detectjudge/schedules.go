@@ -2,6 +2,7 @@ package detectjudge
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -127,6 +128,11 @@ type scheduleModel struct {
 	// A job that pings only when it had work (or only on success) skips
 	// each run with probability skipP, independently (0: never).
 	skipP float64
+	// A batch job pings once per item it processed: each run is
+	// batchMin-batchMax events (uniform), the first as a run's ping, the
+	// rest at random over up to batchSpan after it (0: one ping a run).
+	batchMin, batchMax int
+	batchSpan          time.Duration
 }
 
 // newSchedule draws the spread of a job's runs: durations vary by 1-4% of
@@ -316,6 +322,17 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 		}
 		t := s.Add(d)
 		add(t)
+		if m.batchMax > 0 { // drawn only for such jobs
+			n, span := m.batchMin+r.IntN(m.batchMax-m.batchMin+1), time.Duration(r.Int64N(int64(m.batchSpan)+1))
+			items := make([]time.Time, 0, n)
+			for range n - 1 {
+				items = append(items, t.Add(time.Duration(r.Int64N(int64(span)+1))).Truncate(time.Millisecond))
+			}
+			slices.SortFunc(items, time.Time.Compare)
+			for _, at := range items {
+				add(at)
+			}
+		}
 		for _, in := range inc {
 			if in.Spec.Kind != IncidentTooOften || !in.covers(s) {
 				continue

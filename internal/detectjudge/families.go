@@ -20,6 +20,13 @@ var (
 		{Name: "drop to 30% 12h", Kind: IncidentDrop, Duration: 12 * time.Hour, Factor: 0.3},
 		{Name: "surge x3-5 3h", Kind: IncidentSurge, Duration: 3 * time.Hour, Factor: 3, FactorMax: 5},
 	}
+	// A lasting move of a busy beet's level: smaller than a drop to 30%
+	// or a surge of 3×, but for a day or more.
+	levelShifts = []IncidentSpec{
+		{Name: "down to 50% 4d", Kind: IncidentDrop, Duration: 96 * time.Hour, Factor: 0.5},
+		{Name: "down to 60% 1d", Kind: IncidentDrop, Duration: 24 * time.Hour, Factor: 0.6},
+		{Name: "up 1.5x 1d", Kind: IncidentSurge, Duration: 24 * time.Hour, Factor: 1.5, FactorMax: 1.5},
+	}
 	scheduleIncidents = []IncidentSpec{
 		{Name: "missed 1 run", Kind: IncidentMissedRun, Runs: 1},
 		{Name: "stopped 4d", Kind: IncidentMissedRun, Duration: 96 * time.Hour},
@@ -313,6 +320,12 @@ func Families() []*Family {
 		{Name: "u-batch-hourly", Untuned: true, Schedule: true,
 			Description: "an hourly sync at a fixed minute that sends one event per record it synced (20-80, each its own request, over up to 2 min 30 s) (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), newModel: batchJob(every(time.Hour), 20, 80, 150*time.Second)},
+		{Name: "u-shift-poisson-200", Untuned: true,
+			Description: "seasonal Poisson at 200 events/h (a busy checkout) whose level moves for a day or more: down to 50% for 4 days, to 60% for a day, up 1.5× for a day (half the customers cannot pay; a partner's traffic added) (untuned)",
+			Zones:       zones, Incidents: levelShifts, newModel: seasonal(200)},
+		{Name: "u-shift-negbin-50", Untuned: true,
+			Description: "negative binomial at 50 events/h (as negbin-50, days vary by about 18%) whose level moves for a day or more, as u-shift-poisson-200 (untuned)",
+			Zones:       zones, Incidents: levelShifts, newModel: negbin(50)},
 		{Name: "u-checkout-holiday-50", Untuned: true,
 			Description: "a checkout: seasonal negative binomial, 50 events/h, with one public holiday on a weekday between days 20 and 45 whose traffic follows the Sunday profile (untuned)",
 			Zones:       zones, Incidents: rateIncidents, newModel: func(r *rand.Rand) model {

@@ -24,8 +24,8 @@ import (
 // B is at bursty's bound; version 8 (the layout of 9, the period's top
 // byte 0) is read as 9 with the largest lateness as the second largest;
 // version 9 (the layout of 10, the period in bits 0-23) is read as 10 with
-// no evidence of skipped runs; version 1 (326 bytes) is not: a beet with one starts learning again at
-// its next event.
+// no evidence of skipped runs; version 1 (326 bytes) is not: a beet with
+// one starts learning again at its next event.
 const modelVersion = 10
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet

@@ -15,9 +15,9 @@ import (
 //
 //   - the calendar schedule (schedule.go; its days in scheduledays.go, a
 //     run's end in startend.go, monthly runs in monthly.go, clock shifts
-//     in scheduleshift.go, its words in schedulewords.go): a beet that
-//     runs like a cron job; a missed run is flagged a learned grace after
-//     its slot;
+//     in scheduleshift.go, runs skipped at random in scheduleskips.go,
+//     its words in schedulewords.go): a beet that runs like a cron job; a
+//     missed run is flagged a learned grace after its slot;
 //   - the rate model (rate.go): expected events per hour by local hour of
 //     day, weekdays and weekends apart, with the dispersion and burst unit
 //     the data shows; silence, and CUSUMs for drops and surges;

@@ -79,8 +79,9 @@ func (m *RateModel) missedSlots(prev, k int64) int {
 
 // skippedRuns is how many missed runs in a row the schedule lets pass
 // unflagged, as skips: none until skips recur (skipN of 2), then one, and
-// at saturation two, or three for a job more often than hourly (at 5
-// min and 3% skipped, three in a row happen about once a month).
+// at saturation two, or three for a job more often than hourly (every 5
+// min and 3% skipped, three in a row come about every four months, four
+// every 12 years).
 func (m *RateModel) skippedRuns() int64 {
 	switch {
 	case m.skipN < 2 || int64(m.period) >= 86400:

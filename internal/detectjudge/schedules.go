@@ -286,9 +286,8 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 		if lateOnce && s.Equal(lateSlot) {
 			d = m.lateOnce // drawn in newModel: other streams keep their runs
 		}
-		skip := m.skipP > 0 && r.Float64() < m.skipP // drawn only for such jobs
-		if skip {
-			continue
+		if m.skipP > 0 && r.Float64() < m.skipP { // drawn only for such jobs
+			continue // the run had no work: no ping
 		}
 		d = d.Truncate(time.Millisecond)
 		pingStart, pingEnd := m.startEnd, true

@@ -98,8 +98,9 @@ func TestHeartbeatStoppedWhileLearningFlagged(t *testing.T) {
 // whole hour of one event and, the first Saturday 16:00 the beet saw, set
 // that hour's rate at 1 an hour: the next Saturday's 16:00 read as a
 // surge ("Surge: 26 events since Jun 13 16:00 CEST (25 min), where about
-// 3.6 were expected (7.1× normal)"). The silent part of that hour is imputed at the rate
-// expected there (imputeOutage), and nothing but the outage is flagged.
+// 3.6 were expected (7.1× normal)"). The silent part of that hour is
+// imputed at the rate expected there (imputeOutage), and nothing but the
+// outage is flagged.
 func TestHeartbeatOutageHourIsNoSurgeAWeekLater(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	start := time.Date(2026, 6, 5, 9, 0, 0, 0, berlin) // a Friday

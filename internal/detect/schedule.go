@@ -262,13 +262,13 @@ func (m *RateModel) newCluster(t time.Time, count int) {
 	// Runs missing where the schedule expected them (when learned: missed
 	// runs, flagged as their slots passed; they keep the schedule, but
 	// amid stray events: missAmidStrays).
-	skipped := m.skippedDays(prev, k)
+	skipped, missed := m.skippedDays(prev, k)
 	if skipped != 0 && m.missAmidStrays(prev, k) {
 		m.startPeriod(prev, sec)
 		return
 	}
 	m.noteMisses(skipped)
-	m.noteSkips(prev, k, sec, skipped != 0)
+	m.noteSkips(sec, missed)
 	if skipped != 0 && !m.Scheduled() && p < 86400 {
 		// Learning, and a run came after slots the schedule expected: the
 		// period may be a fraction of the real one (a start and an end
@@ -1190,7 +1190,7 @@ func (m *RateModel) runAfter(after int64) time.Time {
 // It returns how many runs are missing by then, n.
 func (m *RateModel) flaggedRun() (slot time.Time, n int64) {
 	slot, n = m.NextRun(), 1
-	for ; n <= m.skippedRuns(); n++ {
+	for most := m.skippedRuns(); n <= most; n++ {
 		after := m.runAfter(slot.Unix())
 		if after.Sub(slot) > 2*time.Duration(m.period)*time.Second {
 			break

@@ -174,16 +174,17 @@ func (m *RateModel) weekdaysLearned() bool {
 const maxSlotScan = 4096
 
 // skippedDays returns the days of the week (a bit each) on which a slot
-// the schedule expected lies between the anchor prev and its k-th slot.
-func (m *RateModel) skippedDays(prev int64, k int64) uint8 {
-	var days uint8
+// the schedule expected lies between the anchor prev and its k-th slot,
+// and how many such slots there are (noteSkips).
+func (m *RateModel) skippedDays(prev int64, k int64) (days uint8, slots int) {
 	for j := int64(1); j < min(k, maxSlotScan); j++ {
 		if _, s := m.slotAt(prev, j); m.expectedSlot(s) {
 			day, _ := m.localDay(s)
 			days |= 1 << weekday(day)
+			slots++
 		}
 	}
-	return days
+	return days, slots
 }
 
 // noteMisses learns from runs missing on days: a day missed twice in a

@@ -30,17 +30,16 @@ const (
 	skipDecayDays = 14
 )
 
-// noteSkips learns from a run at sec on a schedule, the k-th slot after the
-// anchor prev (skipped: the slots between held one the schedule expected):
-// a short skip before it adds to the evidence, a run on time takes from it
-// now and then.
-func (m *RateModel) noteSkips(prev, k, sec int64, skipped bool) {
+// noteSkips learns from a run at sec on a schedule after missed slots it
+// expected (skippedDays): a short skip adds to the evidence, a run on time
+// takes from it now and then.
+func (m *RateModel) noteSkips(sec int64, missed int) {
 	p := int64(m.period)
 	if p >= 86400 {
 		return
 	}
-	if skipped {
-		if m.Scheduled() && m.missedSlots(prev, k) <= maxSkipRun {
+	if missed > 0 {
+		if missed <= maxSkipRun && m.Scheduled() {
 			m.skipN = min(maxSkipEvidence, m.skipN+1)
 		}
 		return
@@ -63,18 +62,6 @@ func mix64(h uint64) uint64 {
 	h ^= h >> 33
 	h *= 0xc4ceb9fe1a85ec53
 	return h ^ h>>33
-}
-
-// missedSlots counts the slots the schedule expected between the anchor
-// prev and its k-th slot, up to maxSkipRun+1.
-func (m *RateModel) missedSlots(prev, k int64) int {
-	n := 0
-	for j := int64(1); j < min(k, maxSlotScan) && n <= maxSkipRun; j++ {
-		if _, s := m.slotAt(prev, j); m.expectedSlot(s) {
-			n++
-		}
-	}
-	return n
 }
 
 // skippedRuns is how many missed runs in a row the schedule lets pass

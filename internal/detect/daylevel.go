@@ -51,6 +51,8 @@ type levelState struct {
 	levelCV  float32 // coefficient of variation of days' levels, √v, as stored (quantCV)
 	levelEnd int64   // not stored: the end of the level's day (Unix seconds)
 	taught   float32 // W of the day's hours that taught the level, as stored (quantTaught)
+	day      dayTest // not stored: what the hours the events at hand closed said (daylow.go)
+	lowSince int64   // not stored: the beet's latest flip (Unix seconds; daylow.go)
 }
 
 const (
@@ -244,6 +246,11 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 	u, r := m.unit(), m.size()
 	a := m.levelPrior()
 	W := float64(m.taught)
+	if m.flags&flagFrozen == 0 {
+		if w, mu := m.hourWeight(hour, u, r); w > 0 {
+			m.testHour(hour, float64(count), mu, w, u) // daylow.go
+		}
+	}
 	if !held && m.flags&flagFrozen == 0 {
 		if w, mu := m.hourWeight(hour, u, r); w > 0 {
 			c := float64(count) / u
@@ -251,6 +258,7 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 			L := (float64(m.level)*(a+W) + c*w/mu) / (a + W + w)
 			m.level, m.taught = quantLevel(L), quantTaught(W+w)
 			W = float64(m.taught)
+			m.testDay(hour, a, W)
 		}
 	}
 	if hour+3600 < m.levelEnd {

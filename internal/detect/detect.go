@@ -110,6 +110,7 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 		model.HoldDispersion()
 		model.dropOpen = true // unless a surge (flagSurge)
 	}
+	model.lowSince = b.StatusSince.Unix() // daylow.go
 	model.Observe(last, count)
 	switch {
 	case b.Status == beet.StatusNew:
@@ -143,6 +144,8 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 		d.Flip.To = beet.StatusLearning
 		d.Flip.Reason += " Beet is learning this beet's rhythm afresh."
 		model.endIncident()
+	case b.Status == beet.StatusAnomalous && model.flags&flagSurge == 0 && model.slowDay():
+		model.slowDayOpen() // a drop open already: over once the level is back
 	case b.Status == beet.StatusAnomalous && model.incidentOver():
 		d.Flip = flipAt(b, last, beet.StatusUp, beet.FlipRecovery, model.recoveryReason(last))
 		hour := time.Unix(model.hourStart, 0)
@@ -151,6 +154,9 @@ func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince 
 	case b.Status == beet.StatusUp && model.tooOften && model.Scheduled():
 		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipTooOften, model.tooOftenReason())
 		model.flags |= flagSurge
+	case b.Status == beet.StatusUp && model.slowDay():
+		d.Flip = model.slowDayAlarm(b, last)
+		model.dropOpen = true
 	case b.Status == beet.StatusUp && !model.Scheduled() && model.finer() != nil && model.Surging():
 		d.Flip = flipAt(b, last, beet.StatusAnomalous, beet.FlipSurge, model.surgeReason(last))
 		_, obs, exp := model.surgeRun()

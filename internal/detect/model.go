@@ -192,6 +192,7 @@ func (m *RateModel) Observe(t time.Time, count int) {
 		m.cluster = sec
 	}
 	nb := m.nbDen
+	m.day = dayTest{} // what the hours these events close say (daylow.go)
 	m.closeHours(sec)
 	if m.nbDen != nb {
 		m.noteDispHours(1) // the dispersion learned (burst.go)
@@ -558,6 +559,9 @@ func (m *RateModel) incidentOver() bool {
 	}
 	if m.flags&flagSurge != 0 {
 		return m.surgeOver()
+	}
+	if m.flags&flagDayLow != 0 {
+		return m.day.back // daylow.go
 	}
 	return float64(m.dn.s)+m.partial(m.p.DropRatio) <= 0
 }

@@ -107,6 +107,9 @@ type Params struct {
 	// at 1.22 times its time, was 1.84; 4 fewer false alarms in 12 rate
 	// families).
 	LevelCarry float64
+	// DayLowZ is how many of its spreads below a usual day's level today's
+	// must lie to be a slow day (daylow.go); 0: never.
+	DayLowZ float64
 }
 
 // DefaultParams returns the parameters the live service runs.
@@ -126,6 +129,7 @@ func DefaultParams() Params {
 		SizeCap:            15,
 		SurgeYoung:         4,
 		LevelCarry:         0.2,
+		DayLowZ:            4.5,
 	}
 }
 

@@ -747,7 +747,7 @@ func (m *RateModel) learn(hour int64, count float32) {
 		n = 1 + days*2/7
 	}
 	d := m.disp
-	if n > 1.5 && mu > 0.2 && m.flags&flagHoldDisp == 0 {
+	if n > 1.5 && mu > 0.2 && m.flags&flagHoldDisp == 0 && !m.slowHour(hour) {
 		// Winsorise, so one wild hour moves neither the rate nor D much.
 		// The margin holds a whole burst (burst unit B calls), so that a
 		// bursty beet's D learns its bursts rather than a clipped view.

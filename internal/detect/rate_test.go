@@ -139,6 +139,7 @@ func TestRateModelRoundTrip(t *testing.T) {
 	got, err := LoadRateModel(b, time.UTC)
 	got.zone, got.blurFrom, got.blurTo, got.blurDirs, got.dirs = m.zone, m.blurFrom, m.blurTo, m.blurDirs, m.dirs // caches, not state
 	got.dailySum, got.busiest, got.burstyBound, got.dailyOK = m.dailySum, m.busiest, m.burstyBound, m.dailyOK
+	got.day = m.day // what the last events' hours said, for the decision at hand
 	if err != nil || *got != *m {
 		t.Fatalf("round trip: %v\n%+v\n%+v", err, got, m)
 	}
@@ -179,7 +180,7 @@ func (a *autoBeet) apply(t *testing.T, d Decision, err error) {
 		if d.Flip.From != a.b.Status {
 			t.Fatalf("flip from %s on a %s beet", d.Flip.From, a.b.Status)
 		}
-		a.b.Status = d.Flip.To
+		a.b.Status, a.b.StatusSince = d.Flip.To, d.Flip.At
 		a.flips = append(a.flips, *d.Flip)
 	}
 }

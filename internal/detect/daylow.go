@@ -1,0 +1,134 @@
+package detect
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/beethq/beet"
+)
+
+// A slow day. The drop CUSUM tests for a fall to Params.DropRatio of the
+// rate (a fifth), and the day's level (daylevel.go) takes in whatever a
+// day's hours say: a busy checkout whose traffic halved (half its
+// customers cannot pay) was never flagged, its hours read as a slow day's.
+// Days vary by the CV the level has learned (levelCV); a day whose level
+// so far lies far below what that allows is not a slow day. So at each
+// hour that teaches the level the finished hours' level R (weight W, the
+// taught hours') is set against the spread a day's level has there, its
+// days' variance plus its hours' own noise:
+//
+//	z = (R − 1) / √(max(v, levelMinCV²) + 1/W)
+//
+// and z ≤ −Params.DayLowZ with R ≤ dayLowMax raises a drop. It is over at
+// an hour that finds today's level back within dayBackZ of a usual day's,
+// on at least dayBackWeight expected events (flagDayLow).
+//
+// Only a rate beet's level is read so (a job's day is its runs; a bursty
+// beet's bursts share no level), and only once armed: a level needs days
+// behind it.
+
+// flagDayLow (lifeState.flags) marks an open drop as a slow day's. It
+// shares bit 6 with flagCalm, which only an open surge sets.
+const flagDayLow = flagCalm
+
+const (
+	// dayLowMax is the highest level flagged slow: a beet whose days
+	// barely vary is not paged for a day at 80%.
+	dayLowMax = 0.7
+	// dayBackZ: a slow day is over once an hour, or a day begun since the
+	// alarm, is within this many of its spreads of a usual one …
+	dayBackZ = 1
+	// dayBackWeight: … on this many expected events at least (a night
+	// hour's few events say little either way).
+	dayBackWeight = 25
+)
+
+// dayTest is what the hours the events at hand closed said of the day's
+// level; not stored.
+type dayTest struct {
+	low  bool // an hour, or today so far, was slow …
+	back bool // … or an hour, or a day begun since the alarm (lowSince), was back
+	// The slow span, for the alarm's words: [from, to), its events (for a
+	// day, its level times expected, from the hours that taught it) and
+	// those expected.
+	from, to int64
+	obs, exp float64
+}
+
+// spread is the standard deviation of a level read from weight W: the
+// days' own (at least levelMinCV) and the hours' noise.
+func (m *RateModel) spread(W float64) float64 {
+	v := max(float64(m.levelCV)*float64(m.levelCV), levelMinCV*levelMinCV)
+	return math.Sqrt(v + 1/W)
+}
+
+// testHour tests the closing hour from hour (count events where mu were
+// expected, of weight w, both in units u) against today's level so far,
+// before it teaches it: held or not, a drop's hour is as slow as it is.
+func (m *RateModel) testHour(hour int64, count, mu, w, u float64) {
+	if m.p.DayLowZ <= 0 || !m.dropWarm(hour) {
+		return
+	}
+	x, L := count/u/mu, float64(m.level)
+	if (x/L-1)/m.spread(w*L) <= -m.p.DayLowZ && x <= dayLowMax {
+		m.day = dayTest{low: true, from: hour, to: hour + 3600, obs: count, exp: mu * u}
+	}
+	if w >= dayBackWeight && (x-1)/m.spread(w) >= -dayBackZ {
+		m.day.back = true
+	}
+}
+
+// testDay tests today's level so far after the taught hour from hour (W
+// the taught weight, a the level's prior shape): its hours' R, not the
+// level, which the prior holds near 1.
+func (m *RateModel) testDay(hour int64, a, W float64) {
+	if W < 1 || m.p.DayLowZ <= 0 || !m.dropWarm(hour) {
+		return
+	}
+	R := (float64(m.level)*(a+W) - a) / W
+	z := (R - 1) / m.spread(W)
+	from := max(m.levelEnd-86400, m.first)
+	if z <= -m.p.DayLowZ && R <= dayLowMax && !m.day.low && from >= m.lowSince {
+		exp := m.Expected(time.Unix(from, 0), time.Unix(hour+3600, 0))
+		m.day = dayTest{low: true, back: m.day.back, from: from, to: hour + 3600, obs: R * exp, exp: exp}
+	}
+	if W >= dayBackWeight && z >= -dayBackZ && from >= m.lowSince {
+		m.day.back = true
+	}
+}
+
+// slowHour reports whether the hour from hour was found slow: it is
+// about to raise a drop, and, as a drop's hours do, it teaches the
+// dispersion nothing (one hour at half of 200 an hour took D from 1 to
+// 2.3, and the beet was read as overdispersed from then on).
+func (m *RateModel) slowHour(hour int64) bool { return m.day.to == hour+3600 && m.slowDay() }
+
+// slowDay reports whether the events at hand found the beet's level
+// slow: a rate beet's, armed, and not back at its latest hour (a day's
+// level lags its hours: after a slow morning an afternoon back to normal
+// held a slow day open for hours).
+func (m *RateModel) slowDay() bool {
+	_, isRates := m.finer().(rates)
+	return isRates && m.day.low && !m.day.back
+}
+
+// slowDayAlarm is the drop raised on a slow day at t.
+func (m *RateModel) slowDayAlarm(b *beet.Beet, t time.Time) *beet.Flip {
+	d := m.day
+	from, to := time.Unix(d.from, 0).In(m.loc), time.Unix(d.to, 0).In(m.loc)
+	what := fmt.Sprintf("only %s from %s to %s", events(d.obs), from.Format("Jan 2 15:04"), to.Format("15:04 MST"))
+	if d.to-d.from > 3600 {
+		what = fmt.Sprintf("about %s since %s (%s)", count(d.obs), from.Format("Jan 2 15:04 MST"), Duration(to.Sub(from)))
+	}
+	f := flipAt(b, t, beet.StatusAnomalous, beet.FlipDrop, fmt.Sprintf(
+		"Slow: %s, where about %s were expected (%.0f%% of normal; this beet's days vary by about %.0f%%).",
+		what, count(d.exp), 100*d.obs/d.exp, 100*max(float64(m.levelCV), levelMinCV)))
+	f.Observed, f.Expected = ptr(d.obs), ptr(d.exp)
+	m.slowDayOpen()
+	return f
+}
+
+// slowDayOpen marks the open drop as a slow day's: over when the level is
+// back (dayBack), not when the drop CUSUM is.
+func (m *RateModel) slowDayOpen() { m.flags |= flagDayLow | flagHoldDisp }

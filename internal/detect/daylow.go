@@ -8,25 +8,33 @@ import (
 	"github.com/beethq/beet"
 )
 
-// A slow day. The drop CUSUM tests for a fall to Params.DropRatio of the
-// rate (a fifth), and the day's level (daylevel.go) takes in whatever a
-// day's hours say: a busy checkout whose traffic halved (half its
-// customers cannot pay) was never flagged, its hours read as a slow day's.
-// Days vary by the CV the level has learned (levelCV); a day whose level
-// so far lies far below what that allows is not a slow day. So at each
-// hour that teaches the level the finished hours' level R (weight W, the
-// taught hours') is set against the spread a day's level has there, its
-// days' variance plus its hours' own noise:
+// Slow hours and slow days. The drop CUSUM tests for a fall to
+// Params.DropRatio of the rate (a fifth), and the day's level (daylevel.go)
+// takes in whatever a day's hours say: a busy checkout whose traffic
+// halved for good (half its customers cannot pay) was never flagged, its
+// hours read as a slow day's. But days vary only by the CV the level has
+// learned (levelCV, at least levelMinCV), and a level far below what that
+// allows is no slow day. Each closing hour is tested twice, with the
+// spread a level read from weight W has, the days' variance plus the
+// hours' own noise:
 //
-//	z = (R − 1) / √(max(v, levelMinCV²) + 1/W)
+//	z = (x − 1) / √(max(v, levelMinCV²) + 1/W)
 //
-// and z ≤ −Params.DayLowZ with R ≤ dayLowMax raises a drop. It is over at
-// an hour that finds today's level back within dayBackZ of a usual day's,
-// on at least dayBackWeight expected events (flagDayLow).
+//   - the hour itself, its level x = count/rate against today's level so
+//     far (testHour), whether or not it teaches it: the hours of a drop's
+//     run teach nothing (levelHeld), so the day's level alone saw a
+//     drop that began mid-day only the next morning (13 h);
+//   - today so far, R over the hours that taught the level (testDay): a
+//     level whose hours are each too noisy to tell (a slower beet).
 //
-// Only a rate beet's level is read so (a job's day is its runs; a bursty
-// beet's bursts share no level), and only once armed: a level needs days
-// behind it.
+// z ≤ −Params.DayLowZ at a level of dayLowMax or less raises a drop
+// ("Slow: …"), an armed rate beet's only, and a drop open already becomes
+// one. It is over at an hour back within dayBackZ of its rate, or a day
+// begun since the alarm back within dayBackZ of a usual day, on
+// dayBackWeight at least (flagDayLow); not when the drop CUSUM is, which
+// at half the rate comes and goes (a halving flagged and recovered three
+// times in an hour). A day's test counts only from the beet's latest flip
+// (lowSince): after a recovery that day's earlier hours are not slow again.
 
 // flagDayLow (lifeState.flags) marks an open drop as a slow day's. It
 // shares bit 6 with flagCalm, which only an open surge sets.

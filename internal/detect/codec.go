@@ -42,7 +42,8 @@ const modelVersion = 10
 //	132  u16     lifeState.armedAt
 //	134  u8      lifeState.flags: bit 0 flagFrozen, 1 flagSurge, 2 flagHoldDisp
 //	             (rate.go), 3 flagSuspended, 4 flagResumed, 5 flagPaired,
-//	             7 flagYoung (schedule.go), 6 flagCalm (surgeend.go)
+//	             7 flagYoung (schedule.go), 6 flagCalm (surgeend.go) while a surge
+//	             is open, else flagDayLow (daylow.go)
 //	135  8×2     rateState.up, then .dn: f32 s, u16 minWindows before the
 //	             open window that the run (or the calm) started, plus 1
 //	             (0: none; inWindow+s: s seconds into the open window), u16

@@ -117,8 +117,11 @@ func (m *RateModel) slowHour(hour int64) bool { return m.day.to == hour+3600 && 
 // level lags its hours: after a slow morning an afternoon back to normal
 // held a slow day open for hours).
 func (m *RateModel) slowDay() bool {
+	if !m.day.low || m.day.back {
+		return false // most events: no hour closed
+	}
 	_, isRates := m.finer().(rates)
-	return isRates && m.day.low && !m.day.back
+	return isRates
 }
 
 // slowDayAlarm is the drop raised on a slow day at t.

@@ -55,8 +55,9 @@ const (
 // dayTest is what the hours the events at hand closed said of the day's
 // level; not stored.
 type dayTest struct {
-	low  bool // an hour, or today so far, was slow …
-	back bool // … or an hour, or a day begun since the alarm (lowSince), was back
+	low      bool // an hour, a drop's run or today so far was slow …
+	hourBack bool // … or the latest hour was back …
+	dayBack  bool // … or a day begun since the alarm (lowSince)
 	// The slow span, for the alarm's words: [from, to), its events (for a
 	// day, its level times expected, from the hours that taught it) and
 	// those expected.
@@ -80,11 +81,9 @@ func (m *RateModel) testHour(hour int64, count, mu, w, u float64) {
 	}
 	x, L := count/u/mu, float64(m.level)
 	if (x/L-1)/m.spread(w*L) <= -m.p.DayLowZ && x <= dayLowMax {
-		m.day = dayTest{low: true, from: hour, to: hour + 3600, obs: count, exp: mu * u}
+		m.day = dayTest{low: true, dayBack: m.day.dayBack, from: hour, to: hour + 3600, obs: count, exp: mu * u}
 	}
-	if w >= dayBackWeight && (x-1)/m.spread(w) >= -dayBackZ {
-		m.day.back = true
-	}
+	m.day.hourBack = w >= dayBackWeight && (x-1)/m.spread(w) >= -dayBackZ
 }
 
 // testDay tests today's level so far after the taught hour from hour (W
@@ -99,10 +98,10 @@ func (m *RateModel) testDay(hour int64, a, W float64) {
 	from := max(m.levelEnd-86400, m.first)
 	if z <= -m.p.DayLowZ && R <= dayLowMax && !m.day.low && from >= m.lowSince {
 		exp := m.Expected(time.Unix(from, 0), time.Unix(hour+3600, 0))
-		m.day = dayTest{low: true, back: m.day.back, from: from, to: hour + 3600, obs: R * exp, exp: exp}
+		m.day = dayTest{low: true, hourBack: m.day.hourBack, from: from, to: hour + 3600, obs: R * exp, exp: exp}
 	}
 	if W >= dayBackWeight && z >= -dayBackZ && from >= m.lowSince {
-		m.day.back = true
+		m.day.dayBack = true
 	}
 }
 
@@ -117,7 +116,7 @@ func (m *RateModel) slowHour(hour int64) bool { return m.day.to == hour+3600 && 
 // level lags its hours: after a slow morning an afternoon back to normal
 // held a slow day open for hours).
 func (m *RateModel) slowDay() bool {
-	if !m.day.low || m.day.back {
+	if !m.day.low || m.day.hourBack {
 		return false // most events: no hour closed
 	}
 	_, isRates := m.finer().(rates)

@@ -561,7 +561,7 @@ func (m *RateModel) incidentOver() bool {
 		return m.surgeOver()
 	}
 	if m.flags&flagDayLow != 0 {
-		return m.day.back // daylow.go
+		return m.day.hourBack || m.day.dayBack // daylow.go
 	}
 	return float64(m.dn.s)+m.partial(m.p.DropRatio) <= 0
 }

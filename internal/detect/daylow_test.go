@@ -10,9 +10,9 @@ import (
 )
 
 // TestLastingDropFlagged: a busy checkout (200 events an hour, Poisson:
-// its days barely vary) whose traffic halves for good one morning (half
-// its customers cannot pay). The drop CUSUM tests for a fall to a fifth,
-// and today's level took in the rest: at 1f0d0ae such a halving was never
+// its days barely vary) whose traffic halves one morning for two days
+// (half its customers cannot pay). The drop CUSUM tests for a fall to a fifth,
+// and today's level took in the rest: at aaa5d11 such a halving was never
 // flagged, or flagged and recovered again and again as the CUSUM's runs
 // came and went. Now the first slow hour is flagged, within 2 hours, as
 // one alarm that stays open for the two slow days and ends within 3 hours

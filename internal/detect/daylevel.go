@@ -248,17 +248,15 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 	W := float64(m.taught)
 	if m.flags&flagFrozen == 0 {
 		if w, mu := m.hourWeight(hour, u, r); w > 0 {
-			m.testHour(hour, float64(count), mu, w, u) // daylow.go
-		}
-	}
-	if !held && m.flags&flagFrozen == 0 {
-		if w, mu := m.hourWeight(hour, u, r); w > 0 {
-			c := float64(count) / u
-			c = min(c, mu+3*math.Sqrt(mu*(1+mu/r))) // winsorised: one wild hour moves the day little
-			L := (float64(m.level)*(a+W) + c*w/mu) / (a + W + w)
-			m.level, m.taught = quantLevel(L), quantTaught(W+w)
-			W = float64(m.taught)
-			m.testDay(hour, a, W)
+			m.testHour(hour, float64(count), mu, w, u) // daylow.go: held or not
+			if !held {
+				c := float64(count) / u
+				c = min(c, mu+3*math.Sqrt(mu*(1+mu/r))) // winsorised: one wild hour moves the day little
+				L := (float64(m.level)*(a+W) + c*w/mu) / (a + W + w)
+				m.level, m.taught = quantLevel(L), quantTaught(W+w)
+				W = float64(m.taught)
+				m.testDay(hour, a, W)
+			}
 		}
 	}
 	if hour+3600 < m.levelEnd {

@@ -76,11 +76,13 @@ func (m *RateModel) spread(W float64) float64 {
 // expected, of weight w, both in units u) against today's level so far,
 // before it teaches it: held or not, a drop's hour is as slow as it is.
 func (m *RateModel) testHour(hour int64, count, mu, w, u float64) {
-	if m.p.DayLowZ <= 0 || !m.dropWarm(hour) {
+	if m.p.DayLowZ <= 0 {
 		return
 	}
+	// w·L ≥ Z² first: |x/L − 1| ≤ 1 below the level, so z ≥ −√(wL) (a
+	// job's empty hours, 24 a daily run, skip the square roots).
 	x, L := count/u/mu, float64(m.level)
-	if (x/L-1)/m.spread(w*L) <= -m.p.DayLowZ && x <= dayLowMax {
+	if x <= dayLowMax && w*L >= m.p.DayLowZ*m.p.DayLowZ && (x/L-1)/m.spread(w*L) <= -m.p.DayLowZ && m.dropWarm(hour) {
 		m.day = dayTest{low: true, dayBack: m.day.dayBack, from: hour, to: hour + 3600, obs: count, exp: mu * u}
 	}
 	m.day.hourBack = w >= dayBackWeight && (x-1)/m.spread(w) >= -dayBackZ
@@ -90,19 +92,21 @@ func (m *RateModel) testHour(hour int64, count, mu, w, u float64) {
 // the taught weight, a the level's prior shape): its hours' R, not the
 // level, which the prior holds near 1.
 func (m *RateModel) testDay(hour int64, a, W float64) {
-	if W < 1 || m.p.DayLowZ <= 0 || !m.dropWarm(hour) {
+	if W < 1 || m.p.DayLowZ <= 0 {
 		return
 	}
 	R := (float64(m.level)*(a+W) - a) / W
-	z := (R - 1) / m.spread(W)
 	from := max(m.levelEnd-86400, m.first)
-	if z <= -m.p.DayLowZ && R <= dayLowMax && !m.day.low && from >= m.lowSince {
+	low, back := R <= dayLowMax && !m.day.low, W >= dayBackWeight
+	if from < m.lowSince || !low && !back {
+		return // the day began before the beet's latest flip, or says nothing here (no square root)
+	}
+	z := (R - 1) / m.spread(W)
+	if low && z <= -m.p.DayLowZ && m.dropWarm(hour) {
 		exp := m.Expected(time.Unix(from, 0), time.Unix(hour+3600, 0))
 		m.day = dayTest{low: true, hourBack: m.day.hourBack, from: from, to: hour + 3600, obs: R * exp, exp: exp}
 	}
-	if W >= dayBackWeight && z >= -dayBackZ && from >= m.lowSince {
-		m.day.dayBack = true
-	}
+	m.day.dayBack = m.day.dayBack || back && z >= -dayBackZ
 }
 
 // slowHour reports whether the hour from hour was found slow: it is

@@ -83,9 +83,10 @@ func recovery(b *beet.Beet, last time.Time, downSince *time.Time) *beet.Flip {
 	return f
 }
 
-// onEventsAuto learns from the events, checks a surge (the one alarm an
-// event can raise), recovers an open incident when the rate is back, and
-// sets the next deadline.
+// onEventsAuto learns from the events, checks a surge and a slow hour or
+// day (the alarms an event can raise: the hours it closes are when they
+// are known), recovers an open incident when the rate is back, and sets
+// the next deadline.
 func onEventsAuto(p *Params, b *beet.Beet, last time.Time, count int, downSince *time.Time, freeze bool) (Decision, error) {
 	var d Decision
 	model, err := loadRateModel(b.Model, location(b), p)

@@ -34,7 +34,8 @@ import (
 // Between events every "downward" statistic (silence, the drop CUSUM, a
 // missed run) grows deterministically, so the model can say at each event
 // the one instant at which it would become an alarm (Deadline); a surge
-// can only grow at an event, so it is checked then.
+// can only grow at an event, and a slow hour or day (daylow.go) is known
+// when an event closes its hour, so they are checked then.
 //
 // Each watch keeps its state in a type of its own, embedded here and
 // declared in the watch's file; codec.go alone knows how it is stored.

@@ -264,7 +264,7 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 	}
 	// The day is over: what it says of v.
 	if W >= 1 && m.flags&(flagFrozen|flagHoldDisp) == 0 {
-		R := (float64(m.level)*(a+W) - a) / W
+		R := m.taughtRatio(a, W)
 		x := min(levelMaxSample, (R-1)*(R-1)-1/W)
 		days := float64(hour-m.first) / 86400
 		wt := max(levelMinWeight, 1/max(3, days))
@@ -275,6 +275,10 @@ func (m *RateModel) teachLevel(hour int64, count float32, held bool) {
 	}
 	m.level, m.levelEnd, m.taught = 1, m.dayEnd(hour+3600), 0
 }
+
+// taughtRatio is R, the level the day's taught hours show by themselves
+// (weight W), undoing the prior of shape a that today's level holds.
+func (m *RateModel) taughtRatio(a, W float64) float64 { return (float64(m.level)*(a+W) - a) / W }
 
 // carryLevel carries Params.LevelCarry of the finished day's level into
 // every rate. Each rate learns only from its own hour, a weekday one from

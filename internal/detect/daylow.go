@@ -66,11 +66,9 @@ type dayTest struct {
 }
 
 // spread is the standard deviation of a level read from weight W: the
-// days' own (at least levelMinCV) and the hours' noise.
-func (m *RateModel) spread(W float64) float64 {
-	v := max(float64(m.levelCV)*float64(m.levelCV), levelMinCV*levelMinCV)
-	return math.Sqrt(v + 1/W)
-}
+// days' own, as the level's prior holds it (at least levelMinCV), and the
+// hours' noise.
+func (m *RateModel) spread(W float64) float64 { return math.Sqrt(1/m.levelPrior() + 1/W) }
 
 // testHour tests the closing hour from hour (count events where mu were
 // expected, of weight w, both in units u) against today's level so far,
@@ -95,7 +93,7 @@ func (m *RateModel) testDay(hour int64, a, W float64) {
 	if W < 1 || m.p.DayLowZ <= 0 {
 		return
 	}
-	R := (float64(m.level)*(a+W) - a) / W
+	R := m.taughtRatio(a, W)
 	from := max(m.levelEnd-86400, m.first)
 	low, back := R <= dayLowMax && !m.day.low, W >= dayBackWeight
 	if from < m.lowSince || !low && !back {
@@ -137,7 +135,7 @@ func (m *RateModel) slowDayAlarm(b *beet.Beet, t time.Time) *beet.Flip {
 	}
 	f := flipAt(b, t, beet.StatusAnomalous, beet.FlipDrop, fmt.Sprintf(
 		"Slow: %s, where about %s were expected (%.0f%% of normal; this beet's days vary by about %.0f%%).",
-		what, count(d.exp), 100*d.obs/d.exp, 100*max(float64(m.levelCV), levelMinCV)))
+		what, count(d.exp), 100*d.obs/d.exp, 100*math.Sqrt(1/m.levelPrior())))
 	f.Observed, f.Expected = ptr(d.obs), ptr(d.exp)
 	m.slowDayOpen()
 	return f

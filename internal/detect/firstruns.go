@@ -320,6 +320,12 @@ const guardFalseAlarms = 0.001
 // factor is how many times the longest gap so far the guard waits.
 func (w guard) factor() int {
 	switch m := w.m; {
+	case m.evenPace():
+		// Hundreds of gaps all within evenGaps of their mean are no
+		// chance (evenBeatGaps): the guard waits what an armed heartbeat
+		// does (evenLimit). At ten times, a ping every minute stopped on
+		// its second day was flagged after 20 min (u-heartbeat-1min).
+		return fallbackFactor
 	case m.aboutDaily():
 		return aboutDailyFactor
 	case m.period == 86400 && m.jobRuns():

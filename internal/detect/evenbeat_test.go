@@ -157,3 +157,21 @@ func TestSleepLoopStopFlagged(t *testing.T) {
 		})
 	}
 }
+
+// TestLearningHeartbeatSlowedDownFlaggedOnce: a ping every minute that,
+// on its second day, pings every 5 min from then on (its loop's sleep
+// changed) is flagged once by the learning guard, which waits twice its
+// longest gap (4 min); the silence up to that alarm is then a gap, so
+// the next 5-min gaps pass. Not learned, as a job's missed runs are
+// (heldJob), every gap was flagged until the beet armed.
+func TestLearningHeartbeatSlowedDownFlaggedOnce(t *testing.T) {
+	start := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	slow := start.Add(30 * time.Hour)
+	a := newAutoBeet("UTC")
+	heartbeat(t, a, start, slow, time.Minute, 5)
+	heartbeat(t, a, slow.Add(4*time.Minute), slow.Add(2*24*time.Hour), 5*time.Minute, 6)
+	if al := alarms(a.flips); len(al) != 1 || al[0].Kind != beet.FlipSilence || al[0].At.Sub(slow) > 5*time.Minute {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms; want one silence as the beat slowed down", len(al))
+	}
+}

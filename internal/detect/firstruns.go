@@ -667,8 +667,11 @@ func (w guard) describe(time.Time) string {
 // kept, random events at about one a day were flagged again and again
 // after it (u-sparse-1-a-day, seed 107: 1.28 false alarms per 1000
 // beet-days, 2.82 when every learning beet's was dropped, 1.54 now).
+// Nor does a heartbeat's (evenPace): not kept, one whose beats came 5 min
+// apart from its second day on was flagged at every gap until it armed
+// (TestLearningHeartbeatSlowedDownFlaggedOnce).
 func (w guard) heldJob() bool {
-	return w.m.armedAt == 0 && w.factor() != guardFactor && !w.random()
+	return w.m.armedAt == 0 && w.factor() != guardFactor && !w.random() && !w.m.evenPace()
 }
 
 // random reports whether the guard waits for its random gaps' limit.

@@ -64,7 +64,7 @@ func TestRunCronSweep(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	s := out.String()
-	for _, want := range []string{"# Cron sweep", "**0 false alarms** in 384 cases", "| `*/20 * * * 1-5` | 0 | 0 |", "America/New_York on Australia/Sydney"} {
+	for _, want := range []string{"# Cron sweep", "**0 false alarms** in 400 cases", "| `*/20 * * * 1-5` | 0 | 0 |", "America/New_York on Australia/Sydney"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q:\n%s", want, s)
 		}

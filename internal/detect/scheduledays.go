@@ -107,9 +107,7 @@ func (m *RateModel) firstDayHole(prev, slot int64) bool {
 		return false
 	}
 	_, sod := m.localDay(slot)
-	minute := floorDiv(sod, 60)
-	after := (minute - int64(m.winHi) + 1440) % 1440
-	before := (int64(m.winLo) - minute + 1440) % 1440
+	after, before := m.roundToWindow(floorDiv(sod, 60))
 	return after < before && after < 1440-(p+30)/60
 }
 

@@ -28,9 +28,7 @@ func (m *RateModel) widenWindow(minute, step int64) {
 	if lo, hi := m.windowSpan(); minute >= lo && minute <= hi || minute+1440 <= hi || minute-1440 >= lo {
 		return
 	}
-	after := (minute - int64(m.winHi) + 1440) % 1440 // minutes past the end
-	before := (int64(m.winLo) - minute + 1440) % 1440
-	if after < before {
+	if after, before := m.roundToWindow(minute); after < before {
 		m.winHi = x
 	} else {
 		m.winLo = x
@@ -39,6 +37,12 @@ func (m *RateModel) widenWindow(minute, step int64) {
 		r := int64(m.winHi) % max(1, step)
 		m.winLo, m.winHi = uint16(r), uint16(r+(1439-r)/max(1, step)*step)
 	}
+}
+
+// roundToWindow is how far minute of the day lies past the window's end
+// and before its start, going round the clock.
+func (m *RateModel) roundToWindow(minute int64) (after, before int64) {
+	return (minute - int64(m.winHi) + 1440) % 1440, (int64(m.winLo) - minute + 1440) % 1440
 }
 
 // wraps reports whether the window of the day wraps midnight.

@@ -86,28 +86,27 @@ func (m *RateModel) learnRun(prev, slot int64) {
 		m.holeClock(prev, slot) // schedulewindow.go: after prev, which the window held
 	} else if day, sod := m.localDay(slot); day-int64(m.calDay) > 1 && !m.inWindow(sod) {
 		return
-	} else if m.firstDayHole(prev, slot) {
-		m.winLo = dayMinute(floorDiv(sod, 60)) // the window starts here: the hole stays out of it
+	} else if minute := floorDiv(sod, 60); m.firstDayHole(prev, slot, minute) {
+		m.winLo = dayMinute(minute) // the window starts here: the hole stays out of it
 	}
 	m.learnCalendar(slot)
 }
 
-// firstDayHole reports whether a run at slot, in the schedule's first day
-// and after two or more slots with no run since the one at prev (an hour
-// at least: holeLeast), comes past the end of the window the shorter way
-// round: the job's window has a hole there (`*/15 0-1,3-23`, no runs
+// firstDayHole reports whether a run at slot (minute of its day), in the
+// schedule's first day and after two or more slots with no run since the
+// one at prev (an hour at least: holeLeast), comes past the end of the
+// window the shorter way round: the job's window has a hole there (`*/15 0-1,3-23`, no runs
 // while a backup runs at 02:00), and the rest of the day, from this run
 // round to the first, is not seen yet. Widened over the hole, the window
 // was the whole day and the hole's runs were flagged as missed every
 // night. The window starts at the run instead; if it was an outage, the
 // runs of the hole the next day widen the window over it again.
-func (m *RateModel) firstDayHole(prev, slot int64) bool {
+func (m *RateModel) firstDayHole(prev, slot, minute int64) bool {
 	p := int64(m.period)
 	if p >= 86400 || !m.dayWindow() || slot-m.first >= 86400 || slot-prev < max(3*p-p/2, holeLeast) {
 		return false
 	}
-	_, sod := m.localDay(slot)
-	after, before := m.roundToWindow(floorDiv(sod, 60))
+	after, before := m.roundToWindow(minute)
 	return after < before && after < 1440-(p+30)/60
 }
 

@@ -260,10 +260,12 @@ func (m *RateModel) holeClock(prev, slot int64) {
 	if !m.dayWindow() {
 		return
 	}
-	lo, hi := m.windowSpan()
+	if lo, hi := m.windowSpan(); 1440-(hi-lo) > holeMost {
+		return // a working day's or a night's window: no local time asked (most runs)
+	}
 	_, sod := m.localDay(slot)
 	minute := floorDiv(sod, 60)
-	if past := aroundClock(minute - int64(m.winHi)); 1440-(hi-lo) > holeMost || past <= 0 || past > 60 {
+	if past, _ := m.roundToWindow(minute); past == 0 || past > 60 {
 		return
 	}
 	move, dirs := int64(0), m.clockDirs(m.windowDayStart(prev), slot)

@@ -24,12 +24,13 @@ import (
 // B is at bursty's bound; version 8 (the layout of 9, the period's top
 // byte 0) is read as 9 with the largest lateness as the second largest;
 // version 9 (the layout of 10, the period in bits 0-23) is read as 10 with
-// no evidence of skipped runs; version 1 (326 bytes) is not: a beet with
+// no evidence of skipped runs; version 10 (the layout of 11, gaps in whole
+// minutes) is read as 11 with its gaps in seconds (encGap); version 1 (326 bytes) is not: a beet with
 // one starts learning again at its next event.
-const modelVersion = 10
+const modelVersion = 11
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database. Version 10, little-endian, offsets in bytes:
+// keeps in the database. Version 11, little-endian, offsets in bytes:
 //
 //	  0  u8      version (modelVersion)
 //	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
@@ -61,7 +62,7 @@ const modelVersion = 10
 //	179  u8      bits 0-1 scheduleState.pair, bits 2-7 burstState.dispHourN
 //	180  u16     scheduleState.calDay
 //	182  i16     scheduleState.shiftDay (under a day: a pending step)
-//	184  u16×3   fallbackState.gapMax
+//	184  u16×3   fallbackState.gapMax (encGap)
 //	190  u8      fallbackState.gapWeek
 //	191  i8×2    zoneState.shiftEv
 //	193  u16     rateState.winN (bits 14-15, encWindow) and .winBase (bits 0-13)
@@ -233,14 +234,15 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	if len(b) == v2Len && b[0] == 2 {
 		return loadV2(m, b)
 	}
-	v3 := len(b) == v3Len && b[0] == 3                 // read as version 5 with no clock-change evidence …
-	v4 := v3 || len(b) == v4Len && b[0] == 4           // … and, as version 4, CUSUMs held at the open hour's start
-	v5 := v4 || len(b) == v5Len && b[0] == 5           // … and, as version 5, without the open window's bursts and the day's level …
-	v6 := v5 || len(b) == v6Len && b[0] == 6           // … and, as version 6, the last event in 8 bytes and no taught weight …
-	v7 := v6 || len(b) == encodedModelLen && b[0] == 7 // … and, as version 7, bursty unstored …
-	v8 := v7 || len(b) == encodedModelLen && b[0] == 8 // … and, as version 8, no second largest lateness …
-	v9 := v8 || len(b) == encodedModelLen && b[0] == 9 // … and, as version 9, no evidence of skipped runs
-	if !v9 && (len(b) != encodedModelLen || b[0] != modelVersion) {
+	v3 := len(b) == v3Len && b[0] == 3                   // read as version 5 with no clock-change evidence …
+	v4 := v3 || len(b) == v4Len && b[0] == 4             // … and, as version 4, CUSUMs held at the open hour's start
+	v5 := v4 || len(b) == v5Len && b[0] == 5             // … and, as version 5, without the open window's bursts and the day's level …
+	v6 := v5 || len(b) == v6Len && b[0] == 6             // … and, as version 6, the last event in 8 bytes and no taught weight …
+	v7 := v6 || len(b) == encodedModelLen && b[0] == 7   // … and, as version 7, bursty unstored …
+	v8 := v7 || len(b) == encodedModelLen && b[0] == 8   // … and, as version 8, no second largest lateness …
+	v9 := v8 || len(b) == encodedModelLen && b[0] == 9   // … and, as version 9, no evidence of skipped runs …
+	v10 := v9 || len(b) == encodedModelLen && b[0] == 10 // … and, as version 10, gaps in whole minutes
+	if !v10 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -297,6 +299,9 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	m.shiftDay = int16(r.u16())
 	for i := range m.gapMax {
 		m.gapMax[i] = r.u16()
+		if v10 {
+			m.gapMax[i] = encGap(int64(m.gapMax[i]) * 60)
+		}
 	}
 	m.gapWeek = r.u8()
 	if !v3 {

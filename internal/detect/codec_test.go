@@ -241,7 +241,7 @@ func TestVersion5ModelsLoad(t *testing.T) {
 		}
 		lv := encLevel(1, quantCV(levelPriorCV))
 		b := append(append(append([]byte{modelVersion}, v5[1:128]...), v5[129:]...), m.winBursts)
-		return burstySign(append(append(b, lv[:]...), encTaught(m.taught)), m)
+		return gapsInSeconds(burstySign(append(append(b, lv[:]...), encTaught(m.taught)), m))
 	})
 }
 
@@ -257,7 +257,7 @@ func TestVersion6ModelsLoad(t *testing.T) {
 		if v6[128] != 0 {
 			t.Errorf("%s: the last event's eighth byte is %#x", name, v6[128])
 		}
-		return burstySign(append(append(append([]byte{modelVersion}, v6[1:128]...), v6[129:]...), encTaught(m.taught)), m)
+		return gapsInSeconds(burstySign(append(append(append([]byte{modelVersion}, v6[1:128]...), v6[129:]...), encTaught(m.taught)), m))
 	})
 }
 
@@ -271,7 +271,7 @@ func TestVersion7ModelsLoad(t *testing.T) {
 		if want := name == "bursty"; m.bursty() != want {
 			t.Errorf("%s: bursty %v, want %v (B %.1f)", name, m.bursty(), want, m.burst)
 		}
-		return burstySign(append([]byte{modelVersion}, v7[1:]...), m)
+		return gapsInSeconds(burstySign(append([]byte{modelVersion}, v7[1:]...), m))
 	})
 }
 
@@ -282,7 +282,7 @@ func TestVersion7ModelsLoad(t *testing.T) {
 // again in the current version.
 func TestVersion8ModelsLoad(t *testing.T) {
 	checkOldModels(t, "models-v8", 8, encodedModelLen, func(name string, v8 []byte, m *RateModel) []byte {
-		return append([]byte{modelVersion}, v8[1:]...)
+		return gapsInSeconds(append([]byte{modelVersion}, v8[1:]...))
 	})
 }
 
@@ -295,8 +295,38 @@ func TestVersion9ModelsLoad(t *testing.T) {
 		if m.skipN != 0 {
 			t.Errorf("%s: evidence of skipped runs %d, want none", name, m.skipN)
 		}
-		return append([]byte{modelVersion}, v9[1:]...)
+		return gapsInSeconds(append([]byte{modelVersion}, v9[1:]...))
 	})
+}
+
+// TestVersion10ModelsLoad: models stored in version 10 (testdata/models-v10:
+// version 11's layout, the fallback's gaps in whole minutes) load with the
+// same gaps, kept in seconds; they say what they said then, and are stored
+// again in the current version.
+func TestVersion10ModelsLoad(t *testing.T) {
+	checkOldModels(t, "models-v10", 10, encodedModelLen, func(name string, v10 []byte, m *RateModel) []byte {
+		for i, g := range m.gapMax {
+			// To the minute (from 9 h 6 min on, to 2 min, rounded up).
+			want := time.Duration(binary.LittleEndian.Uint16(v10[gapsAt+2*i:])) * time.Minute
+			if got := decGap(g); got < want || got > want+time.Minute || got > gapFine*time.Second && got%(2*time.Minute) != 0 {
+				t.Errorf("%s: gap %d reads as %v, want %v", name, i, got, want)
+			}
+		}
+		return gapsInSeconds(append([]byte{modelVersion}, v10[1:]...))
+	})
+}
+
+// gapsAt is the offset of the fallback's gaps in an encoded model.
+const gapsAt = 184
+
+// gapsInSeconds rewrites the fallback's gaps in an encoded model b from
+// whole minutes (versions 10 and older) to encGap's, as loading does.
+func gapsInSeconds(b []byte) []byte {
+	for i := range fallbackWeeks {
+		at := gapsAt + 2*i
+		binary.LittleEndian.PutUint16(b[at:], encGap(int64(binary.LittleEndian.Uint16(b[at:]))*60))
+	}
+	return b
 }
 
 // burstySign sets the sign of the burst unit in an encoded model b
@@ -364,5 +394,30 @@ func TestLateCodeRoundsUp(t *testing.T) {
 		if got < l || got > l+1+l*45/1000 {
 			t.Fatalf("lateness %d s stored as %d s", l, got)
 		}
+	}
+}
+
+// TestGapsKeptToTheSecond: the fallback keeps a gap to the second up to
+// 9 h 6 min, to 2 min above (rounded up: a limit built on it never errs
+// early), up to a monthly job's 45 days; a larger gap keeps a larger value.
+func TestGapsKeptToTheSecond(t *testing.T) {
+	prev := uint16(0)
+	for _, c := range []struct{ gap, kept time.Duration }{
+		{0, 0},
+		{79 * time.Second, 79 * time.Second},
+		{gapFine * time.Second, gapFine * time.Second},
+		{gapFine*time.Second + time.Second, gapFine*time.Second + 2*time.Minute},
+		{23*time.Hour + 53*time.Minute, 23*time.Hour + 54*time.Minute},
+		{31 * 24 * time.Hour, 31 * 24 * time.Hour},
+		{400 * 24 * time.Hour, decGap(math.MaxUint16)},
+	} {
+		v := encGap(int64(c.gap / time.Second))
+		if got := decGap(v); got != c.kept || v < prev {
+			t.Errorf("a gap of %v is kept as %v (%d), want %v, more than the gap before", c.gap, got, v, c.kept)
+		}
+		prev = v
+	}
+	if most := decGap(math.MaxUint16); most < 45*24*time.Hour {
+		t.Errorf("the longest gap kept is %v, want 45 days at least", most)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/beethq/beet"
 )
 
-// fallbackState is the fallback's: the longest gap between events,
-// minutes, in the current week (gapWeek, Unix weeks mod 256) and the two
+// fallbackState is the fallback's: the longest gap between events
+// (encGap) in the current week (gapWeek, Unix weeks mod 256) and the two
 // before.
 type fallbackState struct {
 	gapMax  [fallbackWeeks]uint16
@@ -87,7 +87,7 @@ func (m *RateModel) noteGap(sec, gap int64) {
 	w := uint8(sec / week)
 	if shift := w - m.gapWeek; shift != 0 {
 		known := m.gapMax[0] | m.gapMax[1] | m.gapMax[2]
-		longest := uint16(m.longestGap() / time.Minute)
+		longest := encGap(int64(m.longestGap() / time.Second))
 		for i := fallbackWeeks - 1; i >= 0; i-- {
 			if j := i - int(shift); j >= 0 && shift < fallbackWeeks {
 				m.gapMax[i] = m.gapMax[j]
@@ -106,15 +106,43 @@ func (m *RateModel) noteGap(sec, gap int64) {
 		}
 	}
 	if m.flags&flagFrozen == 0 {
-		minutes := uint16(min((gap+59)/60, math.MaxUint16))
-		m.gapMax[0] = max(m.gapMax[0], minutes)
+		m.gapMax[0] = max(m.gapMax[0], encGap(gap))
 	}
 }
 
 // longestGap is the longest gap of the last three weeks.
 func (m *RateModel) longestGap() time.Duration {
-	return time.Duration(max(m.gapMax[0], m.gapMax[1], m.gapMax[2])) * time.Minute
+	return decGap(max(m.gapMax[0], m.gapMax[1], m.gapMax[2]))
 }
+
+// encGap keeps a gap of sec seconds in 16 bits, rounded up: to the second
+// up to gapFine (a heartbeat's gaps: kept in whole minutes, a beat every
+// minute had a longest gap of 2 min and its stop waited 4, u-heartbeat-1min
+// 3.0× the oracle, now 1.4×), in steps of gapCoarse above it, up to 45
+// days (a monthly job's). A larger gap keeps a larger value, so the longest
+// gap is the largest.
+func encGap(sec int64) uint16 {
+	if sec <= gapFine {
+		return uint16(max(sec, 0))
+	}
+	return uint16(min(gapFine+(sec-gapFine+gapCoarse-1)/gapCoarse, math.MaxUint16))
+}
+
+// decGap is the gap encGap kept.
+func decGap(v uint16) time.Duration {
+	sec := int64(v)
+	if sec > gapFine {
+		sec = gapFine + (sec-gapFine)*gapCoarse
+	}
+	return time.Duration(sec) * time.Second
+}
+
+// Gaps are kept to the second up to gapFine seconds (9 h 6 min), in steps
+// of gapCoarse seconds (2 min) above, on whole minutes.
+const (
+	gapFine   = 546 * 60
+	gapCoarse = 120
+)
 
 // fallback is the fallback watch.
 type fallback struct{ m *RateModel }
@@ -199,8 +227,8 @@ const irregularGaps = 1.5
 // evenBeat reports whether the beet is a heartbeat: armed, no schedule,
 // its events at most evenBeatMean apart on average and evenly, the
 // longest gap of the last three weeks at most evenGaps times their mean
-// (gaps are kept in whole minutes, rounded up: less a minute), over
-// evenBeatGaps gaps at least. A daemon or a cron line pinging every minute
+// plus a minute (a beat every few seconds is even whatever its pings'
+// delays), over evenBeatGaps gaps at least. A daemon or a cron line pinging every minute
 // or so is too often for a schedule (a run's pings are clusterGap apart at
 // most), a loop's beats drift off the clock (evenBeatMean), and the rates
 // took a heartbeat for random traffic: a stop was flagged after 16-25 min,
@@ -275,12 +303,11 @@ func (w fallback) after(limit time.Duration) time.Time {
 func (w fallback) alarm(_ string, due time.Time) *alarm {
 	m := w.m
 	last := time.UnixMicro(m.last)
-	why := fmt.Sprintf("the longest gap of the last 3 weeks was %s", Duration(m.longestGap()))
+	why := fmt.Sprintf("the longest gap of the last 3 weeks was %s", gapWords(m.longestGap()))
 	switch {
 	case m.evenBeat():
-		// Gaps are kept in whole minutes: a beat every 10 s has "1 min".
 		why = fmt.Sprintf("its events come evenly, about one every %s, and no gap of the last 3 weeks passed %s",
-			Duration(m.meanGap().Round(time.Second)), Duration(m.longestGap()))
+			Duration(m.meanGap().Round(time.Second)), gapWords(m.longestGap()))
 	case w.random():
 		why = m.randomGapsWords(m.p.SilenceFalseAlarms)
 	}
@@ -288,13 +315,23 @@ func (w fallback) alarm(_ string, due time.Time) *alarm {
 		why += unseenWeekendWords
 	}
 	return &alarm{kind: beet.FlipSilence, observed: 0, expected: 1, reason: fmt.Sprintf(
-		"No event since %s (%s); %s.", last.In(m.loc).Format("Jan 2 15:04 MST"), Duration(due.Sub(last)), why)}
+		"No event since %s (%s); %s.", last.In(m.loc).Format("Jan 2 15:04 MST"), gapWords(due.Sub(last)), why)}
+}
+
+// gapWords writes a gap or silence under an hour to the second (Exact), as
+// gaps are kept: a minute's heartbeat's longest gap is "1 min 19 s", not
+// "1 min", and a stop is flagged after twice that.
+func gapWords(d time.Duration) string {
+	if d < time.Hour {
+		return Exact(d.Truncate(time.Second))
+	}
+	return Duration(d)
 }
 
 func (w fallback) describe(time.Time) string {
 	if w.m.evenBeat() {
 		return fmt.Sprintf("events evenly, about one every %s, no gap of the last 3 weeks over %s; silence is flagged after %s (twice that, at least %s)",
-			Duration(w.m.meanGap().Round(time.Second)), Duration(w.m.longestGap()), Duration(w.evenLimit()), Duration(evenFloor))
+			Duration(w.m.meanGap().Round(time.Second)), gapWords(w.m.longestGap()), gapWords(w.evenLimit()), Duration(evenFloor))
 	}
 	if w.random() {
 		return fmt.Sprintf("events at irregular times; silence is flagged after %s (%s)", Duration(w.limit()), w.m.randomGapsWords(w.m.p.SilenceFalseAlarms))

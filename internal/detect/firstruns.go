@@ -646,18 +646,18 @@ func (m *RateModel) nextSaturday(t time.Time) time.Time {
 func (w guard) alarm(_ string, due time.Time) *alarm {
 	m := w.m
 	last, first := time.UnixMicro(m.last), time.Unix(m.first, 0)
-	why := fmt.Sprintf("in its first %s the longest gap was %s", Duration(last.Sub(first)), Duration(m.longestGap()))
+	why := fmt.Sprintf("in its first %s the longest gap was %s", Duration(last.Sub(first)), gapWords(m.longestGap()))
 	_, terms := w.dueTerms()
 	return &alarm{kind: beet.FlipSilence, expected: 1, reason: fmt.Sprintf(
 		"No event for %s (since %s); %s%s. Beet is still learning this beet's rhythm.",
-		Duration(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"), why, terms)}
+		gapWords(due.Sub(last)), last.In(m.loc).Format("Jan 2 15:04 MST"), why, terms)}
 }
 
 // describe says after how long a silence is flagged: until due, as the
 // beet page says it (Watch), weekends and the first day included.
 func (w guard) describe(time.Time) string {
 	due, terms := w.dueTerms()
-	return fmt.Sprintf("meanwhile a silence over %s (%s%s) is flagged", Duration(due.Sub(time.UnixMicro(w.m.last))), w.basis(), terms)
+	return fmt.Sprintf("meanwhile a silence over %s (%s%s) is flagged", gapWords(due.Sub(time.UnixMicro(w.m.last))), w.basis(), terms)
 }
 
 // heldJob reports whether the learning guard holds the beet to a job's
@@ -685,7 +685,7 @@ func (w guard) basis() string {
 	if w.random() {
 		return w.m.randomGapsWords(guardFalseAlarms)
 	}
-	return fmt.Sprintf("%d× the longest gap so far, %s", w.factor(), Duration(w.m.longestGap()))
+	return fmt.Sprintf("%d× the longest gap so far, %s", w.factor(), gapWords(w.m.longestGap()))
 }
 
 // tooOftenExtras is the leaky count of extra pings (+4 each beyond one a

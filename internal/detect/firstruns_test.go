@@ -327,7 +327,7 @@ func TestLearningBeetSilence(t *testing.T) {
 	}
 	a.until(t, last.Add(30*24*time.Hour))
 	al := alarms(a.flips)
-	longest = longest.Truncate(time.Minute) + time.Minute // gaps are kept in whole minutes, rounded up
+	longest = longest.Truncate(time.Second) // gaps are kept to the second
 	limit := last.Add(10*longest + time.Minute)
 	if len(al) != 1 || al[0].To != beet.StatusDown || al[0].From != beet.StatusLearning || al[0].At.After(limit) ||
 		!strings.Contains(al[0].Reason, "still learning") || !strings.Contains(al[0].Reason, "longest gap was "+Duration(longest)) {

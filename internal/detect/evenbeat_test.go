@@ -96,6 +96,32 @@ func TestHeartbeatStoppedWhileLearningFlagged(t *testing.T) {
 	}
 }
 
+// TestHeartbeatMetItsNightWhileLearning: a ping every minute for a whole
+// day has met its night, and its stop 25 h after its first ping is
+// flagged within minutes (nightSeen); it waited for 26 h of events, as a
+// beet that may not have met its night yet does. One that beats from
+// 09:00 to 18:00 has not: its first evening raises nothing.
+func TestHeartbeatMetItsNightWhileLearning(t *testing.T) {
+	start := time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC) // a Tuesday
+	stop := start.Add(25 * time.Hour)
+	a := newAutoBeet("UTC")
+	heartbeat(t, a, start, stop, time.Minute, 5)
+	a.until(t, stop.Add(2*time.Hour))
+	if al := alarms(a.since(stop)); len(al) != 1 || al[0].At.Sub(stop) > 3*time.Minute || !strings.Contains(al[0].Reason, "still learning") {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the stop after a whole day: want one silence within 3 min, saying the beet is still learning")
+	}
+
+	a = newAutoBeet("UTC")
+	evening := start.Add(9 * time.Hour)
+	heartbeat(t, a, start, evening, time.Minute, 6)
+	a.until(t, start.Add(24*time.Hour))
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms on the first evening of a beet seen 09:00-18:00", len(al))
+	}
+}
+
 // TestHeartbeatOutageHourIsNoSurgeAWeekLater: a ping every minute, first
 // seen on a Friday, down for 6 h on its Saturday (flagged by the learning
 // guard) and back at 16:59. The hour it came back in was learned as a

@@ -596,7 +596,7 @@ func (w guard) dueTerms() (time.Time, string) {
 	last := time.UnixMicro(m.last)
 	at := last.Add(w.limit())
 	terms := ""
-	if first := time.Unix(m.first, 0).Add(guardFirstDay); at.Before(first) {
+	if first := time.Unix(m.first, 0).Add(guardFirstDay); at.Before(first) && !m.nightSeen() {
 		at = first
 		terms += ", not before " + Duration(guardFirstDay) + " after its first event"
 	}
@@ -605,6 +605,14 @@ func (w guard) dueTerms() (time.Time, string) {
 		terms += unseenWeekendWords
 	}
 	return at, terms
+}
+
+// nightSeen reports whether the beet's events so far have met every hour
+// of the day: a heartbeat's (evenPace) over a day at least, no gap over a
+// few minutes. Its stop in the two hours before guardFirstDay was flagged
+// at it, not after twice its longest gap (u-heartbeat-1min).
+func (m *RateModel) nightSeen() bool {
+	return m.last/1e6-m.first >= 86400 && m.evenPace()
 }
 
 // unseenWeekend is a silence's deadline at, from the last event, moved 2

@@ -116,6 +116,19 @@ func Families() []*Family {
 			return m
 		}
 	}
+	// loopJob: a job run in a loop, pinging as each run ends and sleeping
+	// sleep after it (loopCal): its runs last least (drawn from leastLo to
+	// leastHi) plus up to a spread drawn from spreadLo to spreadHi.
+	loopJob := func(sleep, leastLo, leastHi, spreadLo, spreadHi time.Duration) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			least := leastLo + time.Duration(r.Int64N(int64(leastHi-leastLo)+1)).Round(time.Second)
+			spread := spreadLo + time.Duration(r.Int64N(int64(spreadHi-spreadLo)+1)).Round(time.Second)
+			loop := newLoop(r, sleep, least, spread)
+			m := newSchedule(r, loop, sleep+least+spread/2, false)
+			m.dur0, m.spread, m.lateP = 0, time.Second, 0 // the loop's slots are its pings
+			return m
+		}
+	}
 	// skipping: a job that pings only when a run had work, or only when it
 	// succeeded: runs are missing at random, 0.3-5% of them.
 	skipping := func(draw func(r *rand.Rand) (calendar, time.Duration)) func(*rand.Rand) model {
@@ -269,6 +282,14 @@ func Families() []*Family {
 		{Name: "u-heartbeat-1min", Untuned: true, Schedule: true,
 			Description: "every minute (`* * * * *`, or a daemon's loop), pinged within 1-5 s of the minute, 1 ping in 100 up to 4× that: too often for a schedule, whose runs are a minute apart at least (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents[:2], firstWeekShort...), newModel: curlJob(every(time.Minute))},
+		{Name: "u-loop-15min", Untuned: true, Schedule: true,
+			Description: "a job run in a loop, `sleep 900` after each run (or a systemd timer's OnUnitActiveSec=15min), pinged as each run ends: runs of 5-30 s plus up to 30 s-2 min, 1 run in 100 up to 3× that more; its pings drift off any clock (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents[:2], firstWeekShort...),
+			newModel: loopJob(15*time.Minute, 5*time.Second, 30*time.Second, 30*time.Second, 2*time.Minute)},
+		{Name: "u-loop-hourly", Untuned: true, Schedule: true,
+			Description: "a job run in a loop, `sleep 3600` after each run, pinged as each run ends: runs of 10 s-1 min plus up to 1-5 min, 1 run in 100 up to 3× that more (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents[:2], firstWeekShort...),
+			newModel: loopJob(time.Hour, 10*time.Second, time.Minute, time.Minute, 5*time.Minute)},
 		{Name: "u-cron-daily-curl", Untuned: true, Schedule: true,
 			Description: "daily at a fixed local time, pinged as the cron line starts: within 1-5 s of its time, 1 run in 100 up to 4× that (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekDaily...), Episodes: scheduleEpisodes, newModel: curlJob(daily)},

@@ -359,3 +359,51 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 	}
 	return removeOutages(evs, inc)
 }
+
+// loopCal is a job run in a loop (`while true; do job; curl …; sleep 900;
+// done`, or a systemd timer's OnUnitActiveSec): each ping comes sleep plus
+// the next run's length after the one before, so its pings drift off any
+// clock. Its slots are the pings themselves (the model's runs add at most
+// a second): each run lasts least plus a uniform 0..spread, one in a
+// hundred up to 3× spread more, drawn in order from its own source so a
+// stream's loop is the same whatever is asked of it first. The first slot
+// is the first time asked for (the stream's start).
+type loopCal struct {
+	sleep, least, spread time.Duration
+	r                    *rand.Rand
+	pings                []time.Time
+}
+
+func newLoop(r *rand.Rand, sleep, least, spread time.Duration) *loopCal {
+	return &loopCal{sleep: sleep, least: least, spread: spread, r: rand.New(rand.NewPCG(r.Uint64(), r.Uint64()))}
+}
+
+func (c *loopCal) next(_ *time.Location, t time.Time) time.Time {
+	if len(c.pings) == 0 {
+		c.pings = append(c.pings, t.Add(c.run()))
+	}
+	for c.pings[len(c.pings)-1].Before(t) {
+		c.pings = append(c.pings, c.pings[len(c.pings)-1].Add(c.sleep+c.run()))
+	}
+	i, _ := slices.BinarySearchFunc(c.pings, t, time.Time.Compare)
+	return c.pings[i]
+}
+
+// run draws one run's length, to the millisecond.
+func (c *loopCal) run() time.Duration {
+	d := c.least + time.Duration(c.r.Int64N(int64(c.spread)+1))
+	if c.r.IntN(100) == 0 {
+		d += c.spread + time.Duration(c.r.Int64N(2*int64(c.spread)+1))
+	}
+	return d.Truncate(time.Millisecond)
+}
+
+// longest is the most a normal gap between pings can be: the sleep and the
+// longest run.
+func (c *loopCal) longest() time.Duration { return c.sleep + c.least + 4*c.spread }
+
+// before is the ping before slot s (s itself at the first).
+func (c *loopCal) before(s time.Time) time.Time {
+	i, _ := slices.BinarySearchFunc(c.pings, s, time.Time.Compare)
+	return c.pings[max(i-1, 0)]
+}

@@ -268,6 +268,13 @@ func (m *scheduleModel) yardstick(_ *time.Location, _ time.Time, inc *Incident) 
 	if !inc.Detectable {
 		return
 	}
+	if loop, ok := m.cal.(*loopCal); ok {
+		// A loop's next ping is certain a sleep and its longest run after
+		// the one before; when the missed run would have ended is not
+		// known (its slot is the ping it did not send).
+		inc.YardAt = loop.before(inc.Start).Add(loop.longest() + m.lateMax())
+		return
+	}
 	bound := m.lateMax()
 	if m.startEnd {
 		bound = m.delay + min(5*time.Second, m.spread/10) // a start ping comes as the run starts: at most the delay after its slot

@@ -244,9 +244,26 @@ func (m *RateModel) evenBeat() bool {
 // evenPace reports whether the beet's gaps so far are a heartbeat's
 // (evenBeat's test of its gaps alone).
 func (m *RateModel) evenPace() bool {
-	g, mean := m.longestGap(), m.meanGap()
-	return int64(m.events)-1 >= evenBeatGaps && g > 0 && mean <= evenBeatMean && g-time.Minute <= time.Duration(evenGaps*float64(mean))
+	g, mean, n := m.longestGap(), m.meanGap(), int64(m.events)-1
+	if n < evenTightGaps || g <= 0 || mean > evenBeatMean {
+		return false
+	}
+	if n < evenBeatGaps {
+		return g-time.Minute <= time.Duration(evenTight*float64(mean))
+	}
+	return g-time.Minute <= time.Duration(evenGaps*float64(mean))
 }
+
+// evenTight and evenTightGaps: gaps all within evenTight means, evenTightGaps
+// of them or more, are a heartbeat's too, before evenBeatGaps: random gaps
+// so even come with probability (1 − e^−1.5)^50, 3e-6. A job run in a loop
+// every hour (its runs 1-5 min long) waited 200 gaps, over 8 days: its
+// first week's stops were flagged after ten times its longest gap, 12 h,
+// and its rates then flagged one after 15 h (u-loop-hourly).
+const (
+	evenTight     = 1.5
+	evenTightGaps = 50
+)
 
 // evenBeatMean is the longest mean gap of an even beat: a job run in a
 // loop (`sleep 900` after each run, a systemd timer's OnUnitActiveSec)

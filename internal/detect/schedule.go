@@ -579,13 +579,15 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		}
 		m.noteLate(l)
 	}
-	if p%60 != 0 && !m.monthly() && shift == 0 {
+	if (p%60 != 0 && !m.monthly() || m.loop()) && shift == 0 {
 		// An interval not of whole minutes (not cron's: a loop that
 		// sleeps between runs) follows runs that come later and later, or
 		// earlier, a second a run.
 		switch {
 		case late > 2*int64(m.lateMean)+1:
 			m.period++
+		case late < 0 && m.loop():
+			m.period = uint32(max(1, p+late)) // the early edge of its gaps
 		case late < 0:
 			m.period = uint32(max(1, p-1))
 		}
@@ -622,10 +624,34 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 // a slot, taken for its run, cannot move the phase much), a late one a
 // little (the edge drifts).
 func (m *RateModel) runAnchor(sec, late int64) int64 {
+	if m.loop() {
+		return sec
+	}
 	if late < 0 {
 		return sec - late + late/2 + m.repeatedHour(sec-late)
 	}
 	return sec - late + late/32 + m.repeatedHour(sec-late)
+}
+
+// loop reports whether the schedule is a loop's: an interval under a day
+// that no cron line nor timer calendar keeps (not whole minutes, or whole
+// minutes that do not divide an hour, or hours that do not divide a day:
+// `sleep 3600` after runs of 1-5 min makes "every 1 h 4 min"), whose next
+// run comes an interval after the last one, however late that was. Its
+// phase follows each run and its interval the early edge of its gaps:
+// kept on a grid, a loop's runs of varying length walked off it, late
+// after late, and were flagged as missed (u-loop-hourly).
+func (m *RateModel) loop() bool {
+	p := int64(m.period)
+	switch {
+	case p >= 86400 || p == 0 || m.monthly():
+		return false
+	case p%60 != 0:
+		return true
+	case p < 3600:
+		return 3600%p != 0
+	}
+	return p%3600 != 0 || 86400%p != 0
 }
 
 // repeatedHour is how far to move the anchor of a whole-day schedule whose

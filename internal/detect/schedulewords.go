@@ -70,6 +70,9 @@ func (m *RateModel) calendarWords() (words, cron string) {
 		cron = fmt.Sprintf("%d %d * * %d", mm, hh, at.Weekday())
 	case p%86400 == 0:
 		words = fmt.Sprintf("every %d days at %02d:%02d %s", p/86400, hh, mm, zone)
+	case m.loop():
+		// On no clock: each run comes an interval after the last.
+		words = fmt.Sprintf("again %s after each run", Exact(time.Duration(p)*time.Second))
 	default:
 		step := (p + 30) / 60 // minutes
 		switch {

@@ -277,3 +277,28 @@ func TestYoungLoopStopFlagged(t *testing.T) {
 		t.Fatalf("the stop on day 4: want one alarm within 3 h of the last ping")
 	}
 }
+
+// TestHourlyLoopOffTheHourGrid: a loop sleeping an hour after runs of 30 s
+// to 2 min pings 60-62 min apart: its first gaps are snapped to "every
+// hour" (hourFraction), and its runs walk off that grid, a minute later
+// each. Once they have (walkedOff), the schedule is the loop's, not the
+// grid's, and after 3 weeks its stop is flagged within 20 min of its
+// missed run, where twice its longest gap (its gaps' watch) took an hour
+// more; nothing is raised before.
+func TestHourlyLoopOffTheHourGrid(t *testing.T) {
+	start := time.Date(2026, 9, 7, 9, 0, 0, 0, time.UTC)
+	a := newAutoBeet("Europe/Berlin")
+	last := loopRuns(t, a, rand.New(rand.NewPCG(9, 10)), start, start.AddDate(0, 0, 21), time.Hour, 30*time.Second, 90*time.Second)
+	if al := alarms(a.flips); len(al) > 0 {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms while it looped", len(al))
+	}
+	if w, _ := Watch(&a.b); w.Model != WatchSchedule || !strings.Contains(w.Description, "after each run") {
+		t.Errorf("watching %s: %q; want its loop", w.Model, w.Description)
+	}
+	a.until(t, last.Add(6*time.Hour))
+	if al := alarms(a.since(last)); len(al) != 1 || al[0].At.Sub(last) > time.Hour+22*time.Minute {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the stop: want one alarm within 1 h 22 min of the last ping")
+	}
+}

@@ -895,6 +895,24 @@ func (m *RateModel) offGrid(prev, sec int64, calls uint8) {
 	m.startPeriod(prev, sec)
 }
 
+// walkedOff is, when a run at now ends a candidate snapped to a cron grid
+// under a day (hourFraction) whose runs, three or more in a row, came a
+// tenth of its period late on average, and the run came at most 5% more
+// than the period after the last event: that gap, the interval of a loop
+// whose runs walked off the grid. 0: not a loop (a cron job's slow run:
+// its runs before came on time). An hourly loop whose runs take a minute
+// or two was snapped to "every hour", walked off it late after late,
+// and was then left to its first gaps, read as random (u-loop-hourly:
+// its day-2 stops unflagged).
+func (m *RateModel) walkedOff(now int64) int64 {
+	p0, gap := int64(m.period), now-m.last/1e6
+	if m.streak < 3 || p0 >= 86400 || m.monthly() || hourFraction(p0) != p0 || int64(m.lateMean)*m.lateUnit() < p0/10 ||
+		gap <= p0 || gap-p0 > p0/20 {
+		return 0
+	}
+	return gap
+}
+
 // newCandidate starts a schedule candidate of period p anchored at slot:
 // no streak, lateness, days, window, second ping or extras learned yet.
 func (m *RateModel) newCandidate(slot, p int64) {
@@ -912,6 +930,15 @@ func (m *RateModel) newCandidate(slot, p int64) {
 // daily job is matched on the wall clock across DST.
 func (m *RateModel) startPeriod(prev, now int64) {
 	p0, streak := int64(m.period), m.streak
+	if loop := m.walkedOff(now); loop > 0 {
+		// Runs that came later and later off a grid the first gaps were
+		// snapped to (hourFraction): a loop. Its interval is its last
+		// gap, kept as found (the streak goes on: a first match would
+		// snap it back to the grid).
+		m.newCandidate(now, loop)
+		m.streak = 1
+		return
+	}
 	p := now - prev
 	raw := wallGap(prev, now, m.loc)
 	if d, ok := wholeDays(raw); ok {

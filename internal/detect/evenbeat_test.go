@@ -302,3 +302,29 @@ func TestHourlyLoopOffTheHourGrid(t *testing.T) {
 		t.Fatalf("the stop: want one alarm within 1 h 22 min of the last ping")
 	}
 }
+
+// TestQuarterHourLoopSlowRuns: a loop sleeping 15 min after runs of 5 s
+// to 1 min 35 s, one in a hundred up to 3 min more, for 3 weeks. Its slow
+// runs are a loop's (up to half its interval late: the next comes an
+// interval after them), not a break: its schedule holds ("runs again …
+// after each run") and its stop is flagged within 25 min of its last ping.
+// Each slow run started its candidate over, it never made the week of runs
+// a calendar needs, and twice its longest gap watched: 40 min and more.
+func TestQuarterHourLoopSlowRuns(t *testing.T) {
+	start := time.Date(2026, 9, 7, 9, 0, 0, 0, time.UTC)
+	a := newAutoBeet("UTC")
+	last := loopRuns(t, a, rand.New(rand.NewPCG(11, 12)), start, start.AddDate(0, 0, 21), 15*time.Minute, 5*time.Second, 90*time.Second)
+	if al := alarms(a.flips); len(al) > 0 {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms while it looped", len(al))
+	}
+	if w, _ := Watch(&a.b); w.Model != WatchSchedule || !strings.Contains(w.Description, "after each run") {
+		t.Errorf("watching %s: %q; want its loop", w.Model, w.Description)
+	}
+	a.until(t, last.Add(6*time.Hour))
+	if al := alarms(a.since(last)); len(al) != 1 || al[0].At.Sub(last) > 25*time.Minute {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("the stop: want one alarm within 25 min of the last ping")
+	}
+	t.Log(alarms(a.since(last))[0].Reason)
+}

@@ -278,53 +278,45 @@ func TestYoungLoopStopFlagged(t *testing.T) {
 	}
 }
 
-// TestHourlyLoopOffTheHourGrid: a loop sleeping an hour after runs of 30 s
-// to 2 min pings 60-62 min apart: its first gaps are snapped to "every
-// hour" (hourFraction), and its runs walk off that grid, a minute later
-// each. Once they have (walkedOff), the schedule is the loop's, not the
-// grid's, and after 3 weeks its stop is flagged within 20 min of its
-// missed run, where twice its longest gap (its gaps' watch) took an hour
-// more; nothing is raised before.
-func TestHourlyLoopOffTheHourGrid(t *testing.T) {
+// TestLoopsLearnedAsLoops: loops run for 3 weeks raise nothing, are
+// watched as loops ("runs again … after each run") and their stop is
+// flagged within minutes of the missed run:
+//   - an hour's sleep after runs of 30 s to 2 min pings 60-62 min apart:
+//     its first gaps are snapped to "every hour" (hourFraction) and its runs
+//     walk off that grid, a minute later each; once they have (walkedOff),
+//     the schedule is the loop's. Twice its longest gap (its gaps' watch)
+//     took an hour more.
+//   - 15 min after runs of 5 s to 1 min 35 s, one in a hundred up to 3 min
+//     more: its slow runs are a loop's (up to half its interval late: the
+//     next comes an interval after them), not a break. Each started its
+//     candidate over, it never made the week of runs a calendar needs, and
+//     twice its longest gap watched: 40 min and more.
+func TestLoopsLearnedAsLoops(t *testing.T) {
 	start := time.Date(2026, 9, 7, 9, 0, 0, 0, time.UTC)
-	a := newAutoBeet("Europe/Berlin")
-	last := loopRuns(t, a, rand.New(rand.NewPCG(9, 10)), start, start.AddDate(0, 0, 21), time.Hour, 30*time.Second, 90*time.Second)
-	if al := alarms(a.flips); len(al) > 0 {
-		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("%d alarms while it looped", len(al))
+	for _, c := range []struct {
+		name                 string
+		sleep, least, spread time.Duration
+		seed                 uint64
+		within               time.Duration // of the last ping
+	}{
+		{"hourly off the hour's grid", time.Hour, 30 * time.Second, 90 * time.Second, 9, time.Hour + 22*time.Minute},
+		{"quarter-hour with slow runs", 15 * time.Minute, 5 * time.Second, 90 * time.Second, 11, 25 * time.Minute},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAutoBeet("Europe/Berlin")
+			last := loopRuns(t, a, rand.New(rand.NewPCG(c.seed, c.seed+1)), start, start.AddDate(0, 0, 21), c.sleep, c.least, c.spread)
+			if al := alarms(a.flips); len(al) > 0 {
+				logFlips(t, a.flips, time.UTC)
+				t.Fatalf("%d alarms while it looped", len(al))
+			}
+			if w, _ := Watch(&a.b); w.Model != WatchSchedule || !strings.Contains(w.Description, "after each run") {
+				t.Errorf("watching %s: %q; want its loop", w.Model, w.Description)
+			}
+			a.until(t, last.Add(6*time.Hour))
+			if al := alarms(a.since(last)); len(al) != 1 || al[0].At.Sub(last) > c.within {
+				logFlips(t, a.flips, time.UTC)
+				t.Fatalf("the stop: want one alarm within %s of the last ping", c.within)
+			}
+		})
 	}
-	if w, _ := Watch(&a.b); w.Model != WatchSchedule || !strings.Contains(w.Description, "after each run") {
-		t.Errorf("watching %s: %q; want its loop", w.Model, w.Description)
-	}
-	a.until(t, last.Add(6*time.Hour))
-	if al := alarms(a.since(last)); len(al) != 1 || al[0].At.Sub(last) > time.Hour+22*time.Minute {
-		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("the stop: want one alarm within 1 h 22 min of the last ping")
-	}
-}
-
-// TestQuarterHourLoopSlowRuns: a loop sleeping 15 min after runs of 5 s
-// to 1 min 35 s, one in a hundred up to 3 min more, for 3 weeks. Its slow
-// runs are a loop's (up to half its interval late: the next comes an
-// interval after them), not a break: its schedule holds ("runs again …
-// after each run") and its stop is flagged within 25 min of its last ping.
-// Each slow run started its candidate over, it never made the week of runs
-// a calendar needs, and twice its longest gap watched: 40 min and more.
-func TestQuarterHourLoopSlowRuns(t *testing.T) {
-	start := time.Date(2026, 9, 7, 9, 0, 0, 0, time.UTC)
-	a := newAutoBeet("UTC")
-	last := loopRuns(t, a, rand.New(rand.NewPCG(11, 12)), start, start.AddDate(0, 0, 21), 15*time.Minute, 5*time.Second, 90*time.Second)
-	if al := alarms(a.flips); len(al) > 0 {
-		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("%d alarms while it looped", len(al))
-	}
-	if w, _ := Watch(&a.b); w.Model != WatchSchedule || !strings.Contains(w.Description, "after each run") {
-		t.Errorf("watching %s: %q; want its loop", w.Model, w.Description)
-	}
-	a.until(t, last.Add(6*time.Hour))
-	if al := alarms(a.since(last)); len(al) != 1 || al[0].At.Sub(last) > 25*time.Minute {
-		logFlips(t, a.flips, time.UTC)
-		t.Fatalf("the stop: want one alarm within 25 min of the last ping")
-	}
-	t.Log(alarms(a.since(last))[0].Reason)
 }

@@ -25,8 +25,8 @@ import (
 // byte 0) is read as 9 with the largest lateness as the second largest;
 // version 9 (the layout of 10, the period in bits 0-23) is read as 10 with
 // no evidence of skipped runs; version 10 (the layout of 11, gaps in whole
-// minutes) is read as 11 with its gaps in seconds (encGap); version 1 (326 bytes) is not: a beet with
-// one starts learning again at its next event.
+// minutes) is read as 11 with its gaps in seconds (encGap); version 1 (326
+// bytes) is not: a beet with one starts learning again at its next event.
 const modelVersion = 11
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet

@@ -228,10 +228,11 @@ const irregularGaps = 1.5
 // its events at most evenBeatMean apart on average and evenly, the
 // longest gap of the last three weeks at most evenGaps times their mean
 // plus a minute (a beat every few seconds is even whatever its pings'
-// delays), over evenBeatGaps gaps at least. A daemon or a cron line pinging every minute
-// or so is too often for a schedule (a run's pings are clusterGap apart at
-// most), a loop's beats drift off the clock (evenBeatMean), and the rates
-// took a heartbeat for random traffic: a stop was flagged after 16-25 min,
+// delays), over evenBeatGaps gaps at least (fewer if tighter: evenTight).
+// A daemon or a cron line pinging every minute or so is too often for a
+// schedule (a run's pings are clusterGap apart at most), a loop's beats
+// drift off the clock (evenBeatMean), and the rates took a heartbeat for
+// random traffic: a stop was flagged after 16-25 min,
 // where no gap had passed 2 min in weeks (u-heartbeat-1min). Twice the
 // longest gap (evenLimit) watches its silences. An outage's silence is
 // learned as a gap, as the fallback's are: the beat is uneven, watched by

@@ -582,7 +582,8 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 	if (p%60 != 0 && !m.monthly() || m.loop()) && shift == 0 {
 		// An interval not of whole minutes (not cron's: a loop that
 		// sleeps between runs) follows runs that come later and later, or
-		// earlier, a second a run.
+		// earlier, a second a run; a loop's goes down to an early run's
+		// gap at once, so its interval is its gaps' early edge.
 		switch {
 		case late > 2*int64(m.lateMean)+1:
 			m.period++

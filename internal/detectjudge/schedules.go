@@ -366,8 +366,9 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 // clock. Its slots are the pings themselves (the model's runs add at most
 // a second): each run lasts least plus a uniform 0..spread, one in a
 // hundred up to 3× spread more, drawn in order from its own source so a
-// stream's loop is the same whatever is asked of it first. The first slot
-// is the first time asked for (the stream's start).
+// stream's loop is the same whatever is asked of it next. It starts at the
+// first time asked for, which must be the stream's start (settled and
+// generate ask for it before anything else).
 type loopCal struct {
 	sleep, least, spread time.Duration
 	r                    *rand.Rand

@@ -2,6 +2,7 @@ package detectjudge
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -370,5 +371,29 @@ func TestNegBinIsOverdispersed(t *testing.T) {
 	}
 	if p, nb := ratio("poisson-2"), ratio("negbin-50"); p > 1.6 || nb < 4 {
 		t.Errorf("variance/mean: poisson %.2f (want ≈1), negbin %.2f (want ≫1)", p, nb)
+	}
+}
+
+// TestLoopCalDrifts: a loop's pings are a sleep and a run apart (so they
+// drift off the hour), each gap within what the oracle takes as the
+// longest normal one; and a stream's loop, anchored at its start, is the
+// same whichever slot is asked for next.
+func TestLoopCalDrifts(t *testing.T) {
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	loop := func() *loopCal { return newLoop(rand.New(rand.NewPCG(1, 2)), time.Hour, 30*time.Second, 2*time.Minute) }
+	a, b := loop(), loop()
+	b.next(time.UTC, start)                    // the stream's start, as settled and generate ask first
+	b.next(time.UTC, start.Add(200*time.Hour)) // then far ahead (place)
+	var prev time.Time
+	for s := a.next(time.UTC, start); s.Before(start.Add(200 * time.Hour)); s = a.next(time.UTC, s.Add(time.Second)) {
+		if got := b.next(time.UTC, s); !got.Equal(s) {
+			t.Fatalf("slot %s asked second is %s", s, got)
+		}
+		if !prev.IsZero() {
+			if gap := s.Sub(prev); gap < time.Hour+30*time.Second || gap > a.longest() {
+				t.Fatalf("gap %s after %s: want a sleep and a run, at most %s", gap, prev, a.longest())
+			}
+		}
+		prev = s
 	}
 }

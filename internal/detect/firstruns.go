@@ -59,7 +59,17 @@ func (m *RateModel) cronPeriod() bool {
 		// job's every 14 days.
 		return p > 0 && !halfMonth(p/86400)
 	case p <= 3600:
-		return p >= 300 && 3600%p == 0
+		return p >= 300 && onCronGrid(p)
+	}
+	return onCronGrid(p)
+}
+
+// onCronGrid reports whether an interval of p seconds (under a day) is one
+// a cron line or timer calendar keeps: dividing an hour, or whole hours
+// dividing a day. A loop's is not (loop).
+func onCronGrid(p int64) bool {
+	if p <= 3600 {
+		return 3600%p == 0
 	}
 	return 86400%p == 0 && p%3600 == 0
 }

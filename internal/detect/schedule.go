@@ -579,7 +579,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		}
 		m.noteLate(l)
 	}
-	if (p%60 != 0 && !m.monthly() || m.loop()) && shift == 0 {
+	if loop := m.loop(); (loop || p%60 != 0 && !m.monthly()) && shift == 0 {
 		// An interval not of whole minutes (not cron's: a loop that
 		// sleeps between runs) follows runs that come later and later, or
 		// earlier, a second a run; a loop's goes down to an early run's
@@ -587,7 +587,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		switch {
 		case late > 2*int64(m.lateMean)+1:
 			m.period++
-		case late < 0 && m.loop():
+		case late < 0 && loop:
 			m.period = uint32(max(1, p+late)) // the early edge of its gaps
 		case late < 0:
 			m.period = uint32(max(1, p-1))
@@ -645,15 +645,7 @@ func (m *RateModel) runAnchor(sec, late int64) int64 {
 // (u-loop-hourly).
 func (m *RateModel) loop() bool {
 	p := int64(m.period)
-	switch {
-	case p > loopMost || p == 0 || m.monthly():
-		return false
-	case p%60 != 0:
-		return true
-	case p < 3600:
-		return 3600%p != 0
-	}
-	return p%3600 != 0 || 86400%p != 0
+	return p > 0 && p <= loopMost && !m.monthly() && (p%60 != 0 || !onCronGrid(p))
 }
 
 // repeatedHour is how far to move the anchor of a whole-day schedule whose

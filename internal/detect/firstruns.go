@@ -79,9 +79,11 @@ func onCronGrid(p int64) bool {
 // its period a cron period, its runs were punctual, and every event the
 // beet ever had was a ping of a run (one stray ping allowed): random
 // traffic only rarely starts with equal gaps, while later on it makes
-// them every day.
+// them every day. A loop's interval is no cron period: it is recognised
+// from the long streak alone (youngLoop).
 func (m *RateModel) noteYoung(late int64) {
-	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() || !m.cronPeriod() {
+	cron := m.cronPeriod()
+	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() || !cron && !m.youngLoop() {
 		return
 	}
 	runs, events := m.streakRuns(), int64(m.events)
@@ -115,7 +117,7 @@ func (m *RateModel) noteYoung(late int64) {
 	// first runs look like chance) and was left to the rate model, which
 	// flagged its stop after 4 h (TestQuarterHourJobLateSeventhRunStopped).
 	regular := int64(m.period) < 86400 && m.allRuns() && m.lateFits()
-	if pings && (punctual || loose || regular) || spread {
+	if pings && (cron && (punctual || loose) || regular) || spread {
 		m.flags |= flagYoung
 		if p := int64(m.period); p < 86400 {
 			// The streak's first run is a run too: the window of a job
@@ -738,3 +740,9 @@ func (m *RateModel) noteFirstMean(mean int64) {
 		m.lateMean = uint16(min(max(1, mean/m.lateUnit()), math.MaxUint16))
 	}
 }
+
+// youngLoop reports whether a loop's schedule (loop) may be recognised
+// from its first runs: only from a long streak of runs that were the
+// beet's only events (allRuns), and at intervals of 5 minutes or more,
+// as cron periods are (cronPeriod).
+func (m *RateModel) youngLoop() bool { return m.loop() && m.period >= 300 }

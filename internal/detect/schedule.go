@@ -504,6 +504,28 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			m.noteFirstSpread(max(0, o1, o0)-lo, (o1+o0)/3-lo)
 		}
 	}
+	if gap := m.walkingOff(sec, late); gap > 0 && shift == 0 {
+		// A run on a grid the first gaps were snapped to (hourFraction),
+		// later than ever, and its runs a tenth of the period late on
+		// average: a loop walking off the grid, each run its run time
+		// later than the last. Watched on the grid, an hourly loop's
+		// runs came up to half an hour late, its grace grew with them,
+		// and it was then dropped and left to its first gaps for a week
+		// (u-loop-hourly: a day-2 stop flagged after an hour, not 12
+		// min). Its runs so far were the loop's: the streak, its days
+		// and hours go on. Its lateness was the grid's: the loop's is
+		// taken as this run's time past the grid's interval, what one
+		// of its runs took (none at all read as a start ping's, with a
+		// minute's grace).
+		l := min((gap-int64(m.period))/m.lateUnit(), math.MaxUint16)
+		m.cluster, m.period = sec, uint32(gap)
+		m.lateMean, m.lateMax, m.lateNext = uint16(l), uint16(l), 0
+		m.setLateNext(l)
+		m.streak = min(m.streak+1, math.MaxUint8)
+		m.learnCalendar(sec)
+		m.noteYoung(0)
+		return
+	}
 	if !clean && shift == 0 && m.offDayRun(sec-late) {
 		// A run on a day the schedule does not run on, after slots it
 		// missed: the missed run, late (a weekday job's Friday run that
@@ -588,7 +610,15 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		case late > 2*int64(m.lateMean)+1:
 			m.period++
 		case late < 0 && loop:
-			m.period = uint32(max(1, p+late)) // the early edge of its gaps
+			// The early edge of its gaps, off the cron grid: on it
+			// (`sleep 3600` after a run of a second came to 1 h), the
+			// loop was a grid again, its runs walking off it late after
+			// late (TestSleepLoopStopFlagged).
+			q := max(1, p+late)
+			if q%60 == 0 && onCronGrid(q) {
+				q++
+			}
+			m.period = uint32(q)
 		case late < 0:
 			m.period = uint32(max(1, p-1))
 		}
@@ -905,6 +935,20 @@ func (m *RateModel) walkedOff(now int64) int64 {
 		return 0
 	}
 	return gap
+}
+
+// walkingOff is walkedOff for a run the grid took, late seconds after its
+// slot: only when later than half as much again as the runs' mean (a
+// cron job's slow run is not: its runs spread around their mean; a
+// loop's come later each time), on a calendar not known yet.
+func (m *RateModel) walkingOff(sec, late int64) int64 {
+	if 2*late <= 3*int64(m.lateMean)*m.lateUnit() {
+		return 0
+	}
+	if gap := m.walkedOff(sec); gap > 0 && !m.calendarKnown() {
+		return gap
+	}
+	return 0
 }
 
 // loopMost is the longest interval read as a loop's (loop): longer ones

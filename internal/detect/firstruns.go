@@ -117,7 +117,12 @@ func (m *RateModel) noteYoung(late int64) {
 	// first runs look like chance) and was left to the rate model, which
 	// flagged its stop after 4 h (TestQuarterHourJobLateSeventhRunStopped).
 	regular := int64(m.period) < 86400 && m.allRuns() && m.lateFits()
-	if pings && (cron && (punctual || loose) || regular) || spread {
+	// Or a loop's long streak whose gaps, all the beet's, are even
+	// (evenPace): its first runs set up by hand, or one slow, broke its
+	// first candidates, and the events before the streak are more than a
+	// stray (u-loop-15min: a single missed run never flagged).
+	even := !cron && m.streak >= 3*m.youngStreak() && m.lateFits() && m.evenPace()
+	if pings && (cron && (punctual || loose) || regular) || spread || even {
 		m.flags |= flagYoung
 		if p := int64(m.period); p < 86400 {
 			// The streak's first run is a run too: the window of a job

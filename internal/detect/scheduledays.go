@@ -88,8 +88,36 @@ func (m *RateModel) learnRun(prev, slot int64) {
 		return
 	} else if minute := floorDiv(sod, 60); m.firstDayHole(prev, slot, minute) {
 		m.winLo = dayMinute(minute) // the window starts here: the hole stays out of it
+	} else {
+		m.gainedHole(prev, slot, minute)
 	}
 	m.learnCalendar(slot)
+}
+
+// gainedHole takes a run at slot (minute of its day) after a silence of
+// an hour to holeMost in a window of the whole day, since the run at prev,
+// on a schedule every 30 min or more often that runs every day: the first
+// time, the window (still the whole day) starts at the run, which marks
+// where the silence ended (the window wraps midnight there) and changes
+// nothing watched; when the next such silence ends there again, it is the
+// job's hole (a crontab edited to `*/15 0-1,3-23`, a backup's hour): the
+// window ends at the run before it. (An hourly job's two skips in a row
+// ending at the hour its window started at were taken for one.)
+// Kept whole, the hole was flagged as missed runs every night for good.
+// If it was two outages, the runs of the hole the next day widen the
+// window over it again, as after firstDayHole.
+func (m *RateModel) gainedHole(prev, slot, minute int64) {
+	p, gap := int64(m.period), slot-prev
+	if p > holeLeast/2 || m.winLo == noWindow || m.dayWindow() || m.daysOn&0x7F != 0x7F || gap < holeLeast || gap > holeMost*60 {
+		return
+	}
+	if m.wraps() && abs(aroundClock(minute-int64(m.winLo))) <= m.windowMargin() {
+		_, psod := m.localDay(prev)
+		m.winHi = dayMinute(floorDiv(psod, 60))
+		m.skipN -= min(m.skipN, 2) // the two silences were the hole's, not skipped runs (noteSkips)
+		return
+	}
+	m.winLo, m.winHi = dayMinute(minute), dayMinute(minute-(p+30)/60)
 }
 
 // firstDayHole reports whether a run at slot (minute of its day), in the

@@ -582,3 +582,43 @@ func TestWindowWithDailyHole(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowHoleGainedLater: a job every 15 min round the clock whose
+// crontab gains a hole after 10 days (`*/15 0-1,3-23`, a backup's hour)
+// is flagged the first two nights, then learns the hole (gainedHole: the
+// second silence ending where the first did) and raises nothing for a
+// month: "from 03:00 to 01:45". Kept whole, its window flagged the hole
+// every night for good, read as skipped runs after the third. A single
+// night's outage there changes nothing watched: a stop at that hour two
+// days later is flagged at its first missed run.
+func TestWindowHoleGainedLater(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	start := time.Date(2026, 9, 7, 0, 0, 0, 0, berlin)
+	feed := func(a *autoBeet, from, to time.Time, skip func(time.Time) bool) {
+		for at := from; at.Before(to); at = at.Add(15 * time.Minute) {
+			if !skip(at) {
+				a.event(t, at.Add(time.Duration(at.Unix()%13)*time.Second), 1)
+			}
+		}
+	}
+	a := newAutoBeet("Europe/Berlin")
+	hole := start.AddDate(0, 0, 10)
+	feed(a, start, start.AddDate(0, 0, 40), func(at time.Time) bool { return at.After(hole) && at.In(berlin).Hour() == 2 })
+	if al := alarms(a.flips); len(al) != 2 || al[1].At.After(hole.AddDate(0, 0, 2)) {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("%d alarms; want the hole's first two nights alone", len(al))
+	}
+	if w, _ := Watch(&a.b); !strings.Contains(w.Description, "every 15 min from 03:00 to 01:45") {
+		t.Errorf("the schedule reads %q; want from 03:00 to 01:45", w.Description)
+	}
+
+	a = newAutoBeet("Europe/Berlin")
+	outage := time.Date(2026, 9, 17, 2, 0, 0, 0, berlin)
+	stop := outage.AddDate(0, 0, 2)
+	feed(a, start, stop, func(at time.Time) bool { return !at.Before(outage) && at.Before(outage.Add(2*time.Hour)) })
+	a.until(t, stop.Add(time.Hour))
+	if al := alarms(a.since(stop)); len(al) != 1 || al[0].At.Sub(stop) > 2*time.Minute {
+		logFlips(t, a.flips, berlin)
+		t.Fatalf("stopped where an outage was: %d alarms, want one within 2 min", len(al))
+	}
+}

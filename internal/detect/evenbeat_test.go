@@ -391,6 +391,25 @@ func TestLoopSlowRunKeepsItsSchedule(t *testing.T) {
 	}
 }
 
+// TestYoungLoopWatchedAtAnyHour: an hourly loop first seen on a Friday
+// at 13:00 and stopped the next day at 11:50 is flagged as a missed run
+// within half an hour: a young loop's slots are watched at any hour and
+// on any day (watchedSlot), its hours being no clock's. Held to the
+// window its runs made, from 13:00, its Saturday morning read as Friday's
+// night and the stop waited for Monday.
+func TestYoungLoopWatchedAtAnyHour(t *testing.T) {
+	start := time.Date(2026, 9, 11, 13, 0, 0, 0, time.UTC) // a Friday
+	stop := time.Date(2026, 9, 12, 11, 50, 0, 0, time.UTC)
+	a := newAutoBeet("UTC")
+	last := loopRuns(t, a, rand.New(rand.NewPCG(3, 4)), start, stop, time.Hour, 30*time.Second, 5*time.Minute)
+	a.until(t, last.Add(12*time.Hour))
+	due := last.Add(time.Hour)
+	if al := alarms(a.flips); len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.Sub(due) > 30*time.Minute {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms; want one missed run within 30 min of its time", len(al))
+	}
+}
+
 // TestLoopsLearnedAsLoops: loops run for 3 weeks raise nothing, are
 // watched as loops ("runs again … after each run") and their stop is
 // flagged within minutes of the missed run:

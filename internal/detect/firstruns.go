@@ -240,7 +240,14 @@ func (m *RateModel) watchedSlot(t int64) bool {
 	if !m.expectedSlot(t) {
 		return false
 	}
-	if m.calendarKnown() || !m.youngConfirmed() || int64(m.period) > 86400 {
+	if m.calendarKnown() || !m.youngConfirmed() || int64(m.period) > 86400 || m.loop() {
+		// A loop keeps no clock: its next run follows the last, and the
+		// hours its streak's runs came at are no window of the day. Held to
+		// them, an hourly loop whose first candidate broke at 23:26 was
+		// watched from 23:26 to 10:40 on its second day, and its stop at
+		// 11:41 went unflagged for 6 h; one whose window-day began at 12:29
+		// had its Saturday morning's runs read as Friday's, and its stop
+		// on Saturday at 11:54 waited for Monday.
 		return true
 	}
 	day, sod := m.windowDay(t)
@@ -750,7 +757,8 @@ func (m *RateModel) noteFirstMean(mean int64) {
 }
 
 // youngLoop reports whether a loop's schedule (loop) may be recognised
-// from its first runs: only from a long streak of runs that were the
-// beet's only events (allRuns), and at intervals of 5 minutes or more,
-// as cron periods are (cronPeriod).
+// from its first runs (noteYoung): only from a long streak of runs that
+// were the beet's only events (allRuns) or whose gaps are even
+// (evenPace), and at intervals of 5 minutes or more, as cron periods are
+// (cronPeriod).
 func (m *RateModel) youngLoop() bool { return m.loop() && m.period >= 300 }

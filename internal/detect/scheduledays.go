@@ -49,8 +49,8 @@ func (m *RateModel) learnCalendar(slot int64) {
 // once a whole day has passed.
 func (m *RateModel) expectedSlot(t int64) bool {
 	p := int64(m.period)
-	if p > 86400 {
-		return true
+	if p > 86400 || m.loop() && !m.calendarKnown() {
+		return true // a young loop keeps no hours nor days (watchedSlot)
 	}
 	day, sod := m.windowDay(t)
 	seen := day - int64(m.calDay) - 1 // whole days since the schedule started
@@ -98,14 +98,15 @@ func (m *RateModel) learnRun(prev, slot int64) {
 // an hour to holeMost in a window of the whole day, since the run at prev,
 // on a schedule every 30 min or more often that runs every day: the first
 // time, the window (still the whole day) starts at the run, which marks
-// where the silence ended (the window wraps midnight there) and changes
-// nothing watched; when the next such silence ends there again, it is the
-// job's hole (a crontab edited to `*/15 0-1,3-23`, a backup's hour): the
-// window ends at the run before it. (An hourly job's two skips in a row
-// ending at the hour its window started at were taken for one.)
-// Kept whole, the hole was flagged as missed runs every night for good.
-// If it was two outages, the runs of the hole the next day widen the
-// window over it again, as after firstDayHole.
+// where the silence ended (the window wraps midnight there; not within a
+// period after midnight, where a whole day's window starts anyway) and
+// changes nothing watched; when the next such silence ends there again,
+// it is the job's hole (a crontab edited to `*/15 0-1,3-23`, a backup's
+// hour): the window ends at the run before it. Kept whole, the hole was
+// flagged as missed runs every night for good. If it was two outages, the
+// runs of the hole the next day widen the window over it again, as after
+// firstDayHole. Not hourly jobs: two skips in a row ending at the hour
+// their window started at were taken for a hole.
 func (m *RateModel) gainedHole(prev, slot, minute int64) {
 	p, gap := int64(m.period), slot-prev
 	if p > holeLeast/2 || m.winLo == noWindow || m.dayWindow() || m.daysOn&0x7F != 0x7F || gap < holeLeast || gap > holeMost*60 {

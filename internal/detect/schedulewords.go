@@ -150,7 +150,7 @@ func (m *RateModel) calendarWords() (words, cron string) {
 	case m.endOff > 0 && !m.twiceDaily():
 		words += ", with a second ping about " + Duration(time.Duration(m.endOff)*time.Second) + " after each run"
 	}
-	if young && p <= 86400 {
+	if young && p <= 86400 && !m.loop() { // a young loop is watched at any hour, any day (watchedSlot)
 		words += m.learningWords()
 	}
 	return words, cron

@@ -675,7 +675,7 @@ func (m *RateModel) runAnchor(sec, late int64) int64 {
 // (u-loop-hourly).
 func (m *RateModel) loop() bool {
 	p := int64(m.period)
-	return p > 0 && p <= loopMost && !m.monthly() && (p%60 != 0 || !onCronGrid(p))
+	return p > 0 && p <= loopMost && (p%60 != 0 || !onCronGrid(p)) // no month is that short (monthly)
 }
 
 // repeatedHour is how far to move the anchor of a whole-day schedule whose

@@ -79,7 +79,7 @@ func onCronGrid(p int64) bool {
 
 // minutesDividingAnHour has bit k set for each k minutes that divide an
 // hour (onCronGrid).
-const minutesDividingAnHour = 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<10 | 1<<12 | 1<<15 | 1<<20 | 1<<30 | 1<<60
+const minutesDividingAnHour uint64 = 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<10 | 1<<12 | 1<<15 | 1<<20 | 1<<30 | 1<<60
 
 // noteYoung, after a run on the schedule late seconds after its slot,
 // recognises the schedule from its first runs: the streak is long enough,
@@ -87,7 +87,8 @@ const minutesDividingAnHour = 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<10 | 
 // beet ever had was a ping of a run (one stray ping allowed): random
 // traffic only rarely starts with equal gaps, while later on it makes
 // them every day. A loop's interval is no cron period: it is recognised
-// from the long streak alone (youngLoop).
+// from a long streak alone, of runs that were all the beet's events or of
+// even gaps (youngLoop).
 func (m *RateModel) noteYoung(late int64) {
 	cron := m.cronPeriod()
 	if m.flags&flagYoung != 0 || m.monthly() || m.streak < m.youngStreak() || !cron && !m.youngLoop() {

@@ -1269,7 +1269,7 @@ func (m *RateModel) tailGrace() int64 { return int64(lateTail*float64(m.lateMean
 // loops: 2 false alarms fewer, 2 missed runs more found).
 func (m *RateModel) graceCap() int64 {
 	if m.loop() {
-		return int64(m.period) * 3 / 4
+		return max(graceFloor, int64(m.period)*3/4)
 	}
 	return max(graceFloor, int64(m.period)/2)
 }

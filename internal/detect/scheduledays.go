@@ -109,7 +109,7 @@ func (m *RateModel) learnRun(prev, slot int64) {
 // their window started at were taken for a hole.
 func (m *RateModel) gainedHole(prev, slot, minute int64) {
 	p, gap := int64(m.period), slot-prev
-	if p > holeLeast/2 || m.winLo == noWindow || m.dayWindow() || m.daysOn&0x7F != 0x7F || gap < holeLeast || gap > holeMost*60 {
+	if p > holeLeast/2 || m.winLo == noWindow || m.dayWindow() || m.daysOn&(weekdayMask|weekendMask) != weekdayMask|weekendMask || gap < holeLeast || gap > holeMost*60 {
 		return
 	}
 	if m.wraps() && abs(aroundClock(minute-int64(m.winLo))) <= m.windowMargin() {

@@ -410,6 +410,21 @@ func TestYoungLoopWatchedAtAnyHour(t *testing.T) {
 	}
 }
 
+// TestLoopIsOffTheCronGrid: an interval is a loop's exactly when it is
+// 2 h at most and not whole minutes that a cron line or timer calendar
+// keeps (onCronGrid): loop reads whole minutes from a mask, since every
+// slot a deadline walks asks it, and must say what the grid says for
+// every interval up to three days.
+func TestLoopIsOffTheCronGrid(t *testing.T) {
+	m := &RateModel{}
+	for p := int64(0); p <= 3*86400; p++ {
+		m.period = uint32(p)
+		if want := p > 0 && p <= loopMost && (p%60 != 0 || !onCronGrid(p)); m.loop() != want {
+			t.Fatalf("every %s: loop %v, want %v", time.Duration(p)*time.Second, m.loop(), want)
+		}
+	}
+}
+
 // TestLoopsLearnedAsLoops: loops run for 3 weeks raise nothing, are
 // watched as loops ("runs again … after each run") and their stop is
 // flagged within minutes of the missed run:

@@ -675,7 +675,14 @@ func (m *RateModel) runAnchor(sec, late int64) int64 {
 // (u-loop-hourly).
 func (m *RateModel) loop() bool {
 	p := int64(m.period)
-	return p > 0 && p <= loopMost && (p%60 != 0 || !onCronGrid(p)) // no month is that short (monthly)
+	if p%60 != 0 {
+		return p > 0 && p <= loopMost
+	}
+	// Whole minutes: off the grid unless they divide an hour (onCronGrid;
+	// 2 h, loopMost, divides the day). Asked at every slot a deadline
+	// walks (graceCap): a mask, not a division.
+	k := p / 60
+	return k > 0 && k < loopMost/60 && minutesDividingAnHour>>k&1 == 0
 }
 
 // repeatedHour is how far to move the anchor of a whole-day schedule whose
@@ -1268,10 +1275,11 @@ func (m *RateModel) tailGrace() int64 { return int64(lateTail*float64(m.lateMean
 // missed runs never flagged (TestLoopSlowRunKeepsItsSchedule; tuning, 360
 // loops: 2 false alarms fewer, 2 missed runs more found).
 func (m *RateModel) graceCap() int64 {
+	c := int64(m.period) / 2
 	if m.loop() {
-		return max(graceFloor, int64(m.period)*3/4)
+		c += c / 2 // so written (and loop so), graceCap is inlined: tolerance asks it at every slot a deadline walks
 	}
-	return max(graceFloor, int64(m.period)/2)
+	return max(graceFloor, c)
 }
 
 // NextRun returns when the next scheduled run is due (before grace): the

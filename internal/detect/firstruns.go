@@ -69,16 +69,13 @@ func (m *RateModel) cronPeriod() bool {
 // dividing a day. A loop's is not (loop).
 func onCronGrid(p int64) bool {
 	if p <= 3600 {
-		if p%60 == 0 { // whole minutes dividing an hour, by a mask: loop asks at every deadline
-			return minutesDividingAnHour>>(p/60)&1 != 0
-		}
 		return 3600%p == 0
 	}
 	return 86400%p == 0 && p%3600 == 0
 }
 
 // minutesDividingAnHour has bit k set for each k minutes that divide an
-// hour (onCronGrid).
+// hour: onCronGrid's whole minutes, read by loop without a division.
 const minutesDividingAnHour uint64 = 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<10 | 1<<12 | 1<<15 | 1<<20 | 1<<30 | 1<<60
 
 // noteYoung, after a run on the schedule late seconds after its slot,

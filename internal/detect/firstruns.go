@@ -74,10 +74,6 @@ func onCronGrid(p int64) bool {
 	return 86400%p == 0 && p%3600 == 0
 }
 
-// minutesDividingAnHour has bit k set for each k minutes that divide an
-// hour: onCronGrid's whole minutes, read by loop without a division.
-const minutesDividingAnHour uint64 = 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<10 | 1<<12 | 1<<15 | 1<<20 | 1<<30 | 1<<60
-
 // noteYoung, after a run on the schedule late seconds after its slot,
 // recognises the schedule from its first runs: the streak is long enough,
 // its period a cron period, its runs were punctual, and every event the

@@ -517,13 +517,7 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 		// taken as this run's time past the grid's interval, what one
 		// of its runs took (none at all read as a start ping's, with a
 		// minute's grace).
-		l := min((gap-int64(m.period))/m.lateUnit(), math.MaxUint16)
-		m.cluster, m.period = sec, uint32(gap)
-		m.lateMean, m.lateMax, m.lateNext = uint16(l), uint16(l), 0
-		m.setLateNext(l)
-		m.streak = min(m.streak+1, math.MaxUint8)
-		m.learnCalendar(sec)
-		m.noteYoung(0)
+		m.becomeLoop(sec, gap)
 		return
 	}
 	if !clean && shift == 0 && m.offDayRun(sec-late) {
@@ -614,11 +608,9 @@ func (m *RateModel) onRun(sec, late, shift int64, clean bool) {
 			// (`sleep 3600` after a run of a second came to 1 h), the
 			// loop was a grid again, its runs walking off it late after
 			// late (TestSleepLoopStopFlagged).
-			q := max(1, p+late)
-			if q%60 == 0 && onCronGrid(q) {
-				q++
+			if m.period = uint32(max(1, p+late)); !m.loop() {
+				m.period++
 			}
-			m.period = uint32(q)
 		case late < 0:
 			m.period = uint32(max(1, p-1))
 		}
@@ -684,6 +676,10 @@ func (m *RateModel) loop() bool {
 	k := p / 60
 	return k > 0 && k < loopMost/60 && minutesDividingAnHour>>k&1 == 0
 }
+
+// minutesDividingAnHour has bit k set for each k minutes that divide an
+// hour: onCronGrid's whole minutes, read by loop without a division.
+const minutesDividingAnHour uint64 = 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<5 | 1<<6 | 1<<10 | 1<<12 | 1<<15 | 1<<20 | 1<<30 | 1<<60
 
 // repeatedHour is how far to move the anchor of a whole-day schedule whose
 // run was on time at slot by the hours that passed (the same time as the
@@ -958,6 +954,22 @@ func (m *RateModel) walkingOff(sec, late int64) int64 {
 	return 0
 }
 
+// becomeLoop makes the schedule the loop whose run at sec came gap after
+// the last event (walkedOff). Its runs so far were the loop's: the
+// streak, its days and hours go on. Its lateness was the grid's: the
+// loop's is taken as this run's time past the grid's interval, what one
+// of its runs took (none at all read as a start ping's, with a minute's
+// grace).
+func (m *RateModel) becomeLoop(sec, gap int64) {
+	l := min((gap-int64(m.period))/m.lateUnit(), math.MaxUint16)
+	m.cluster, m.period = sec, uint32(gap)
+	m.lateMean, m.lateMax = uint16(l), uint16(l)
+	m.setLateNext(l)
+	m.streak = min(m.streak+1, math.MaxUint8)
+	m.learnCalendar(sec)
+	m.noteYoung(0)
+}
+
 // loopMost is the longest interval read as a loop's (loop): longer ones
 // are a pair of runs a day (06:10 and 18:40 make 12 h 30 min), whose late
 // second run a loop's slack took for a slow run (cron-twice-daily lost
@@ -987,11 +999,8 @@ func (m *RateModel) startPeriod(prev, now int64) {
 	p0, streak := int64(m.period), m.streak
 	if loop := m.walkedOff(now); loop > 0 {
 		// Runs that came later and later off a grid the first gaps were
-		// snapped to (hourFraction): a loop. Its interval is its last
-		// gap, kept as found (the streak goes on: a first match would
-		// snap it back to the grid).
-		m.newCandidate(now, loop)
-		m.streak = 1
+		// snapped to (hourFraction): a loop.
+		m.becomeLoop(now, loop)
 		return
 	}
 	p := now - prev

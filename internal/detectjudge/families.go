@@ -146,6 +146,21 @@ func Families() []*Family {
 			return m
 		}
 	}
+	// flaky: a job whose host or network goes down now and then: two
+	// outages of 20 min to 3 h, on days 8-11 and 13-16, before its
+	// incidents (an earlier outage must not blunt the watch on later ones).
+	flaky := func(inner func(*rand.Rand) model) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			m := inner(r).(*scheduleModel)
+			for _, day := range []int{8, 13} {
+				m.outages = append(m.outages, outage{
+					after:  days(float64(day) + 3*r.Float64()).Truncate(time.Second),
+					length: time.Duration(20+r.IntN(160)) * time.Minute,
+				})
+			}
+			return m
+		}
+	}
 	// office: every 15 min on weekdays, from 07:00-09:45 to 16:00-19:00.
 	office := func(r *rand.Rand) (calendar, time.Duration) {
 		from := 7*60 + 15*r.IntN(12)
@@ -341,6 +356,19 @@ func Families() []*Family {
 		{Name: "u-batch-hourly", Untuned: true, Schedule: true,
 			Description: "an hourly sync at a fixed minute that sends one event per record it synced (20-80, each its own request, over up to 2 min 30 s) (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), newModel: batchJob(every(time.Hour), 20, 80, 150*time.Second)},
+		{Name: "u-heartbeat-1min-flaky", Untuned: true, Schedule: true,
+			Description: "u-heartbeat-1min that was down twice, 20 min-3 h each, on days 8-11 and 13-16; incidents after (untuned)",
+			Zones:       zones, Incidents: scheduleIncidents[:2], newModel: flaky(curlJob(every(time.Minute)))},
+		{Name: "u-loop-15min-flaky", Untuned: true, Schedule: true,
+			Description: "u-loop-15min that was down twice, as u-heartbeat-1min-flaky (untuned)",
+			Zones:       zones, Incidents: scheduleIncidents[:2],
+			newModel: flaky(loopJob(15*time.Minute, 5*time.Second, 30*time.Second, 30*time.Second, 2*time.Minute))},
+		{Name: "u-cron-5min-flaky", Untuned: true, Schedule: true,
+			Description: "every 5 min all day, pinged as the job ends, down twice as u-heartbeat-1min-flaky (untuned)",
+			Zones:       zones, Incidents: scheduleIncidents, newModel: flaky(job(false, every(5*time.Minute)))},
+		{Name: "u-cron-hourly-flaky", Untuned: true, Schedule: true,
+			Description: "hourly at a fixed minute, pinged as the job ends, down twice as u-heartbeat-1min-flaky (untuned)",
+			Zones:       zones, Incidents: scheduleIncidents, newModel: flaky(job(false, every(time.Hour)))},
 		{Name: "u-shift-poisson-200", Untuned: true,
 			Description: "seasonal Poisson at 200 events/h (a busy checkout) whose level moves for a day or more: down to 50% for 4 days, to 60% for a day, up 1.5× for a day (half the customers cannot pay; a partner's traffic added) (untuned)",
 			Zones:       zones, Incidents: levelShifts, newModel: seasonal(200)},

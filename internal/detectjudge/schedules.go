@@ -133,6 +133,19 @@ type scheduleModel struct {
 	// rest at random over up to batchSpan after it (0: one ping a run).
 	batchMin, batchMax int
 	batchSpan          time.Duration
+	// A flaky job (its host or network down now and then) misses every
+	// run in each of its outages, drawn in newModel; incidents come after
+	// the last, and the alarms the outages raise are excused (right, but
+	// not the incident judged).
+	outages []outage
+}
+
+// outage is one of a flaky job's: from after the stream starts, for length.
+type outage struct{ after, length time.Duration }
+
+// window is the outage in a stream that starts at start.
+func (o outage) window(start time.Time) Window {
+	return Window{Name: "an earlier outage", From: start.Add(o.after), To: start.Add(o.after + o.length)}
 }
 
 // newSchedule draws the spread of a job's runs: durations vary by 1-4% of
@@ -173,6 +186,9 @@ func (m *scheduleModel) settled(loc *time.Location, start time.Time) time.Time {
 	if m.changed != nil {
 		s = maxTime(s, m.changeAt(start).AddDate(0, 0, 10))
 	}
+	for _, o := range m.outages {
+		s = maxTime(s, o.window(start).To.AddDate(0, 0, 1))
+	}
 	return s
 }
 
@@ -183,11 +199,26 @@ func (m *scheduleModel) excused(loc *time.Location, start, _ time.Time) []Window
 	if slot, ok := m.lateOnceSlot(loc, start); ok {
 		out = append(out, Window{Name: "one very late run", From: slot, To: slot.Add(m.lateOnce + DetectTolerance)})
 	}
+	for _, o := range m.outages {
+		w := o.window(start)
+		w.To = w.To.Add(DetectTolerance)
+		out = append(out, w)
+	}
 	if m.changed == nil {
 		return out
 	}
 	at := m.changeAt(start)
 	return append(out, Window{Name: "schedule changed", From: at, To: at.Add(2*m.period + DetectTolerance)})
+}
+
+// inOutage reports whether t falls in one of a flaky job's outages.
+func (m *scheduleModel) inOutage(start, t time.Time) bool {
+	for _, o := range m.outages {
+		if w := o.window(start); !t.Before(w.From) && t.Before(w.To) {
+			return true
+		}
+	}
+	return false
 }
 
 // lateOnceSlot is the slot of the job's one very late run (lateOnce); ok
@@ -289,6 +320,9 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 		if m.skipP > 0 && r.Float64() < m.skipP { // drawn only for such jobs
 			continue // the run had no work: no ping
 		}
+		if m.inOutage(start, s) {
+			continue // the host was down: the run never started
+		}
 		d = d.Truncate(time.Millisecond)
 		pingStart, pingEnd := m.startEnd, true
 		for k := range inc {
@@ -356,6 +390,9 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 				add(t.Add(time.Duration(x) * gap))
 			}
 		}
+	}
+	if len(m.outages) > 0 { // pings of runs that were under way when the host went down
+		evs = slices.DeleteFunc(evs, func(e Event) bool { return m.inOutage(start, e.T) })
 	}
 	return removeOutages(evs, inc)
 }

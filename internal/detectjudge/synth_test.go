@@ -397,3 +397,38 @@ func TestLoopCalDrifts(t *testing.T) {
 		prev = s
 	}
 }
+
+// A flaky job's earlier outages carry no pings, are excused, and come
+// before its incident.
+func TestFlakyJobOutagesComeFirst(t *testing.T) {
+	f := family(t, "u-cron-hourly-flaky")
+	for i := range 6 {
+		s, err := f.IncidentStream(1, spec(t, f, "stopped 4d"), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outages []Window
+		for _, w := range s.Excused {
+			if w.Name == "an earlier outage" {
+				outages = append(outages, w)
+			}
+		}
+		if len(outages) != 2 {
+			t.Fatalf("stream %d: %d earlier outages excused, want 2", i, len(outages))
+		}
+		for _, w := range outages {
+			if n := count(s.Events, w.From, w.To.Add(-DetectTolerance)); n != 0 {
+				t.Errorf("stream %d: %d events in the outage %s-%s", i, n, w.From, w.To)
+			}
+			if w.To.Sub(w.From)-DetectTolerance < 20*time.Minute {
+				t.Errorf("stream %d: outage %s-%s under 20 min", i, w.From, w.To)
+			}
+			if !s.Incidents[0].Start.After(w.To) {
+				t.Errorf("stream %d: incident at %s before the outage ending %s", i, s.Incidents[0].Start, w.To)
+			}
+		}
+		if n := count(s.Events, outages[0].To, s.Incidents[0].Start); n < 24 {
+			t.Errorf("stream %d: %d events between the outages and the incident", i, n)
+		}
+	}
+}

@@ -9,19 +9,22 @@ package detect
 // only once more runs in a row are missing than a skip usually is.
 //
 // The evidence is a saturating count (skipN, 0-3): one more for each run
-// that came after 1 to maxSkipRun missed slots, and one less, at random,
-// for about one run in skipDecayDays' worth of runs on time. So it reaches
-// 2 only when skips come about as often as once in a week or two, and a
-// job that fails once (a genuine missed run, flagged) is not excused the
-// next time. Only for periods under a day: a daily job's missed run is
-// worth a day's alarm, and its skips are too few to learn from.
+// that came after a single missed slot, and one less, at random, for about
+// one run in skipDecayDays' worth of runs on time. So it reaches 2 only
+// when skips come about as often as once in a week or two, and a job that
+// fails once (a genuine missed run, flagged) is not excused the next time.
+// Two or more slots missed in a row are an outage's: a job skipping a run
+// in twenty at random skips two in a row once in twenty of its skips,
+// while a host down 20 min to 3 h misses 2-36 runs of a 5-min job. Counted
+// as skips (up to 4 in a row were), two outages in a fortnight taught an
+// hourly job to let a missed run pass, and its stop was flagged after
+// 1 h 6 min (u-cron-hourly-flaky). Only for periods under a day: a daily
+// job's missed run is worth a day's alarm, and its skips are too few to
+// learn from.
 
 const (
 	// maxSkipEvidence saturates skipN (2 bits as stored).
 	maxSkipEvidence = 3
-	// maxSkipRun is the most missed slots in a row counted as a skip
-	// rather than an outage: one more than the most ever excused.
-	maxSkipRun = 4
 	// skipDecayDays: the evidence fades by one about every this many
 	// days of runs without a skip. Chosen on a simulation of Bernoulli
 	// skips (not on the judge): at 14 days a job every 5 min skipping 1%
@@ -31,15 +34,15 @@ const (
 )
 
 // noteSkips learns from a run at sec on a schedule after missed slots it
-// expected (skippedDays): a short skip adds to the evidence, a run on time
-// takes from it now and then.
+// expected (skippedDays): a single skip adds to the evidence, a run on
+// time takes from it now and then.
 func (m *RateModel) noteSkips(sec int64, missed int) {
 	p := int64(m.period)
 	if p >= 86400 {
 		return
 	}
 	if missed > 0 {
-		if missed <= maxSkipRun && m.Scheduled() {
+		if missed == 1 && m.Scheduled() {
 			m.skipN = min(maxSkipEvidence, m.skipN+1)
 		}
 		return

@@ -64,7 +64,7 @@ func TestOneMissedRunTeachesNoSkips(t *testing.T) {
 	a.until(t, stop.Add(90*time.Minute))
 	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].At.After(stop.Add(10*time.Minute)) || strings.Contains(al[0].Reason, "in a row") {
 		logFlips(t, a.flips[n:], time.UTC)
-		t.Fatalf("the stop a week later: want one missed run for the first run missing")
+		t.Fatalf("the stop the next day: want one missed run for the first run missing")
 	}
 }
 
@@ -98,5 +98,31 @@ func TestSkippedRunsWindowEnd(t *testing.T) {
 	if len(al) != 1 || al[0].Kind != beet.FlipMissedRun || al[0].At.After(stop.Add(time.Hour)) {
 		logFlips(t, a.flips[n:], berlin)
 		t.Fatalf("the stop at 16:15: want one missed run by 17:15")
+	}
+}
+
+// TestOutagesTeachNoSkips: an hourly job whose host was down twice in a
+// few days, missing 2 and then 3 runs, does not skip runs: its stop the
+// next day is flagged at the first run missing. Counted as skips, the two
+// outages let a missed run pass and the stop waited 1 h 6 min
+// (u-cron-hourly-flaky).
+func TestOutagesTeachNoSkips(t *testing.T) {
+	start := time.Date(2026, 11, 2, 0, 7, 0, 0, time.UTC)
+	down1 := start.AddDate(0, 0, 9).Add(13 * time.Hour)
+	down2 := start.AddDate(0, 0, 11).Add(4 * time.Hour)
+	stop := down2.AddDate(0, 0, 1)
+	a := newAutoBeet("UTC")
+	skippingJob(t, a, start, down1, time.Hour, 0, 1)
+	skippingJob(t, a, down1.Add(2*time.Hour), down2, time.Hour, 0, 2)
+	skippingJob(t, a, down2.Add(3*time.Hour), stop, time.Hour, 0, 3)
+	if al := alarms(a.since(down1)); len(al) != 2 {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms; want both outages flagged", len(al))
+	}
+	n := len(a.flips)
+	a.until(t, stop.Add(3*time.Hour))
+	if al := alarms(a.flips[n:]); len(al) != 1 || al[0].At.After(stop.Add(15*time.Minute)) || strings.Contains(al[0].Reason, "in a row") {
+		logFlips(t, a.flips[n:], time.UTC)
+		t.Fatalf("the stop the next day: want one missed run for the first run missing")
 	}
 }

@@ -25,12 +25,14 @@ import (
 // byte 0) is read as 9 with the largest lateness as the second largest;
 // version 9 (the layout of 10, the period in bits 0-23) is read as 10 with
 // no evidence of skipped runs; version 10 (the layout of 11, gaps in whole
-// minutes) is read as 11 with its gaps in seconds (encGap); version 1 (326
-// bytes) is not: a beet with one starts learning again at its next event.
-const modelVersion = 11
+// minutes) is read as 11 with its gaps in seconds (encGap); version 11
+// (the layout of 12, the gaps' week mod 256) is read as 12 with no outage
+// held; version 1 (326 bytes) is not: a beet with one starts learning
+// again at its next event.
+const modelVersion = 12
 
 // encodedModelLen is the size of an encoded RateModel: the state a beet
-// keeps in the database. Version 11, little-endian, offsets in bytes:
+// keeps in the database. Version 12, little-endian, offsets in bytes:
 //
 //	  0  u8      version (modelVersion)
 //	  1  u16×48  rateState.q: rates by bucket (encodeRate; 0: never seen)
@@ -63,7 +65,7 @@ const modelVersion = 11
 //	180  u16     scheduleState.calDay
 //	182  i16     scheduleState.shiftDay (under a day: a pending step)
 //	184  u16×3   fallbackState.gapMax (encGap)
-//	190  u8      fallbackState.gapWeek
+//	190  u8      fallbackState.gapWeek (bits 0-6), .outageHeld (bit 7)
 //	191  i8×2    zoneState.shiftEv
 //	193  u16     rateState.winN (bits 14-15, encWindow) and .winBase (bits 0-13)
 //	195  u8      rateState.winBursts
@@ -207,7 +209,11 @@ func (m *RateModel) MarshalBinary() ([]byte, error) {
 	for _, g := range m.gapMax {
 		b = le.AppendUint16(b, g)
 	}
-	b = append(b, m.gapWeek)
+	week := m.gapWeek
+	if m.outageHeld {
+		week |= outageHeldBit
+	}
+	b = append(b, week)
 	b = append(b, byte(m.shiftEv[0]), byte(m.shiftEv[1]))
 	b = le.AppendUint16(b, encWindow(m.winN, m.winBase))
 	b = append(b, m.winBursts)
@@ -234,15 +240,16 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 	if len(b) == v2Len && b[0] == 2 {
 		return loadV2(m, b)
 	}
-	v3 := len(b) == v3Len && b[0] == 3                   // read as version 5 with no clock-change evidence …
-	v4 := v3 || len(b) == v4Len && b[0] == 4             // … and, as version 4, CUSUMs held at the open hour's start
-	v5 := v4 || len(b) == v5Len && b[0] == 5             // … and, as version 5, without the open window's bursts and the day's level …
-	v6 := v5 || len(b) == v6Len && b[0] == 6             // … and, as version 6, the last event in 8 bytes and no taught weight …
-	v7 := v6 || len(b) == encodedModelLen && b[0] == 7   // … and, as version 7, bursty unstored …
-	v8 := v7 || len(b) == encodedModelLen && b[0] == 8   // … and, as version 8, no second largest lateness …
-	v9 := v8 || len(b) == encodedModelLen && b[0] == 9   // … and, as version 9, no evidence of skipped runs …
-	v10 := v9 || len(b) == encodedModelLen && b[0] == 10 // … and, as version 10, gaps in whole minutes
-	if !v10 && (len(b) != encodedModelLen || b[0] != modelVersion) {
+	v3 := len(b) == v3Len && b[0] == 3                    // read as version 5 with no clock-change evidence …
+	v4 := v3 || len(b) == v4Len && b[0] == 4              // … and, as version 4, CUSUMs held at the open hour's start
+	v5 := v4 || len(b) == v5Len && b[0] == 5              // … and, as version 5, without the open window's bursts and the day's level …
+	v6 := v5 || len(b) == v6Len && b[0] == 6              // … and, as version 6, the last event in 8 bytes and no taught weight …
+	v7 := v6 || len(b) == encodedModelLen && b[0] == 7    // … and, as version 7, bursty unstored …
+	v8 := v7 || len(b) == encodedModelLen && b[0] == 8    // … and, as version 8, no second largest lateness …
+	v9 := v8 || len(b) == encodedModelLen && b[0] == 9    // … and, as version 9, no evidence of skipped runs …
+	v10 := v9 || len(b) == encodedModelLen && b[0] == 10  // … and, as version 10, gaps in whole minutes …
+	v11 := v10 || len(b) == encodedModelLen && b[0] == 11 // … and, as version 11, the gaps' week mod 256
+	if !v11 && (len(b) != encodedModelLen || b[0] != modelVersion) {
 		return nil, errModel
 	}
 	r := reader{b: b[1:]}
@@ -303,7 +310,8 @@ func loadRateModel(b []byte, loc *time.Location, p *Params) (*RateModel, error) 
 			m.gapMax[i] = encGap(int64(m.gapMax[i]) * 60)
 		}
 	}
-	m.gapWeek = r.u8()
+	week := r.u8()
+	m.gapWeek, m.outageHeld = week&gapWeeks, week&outageHeldBit != 0 && !v11
 	if !v3 {
 		m.shiftEv = [2]int8{int8(r.u8()), int8(r.u8())}
 	}
@@ -386,7 +394,7 @@ func loadV2(m *RateModel, b []byte) (*RateModel, error) {
 	if m.period > 0 {
 		m.calDay = uint16(m.cluster/86400 - 8) // a schedule it had: its days and window are as good as known (none)
 	}
-	m.gapWeek = uint8(m.last / 1e6 / week)
+	m.gapWeek = uint8(m.last/1e6/week) & gapWeeks
 	if m.Armed() {
 		m.armedAt = uint16(min(1+(m.last/1e6-m.first)/600, math.MaxUint16)) // armed by then, at the latest
 	}

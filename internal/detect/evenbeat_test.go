@@ -467,3 +467,47 @@ func TestLoopsLearnedAsLoops(t *testing.T) {
 		})
 	}
 }
+
+// TestHeartbeatOutagesKeepItsWatch: a ping every minute whose host was down
+// twice in a week, an hour and then two, is flagged each time and, back at
+// its pace, is still watched as a heartbeat: its stop three days later is
+// flagged within twice its longest gap. Each outage's silence up to its
+// alarm was learned as a gap, doubling the wait; after two, its gaps were
+// no longer even and its rates flagged the stop after 17 min
+// (u-heartbeat-1min-flaky).
+func TestHeartbeatOutagesKeepItsWatch(t *testing.T) {
+	start := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	down1 := start.AddDate(0, 0, 8).Add(10 * time.Hour)
+	down2 := start.AddDate(0, 0, 12).Add(15 * time.Hour)
+	stop := down2.AddDate(0, 0, 3)
+	a := newAutoBeet("UTC")
+	heartbeat(t, a, start, down1, time.Minute, 1)
+	heartbeat(t, a, down1.Add(time.Hour), down2, time.Minute, 2)
+	heartbeat(t, a, down2.Add(2*time.Hour), stop, time.Minute, 3)
+	if al := alarms(a.flips); len(al) != 2 {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms; want the two outages flagged", len(al))
+	}
+	a.until(t, stop.Add(time.Hour))
+	if al := alarms(a.since(stop)); len(al) != 1 || al[0].At.Sub(stop) > 2*time.Minute+40*time.Second ||
+		!strings.Contains(al[0].Reason, "its events come evenly") {
+		logFlips(t, a.since(down2), time.UTC)
+		t.Fatalf("the stop: want one silence within twice its longest gap, as a heartbeat's")
+	}
+}
+
+// TestHeartbeatSlowedDownForGoodLearned: a ping every minute for a week
+// that then pings every 5 min for good (its loop's sleep changed) is
+// flagged as it slows down, twice or three times as the wait learns the
+// new gaps, and then no more.
+func TestHeartbeatSlowedDownForGoodLearned(t *testing.T) {
+	start := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	slow := start.AddDate(0, 0, 7).Add(10 * time.Hour)
+	a := newAutoBeet("UTC")
+	heartbeat(t, a, start, slow, time.Minute, 1)
+	heartbeat(t, a, slow.Add(4*time.Minute), slow.AddDate(0, 0, 7), 5*time.Minute, 2)
+	if al := alarms(a.flips); len(al) == 0 || len(al) > 3 || al[len(al)-1].At.After(slow.Add(time.Hour)) {
+		logFlips(t, a.flips, time.UTC)
+		t.Fatalf("%d alarms; want 1-3 as the beat slowed down, all within the hour", len(al))
+	}
+}

@@ -9,12 +9,20 @@ import (
 )
 
 // fallbackState is the fallback's: the longest gap between events
-// (encGap) in the current week (gapWeek, Unix weeks mod 256) and the two
-// before.
+// (encGap) in the current week (gapWeek, Unix weeks mod 128) and the two
+// before, and whether an even beat's last outage is held (noteAlarmedGap).
 type fallbackState struct {
-	gapMax  [fallbackWeeks]uint16
-	gapWeek uint8
+	gapMax     [fallbackWeeks]uint16
+	gapWeek    uint8
+	outageHeld bool
 }
+
+// gapWeeks masks Unix weeks to gapWeek's 7 bits; outageHeldBit stores
+// outageHeld beside them.
+const (
+	gapWeeks      = 127
+	outageHeldBit = 128
+)
 
 // The fallback: whatever a beet's shape, once it has had events for long
 // enough, a silence longer than twice the longest gap between events in
@@ -48,12 +56,30 @@ const (
 // was recognised failed its schedule's gaps (gapsFitDays) for three weeks
 // after, its missed runs left to the fallback
 // (TestJobStoppedWhileLearningStaysAJob).
+//
+// An even beat's silence is held instead, once: up to its alarm it is
+// twice the beat's longest gap, and learned it doubled the wait at each
+// outage; a minute's heartbeat down twice in a fortnight was no longer
+// even and its stop waited 17 min for its rates (u-heartbeat-1min-flaky).
+// Held, it is learned at the next alarm if that comes before the beat has
+// beaten on (heldOutageFades): a beat that slowed down for good learns its
+// new gaps at its second alarm.
 func (m *RateModel) noteAlarmedGap(sec int64) {
 	if m.events == 0 || (guard{m}).heldJob() {
 		return
 	}
+	if m.evenBeat() && !m.outageHeld {
+		m.outageHeld = true
+		return
+	}
+	m.outageHeld = false
 	m.noteGap(sec, sec-m.last/1e6)
 }
+
+// heldOutageFades: an even beat's held outage is let go (an outage for
+// good) at one gap in this many, at random, once the beat is back: within
+// the hour for a minute's beat, almost never at the gap right after it.
+const heldOutageFades = 30
 
 // noteExplainedGap learns the gap (seconds) that ended at sec even if the
 // beet was down for it: the schedule has come to explain it (anchorDay: the
@@ -84,8 +110,11 @@ func (m *RateModel) noteScheduledGap(from, anchor, sec int64) {
 // noteGap learns the gap (seconds) that ended at sec. An outage (the beet
 // down) or a maintenance window teaches nothing: the caller froze the model.
 func (m *RateModel) noteGap(sec, gap int64) {
-	w := uint8(sec / week)
-	if shift := w - m.gapWeek; shift != 0 {
+	if m.outageHeld && m.flags&flagFrozen == 0 && mix64(uint64(sec))%heldOutageFades == 0 {
+		m.outageHeld = false // back at its pace: the outage stays unlearned
+	}
+	w := uint8(sec/week) & gapWeeks
+	if shift := (w - m.gapWeek) & gapWeeks; shift != 0 {
 		known := m.gapMax[0] | m.gapMax[1] | m.gapMax[2]
 		longest := encGap(int64(m.longestGap() / time.Second))
 		for i := fallbackWeeks - 1; i >= 0; i-- {
@@ -235,9 +264,8 @@ const irregularGaps = 1.5
 // random traffic: a stop was flagged after 16-25 min,
 // where no gap had passed 2 min in weeks (u-heartbeat-1min). Twice the
 // longest gap (evenLimit) watches its silences. An outage's silence is
-// learned as a gap, as the fallback's are: the beat is uneven, watched by
-// its rates, until that week is three weeks old (not learned, a beat that
-// slowed down for good was flagged at every gap).
+// held, not learned, unless a second alarm follows before the beat is back
+// at its pace (noteAlarmedGap).
 func (m *RateModel) evenBeat() bool {
 	return m.evenPace() && !m.Scheduled() && m.Armed() // (asked at every event: the cheap tests first)
 }

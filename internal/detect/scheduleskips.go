@@ -9,18 +9,12 @@ package detect
 // only once more runs in a row are missing than a skip usually is.
 //
 // The evidence is a saturating count (skipN, 0-3): one more for each run
-// that came after a single missed slot, and one less, at random, for about
+// that came after a skip (skipLike), and one less, at random, for about
 // one run in skipDecayDays' worth of runs on time. So it reaches 2 only
 // when skips come about as often as once in a week or two, and a job that
 // fails once (a genuine missed run, flagged) is not excused the next time.
-// Two or more slots missed in a row are an outage's: a job skipping a run
-// in twenty at random skips two in a row once in twenty of its skips,
-// while a host down 20 min to 3 h misses 2-36 runs of a 5-min job. Counted
-// as skips (up to 4 in a row were), two outages in a fortnight taught an
-// hourly job to let a missed run pass, and its stop was flagged after
-// 1 h 6 min (u-cron-hourly-flaky). Only for periods under a day: a daily
-// job's missed run is worth a day's alarm, and its skips are too few to
-// learn from.
+// Only for periods under a day: a daily job's missed run is worth a day's
+// alarm, and its skips are too few to learn from.
 
 const (
 	// maxSkipEvidence saturates skipN (2 bits as stored).
@@ -42,7 +36,7 @@ func (m *RateModel) noteSkips(sec int64, missed int) {
 		return
 	}
 	if missed > 0 {
-		if missed == 1 && m.Scheduled() {
+		if skipLike(missed, p) && m.Scheduled() {
 			m.skipN = min(maxSkipEvidence, m.skipN+1)
 		}
 		return
@@ -53,6 +47,21 @@ func (m *RateModel) noteSkips(sec int64, missed int) {
 		m.skipN--
 	}
 }
+
+// skipLike reports whether missed slots in a row of a job every p seconds
+// were skipped runs rather than an outage: one slot, or a few within
+// maxSkipSpan. A host down 20 min to 3 h misses 4-36 runs of a 5-min job,
+// 1-3 of an hourly one; counted as skips (up to 4 in a row were), two
+// outages in a fortnight taught an hourly job to let a missed run pass,
+// and its stop was flagged after 1 h 6 min (u-cron-hourly-flaky). A job
+// skipping at random skips two in a row q times as often as one.
+func skipLike(missed int, p int64) bool {
+	return missed == 1 || int64(missed)*p <= maxSkipSpan
+}
+
+// maxSkipSpan (seconds): missed slots in a row spanning more are an
+// outage's (skipLike): three runs of a 5-min job, the most ever excused.
+const maxSkipSpan = 15 * 60
 
 // mix64 is splitmix64's finalizer: a hash whose every output bit depends
 // on every input bit. A multiplicative hash of a job's run times, which

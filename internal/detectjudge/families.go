@@ -161,6 +161,15 @@ func Families() []*Family {
 			return m
 		}
 	}
+	// growing: a nightly backup whose runs take longer as its data grows.
+	growing := func(startEnd bool) func(*rand.Rand) model {
+		return func(r *rand.Rand) model {
+			m := newSchedule(r, everyDay(minuteOfDay(r, 0, 5)), 24*time.Hour, startEnd)
+			m.dur0 = time.Duration(10+r.IntN(31)) * time.Minute
+			m.growth = time.Duration(30+r.IntN(61)) * time.Second
+			return m
+		}
+	}
 	// office: every 15 min on weekdays, from 07:00-09:45 to 16:00-19:00.
 	office := func(r *rand.Rand) (calendar, time.Duration) {
 		from := 7*60 + 15*r.IntN(12)
@@ -356,6 +365,12 @@ func Families() []*Family {
 		{Name: "u-batch-hourly", Untuned: true, Schedule: true,
 			Description: "an hourly sync at a fixed minute that sends one event per record it synced (20-80, each its own request, over up to 2 min 30 s) (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, firstWeekShort...), newModel: batchJob(every(time.Hour), 20, 80, 150*time.Second)},
+		{Name: "u-backup-growing", Untuned: true, Schedule: true,
+			Description: "a nightly backup at a fixed local time between 00:00 and 05:00, pinged as it ends (`backup.sh && curl …`), its runs 10-40 min long and 0.5-1.5 min longer every day as its data grows (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents[:2], firstWeekDaily...), newModel: growing(false)},
+		{Name: "u-backup-growing-startend", Untuned: true, Schedule: true,
+			Description: "u-backup-growing pinging as each run starts and as it ends; a stuck run too (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents[:2], append([]IncidentSpec{startEndIncidents[3]}, firstWeekDaily...)...), newModel: growing(true)},
 		{Name: "u-heartbeat-1min-flaky", Untuned: true, Schedule: true,
 			Description: "u-heartbeat-1min that was down twice, 20 min-3 h each, on days 8-11 and 13-16; incidents after (untuned)",
 			Zones:       zones, Incidents: scheduleIncidents[:2], newModel: flaky(curlJob(every(time.Minute)))},

@@ -138,6 +138,9 @@ type scheduleModel struct {
 	// the last, and the alarms the outages raise are excused (right, but
 	// not the incident judged).
 	outages []outage
+	// A job whose runs take longer as its data grows (a backup): each run
+	// lasts growth more per day since the stream started (0: never).
+	growth time.Duration
 }
 
 // outage is one of a flaky job's: from after the stream starts, for length.
@@ -159,6 +162,12 @@ func newSchedule(r *rand.Rand, cal calendar, period time.Duration, startEnd bool
 }
 
 func (m *scheduleModel) lateMax() time.Duration { return m.delay + m.dur0 + 4*m.spread }
+
+// grown is how much longer than at the start a growing job's run at slot
+// lasts (growth).
+func (m *scheduleModel) grown(start, slot time.Time) time.Duration {
+	return time.Duration(float64(m.growth) * slot.Sub(start).Hours() / 24).Truncate(time.Second)
+}
 
 func (m *scheduleModel) changeAt(start time.Time) time.Time {
 	if m.changed == nil {
@@ -305,7 +314,7 @@ func (m *scheduleModel) generate(r *rand.Rand, loc *time.Location, start, end ti
 	for s := m.next(loc, start, start); s.Before(end); s = m.next(loc, start, s.Add(time.Second)) {
 		// Draw every run's timing whatever happens to it, so that streams
 		// with and without an incident share their runs.
-		d := m.dur0 + time.Duration(r.Int64N(int64(m.spread)+1))
+		d := m.dur0 + time.Duration(r.Int64N(int64(m.spread)+1)) + m.grown(start, s)
 		if r.Float64() < m.lateP {
 			d += m.spread + time.Duration(r.Int64N(2*int64(m.spread)+1))
 		}

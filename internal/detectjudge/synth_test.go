@@ -432,3 +432,34 @@ func TestFlakyJobOutagesComeFirst(t *testing.T) {
 		}
 	}
 }
+
+// A growing backup's runs end later, local time, week after week.
+func TestGrowingJobRunsLonger(t *testing.T) {
+	f := family(t, "u-backup-growing")
+	for i := range 4 {
+		s, err := f.CleanStream(1, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meanEnd := func(from, to time.Time) time.Duration {
+			var sum time.Duration
+			n := 0
+			for _, e := range s.Events {
+				if !e.T.Before(from) && e.T.Before(to) {
+					l := e.T.In(s.Traffic)
+					sum += time.Duration(l.Hour())*time.Hour + time.Duration(l.Minute())*time.Minute
+					n++
+				}
+			}
+			if n < 5 {
+				t.Fatalf("stream %d: %d runs in %s-%s", i, n, from, to)
+			}
+			return sum / time.Duration(n)
+		}
+		first := meanEnd(s.Info.Start, s.Info.Start.AddDate(0, 0, 7))
+		last := meanEnd(s.End.AddDate(0, 0, -7), s.End)
+		if grew := last - first; grew < 10*time.Minute {
+			t.Errorf("stream %d: runs end %s later in the last week than in the first; want at least 10 min (0.5-1.5 min a day for 7 weeks)", i, grew)
+		}
+	}
+}

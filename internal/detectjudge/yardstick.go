@@ -260,7 +260,7 @@ func (c *cusum) arrival(t time.Time) (time.Time, bool) {
 // Normal runs never report later, so this oracle raises no false alarm at
 // all; one held to the budget could flag a little earlier, inside the 1%
 // tail of very late runs (by under a tenth of the spread of run times).
-func (m *scheduleModel) yardstick(_ *time.Location, _ time.Time, inc *Incident) {
+func (m *scheduleModel) yardstick(_ *time.Location, start time.Time, inc *Incident) {
 	if inc.Spec.Kind != IncidentMissedRun {
 		return
 	}
@@ -278,6 +278,10 @@ func (m *scheduleModel) yardstick(_ *time.Location, _ time.Time, inc *Incident) 
 	bound := m.lateMax()
 	if m.startEnd {
 		bound = m.delay + min(5*time.Second, m.spread/10) // a start ping comes as the run starts: at most the delay after its slot
+	} else if g := m.grown(start, inc.Start); g > 0 {
+		// place knows no stream start: a growing job's run ends later.
+		bound += g
+		inc.Due, inc.Latest = inc.Due.Add(g), inc.Latest.Add(g)
 	}
 	inc.YardAt = inc.Start.Add(time.Duration(m.skipRuns()-1)*m.period + bound)
 }

@@ -481,9 +481,8 @@ func TestHeartbeatOutagesKeepItsWatch(t *testing.T) {
 	down2 := start.AddDate(0, 0, 12).Add(15 * time.Hour)
 	stop := down2.AddDate(0, 0, 3)
 	a := newAutoBeet("UTC")
-	heartbeat(t, a, start, down1, time.Minute, 1)
-	heartbeat(t, a, down1.Add(time.Hour), down2, time.Minute, 2)
-	heartbeat(t, a, down2.Add(2*time.Hour), stop, time.Minute, 3)
+	aroundOutages(start, stop, func(from, to time.Time, seed uint64) { heartbeat(t, a, from, to, time.Minute, seed) },
+		hostDown{down1, time.Hour}, hostDown{down2, 2 * time.Hour})
 	if al := alarms(a.flips); len(al) != 2 {
 		logFlips(t, a.flips, time.UTC)
 		t.Fatalf("%d alarms; want the two outages flagged", len(al))

@@ -112,9 +112,8 @@ func TestOutagesTeachNoSkips(t *testing.T) {
 	down2 := start.AddDate(0, 0, 11).Add(4 * time.Hour)
 	stop := down2.AddDate(0, 0, 1)
 	a := newAutoBeet("UTC")
-	skippingJob(t, a, start, down1, time.Hour, 0, 1)
-	skippingJob(t, a, down1.Add(2*time.Hour), down2, time.Hour, 0, 2)
-	skippingJob(t, a, down2.Add(3*time.Hour), stop, time.Hour, 0, 3)
+	aroundOutages(start, stop, func(from, to time.Time, seed uint64) { skippingJob(t, a, from, to, time.Hour, 0, seed) },
+		hostDown{down1, 2 * time.Hour}, hostDown{down2, 3 * time.Hour})
 	if al := alarms(a.since(down1)); len(al) != 2 {
 		logFlips(t, a.flips, time.UTC)
 		t.Fatalf("%d alarms; want both outages flagged", len(al))
@@ -125,4 +124,21 @@ func TestOutagesTeachNoSkips(t *testing.T) {
 		logFlips(t, a.flips[n:], time.UTC)
 		t.Fatalf("the stop the next day: want one missed run for the first run missing")
 	}
+}
+
+// hostDown is an outage of a job's host: no event from at for length.
+type hostDown struct {
+	at     time.Time
+	length time.Duration
+}
+
+// aroundOutages feeds events from start to stop with feed, none in the
+// outages (in order), each stretch drawn from its own seed (1, 2, …).
+func aroundOutages(start, stop time.Time, feed func(from, to time.Time, seed uint64), downs ...hostDown) {
+	from := start
+	for i, d := range downs {
+		feed(from, d.at, uint64(i+1))
+		from = d.at.Add(d.length)
+	}
+	feed(from, stop, uint64(len(downs)+1))
 }

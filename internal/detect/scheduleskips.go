@@ -28,8 +28,8 @@ const (
 )
 
 // noteSkips learns from a run at sec on a schedule after missed slots it
-// expected (skippedDays): a single skip adds to the evidence, a run on
-// time takes from it now and then.
+// expected (skippedDays): a skip (skipLike) adds to the evidence, a run
+// on time takes from it now and then.
 func (m *RateModel) noteSkips(sec int64, missed int) {
 	p := int64(m.period)
 	if p >= 86400 {

@@ -371,6 +371,13 @@ func Families() []*Family {
 		{Name: "u-backup-growing-startend", Untuned: true, Schedule: true,
 			Description: "u-backup-growing pinging as each run starts and as it ends; a stuck run too (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents[:2], append([]IncidentSpec{startEndIncidents[3]}, firstWeekDaily...)...), newModel: growing(true)},
+		{Name: "u-cron-10min-long-runs", Untuned: true, Schedule: true,
+			Description: "every 10 min all day, pinged as the job ends, its runs taking most of the interval: 2-4 min plus up to 3-6 min, 1 run in 100 up to 3× that more (an ETL step every 10 min; no run is late beyond doubt) (untuned)",
+			Zones:       zones, Incidents: with(scheduleIncidents[:2], firstWeekShort...), newModel: func(r *rand.Rand) model {
+				m := job(false, every(10*time.Minute))(r).(*scheduleModel)
+				m.dur0, m.spread = time.Duration(120+r.IntN(121))*time.Second, time.Duration(180+r.IntN(181))*time.Second
+				return m
+			}},
 		{Name: "u-heartbeat-1min-flaky", Untuned: true, Schedule: true,
 			Description: "u-heartbeat-1min that was down twice, 20 min-3 h each, on days 8-11 and 13-16; incidents after (untuned)",
 			Zones:       zones, Incidents: scheduleIncidents[:2], newModel: flaky(curlJob(every(time.Minute)))},

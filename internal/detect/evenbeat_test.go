@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -508,5 +509,35 @@ func TestHeartbeatSlowedDownForGoodLearned(t *testing.T) {
 	if al := alarms(a.flips); len(al) == 0 || len(al) > 3 || al[len(al)-1].At.After(slow.Add(time.Hour)) {
 		logFlips(t, a.flips, time.UTC)
 		t.Fatalf("%d alarms; want 1-3 as the beat slowed down, all within the hour", len(al))
+	}
+}
+
+// TestLongRunsJobIsNoLoop: a job every 10 min whose runs take most of the
+// interval (3-8 min, one in a hundred up to 10 min more, pinged as each
+// ends) pings 5-15 min apart; a streak of its gaps over 8 min made a loop
+// of it ("runs again 8 min 30 s after each run") and its next longer gap
+// was flagged as missed. Its events came 10 min apart over its life, a
+// cron interval (gridPaced): eight weeks raise nothing.
+func TestLongRunsJobIsNoLoop(t *testing.T) {
+	start := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	for seed := uint64(1); seed <= 12; seed++ {
+		a := newAutoBeet("UTC")
+		r := rand.New(rand.NewPCG(seed, 10))
+		var ends []time.Time
+		for at := start; at.Before(start.AddDate(0, 0, 56)); at = at.Add(10 * time.Minute) {
+			d := 3*time.Minute + time.Duration(r.Int64N(int64(5*time.Minute)))
+			if r.IntN(100) == 0 {
+				d += time.Duration(r.Int64N(int64(10 * time.Minute)))
+			}
+			ends = append(ends, at.Add(d))
+		}
+		slices.SortFunc(ends, time.Time.Compare)
+		for _, at := range ends {
+			a.event(t, at, 1)
+		}
+		if al := alarms(a.flips); len(al) > 0 {
+			logFlips(t, a.flips, time.UTC)
+			t.Fatalf("seed %d: %d alarms while the job ran", seed, len(al))
+		}
 	}
 }

@@ -303,8 +303,31 @@ func (m *RateModel) Scheduled() bool {
 // days and hours are known (calendarKnown), whose runs fit its grace
 // (lateFits).
 func (m *RateModel) confirmed() bool {
-	return m.lateFits() && (m.calendarKnown() || m.youngConfirmed()) && (m.cleanRuns() || m.calendarStreak())
+	return m.lateFits() && (m.calendarKnown() || m.youngConfirmed()) && (m.cleanRuns() || m.calendarStreak()) &&
+		!(m.loop() && m.gridPaced())
 }
+
+// gridPaced reports whether the beet's events came, over its whole life,
+// a cron interval apart on average, to within gridPace of it: a cron job's
+// do, whatever its runs' lengths, while a loop's interval is its sleep plus
+// its mean run (u-loop-*: 1.1-10% past the grid). A job every 10 min whose
+// runs took 2-10 min ended 5-15 min apart, and a streak of its gaps over
+// 8 min 30 s made a loop of it ("runs again 8 min 30 s after each run"):
+// its next gap over that was flagged as missed (u-cron-10min-long-runs, 11
+// false alarms on the tuning seed). Asked only of a loop (confirmed).
+func (m *RateModel) gridPaced() bool {
+	mean := m.meanGap().Seconds()
+	k := int64(math.Round(mean / 60)) // the nearest whole minutes
+	if k < 1 || k > 60 && k != 120 || k <= 60 && minutesDividingAnHour>>k&1 == 0 {
+		return false
+	}
+	return math.Abs(mean-float64(60*k)) <= gridPace*float64(60*k)
+}
+
+// gridPace: the share of a cron interval the mean gap of a cron job's
+// events keeps to over its life (an outage of 3 h in a month moves a 10-min
+// job's by 0.4%, a run by hand a day by 0.7%: read as a loop again).
+const gridPace = 0.005
 
 // cleanRuns reports whether a daily schedule whose runs spread over hours
 // (spreadDaily) has had no extra ping lately (extraCount): only then is it

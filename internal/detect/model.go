@@ -301,7 +301,7 @@ func (m *RateModel) Scheduled() bool {
 // confirmed reports whether the streak of runs on the schedule confirms
 // it: a schedule recognised from its first runs (young), or one whose
 // days and hours are known (calendarKnown), whose runs fit its grace
-// (lateFits).
+// (lateFits); not a loop whose beet came at a cron interval (gridPaced).
 func (m *RateModel) confirmed() bool {
 	return m.lateFits() && (m.calendarKnown() || m.youngConfirmed()) && (m.cleanRuns() || m.calendarStreak()) &&
 		!(m.loop() && m.gridPaced())

@@ -316,18 +316,24 @@ func (m *RateModel) confirmed() bool {
 // its next gap over that was flagged as missed (u-cron-10min-long-runs, 11
 // false alarms on the tuning seed). Asked only of a loop (confirmed).
 func (m *RateModel) gridPaced() bool {
-	mean := m.meanGap().Seconds()
-	k := int64(math.Round(mean / 60)) // the nearest whole minutes
+	n, span := int64(m.events)-1, m.last/1e6-m.first
+	if n < 1 {
+		return false
+	}
+	k := (span + 30*n) / (60 * n) // the mean gap in whole minutes, rounded
 	if k < 1 || k > 60 && k != 120 || k <= 60 && minutesDividingAnHour>>k&1 == 0 {
 		return false
 	}
-	return math.Abs(mean-float64(60*k)) <= gridPace*float64(60*k)
+	grid := 60 * k * n // the span at exactly k minutes a gap
+	return abs(span-grid)*gridPace <= grid
 }
 
-// gridPace: the share of a cron interval the mean gap of a cron job's
-// events keeps to over its life (an outage of 3 h in a month moves a 10-min
-// job's by 0.4%, a run by hand a day by 0.7%: read as a loop again).
-const gridPace = 0.005
+// gridPace: a cron job's events keep over its life to within 1/gridPace of
+// its interval (an outage of 3 h in a month moves a 10-min job's mean gap
+// by 0.4%, a run by hand a day by 0.7%: read as a loop again). In integers:
+// confirmed asks it of a loop at every slot a deadline walks (in floats, a
+// 15-min loop's event cost 8% more).
+const gridPace = 200
 
 // cleanRuns reports whether a daily schedule whose runs spread over hours
 // (spreadDaily) has had no extra ping lately (extraCount): only then is it

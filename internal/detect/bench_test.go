@@ -147,6 +147,17 @@ func BenchmarkOnEventsWorkhours(b *testing.B) {
 			runs = append(runs, h.Add(time.Duration(1+r.Int64N(30))*time.Second))
 		}
 	}
+	replayFourthWeek(b, bt, runs, func() {
+		if bt.Status != beet.StatusUp {
+			b.Fatalf("status %s after 3 weeks", bt.Status)
+		}
+	})
+}
+
+// replayFourthWeek feeds bt the first three weeks of runs (a quarter of
+// them each), checks what it learned, then times its fourth week replayed
+// again and again from the learned model.
+func replayFourthWeek(b *testing.B, bt *beet.Beet, runs []time.Time, learned func()) {
 	week := len(runs) / 4
 	step := func(t time.Time) {
 		d, _ := OnEvents(bt, t, 1, nil)
@@ -158,10 +169,7 @@ func BenchmarkOnEventsWorkhours(b *testing.B) {
 	for _, t := range runs[:3*week] {
 		step(t)
 	}
-	if bt.Status != beet.StatusUp {
-		b.Fatalf("status %s after 3 weeks", bt.Status)
-	}
-	// Replay the fourth week again and again from the learned model.
+	learned()
 	model, last := slices.Clone(bt.Model), runs[3*week:]
 	b.ReportAllocs()
 	n := 0
@@ -223,4 +231,21 @@ func BenchmarkOnEventsSurgeClusters(b *testing.B) {
 		step(events[n])
 		n++
 	}
+}
+
+// BenchmarkOnEventsLoop: an event of a learned job run in a loop (`sleep
+// 900` after runs of 20-80 s), whose schedule asks loop and gridPaced at
+// every slot a deadline walks.
+func BenchmarkOnEventsLoop(b *testing.B) {
+	bt := &beet.Beet{Status: beet.StatusNew, Timezone: "UTC", Detection: beet.Detection{Mode: beet.ModeAuto}}
+	r := rand.New(rand.NewPCG(1, 4))
+	var runs []time.Time
+	for t := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC); t.Before(time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC)); t = t.Add(900*time.Second + time.Duration(20+r.IntN(60))*time.Second) {
+		runs = append(runs, t)
+	}
+	replayFourthWeek(b, bt, runs, func() {
+		if m, err := LoadRateModel(bt.Model, time.UTC); err != nil || !m.Scheduled() || !m.loop() {
+			b.Fatalf("not watched as a loop after 3 weeks (%v)", err)
+		}
+	})
 }

@@ -475,6 +475,44 @@ func TestYoungHourlyJobSaysWhatIsWatched(t *testing.T) {
 	}
 }
 
+// TestNightWindowJobFirstNight: `10 1-5 * * *` (an off-peak sync, hourly
+// from 01:10 to 05:10), its beet made in the afternoon. Its first night's
+// runs all come before youngDayStart: the 06:10 slot after them is not
+// watched ("only 01:10-05:10 watched"), where it was flagged on every such
+// job's first night; a stop on its third night is flagged at its slot.
+func TestNightWindowJobFirstNight(t *testing.T) {
+	first := time.Date(2026, 3, 4, 1, 10, 0, 0, time.UTC) // a Wednesday
+	stop := first.AddDate(0, 0, 2).Add(2 * time.Hour)     // Friday's 03:10 run
+	for _, stops := range []bool{false, true} {
+		a := newAutoBeet("UTC")
+		for d := range 10 {
+			for h := range 5 {
+				at := first.AddDate(0, 0, d).Add(time.Duration(h) * time.Hour)
+				if stops && !at.Before(stop) {
+					continue
+				}
+				a.event(t, at.Add(time.Duration(d+h)*time.Second), 1)
+				if d == 0 && h == 4 {
+					w, _ := Watch(&a.b)
+					if !strings.Contains(w.Description, "only 01:10-05:10 watched;") {
+						t.Errorf("watching after the first night: %q; want its night's hours only", w.Description)
+					}
+				}
+			}
+		}
+		a.until(t, first.AddDate(0, 0, 10))
+		al := alarms(a.flips)
+		switch {
+		case !stops && len(al) != 0:
+			logFlips(t, a.flips, time.UTC)
+			t.Errorf("ten nights: %d alarms, want none", len(al))
+		case stops && (len(al) != 1 || al[0].At.Before(stop) || al[0].At.After(stop.Add(10*time.Minute))):
+			logFlips(t, a.flips, time.UTC)
+			t.Errorf("stopped at %s: %d alarms, want one at its slot", stop, len(al))
+		}
+	}
+}
+
 // TestYoungHourlyJobAllDaySaysNoHours: an hourly job seen at every hour
 // of a day, young still, is watched at every hour: its words do not list
 // the hours ("watched 00:38-23:38 until its hours are known").

@@ -60,6 +60,7 @@ var (
 	// southern one in the opposite season.
 	zones  = []string{"America/New_York", "Europe/Berlin", "Europe/Riga", "Australia/Sydney"}
 	berlin = []string{"Europe/Berlin"}
+	utc    = []string{"UTC"}
 )
 
 // Families returns the synthetic families, in report order.
@@ -335,6 +336,18 @@ func Families() []*Family {
 			Description: "every 5 min all day, first seen at a random time between 09:00 and 18:00 local (set up during a working day); incidents include a stop on its first day (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, append([]IncidentSpec{firstDay}, firstWeekShort...)...), Episodes: scheduleEpisodes,
 			newModel: job(false, every(5*time.Minute))},
+		{Name: "u-utc-server-office", Untuned: true, Schedule: true,
+			Description: "every 15 min on weekdays from a start between 07:00 and 09:45 to an end between 16:00 and 19:00 on a server's UTC clock, on a beet in Europe/Berlin (its account's zone): an hour later there from the spring change, earlier from the autumn one (untuned)",
+			Zones:       utc, BeetZone: "Europe/Berlin", Incidents: with(scheduleIncidents, firstWeekShort...), newModel: job(false, office)},
+		{Name: "u-utc-server-night", Untuned: true, Schedule: true,
+			Description: "every 15 min from 00:00 to a last run between 04:45 and 06:45 on a server's UTC clock (a night's batch window), on a beet in Europe/Berlin (untuned)",
+			Zones:       utc, BeetZone: "Europe/Berlin", Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
+				var mins []int
+				for m := 0; m <= (4+r.IntN(3))*60+45; m += 15 {
+					mins = append(mins, m)
+				}
+				return everyDay(mins...), 15 * time.Minute
+			})},
 		{Name: "u-cron-15min-office-midday-setup", Untuned: true, Schedule: true, SetupFrom: 9, SetupTo: 18,
 			Description: "every 15 min on weekdays only, from a start between 07:00 and 09:45 to an end between 16:00 and 19:00 local, first seen at a random time between 09:00 and 18:00 local (untuned)",
 			Zones:       zones, Incidents: with(scheduleIncidents, append([]IncidentSpec{firstDay}, firstWeekShort...)...), newModel: job(false, office)},

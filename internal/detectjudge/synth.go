@@ -200,6 +200,9 @@ func (f *Family) setup(r *rand.Rand, name string) (Stream, model, error) {
 	m := f.newModel(r)
 	days := f.days()
 	tr := dstChanges(traffic, dstYear)
+	if len(tr) == 0 {
+		tr = dstChanges(beetLoc, dstYear) // a server's UTC clock: the beet's zone changes
+	}
 	anchor := time.Date(dstYear, 3, 1, 0, 0, 0, 0, traffic)
 	if len(tr) > 0 {
 		anchor = tr[r.IntN(len(tr))]

@@ -134,12 +134,34 @@ func floorDiv(a, b int64) int64 {
 // go forward, ends at 03:10 UTC, not 04:10). The window follows at the
 // next day's first run (windowClock).
 func (m *RateModel) earlierEnd(t, sod int64) bool {
-	if m.daysOn&windowFollowed == 0 || !m.dayWindow() {
+	if !m.dayWindow() {
 		return false
 	}
 	lo, hi := m.windowSpan()
 	minute := m.windowMinute(sod)
-	return minute > hi-60 && m.clockDirs(t-(minute-lo+60)*60, t)&(1<<shiftEarlier) != 0
+	return minute > hi-60 && m.windowClockDirs(t-(minute-lo+60)*60, t)&(1<<shiftEarlier) != 0
+}
+
+// windowClockDirs is the directions in which a clock change in (from, to]
+// may have moved a window of the day: clockDirs once it followed one
+// (windowFollowed), else the beet's own change alone (ownClockDirs). A
+// job on a server's UTC clock, on a beet in Berlin, starts an hour later
+// there the day after the spring change and ends an hour sooner after the
+// autumn one: its first change was flagged, at its window's first slot or
+// its last hour's (22 of the cron sweep's 50 such years). Not every
+// candidate zone's change before the window followed one: several a
+// year, and a run late on each of those days went unflagged. None for a
+// job all day every day, whose runs cannot tell one clock from another
+// (its window's start is only where its days were cut).
+func (m *RateModel) windowClockDirs(from, to int64) uint8 {
+	const week = weekdayMask | weekendMask
+	switch days := m.daysOn & week; {
+	case m.daysOn&windowFollowed != 0:
+		return m.clockDirs(from, to)
+	case m.dayWindow() || days != 0 && days != week:
+		return m.ownClockDirs(from, to)
+	}
+	return 0
 }
 
 // inWindow reports whether a slot sod seconds into its day (as localDay or

@@ -140,7 +140,7 @@ func (m *RateModel) laterClock(slot time.Time) time.Duration {
 	s := slot.Unix()
 	switch {
 	case m.wholeDays() && !m.monthly() && m.changeDirs(m.cluster, s)&(1<<shiftLater) != 0,
-		m.daysOn&windowFollowed != 0 && m.windowStart(s) && m.clockDirs(m.windowDayStart(m.cluster), s)&(1<<shiftLater) != 0,
+		m.windowStart(s) && m.windowClockDirs(m.windowDayStart(m.cluster), s)&(1<<shiftLater) != 0,
 		m.daysOn&windowFollowed != 0 && m.wallHours() && m.clockDirs(m.cluster, s)&(1<<shiftLater) != 0:
 		return time.Hour
 	}
@@ -153,16 +153,24 @@ func (m *RateModel) laterClock(slot time.Time) time.Duration {
 // the day, holds that hour; a window's first slot, at a minute's grace,
 // does not (windowClock).
 func (m *RateModel) clockDirs(from, to int64) uint8 {
-	dirs := m.changeDirs(from, to)
+	return m.changeDirs(from, to) | m.ownClockDirs(from, to)
+}
+
+// ownClockDirs is the direction (bits shiftLater, shiftEarlier) in which
+// the beet's own clock change in (from, to] moves a job on a clock that
+// never changes (a server on UTC, the commonest other clock: a beet is
+// made in its account's zone): an hour later when the beet's clocks went
+// forward, earlier when they went back.
+func (m *RateModel) ownClockDirs(from, to int64) uint8 {
 	_, a := time.Unix(from, 0).In(m.loc).Zone()
 	_, b := time.Unix(to, 0).In(m.loc).Zone()
 	switch b - a {
 	case 3600:
-		dirs |= 1 << shiftLater
+		return 1 << shiftLater
 	case -3600:
-		dirs |= 1 << shiftEarlier
+		return 1 << shiftEarlier
 	}
-	return dirs
+	return 0
 }
 
 // SuggestedZone returns a zone the beet's runs follow better than its own,

@@ -233,11 +233,14 @@ const youngLooseRuns = 2
 // working day.
 const youngDayEnd = 15 * 3600
 
-// youngDayStart: runs seen only before this time of day (local) are a
+// youngDayStart: runs that began before this time of day (local) are a
 // night's, not a working day's, and expect nothing past the latest of
 // them (youngDayEnd). A job run hourly from 01:00 to 05:00 was flagged at
 // 06:06 on its first night, every time (the cron sweep: 2 of each such
-// line's 2 years, on any clock).
+// line's 2 years, on any clock), and so was one from 02:00 to 08:45 (a
+// server's UTC night on a beet in Berlin) at 09:00. A job all day whose
+// beet was made at night is watched past its latest run from its second
+// day: a stop on its first waits for the next day's first hour.
 const youngDayStart = 7 * 3600
 
 // watchedSlot reports whether a missing run at slot t is flagged: a slot
@@ -267,15 +270,16 @@ func (m *RateModel) watchedSlot(t int64) bool {
 	}
 	lo, hi := m.windowSpan()
 	minute, margin := m.windowMinute(sod), m.windowMargin()
-	return minute+margin >= lo && (minute <= hi+margin || sod <= youngDayEnd && m.youngDayGoesOn(hi))
+	return minute+margin >= lo && (minute <= hi+margin || sod <= youngDayEnd && m.youngDayGoesOn())
 }
 
-// youngDayGoesOn reports whether a young schedule under a day whose runs
-// came until minute hi of the day so far expects them until youngDayEnd:
-// its window does not wrap midnight, and its runs reached the working day
-// (youngDayStart). A night's runs expect nothing past the latest.
-func (m *RateModel) youngDayGoesOn(hi int64) bool {
-	return !m.wraps() && hi*60 >= youngDayStart
+// youngDayGoesOn reports whether a young schedule under a day expects runs
+// past the latest time of day seen until youngDayEnd: its window does not
+// wrap midnight, and its runs began in the working day (youngDayStart).
+// A night's runs expect nothing past the latest.
+func (m *RateModel) youngDayGoesOn() bool {
+	lo, _ := m.windowSpan()
+	return !m.wraps() && lo*60 >= youngDayStart
 }
 
 // monthDay is what a monthly schedule first seen at runs a and b keeps as

@@ -207,8 +207,8 @@ func (m *RateModel) twiceDailyWords(at time.Time, days, dow string) (words, cron
 
 // youngHoursWords says which slots of a young schedule under a day are
 // watched (watchedSlot): those between its runs' earliest and latest time
-// of day so far, or up to youngDayEnd once they reached the working day
-// (youngDayGoesOn): "only 18:13-22:13 watched", "only 01:05-05:05". A stop
+// of day so far, or up to youngDayEnd when they began in the working day
+// (youngDayGoesOn): "only 08:13-15:00 watched", "only 01:05-05:05". A stop
 // outside them waits for the next watched slot. Not ok when they are the
 // whole day (an hourly job seen from 00:38 to 23:38).
 func (m *RateModel) youngHoursWords() (string, bool) {
@@ -216,7 +216,7 @@ func (m *RateModel) youngHoursWords() (string, bool) {
 		return "", false
 	}
 	lo, hi := m.windowSpan()
-	if m.youngDayGoesOn(hi) {
+	if m.youngDayGoesOn() {
 		hi = max(hi, youngDayEnd/60)
 	}
 	if hi-lo+(int64(m.period)+59)/60 >= 1440 { // every slot of the day

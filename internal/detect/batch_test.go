@@ -3,6 +3,7 @@ package detect
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +45,30 @@ func TestBatchJobIsASchedule(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSurgeWhereNoneAreExpected: a nightly billing run whose run on day
+// 21 came 11 h late (its host was down until the afternoon): its items, at
+// an hour that never has events, are a surge "at a time that almost never
+// has any", not "where about 0.0 were expected (9334389114.2× normal)".
+func TestSurgeWhereNoneAreExpected(t *testing.T) {
+	start := time.Date(2026, 9, 7, 2, 5, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(21, 11))
+	a := newAutoBeet("UTC")
+	late := start.AddDate(0, 0, 21)
+	a.batchRuns(t, r, start, late.Add(-time.Hour), 24*time.Hour, 200, 600, 15*time.Minute)
+	a.batchRuns(t, r, late.Add(11*time.Hour), late.Add(11*time.Hour), 24*time.Hour, 200, 600, 15*time.Minute)
+	a.until(t, late.Add(12*time.Hour))
+	for _, f := range alarms(a.flips) {
+		if f.Kind == beet.FlipSurge {
+			if !strings.Contains(f.Reason, "at a time that almost never has any.") || strings.Contains(f.Reason, "normal") {
+				t.Errorf("surge: %q; want it said without a ratio to nothing", f.Reason)
+			}
+			return
+		}
+	}
+	logFlips(t, a.flips, time.UTC)
+	t.Fatal("the late run's items raised no surge")
 }
 
 // batchRuns feeds a beet a batch job's runs every period from first until

@@ -871,8 +871,13 @@ func (m *RateModel) quietest() int {
 
 func (m *RateModel) surgeReason(t time.Time) string {
 	since, obs, exp := m.surgeRun()
-	return fmt.Sprintf("Surge: %s since %s (%s), where about %s were expected (%.1f× normal).",
-		events(obs), since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(t.Sub(since)), count(exp), obs/max(exp, 1e-9))
+	head := fmt.Sprintf("Surge: %s since %s (%s), ", events(obs), since.In(m.loc).Format("Jan 2 15:04 MST"), Duration(t.Sub(since)))
+	if exp < 0.05 {
+		// An hour that never has events: "about 0.0 were expected
+		// (9334389114.2× normal)" said nothing a person could use.
+		return head + "at a time that almost never has any."
+	}
+	return head + fmt.Sprintf("where about %s were expected (%.1f× normal).", count(exp), obs/exp)
 }
 
 // surgeRun is the surge CUSUM's run up to the last event: its start, the

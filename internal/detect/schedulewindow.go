@@ -127,12 +127,12 @@ func floorDiv(a, b int64) int64 {
 }
 
 // earlierEnd reports whether slot t (sod seconds into its day, windowDay)
-// lies in the last hour of a window that followed a clock change before
-// (windowFollowed), after another change since its window-day began that
-// makes the job an hour earlier: its runs end an hour sooner that day (a
-// Berlin job from 01:10 to 05:10 on a UTC beet, the night Berlin's clocks
-// go forward, ends at 03:10 UTC, not 04:10). The window follows at the
-// next day's first run (windowClock).
+// lies in the last hour of a window after a change since its window-day
+// began that makes the job an hour earlier (windowClockDirs: any zone's
+// once the window followed one, the beet's own before): its runs end an
+// hour sooner that day (a Berlin job from 01:10 to 05:10 on a UTC beet,
+// the night Berlin's clocks go forward, ends at 03:10 UTC, not 04:10). The
+// window follows at the next day's first run (windowClock).
 func (m *RateModel) earlierEnd(t, sod int64) bool {
 	if !m.dayWindow() {
 		return false

@@ -131,7 +131,8 @@ func (m *RateModel) nearJump(w, sec int64) bool {
 // laterClock is an hour when a candidate zone's clocks went back, relative
 // to the beet's, between the latest run and slot, for a schedule of whole
 // days, or once the schedule followed a change (windowFollowed) for the
-// first slot of a day's window or of a grid every few hours (wallHours):
+// first slot of a grid every few hours (wallHours) or of a day's window
+// (whose first slot the beet's own change moves before: windowClockDirs):
 // a job that follows that zone's clock runs an hour later in the beet's
 // that day (a Berlin job on a UTC beet, the night Berlin's clocks go
 // back), and its run is waited for that much longer. A grace of a tenth

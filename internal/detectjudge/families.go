@@ -175,11 +175,7 @@ func Families() []*Family {
 	office := func(r *rand.Rand) (calendar, time.Duration) {
 		from := 7*60 + 15*r.IntN(12)
 		to := 16*60 + 15*r.IntN(13)
-		var mins []int
-		for m := from; m < to; m += 15 {
-			mins = append(mins, m)
-		}
-		return weekdays(mins...), 15 * time.Minute
+		return weekdays(quarterHours(from, to)...), 15 * time.Minute
 	}
 	return []*Family{
 		{Name: "poisson-0.2", Description: "seasonal Poisson, 0.2 events/h on average (hour-of-day × weekend profile, local time)",
@@ -228,11 +224,7 @@ func Families() []*Family {
 			})},
 		{Name: "cron-workhours", Description: "every 15 min from 09:00 to 17:00 on weekdays, local", Schedule: true,
 			Zones: zones, Incidents: scheduleIncidents, newModel: job(false, func(*rand.Rand) (calendar, time.Duration) {
-				var mins []int
-				for m := 9 * 60; m < 17*60; m += 15 {
-					mins = append(mins, m)
-				}
-				return weekdays(mins...), 15 * time.Minute
+				return weekdays(quarterHours(9*60, 17*60)...), 15 * time.Minute
 			})},
 		{Name: "startend-hourly", Description: "hourly, a start ping and an end ping per run", Schedule: true,
 			Zones: zones, Incidents: startEndIncidents, newModel: job(true, every(time.Hour))},
@@ -342,11 +334,7 @@ func Families() []*Family {
 		{Name: "u-utc-server-night", Untuned: true, Schedule: true,
 			Description: "every 15 min from 00:00 to a last run between 04:45 and 06:45 on a server's UTC clock (a night's batch window), on a beet in Europe/Berlin (untuned)",
 			Zones:       utc, BeetZone: "Europe/Berlin", Incidents: scheduleIncidents, newModel: job(false, func(r *rand.Rand) (calendar, time.Duration) {
-				var mins []int
-				for m := 0; m <= (4+r.IntN(3))*60+45; m += 15 {
-					mins = append(mins, m)
-				}
-				return everyDay(mins...), 15 * time.Minute
+				return everyDay(quarterHours(0, (5+r.IntN(3))*60)...), 15 * time.Minute
 			})},
 		{Name: "u-cron-15min-office-midday-setup", Untuned: true, Schedule: true, SetupFrom: 9, SetupTo: 18,
 			Description: "every 15 min on weekdays only, from a start between 07:00 and 09:45 to an end between 16:00 and 19:00 local, first seen at a random time between 09:00 and 18:00 local (untuned)",

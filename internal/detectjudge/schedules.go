@@ -39,6 +39,16 @@ func weekdays(mins ...int) dailyCal {
 	return dailyCal{mins: mins, days: [7]bool{false, true, true, true, true, true, false}}
 }
 
+// quarterHours are the minutes of the day every 15 min from from up to,
+// not including, to: a job's runs through a window of the day.
+func quarterHours(from, to int) []int {
+	var mins []int
+	for m := from; m < to; m += 15 {
+		mins = append(mins, m)
+	}
+	return mins
+}
+
 func (c dailyCal) next(loc *time.Location, t time.Time) time.Time {
 	lt := t.In(loc)
 	for d := 0; d < 14; d++ {

@@ -270,15 +270,15 @@ func (m *RateModel) watchedSlot(t int64) bool {
 	}
 	lo, hi := m.windowSpan()
 	minute, margin := m.windowMinute(sod), m.windowMargin()
-	return minute+margin >= lo && (minute <= hi+margin || sod <= youngDayEnd && m.youngDayGoesOn())
+	return minute+margin >= lo && (minute <= hi+margin || sod <= youngDayEnd && m.youngDayGoesOn(lo))
 }
 
-// youngDayGoesOn reports whether a young schedule under a day expects runs
-// past the latest time of day seen until youngDayEnd: its window does not
-// wrap midnight, and its runs began in the working day (youngDayStart).
-// A night's runs expect nothing past the latest.
-func (m *RateModel) youngDayGoesOn() bool {
-	lo, _ := m.windowSpan()
+// youngDayGoesOn reports whether a young schedule under a day whose runs
+// began at minute lo of the day (windowSpan) expects them past the latest
+// time of day seen until youngDayEnd: its window does not wrap midnight,
+// and they began in the working day (youngDayStart). A night's runs
+// expect nothing past the latest.
+func (m *RateModel) youngDayGoesOn(lo int64) bool {
 	return !m.wraps() && lo*60 >= youngDayStart
 }
 

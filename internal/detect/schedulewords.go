@@ -216,7 +216,7 @@ func (m *RateModel) youngHoursWords() (string, bool) {
 		return "", false
 	}
 	lo, hi := m.windowSpan()
-	if m.youngDayGoesOn() {
+	if m.youngDayGoesOn(lo) {
 		hi = max(hi, youngDayEnd/60)
 	}
 	if hi-lo+(int64(m.period)+59)/60 >= 1440 { // every slot of the day
